@@ -1,0 +1,23 @@
+// runtime/base/file_util.h
+//
+// Reading whole inputs the command line names: a file path, or `-` for standard input. Reads
+// are bounded so a runaway input is refused with its size instead of exhausting memory.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace agentrt {
+
+inline constexpr std::size_t kDefaultMaxInputBytes = std::size_t{256} << 20;  // 256 MiB
+
+// ReadInput returns the bytes of the file at `path`, or of standard input when `path` is "-".
+// Errors: NotFound / PermissionDenied / InvalidArgument naming the path and the OS reason;
+// OutOfRange when the input is larger than `max_bytes`.
+absl::StatusOr<std::string> ReadInput(std::string_view path,
+                                      std::size_t max_bytes = kDefaultMaxInputBytes);
+
+}  // namespace agentrt
