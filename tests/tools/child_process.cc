@@ -1,0 +1,91 @@
+#include "tests/tools/child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+extern char** environ;
+
+namespace agentrt::testing {
+namespace {
+
+void Check(bool ok, const char* what) {
+  if (!ok) {
+    std::perror(what);
+    std::abort();
+  }
+}
+
+}  // namespace
+
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& input) {
+  int in[2], out[2], err[2];
+  Check(pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0,
+        "pipe2");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  Check(posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) == 0, "posix_spawn");
+  posix_spawn_file_actions_destroy(&actions);
+  close(in[0]);
+  close(out[1]);
+  close(err[1]);
+
+  // A child that exits early must not kill the test with SIGPIPE.
+  signal(SIGPIPE, SIG_IGN);
+  ProcessResult result;
+  std::size_t written = 0;
+  int in_fd = in[1];
+  if (input.empty()) {
+    close(in_fd);
+    in_fd = -1;
+  }
+  int out_fd = out[0], err_fd = err[0];
+  char buffer[1 << 16];
+  while (out_fd >= 0 || err_fd >= 0 || in_fd >= 0) {
+    pollfd fds[3] = {{in_fd, POLLOUT, 0}, {out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+    if (poll(fds, 3, -1) < 0) {
+      Check(errno == EINTR, "poll");
+      continue;
+    }
+    if (in_fd >= 0 && fds[0].revents != 0) {
+      ssize_t n = write(in_fd, input.data() + written, input.size() - written);
+      if (n > 0) written += static_cast<std::size_t>(n);
+      if (n < 0 || written == input.size()) {
+        close(in_fd);
+        in_fd = -1;
+      }
+    }
+    for (int k : {1, 2}) {
+      int& fd = k == 1 ? out_fd : err_fd;
+      if (fd < 0 || fds[k].revents == 0) continue;
+      ssize_t n = read(fd, buffer, sizeof(buffer));
+      if (n > 0) {
+        (k == 1 ? result.out : result.err).append(buffer, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fd);
+        fd = -1;
+      }
+    }
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+}  // namespace agentrt::testing

@@ -1,0 +1,39 @@
+// tools/agentrt/command_line.h
+//
+// The conventions every `agentrt` subcommand shares: exit codes, and argument parsing in which
+// flags are absl flags (declared with ABSL_FLAG next to the command that uses them) but each
+// subcommand accepts only the flags it names, so `agentrt json canon --db x` is a usage error
+// instead of a silently ignored flag.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace agentrt::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // the command ran and failed, or found a problem
+inline constexpr int kExitUsage = 2;    // the command line was wrong
+
+struct ParsedArgs {
+  std::vector<std::string> positional;
+  bool help = false;  // --help or -h appeared
+};
+
+// ParseArgs reads `args` (the words after the subcommand): `--name=value` and `--name value`
+// for each absl flag in `allowed` (`--name` alone for a boolean flag), `--help`/`-h`, and `--`
+// after which every word is positional. Errors: InvalidArgument with a one-sentence usage error.
+absl::StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
+                                     std::span<const std::string_view> allowed = {});
+
+// Usage prints "agentrt: <message>" and the hint to run --help to stderr; returns kExitUsage.
+int UsageError(std::string_view command, std::string_view message);
+
+// Failure prints "agentrt <command>: <message>" to stderr; returns kExitFailure.
+int Failure(std::string_view command, std::string_view message);
+
+}  // namespace agentrt::cli

@@ -1,0 +1,46 @@
+// tools/agentrt/main.cc
+//
+// The `agentrt` command: one binary, subcommands. Exit status 0 ok, 1 failure or finding,
+// 2 usage error (DESIGN.md, "The agentrt command").
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "runtime/json/sanitize.h"
+#include "tools/agentrt/command_line.h"
+#include "tools/agentrt/json_command.h"
+
+namespace {
+
+constexpr char kHelp[] =
+    R"(agentrt: a runtime and deterministic simulator for tool-using AI agents.
+
+Usage: agentrt COMMAND [ARGS...]
+
+Commands:
+  json canon [FILE|-]   print the canonical form of a JSON document
+  json hash [FILE|-]    print the SHA-256 of a JSON document's canonical form
+
+Run 'agentrt COMMAND --help' for a command's details.
+Exit status: 0 ok, 1 failure or finding, 2 usage error.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << kHelp;
+    return agentrt::cli::kExitUsage;
+  }
+  const std::string& command = args[0];
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kHelp;
+    return agentrt::cli::kExitOk;
+  }
+  std::span<const std::string> rest(args.data() + 1, args.size() - 1);
+  if (command == "json") return agentrt::cli::RunJsonCommand(rest);
+  std::cerr << "agentrt: unknown command \"" << agentrt::json::Sanitize(command)
+            << "\"\nRun 'agentrt --help' for the list of commands.\n";
+  return agentrt::cli::kExitUsage;
+}
