@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/json/decimal.h"
+
 namespace agentrt::json {
 namespace {
 
@@ -28,42 +30,13 @@ void AppendCanonicalNumber(std::string_view literal, std::string& out) {
     return;
   }
 
-  // Reduce to digits * 10^exponent with no leading or trailing zeros in digits.
-  std::string digits;
-  digits.reserve(body.size());
-  std::int64_t exponent = 0;
-  std::size_t i = 0;
-  for (; i < body.size() && IsDigit(body[i]); ++i) digits.push_back(body[i]);
-  if (i < body.size() && body[i] == '.') {
-    for (++i; i < body.size() && IsDigit(body[i]); ++i) {
-      digits.push_back(body[i]);
-      --exponent;
-    }
-  }
-  if (i < body.size() && (body[i] == 'e' || body[i] == 'E')) {
-    ++i;
-    bool exponent_negative = false;
-    if (i < body.size() && (body[i] == '+' || body[i] == '-')) {
-      exponent_negative = body[i] == '-';
-      ++i;
-    }
-    // Intake bounds the exponent; saturate anyway so a caller that skipped intake gets a
-    // wrong-but-safe answer instead of overflow.
-    std::int64_t e = 0;
-    for (; i < body.size() && IsDigit(body[i]); ++i) {
-      if (e < (std::int64_t{1} << 40)) e = e * 10 + (body[i] - '0');
-    }
-    exponent += exponent_negative ? -e : e;
-  }
-  std::size_t first = digits.find_first_not_of('0');
-  if (first == std::string::npos) {
+  Decimal value = ParseDecimal(literal);
+  if (value.is_zero()) {
     out.push_back('0');
     return;
   }
-  std::size_t last = digits.find_last_not_of('0');
-  exponent += static_cast<std::int64_t>(digits.size() - 1 - last);
-  std::string_view significant = std::string_view(digits).substr(first, last - first + 1);
-
+  std::string_view significant = value.digits;
+  std::int64_t exponent = value.exponent;
   if (negative) out.push_back('-');
   auto n = static_cast<std::int64_t>(significant.size());
   std::int64_t sci = n - 1 + exponent;  // the power of ten of the first digit

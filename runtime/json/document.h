@@ -51,6 +51,10 @@ class Value {
   Value member(std::size_t i) const;                      // objects, value of key(i)
   std::optional<Value> Find(std::string_view key) const;  // objects; nullopt when absent
 
+  // Identity: two Values are the same value of the same document iff both are equal.
+  const Document* document() const { return document_; }
+  std::uint32_t id() const { return index_; }
+
  private:
   friend class Document;
   Value(const Document* document, std::uint32_t index) : document_(document), index_(index) {}

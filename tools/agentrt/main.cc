@@ -9,6 +9,7 @@
 #include "runtime/json/sanitize.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/json_command.h"
+#include "tools/agentrt/schema_command.h"
 
 namespace {
 
@@ -20,6 +21,9 @@ Usage: agentrt COMMAND [ARGS...]
 Commands:
   json canon [FILE|-]   print the canonical form of a JSON document
   json hash [FILE|-]    print the SHA-256 of a JSON document's canonical form
+  schema validate SCHEMA INSTANCE
+                        validate a JSON document against a JSON Schema
+  schema check SCHEMA   compile a JSON Schema, or say why it is refused
 
 Run 'agentrt COMMAND --help' for a command's details.
 Exit status: 0 ok, 1 failure or finding, 2 usage error.
@@ -40,6 +44,7 @@ int main(int argc, char** argv) {
   }
   std::span<const std::string> rest(args.data() + 1, args.size() - 1);
   if (command == "json") return agentrt::cli::RunJsonCommand(rest);
+  if (command == "schema") return agentrt::cli::RunSchemaCommand(rest);
   std::cerr << "agentrt: unknown command \"" << agentrt::json::Sanitize(command)
             << "\"\nRun 'agentrt --help' for the list of commands.\n";
   return agentrt::cli::kExitUsage;
