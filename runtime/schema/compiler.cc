@@ -57,15 +57,7 @@ std::optional<Draft> KnownDraft(std::string_view uri) {
 
 std::string EscapePointerToken(std::string_view token) {
   std::string out;
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
+  AppendPointerToken(token, out);
   return out;
 }
 

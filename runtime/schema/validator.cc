@@ -16,6 +16,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/schema/internal/compiled.h"
+#include "runtime/schema/uri.h"
 
 namespace agentrt::schema::internal {
 namespace {
@@ -124,15 +125,7 @@ class Evaluator {
         absl::StrAppend(&out, s.index);
         continue;
       }
-      for (char c : s.key) {
-        if (c == '~') {
-          out += "~0";
-        } else if (c == '/') {
-          out += "~1";
-        } else {
-          out += c;
-        }
-      }
+      AppendPointerToken(s.key, out);
     }
     return json::Truncate(json::Sanitize(out), kMaxMessageBytes);
   }

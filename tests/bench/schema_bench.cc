@@ -12,14 +12,8 @@
 namespace agentrt::bench {
 namespace {
 
-const std::vector<SchemaCase>& Tools() {
-  static const auto* cases = new std::vector<SchemaCase>(FilesystemToolCases());
-  return *cases;
-}
-const SchemaCase& Large() {
-  static const auto* c = new SchemaCase(LargeGeneratedCase(500));
-  return *c;
-}
+const std::vector<SchemaCase>& Tools() { return FilesystemToolCases(); }
+const SchemaCase& Large() { return LargeGeneratedCase(); }
 
 void BM_SchemaCompile_FilesystemTools(benchmark::State& state) {
   for (auto _ : state) {

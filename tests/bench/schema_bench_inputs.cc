@@ -39,9 +39,7 @@ std::string Example(json::Value schema) {
   return "\"/srv/projects/agentrt/README.md\"";
 }
 
-}  // namespace
-
-std::vector<SchemaCase> FilesystemToolCases() {
+std::vector<SchemaCase> ReadFilesystemToolCases() {
   std::string path =
       std::string(AGENTRT_SOURCE_DIR) + "/fixtures/schemas/server-filesystem-tools.json";
   std::ifstream in(path, std::ios::binary);
@@ -62,7 +60,7 @@ std::vector<SchemaCase> FilesystemToolCases() {
   return cases;
 }
 
-SchemaCase LargeGeneratedCase(int properties) {
+SchemaCase GenerateLargeCase(int properties) {
   std::string schema =
       R"({"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{)";
   std::string instance = "{";
@@ -107,6 +105,18 @@ SchemaCase LargeGeneratedCase(int properties) {
   absl::StrAppend(&schema, "},\"required\":[", required, "],\"additionalProperties\":false}");
   instance += "}";
   return SchemaCase{absl::StrCat("generated_", properties), schema, instance};
+}
+
+}  // namespace
+
+const std::vector<SchemaCase>& FilesystemToolCases() {
+  static const auto* cases = new std::vector<SchemaCase>(ReadFilesystemToolCases());
+  return *cases;
+}
+
+const SchemaCase& LargeGeneratedCase() {
+  static const auto* large = new SchemaCase(GenerateLargeCase(500));
+  return *large;
 }
 
 }  // namespace agentrt::bench

@@ -17,11 +17,11 @@ struct SchemaCase {
   std::string instance;  // JSON text, valid against schema
 };
 
-// The filesystem server's tools; aborts if the fixture is missing or malformed.
-std::vector<SchemaCase> FilesystemToolCases();
+// The filesystem server's tools, read once; aborts if the fixture is missing or malformed.
+const std::vector<SchemaCase>& FilesystemToolCases();
 
-// A generated schema of `properties` properties (nested objects, arrays, enums, patterns,
-// bounds) and a valid instance for it.
-SchemaCase LargeGeneratedCase(int properties);
+// A generated schema of 500 properties (nested objects, arrays, enums, patterns, bounds) and
+// a valid instance for it, built once.
+const SchemaCase& LargeGeneratedCase();
 
 }  // namespace agentrt::bench

@@ -38,14 +38,8 @@ bool Valid(const Compiled& c) {
   return validator.validate(*c.schema, instance, nullptr);
 }
 
-const std::vector<SchemaCase>& Tools() {
-  static const auto* cases = new std::vector<SchemaCase>(FilesystemToolCases());
-  return *cases;
-}
-const SchemaCase& Large() {
-  static const auto* c = new SchemaCase(LargeGeneratedCase(500));
-  return *c;
-}
+const std::vector<SchemaCase>& Tools() { return FilesystemToolCases(); }
+const SchemaCase& Large() { return LargeGeneratedCase(); }
 
 void BM_ValijsonCompile_FilesystemTools(benchmark::State& state) {
   for (auto _ : state) {
