@@ -1,0 +1,23 @@
+// runtime/store/file_security.h
+//
+// The rules a database file and its WAL and shared-memory sidecars must meet before agentrt
+// trusts them, since anyone who can write them can rewrite the audit log.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace agentrt::store {
+
+// CreateIfMissing creates `path` empty with mode 0600 (O_EXCL; losing a race to another
+// creator is fine).
+absl::Status CreateIfMissing(const std::string& path);
+
+// SecureFiles checks `path` and any existing `-wal`/`-shm`: each must be a regular file, not
+// writable by group or others, and the sidecars owned by the database's owner. A `writer`
+// tightens a file readable by group or others to 0600. Errors: PermissionDenied naming the
+// file, its mode and the command that fixes it.
+absl::Status SecureFiles(const std::string& path, bool writer);
+
+}  // namespace agentrt::store

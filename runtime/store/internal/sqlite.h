@@ -1,0 +1,72 @@
+// runtime/store/internal/sqlite.h
+//
+// A thin, Status-returning layer over the SQLite C API for the store: one connection, prepared
+// statements with positional binds, and errors that name the statement and SQLite's reason.
+// Internal to agentrt::store; not thread-safe (the Store serializes access).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace agentrt::store::internal {
+
+using Param = std::variant<std::int64_t, std::string_view>;
+
+class Statement {
+ public:
+  Statement(sqlite3* db, sqlite3_stmt* stmt, std::string sql);
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // Bind resets the statement and binds `params` to ?1, ?2, ...
+  absl::Status Bind(const std::vector<Param>& params);
+  // Step returns true when a row is available, false when done.
+  absl::StatusOr<bool> Step();
+  // Run binds, steps to completion and resets.
+  absl::Status Run(const std::vector<Param>& params);
+
+  int ColumnCount() const;
+  std::int64_t ColumnInt(int i) const;
+  std::string ColumnText(int i) const;
+  bool ColumnIsNull(int i) const;
+
+  const std::string& sql() const { return sql_; }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+  std::string sql_;
+};
+
+class Connection {
+ public:
+  // Open opens `path` (a plain file path; ":memory:" for tests). `read_only` opens it without
+  // write access; otherwise it is created when missing.
+  static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path, bool read_only);
+  ~Connection();
+
+  absl::Status Exec(std::string_view sql);
+  // Prepare returns a statement owned by the connection's cache (prepared once, reused).
+  absl::StatusOr<Statement*> Prepare(std::string_view sql);
+  std::int64_t Changes() const;
+  absl::Status Error(std::string_view what) const;  // the current SQLite error as a Status
+
+ private:
+  explicit Connection(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  sqlite3* db_;
+  std::string path_;
+  std::vector<std::unique_ptr<Statement>> statements_;
+};
+
+}  // namespace agentrt::store::internal

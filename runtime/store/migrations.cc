@@ -1,0 +1,109 @@
+#include "runtime/store/migrations.h"
+
+namespace agentrt::store {
+namespace {
+
+constexpr Migration kMigrations[] = {
+    {1, "runs, steps, events", R"sql(
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  goal TEXT NOT NULL,
+  status TEXT NOT NULL,
+  reason TEXT NOT NULL DEFAULT '',
+  reason_detail TEXT NOT NULL DEFAULT '',
+  limits_json TEXT NOT NULL,
+  step_count INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  started_at TEXT NOT NULL DEFAULT '',
+  finished_at TEXT NOT NULL DEFAULT '',
+  result_json TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE steps (
+  id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  idx INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  decision_json TEXT NOT NULL DEFAULT '',
+  policy_json TEXT NOT NULL DEFAULT '',
+  observation_json TEXT NOT NULL DEFAULT '',
+  observation_hash TEXT NOT NULL DEFAULT '',
+  started_at TEXT NOT NULL,
+  finished_at TEXT NOT NULL DEFAULT '',
+  UNIQUE (run_id, idx)
+);
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  step_id TEXT NOT NULL DEFAULT '',
+  at TEXT NOT NULL,
+  type TEXT NOT NULL,
+  payload_json TEXT NOT NULL
+);
+CREATE INDEX events_run ON events (run_id, seq);
+)sql"},
+    {2, "approvals", R"sql(
+CREATE TABLE approvals (
+  id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  step_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  capability_json TEXT NOT NULL,
+  presentation_json TEXT NOT NULL,
+  request_json TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  status TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  decided_at TEXT NOT NULL DEFAULT '',
+  decided_by TEXT NOT NULL DEFAULT '',
+  note TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX approvals_run ON approvals (run_id, created_at);
+)sql"},
+    {3, "model calls and run accounting", R"sql(
+CREATE TABLE model_calls (
+  id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  step_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  model TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+  cost_micros INTEGER NOT NULL DEFAULT 0,
+  latency_ms INTEGER NOT NULL DEFAULT 0,
+  error TEXT NOT NULL DEFAULT '',
+  dispatched_at TEXT NOT NULL,
+  completed_at TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX model_calls_run ON model_calls (run_id, dispatched_at);
+ALTER TABLE runs ADD COLUMN model_calls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN cached_input_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN estimated_cost_micros INTEGER NOT NULL DEFAULT 0;
+)sql"},
+    {4, "active time and approval expiry", R"sql(
+ALTER TABLE runs ADD COLUMN active_ms INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE approvals ADD COLUMN expires_at TEXT NOT NULL DEFAULT '';
+)sql"},
+    {5, "run leases", R"sql(
+ALTER TABLE runs ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN lease_expires_at TEXT NOT NULL DEFAULT '';
+)sql"},
+    {6, "tool specs, recorded policy identity, event hash chain", R"sql(
+CREATE TABLE tool_specs (
+  hash TEXT PRIMARY KEY,
+  spec_json TEXT NOT NULL
+);
+ALTER TABLE steps ADD COLUMN spec_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE steps ADD COLUMN policy_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE events ADD COLUMN hash TEXT NOT NULL DEFAULT '';
+)sql"},
+};
+
+}  // namespace
+
+std::span<const Migration> Migrations() { return kMigrations; }
+
+}  // namespace agentrt::store

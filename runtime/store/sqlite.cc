@@ -1,0 +1,132 @@
+#include "runtime/store/internal/sqlite.h"
+
+#include <sqlite3.h>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/base/string_view.h"
+
+namespace agentrt::store::internal {
+namespace {
+
+absl::Status FromSqlite(sqlite3* db, int code, std::string_view what) {
+  std::string message = absl::StrCat("sqlite: ", ToAbsl(what), ": ",
+                                     db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code));
+  int primary = code & 0xFF;
+  if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) return absl::DataLossError(message);
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) return absl::UnavailableError(message);
+  if (primary == SQLITE_CONSTRAINT) return absl::AlreadyExistsError(message);
+  if (primary == SQLITE_READONLY || primary == SQLITE_PERM || primary == SQLITE_CANTOPEN) {
+    return absl::PermissionDeniedError(message);
+  }
+  return absl::InternalError(message);
+}
+
+}  // namespace
+
+Statement::Statement(sqlite3* db, sqlite3_stmt* stmt, std::string sql)
+    : db_(db), stmt_(stmt), sql_(std::move(sql)) {}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+absl::Status Statement::Bind(const std::vector<Param>& params) {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    int index = static_cast<int>(i + 1);
+    int rc;
+    if (const auto* n = std::get_if<std::int64_t>(&params[i])) {
+      rc = sqlite3_bind_int64(stmt_, index, *n);
+    } else {
+      std::string_view s = std::get<std::string_view>(params[i]);
+      rc = sqlite3_bind_text64(stmt_, index, s.data(), s.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+    }
+    if (rc != SQLITE_OK) return FromSqlite(db_, rc, absl::StrCat("bind ", sql_));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Statement::Step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  absl::Status error = FromSqlite(db_, rc, sql_);
+  sqlite3_reset(stmt_);
+  return error;
+}
+
+absl::Status Statement::Run(const std::vector<Param>& params) {
+  if (absl::Status s = Bind(params); !s.ok()) return s;
+  for (;;) {
+    absl::StatusOr<bool> row = Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+  }
+  sqlite3_reset(stmt_);
+  return absl::OkStatus();
+}
+
+int Statement::ColumnCount() const { return sqlite3_column_count(stmt_); }
+
+std::int64_t Statement::ColumnInt(int i) const { return sqlite3_column_int64(stmt_, i); }
+
+std::string Statement::ColumnText(int i) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, i);
+  int size = sqlite3_column_bytes(stmt_, i);
+  return text == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(text), size);
+}
+
+bool Statement::ColumnIsNull(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
+
+absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
+                                                             bool read_only) {
+  sqlite3* db = nullptr;
+  int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE |
+              (read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    absl::Status error = FromSqlite(db, rc, absl::StrCat("open ", path));
+    sqlite3_close(db);
+    return error;
+  }
+  // Defensive mode and an untrusted schema: a database file someone else wrote cannot make
+  // SQL functions run with side effects or corrupt the file through writable_schema.
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  sqlite3_busy_timeout(db, 5000);
+  return std::unique_ptr<Connection>(new Connection(db, path));
+}
+
+Connection::~Connection() {
+  statements_.clear();
+  sqlite3_close(db_);
+}
+
+absl::Status Connection::Exec(std::string_view sql) {
+  std::string text(sql);
+  char* error = nullptr;
+  int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error);
+  if (rc == SQLITE_OK) return absl::OkStatus();
+  absl::Status status = FromSqlite(db_, rc, text.substr(0, 120));
+  sqlite3_free(error);
+  return status;
+}
+
+absl::StatusOr<Statement*> Connection::Prepare(std::string_view sql) {
+  for (const auto& s : statements_) {
+    if (s->sql() == sql) return s.get();
+  }
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) return FromSqlite(db_, rc, absl::StrCat("prepare ", ToAbsl(sql)));
+  statements_.push_back(std::make_unique<Statement>(db_, stmt, std::string(sql)));
+  return statements_.back().get();
+}
+
+std::int64_t Connection::Changes() const { return sqlite3_changes64(db_); }
+
+absl::Status Connection::Error(std::string_view what) const {
+  return FromSqlite(db_, sqlite3_extended_errcode(db_), what);
+}
+
+}  // namespace agentrt::store::internal

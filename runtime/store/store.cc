@@ -1,0 +1,399 @@
+#include "runtime/store/store.h"
+
+#include <sys/stat.h>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/string_view.h"
+#include "runtime/store/event_chain.h"
+#include "runtime/store/file_security.h"
+#include "runtime/store/internal/sqlite.h"
+#include "runtime/store/migrations.h"
+#include "runtime/world/timestamp.h"
+
+namespace agentrt::store {
+namespace {
+
+using internal::Connection;
+using internal::Param;
+using internal::Statement;
+
+std::vector<Param> ToParams(const std::vector<SqlValue>& values) {
+  std::vector<Param> params;
+  params.reserve(values.size());
+  for (const SqlValue& v : values) {
+    if (const auto* n = std::get_if<std::int64_t>(&v)) {
+      params.emplace_back(*n);
+    } else {
+      params.emplace_back(std::get<std::string_view>(v));
+    }
+  }
+  return params;
+}
+
+absl::Status WithPath(const std::string& path, absl::Status status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat("database ", path, ": ", status.message()));
+}
+
+constexpr std::string_view kInsertEvent =
+    "INSERT INTO events (seq, run_id, step_id, at, type, payload_json, hash) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+
+}  // namespace
+
+absl::Status Transaction::LoadHead() {
+  if (head_loaded_) return absl::OkStatus();
+  // The next seq follows both the highest stored seq and AUTOINCREMENT's memory of deleted
+  // ones, so a seq is never reused.
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      Query("SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), "
+            "COALESCE((SELECT MAX(seq) FROM events), 0))"));
+  head_seq_ = std::stoll(rows.at(0).at(0));
+  AGENTRT_ASSIGN_OR_RETURN(rows, Query("SELECT hash FROM events ORDER BY seq DESC LIMIT 1"));
+  head_hash_ = rows.empty() ? "" : rows[0][0];
+  head_loaded_ = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Event> Transaction::AppendEvent(std::string_view run_id, std::string_view step_id,
+                                               absl::Time at, std::string_view type,
+                                               std::string_view payload_json) {
+  AGENTRT_RETURN_IF_ERROR(LoadHead());
+  Event event;
+  event.seq = head_seq_ + 1;
+  event.run_id = std::string(run_id);
+  event.step_id = std::string(step_id);
+  event.at = world::FormatTimestamp(at);
+  event.type = std::string(type);
+  event.payload_json = payload_json.empty() ? "{}" : std::string(payload_json);
+  event.hash = EventHash(head_hash_, EventFields{event.seq, event.run_id, event.step_id, event.at,
+                                                 event.type, event.payload_json});
+  AGENTRT_ASSIGN_OR_RETURN(Statement * insert, connection_.Prepare(kInsertEvent));
+  AGENTRT_RETURN_IF_ERROR(
+      insert->Run({event.seq, std::string_view(event.run_id), std::string_view(event.step_id),
+                   std::string_view(event.at), std::string_view(event.type),
+                   std::string_view(event.payload_json), std::string_view(event.hash)}));
+  head_seq_ = event.seq;
+  head_hash_ = event.hash;
+  events_.push_back(event);
+  return event;
+}
+
+absl::StatusOr<std::int64_t> Transaction::Exec(std::string_view sql,
+                                               const std::vector<SqlValue>& params) {
+  AGENTRT_ASSIGN_OR_RETURN(Statement * statement, connection_.Prepare(sql));
+  AGENTRT_RETURN_IF_ERROR(statement->Run(ToParams(params)));
+  return connection_.Changes();
+}
+
+absl::StatusOr<std::vector<SqlRow>> Transaction::Query(std::string_view sql,
+                                                       const std::vector<SqlValue>& params) {
+  AGENTRT_ASSIGN_OR_RETURN(Statement * statement, connection_.Prepare(sql));
+  AGENTRT_RETURN_IF_ERROR(statement->Bind(ToParams(params)));
+  std::vector<SqlRow> rows;
+  for (;;) {
+    AGENTRT_ASSIGN_OR_RETURN(bool row, statement->Step());
+    if (!row) break;
+    SqlRow values;
+    for (int i = 0; i < statement->ColumnCount(); ++i) values.push_back(statement->ColumnText(i));
+    rows.push_back(std::move(values));
+  }
+  return rows;
+}
+
+Store::Store(std::unique_ptr<Connection> connection, std::string path, bool read_only)
+    : connection_(std::move(connection)), path_(std::move(path)), read_only_(read_only) {}
+
+Store::~Store() = default;
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
+                                                   const world::Clock& clock,
+                                                   StoreOptions options) {
+  AGENTRT_RETURN_IF_ERROR(CreateIfMissing(path));
+  AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/true));
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
+                           Connection::Open(path, /*read_only=*/false));
+  std::unique_ptr<Store> store(new Store(std::move(connection), path, false));
+  {
+    absl::MutexLock lock(&store->mu_);
+    Connection& c = *store->connection_;
+    // The first statement that touches the file: a corrupt file or one that is not a
+    // database fails here, with SQLite's reason, before anything is written.
+    AGENTRT_RETURN_IF_ERROR(WithPath(path, c.Exec("PRAGMA journal_mode=WAL")));
+    AGENTRT_RETURN_IF_ERROR(WithPath(
+        path, c.Exec(options.durability == Durability::kFull ? "PRAGMA synchronous=FULL"
+                                                             : "PRAGMA synchronous=NORMAL")));
+    AGENTRT_RETURN_IF_ERROR(WithPath(path, c.Exec("PRAGMA foreign_keys=ON")));
+  }
+  AGENTRT_RETURN_IF_ERROR(store->CheckSchema());
+  AGENTRT_RETURN_IF_ERROR(store->Migrate(clock));
+  // WAL and shared-memory files exist now: hold them to the same rules.
+  AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/true));
+  return store;
+}
+
+absl::StatusOr<std::unique_ptr<Store>> Store::OpenExisting(const std::string& path,
+                                                           bool read_only) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    return absl::NotFoundError(absl::StrCat("database ", path, " does not exist"));
+  }
+  if (S_ISLNK(st.st_mode)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("database ", path, " is a symbolic link; name the database file itself"));
+  }
+  AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/!read_only));
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
+                           Connection::Open(path, read_only));
+  std::unique_ptr<Store> store(new Store(std::move(connection), path, read_only));
+  {
+    absl::MutexLock lock(&store->mu_);
+    AGENTRT_RETURN_IF_ERROR(WithPath(path, store->connection_->Exec("PRAGMA foreign_keys=ON")));
+  }
+  AGENTRT_RETURN_IF_ERROR(store->CheckSchema());
+  int known = static_cast<int>(Migrations().size());
+  if (store->schema_version_ != known) {
+    return absl::FailedPreconditionError(absl::StrCat("database ", path, " is at schema version ",
+                                                      store->schema_version_,
+                                                      "; this build reads version ", known));
+  }
+  return store;
+}
+
+absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& clock) {
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
+                           Connection::Open(":memory:", false));
+  std::unique_ptr<Store> store(new Store(std::move(connection), ":memory:", false));
+  {
+    absl::MutexLock lock(&store->mu_);
+    AGENTRT_RETURN_IF_ERROR(store->connection_->Exec("PRAGMA foreign_keys=ON"));
+  }
+  AGENTRT_RETURN_IF_ERROR(store->Migrate(clock));
+  return store;
+}
+
+// Refuses a schema holding triggers or views (they could run SQL on our writes or disguise
+// what a read returns), and reads the schema version.
+absl::Status Store::CheckSchema() {
+  absl::MutexLock lock(&mu_);
+  Transaction tx(*connection_);
+  absl::StatusOr<std::vector<SqlRow>> objects =
+      tx.Query("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1");
+  if (!objects.ok()) return WithPath(path_, objects.status());
+  if (!objects->empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("database ", path_, " holds a ", (*objects)[0][0], " named \"",
+                     (*objects)[0][1], "\", which agentrt never creates; refusing to use it"));
+  }
+  absl::StatusOr<std::vector<SqlRow>> table =
+      tx.Query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
+  if (!table.ok()) return WithPath(path_, table.status());
+  if (table->empty()) {
+    // A fresh file has no tables at all; anything else without our table is not ours.
+    absl::StatusOr<std::vector<SqlRow>> any = tx.Query("SELECT COUNT(*) FROM sqlite_master");
+    if (!any.ok()) return WithPath(path_, any.status());
+    if ((*any)[0][0] != "0") {
+      return absl::FailedPreconditionError(
+          absl::StrCat("database ", path_, " is not an agentrt database"));
+    }
+    schema_version_ = 0;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<SqlRow>> version =
+      tx.Query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+  if (!version.ok()) return WithPath(path_, version.status());
+  schema_version_ = std::stoi((*version)[0][0]);
+  return absl::OkStatus();
+}
+
+absl::Status Store::Migrate(const world::Clock& clock) {
+  return Write([&](Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(tx.Exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                                    "version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+                                .status());
+    AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                             tx.Query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"));
+    int current = std::stoi(rows[0][0]);
+    int known = static_cast<int>(Migrations().size());
+    if (current > known) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("database ", path_, " is at schema version ", current,
+                       ", newer than this build knows (", known, "); use a newer agentrt"));
+    }
+    std::string now = world::FormatTimestamp(clock.Now());
+    for (const Migration& m : Migrations()) {
+      if (m.version <= current) continue;
+      AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec(m.sql)));
+      if (m.version == 5) {
+        // Runs that were RUNNING under a build without leases get one short lease, so an old
+        // loop still inside a call has that long before another owner may take over.
+        std::string expiry = world::FormatTimestamp(clock.Now() + absl::Seconds(30));
+        AGENTRT_RETURN_IF_ERROR(
+            tx.Exec("UPDATE runs SET lease_owner = 'agentrt:pre-lease-version', "
+                    "lease_expires_at = ?1 WHERE status = 'RUNNING'",
+                    {std::string_view(expiry)})
+                .status());
+      }
+      if (m.version == 6) {
+        // Events written before the chain get their hashes now, in seq order, so the chain
+        // vouches for them as of this migration.
+        AGENTRT_ASSIGN_OR_RETURN(
+            std::vector<SqlRow> events,
+            tx.Query("SELECT seq, run_id, step_id, at, type, payload_json FROM events "
+                     "ORDER BY seq"));
+        std::string previous;
+        for (const SqlRow& e : events) {
+          std::string hash =
+              EventHash(previous, EventFields{std::stoll(e[0]), e[1], e[2], e[3], e[4], e[5]});
+          AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE events SET hash = ?1 WHERE seq = ?2",
+                                          {std::string_view(hash), std::stoll(e[0])})
+                                      .status());
+          previous = std::move(hash);
+        }
+      }
+      AGENTRT_RETURN_IF_ERROR(
+          tx.Exec("INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)",
+                  {std::int64_t{m.version}, std::string_view(now)})
+              .status());
+    }
+    schema_version_ = known;
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn) {
+  if (read_only_) {
+    return absl::FailedPreconditionError(absl::StrCat("database ", path_, " was opened read-only"));
+  }
+  std::vector<Event> committed;
+  std::vector<EventObserver> observers;
+  {
+    absl::MutexLock lock(&mu_);
+    AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec("BEGIN IMMEDIATE")));
+    Transaction tx(*connection_);
+    absl::Status status = fn(tx);
+    if (status.ok()) status = WithPath(path_, connection_->Exec("COMMIT"));
+    if (!status.ok()) {
+      // ROLLBACK fails only when SQLite already rolled back; the first error is the one to tell.
+      connection_->Exec("ROLLBACK").IgnoreError();
+      return status;
+    }
+    committed = std::move(tx.events_);
+    observers = observers_;
+  }
+  for (const Event& event : committed) {
+    for (const EventObserver& observer : observers) observer(event);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Store::Read(absl::FunctionRef<absl::Status(Transaction&)> fn) {
+  absl::MutexLock lock(&mu_);
+  AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec("BEGIN")));
+  Transaction tx(*connection_);
+  absl::Status status = fn(tx);
+  connection_->Exec("COMMIT").IgnoreError();
+  return status;
+}
+
+void Store::AddObserver(EventObserver observer) {
+  absl::MutexLock lock(&mu_);
+  observers_.push_back(std::move(observer));
+}
+
+absl::StatusOr<std::vector<Event>> Store::ListEvents(std::string_view run_id) {
+  std::vector<Event> events;
+  AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT seq, run_id, step_id, at, type, payload_json, hash FROM events "
+                 "WHERE ?1 = '' OR run_id = ?1 ORDER BY seq",
+                 {run_id}));
+    for (SqlRow& r : rows) {
+      events.push_back(Event{std::stoll(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]),
+                             std::move(r[4]), std::move(r[5]), std::move(r[6])});
+    }
+    return absl::OkStatus();
+  }));
+  return events;
+}
+
+absl::StatusOr<std::pair<std::int64_t, std::string>> Store::ChainHead() {
+  std::pair<std::int64_t, std::string> head{0, ""};
+  AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                             tx.Query("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"));
+    if (!rows.empty()) head = {std::stoll(rows[0][0]), rows[0][1]};
+    return absl::OkStatus();
+  }));
+  return head;
+}
+
+absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t to) {
+  ChainReport report;
+  AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
+    if (from < 1) from = 1;
+    if (to < 1) {
+      AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> head,
+                               tx.Query("SELECT COALESCE(MAX(seq), 0) FROM events"));
+      to = std::stoll(head[0][0]);
+    }
+    report.from = from;
+    report.to = to;
+    std::string previous;
+    std::int64_t previous_seq = 0;
+    if (from > 1) {
+      AGENTRT_ASSIGN_OR_RETURN(
+          std::vector<SqlRow> before,
+          tx.Query("SELECT seq, hash FROM events WHERE seq < ?1 ORDER BY seq DESC LIMIT 1",
+                   {from}));
+      if (!before.empty()) {
+        previous_seq = std::stoll(before[0][0]);
+        previous = before[0][1];
+      }
+    }
+    constexpr std::int64_t kPage = 128;
+    std::int64_t next = from;
+    while (next <= to && !report.broken) {
+      AGENTRT_ASSIGN_OR_RETURN(
+          std::vector<SqlRow> rows,
+          tx.Query("SELECT seq, run_id, step_id, at, type, payload_json, hash FROM events "
+                   "WHERE seq >= ?1 AND seq <= ?2 ORDER BY seq LIMIT ?3",
+                   {next, to, kPage}));
+      if (rows.empty()) break;
+      for (const SqlRow& r : rows) {
+        std::int64_t seq = std::stoll(r[0]);
+        bool first = report.checked == 0;
+        if (first && from == 1 && seq != 1) {
+          report.broken = ChainBreak{
+              seq, "", "", absl::StrCat("the first event is seq ", seq, ": an event is missing")};
+          break;
+        }
+        if (previous_seq != 0 && seq != previous_seq + 1) {
+          report.broken = ChainBreak{
+              seq, "", "",
+              absl::StrCat("seq ", seq, " follows ", previous_seq, ": an event is missing")};
+          break;
+        }
+        std::string expected = EventHash(previous, EventFields{seq, r[1], r[2], r[3], r[4], r[5]});
+        if (expected != r[6]) {
+          report.broken = ChainBreak{seq, expected, r[6].substr(0, 128),
+                                     "the stored hash is not the one the event's fields and the "
+                                     "previous event's hash give"};
+          break;
+        }
+        ++report.checked;
+        report.hash = r[6];
+        previous = r[6];
+        previous_seq = seq;
+        next = seq + 1;
+      }
+    }
+    return absl::OkStatus();
+  }));
+  return report;
+}
+
+}  // namespace agentrt::store

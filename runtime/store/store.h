@@ -1,0 +1,158 @@
+// runtime/store/store.h
+//
+// The SQLite store: the state of every run (tables) and the append-only, hash-chained event
+// log that explains it, in one file. The core invariant: a state change and its events are
+// written in ONE transaction (Store::Write); observers see a transaction's events only after
+// it committed, in order.
+//
+// Opening is careful with the file: a new database is created 0600; a database, WAL or
+// shared-memory file writable by group or others, or a sidecar that is not a regular file or
+// belongs to another user, is refused; a writer tightens a file readable by others to 0600. A
+// database from a newer schema version is refused by name; a corrupt one is refused with
+// SQLite's reason and never rewritten; a schema holding triggers or views is refused.
+//
+// Durability is a setting (docs/formats/database.md): kNormal (synchronous=NORMAL in WAL: a
+// committed transaction survives a crash of the process; the last commits may be lost on power
+// loss or an OS crash, never corrupting the file) or kFull (synchronous=FULL: every commit is
+// on disk before Write returns).
+//
+// Thread-safe: one connection, serialized by a mutex. Several processes may share one file;
+// IMMEDIATE transactions make their writes extend one chain.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "runtime/world/clock.h"
+
+namespace agentrt::store {
+
+namespace internal {
+class Connection;
+}
+
+enum class Durability { kNormal, kFull };
+
+struct StoreOptions {
+  Durability durability = Durability::kNormal;
+};
+
+struct Event {
+  std::int64_t seq = 0;
+  std::string run_id;
+  std::string step_id;  // "" for run-level events
+  std::string at;       // stored timestamp text (runtime/world/timestamp.h)
+  std::string type;
+  std::string payload_json;
+  std::string hash;
+};
+
+struct ChainBreak {
+  std::int64_t seq = 0;
+  std::string expected;
+  std::string found;
+  std::string detail;
+};
+
+struct ChainReport {
+  std::int64_t from = 0;
+  std::int64_t to = 0;
+  std::int64_t checked = 0;
+  std::string hash;  // stored hash of the last event checked
+  std::optional<ChainBreak> broken;
+};
+
+using EventObserver = std::function<void(const Event&)>;
+
+// A value bound to a statement parameter.
+using SqlValue = std::variant<std::int64_t, std::string_view>;
+
+// A row read by Transaction::Query: columns as text (integers in decimal).
+using SqlRow = std::vector<std::string>;
+
+class Transaction {
+ public:
+  // AppendEvent assigns the next seq (head + 1, so a rolled-back write leaves no gap and a gap
+  // means deletion), computes the chain hash, and inserts the event. An empty payload is "{}".
+  absl::StatusOr<Event> AppendEvent(std::string_view run_id, std::string_view step_id,
+                                    absl::Time at, std::string_view type,
+                                    std::string_view payload_json);
+  // Exec runs one statement; returns the number of rows it changed.
+  absl::StatusOr<std::int64_t> Exec(std::string_view sql, const std::vector<SqlValue>& params = {});
+  absl::StatusOr<std::vector<SqlRow>> Query(std::string_view sql,
+                                            const std::vector<SqlValue>& params = {});
+
+ private:
+  friend class Store;
+  explicit Transaction(internal::Connection& connection) : connection_(connection) {}
+  absl::Status LoadHead();
+
+  internal::Connection& connection_;
+  bool head_loaded_ = false;
+  std::int64_t head_seq_ = 0;
+  std::string head_hash_;
+  std::vector<Event> events_;
+};
+
+class Store {
+ public:
+  // Open opens the database at `path` for writing, creating it (0600) and applying
+  // migrations as needed. `clock` stamps migrations and must outlive the store.
+  static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path,
+                                                     const world::Clock& clock,
+                                                     StoreOptions options = {});
+  // OpenExisting opens an existing database without creating or migrating it; a read-only
+  // store never writes. Refuses a symlink (name the file itself) and any other schema version.
+  static absl::StatusOr<std::unique_ptr<Store>> OpenExisting(const std::string& path,
+                                                             bool read_only);
+  // OpenInMemory is a private database for tests.
+  static absl::StatusOr<std::unique_ptr<Store>> OpenInMemory(const world::Clock& clock);
+
+  ~Store();
+
+  // Write runs `fn` in one IMMEDIATE transaction: committed if it returns OK, rolled back
+  // otherwise (its error returned). After a commit, observers receive its events in order.
+  absl::Status Write(absl::FunctionRef<absl::Status(Transaction&)> fn);
+  // Read runs `fn` in a read transaction (a consistent snapshot).
+  absl::Status Read(absl::FunctionRef<absl::Status(Transaction&)> fn);
+
+  void AddObserver(EventObserver observer);
+
+  // ListEvents returns a run's events in seq order ("" for every run).
+  absl::StatusOr<std::vector<Event>> ListEvents(std::string_view run_id);
+  // VerifyEvents walks the chain over [from, to] (from < 1 means 1, to < 1 the current head)
+  // and reports the first break: a missing seq, or a stored hash that is not the one the
+  // fields and the previous hash give. Writes nothing.
+  absl::StatusOr<ChainReport> VerifyEvents(std::int64_t from = 1, std::int64_t to = 0);
+  // ChainHead is the seq and hash of the newest event, (0, "") when there is none.
+  absl::StatusOr<std::pair<std::int64_t, std::string>> ChainHead();
+
+  int schema_version() const { return schema_version_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  Store(std::unique_ptr<internal::Connection> connection, std::string path, bool read_only);
+  absl::Status Migrate(const world::Clock& clock);
+  absl::Status CheckSchema();
+
+  absl::Mutex mu_;
+  std::unique_ptr<internal::Connection> connection_ ABSL_GUARDED_BY(mu_);
+  std::vector<EventObserver> observers_ ABSL_GUARDED_BY(mu_);
+  std::string path_;
+  bool read_only_;
+  int schema_version_ = 0;
+};
+
+}  // namespace agentrt::store

@@ -1,0 +1,326 @@
+#include "runtime/store/store.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/json/sha256.h"
+#include "runtime/store/event_chain.h"
+#include "runtime/store/migrations.h"
+#include "runtime/world/clock.h"
+
+namespace agentrt::store {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+
+const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("agentrt_store_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    path_ = (dir_ / "audit.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Store> OpenOrDie(StoreOptions options = {}) {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_, options);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  // Writes a run row and `events` events for it in one transaction.
+  static void WriteRun(Store& store, const std::string& run, int events) {
+    ASSERT_TRUE(store
+                    .Write([&](Transaction& tx) -> absl::Status {
+                      absl::StatusOr<std::int64_t> inserted = tx.Exec(
+                          "INSERT INTO runs (id, goal, status, limits_json, created_at) "
+                          "VALUES (?1, 'g', 'RUNNING', '{}', '')",
+                          {std::string_view(run)});
+                      if (!inserted.ok()) return inserted.status();
+                      for (int i = 0; i < events; ++i) {
+                        absl::StatusOr<Event> e =
+                            tx.AppendEvent(run, "", kStart + absl::Seconds(i), "test.event",
+                                           "{\"i\":" + std::to_string(i) + "}");
+                        if (!e.ok()) return e.status();
+                      }
+                      return absl::OkStatus();
+                    })
+                    .ok());
+  }
+
+  absl::Status Tamper(const std::string& sql) {
+    sqlite3* db = nullptr;
+    sqlite3_open(path_.c_str(), &db);
+    char* error = nullptr;
+    int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+    sqlite3_free(error);
+    sqlite3_close(db);
+    return rc == SQLITE_OK ? absl::OkStatus() : absl::InternalError(sql);
+  }
+
+  fs::path dir_;
+  std::string path_;
+  world::ManualClock clock_{kStart};
+};
+
+TEST(EventChainTest, HashIsSha256OfSevenNetstrings) {
+  std::string first = EventHash("", EventFields{1, "run1", "", "2026-11-29T21:45:00.000000000Z",
+                                                "run.created", R"({"goal":"g"})"});
+  EXPECT_EQ(first, "5bc350002a5afd6aeb5aa39d504e10641c4779f59312ee4a6120036ea0be0434");
+  EXPECT_EQ(EventHash(first, EventFields{2, "run1", "s1", "2026-11-29T21:45:01.000000000Z",
+                                         "step.started", R"({"index":0})"}),
+            "1fff440a60c63d3afe8b545c57cef8cfb8e7dc2e01ca8d84e9a65ddd63481e8c");
+  // Netstrings keep field boundaries: moving a byte between fields changes the hash.
+  EXPECT_NE(EventHash("", EventFields{1, "ab", "c", "", "", ""}),
+            EventHash("", EventFields{1, "a", "bc", "", "", ""}));
+}
+
+TEST(MigrationsTest, ReleasedMigrationsAreUnchanged) {
+  // A released migration is never edited: add a new one instead, and add its hash here.
+  const char* kHashes[] = {
+      "25707d3cf474e9baaeed7f48ade2c6abc83f30741fb5c2a6b1eecc9da7a67a20",
+      "a91b821308f7d645d649e3a5df9112e3d54de4049e265f37a4f9200e574cb5ec",
+      "80ed98e3768af38b2e4460c975ce38a902565b4816e2e2316e6417796d6dc1ff",
+      "aa833a3c16f120f38ab8b7e06f98b25c1691a2627c9a2273c4d21aaacede8b5d",
+      "e9d8fa271cb148687026633a9832135c56d0d7f3060572a40e865825ad6fd5a5",
+      "e5997d82039c9cd4e9c7bdefba85d585aa2679ca7f9e0bd16f95d92588db81db",
+  };
+  auto migrations = Migrations();
+  ASSERT_THAT(migrations, SizeIs(6));
+  for (std::size_t i = 0; i < migrations.size(); ++i) {
+    SCOPED_TRACE(migrations[i].description);
+    EXPECT_EQ(migrations[i].version, static_cast<int>(i + 1));
+    EXPECT_EQ(json::Sha256Hex(migrations[i].sql), kHashes[i]);
+  }
+}
+
+TEST_F(StoreTest, NewDatabaseFileIsCreatedOwnerOnly) {
+  auto store = OpenOrDie();
+  struct stat st;
+  ASSERT_EQ(::stat(path_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600);
+  EXPECT_EQ(store->schema_version(), 6);
+}
+
+TEST_F(StoreTest, EventsSurviveCloseAndReopenAndTheChainVerifies) {
+  {
+    auto store = OpenOrDie();
+    WriteRun(*store, "run-a", 3);
+    WriteRun(*store, "run-b", 2);
+  }
+  auto store = OpenOrDie();
+  absl::StatusOr<std::vector<Event>> all = store->ListEvents("");
+  ASSERT_TRUE(all.ok());
+  ASSERT_THAT(*all, SizeIs(5));
+  for (int i = 0; i < 5; ++i) EXPECT_EQ((*all)[i].seq, i + 1);
+  EXPECT_THAT(*store->ListEvents("run-b"), SizeIs(2));
+  EXPECT_EQ((*all)[0].at, "2027-01-15T08:00:00.000000000Z");
+  absl::StatusOr<ChainReport> report = store->VerifyEvents();
+  ASSERT_TRUE(report.ok());
+  EXPECT_FALSE(report->broken.has_value());
+  EXPECT_EQ(report->checked, 5);
+  EXPECT_EQ(report->hash, (*all)[4].hash);
+  EXPECT_EQ(store->ChainHead()->first, 5);
+  // One chain across runs: run-b's first event follows run-a's last.
+  EXPECT_EQ((*all)[3].hash, EventHash((*all)[2].hash, EventFields{4, "run-b", "", (*all)[3].at,
+                                                                  "test.event", R"({"i":0})"}));
+}
+
+TEST_F(StoreTest, ChangedPayloadBreaksTheChainAtThatEvent) {
+  WriteRun(*OpenOrDie(), "run-a", 4);
+  ASSERT_TRUE(Tamper("UPDATE events SET payload_json = '{\"i\":99}' WHERE seq = 3").ok());
+  absl::StatusOr<ChainReport> report = OpenOrDie()->VerifyEvents();
+  ASSERT_TRUE(report.ok());
+  ASSERT_TRUE(report->broken.has_value());
+  EXPECT_EQ(report->broken->seq, 3);
+  EXPECT_EQ(report->checked, 2);
+  EXPECT_THAT(report->broken->detail, HasSubstr("stored hash is not the one"));
+}
+
+TEST_F(StoreTest, DeletedEventIsAGap) {
+  WriteRun(*OpenOrDie(), "run-a", 4);
+  ASSERT_TRUE(Tamper("DELETE FROM events WHERE seq = 2").ok());
+  absl::StatusOr<ChainReport> report = OpenOrDie()->VerifyEvents();
+  ASSERT_TRUE(report->broken.has_value());
+  EXPECT_EQ(report->broken->seq, 3);
+  EXPECT_EQ(report->broken->detail, "seq 3 follows 1: an event is missing");
+  ASSERT_TRUE(Tamper("DELETE FROM events WHERE seq = 1").ok());
+  EXPECT_EQ(OpenOrDie()->VerifyEvents()->broken->detail,
+            "the first event is seq 3: an event is missing");
+}
+
+TEST_F(StoreTest, DeletingTheNewestEventNeverReusesItsSeq) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 2);
+  ASSERT_TRUE(Tamper("DELETE FROM events WHERE seq = 2").ok());
+  WriteRun(*store, "run-b", 1);
+  EXPECT_EQ((*store->ListEvents("run-b"))[0].seq, 3);
+  EXPECT_TRUE(store->VerifyEvents()->broken.has_value());
+}
+
+TEST_F(StoreTest, RolledBackWriteLeavesNothingAndNoGap) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 1);
+  std::vector<std::int64_t> seen;
+  store->AddObserver([&](const Event& e) { seen.push_back(e.seq); });
+  absl::Status failed = store->Write([&](Transaction& tx) -> absl::Status {
+    if (absl::StatusOr<Event> e = tx.AppendEvent("run-a", "", kStart, "x", "{}"); !e.ok()) {
+      return e.status();
+    }
+    return absl::AbortedError("the state change could not be made");
+  });
+  EXPECT_EQ(failed.code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(seen, ::testing::IsEmpty());
+  EXPECT_THAT(*store->ListEvents(""), SizeIs(1));
+  WriteRun(*store, "run-b", 2);
+  EXPECT_EQ(seen, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
+}
+
+TEST_F(StoreTest, VerifyingARangeStartsFromThePreviousStoredHash) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 6);
+  absl::StatusOr<ChainReport> report = store->VerifyEvents(3, 5);
+  ASSERT_TRUE(report.ok());
+  EXPECT_FALSE(report->broken.has_value());
+  EXPECT_EQ(report->checked, 3);
+  EXPECT_EQ(report->hash, (*store->ListEvents(""))[4].hash);
+}
+
+TEST_F(StoreTest, ConcurrentWritersOnOneFileExtendOneChain) {
+  auto first = OpenOrDie();
+  auto second = OpenOrDie();
+  std::thread a([&] {
+    for (int i = 0; i < 20; ++i) WriteRun(*first, "a" + std::to_string(i), 3);
+  });
+  std::thread b([&] {
+    for (int i = 0; i < 20; ++i) WriteRun(*second, "b" + std::to_string(i), 3);
+  });
+  a.join();
+  b.join();
+  absl::StatusOr<ChainReport> report = first->VerifyEvents();
+  ASSERT_TRUE(report.ok());
+  EXPECT_FALSE(report->broken.has_value()) << report->broken->detail;
+  EXPECT_EQ(report->checked, 120);
+}
+
+TEST_F(StoreTest, NewerSchemaVersionIsRefusedByName) {
+  OpenOrDie();
+  ASSERT_TRUE(Tamper("INSERT INTO schema_migrations VALUES (7, '')").ok());
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(store.status().message(), HasSubstr("is at schema version 7, newer than this build"));
+  EXPECT_THAT(Store::OpenExisting(path_, true).status().message(),
+              HasSubstr("is at schema version 7; this build reads version 6"));
+}
+
+TEST_F(StoreTest, CorruptFileIsRefusedWithSqlitesReasonAndLeftAlone) {
+  std::string garbage(8192, 'x');
+  { std::ofstream(path_, std::ios::binary) << garbage; }
+  ::chmod(path_.c_str(), 0600);
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(store.status().message(), HasSubstr("file is not a database"));
+  EXPECT_THAT(store.status().message(), HasSubstr(path_));
+  std::ifstream in(path_, std::ios::binary);
+  std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(after, garbage);
+}
+
+TEST_F(StoreTest, GroupWritableFileIsRefusedAndOthersReadableIsTightened) {
+  OpenOrDie();
+  ::chmod(path_.c_str(), 0620);
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
+  ASSERT_FALSE(store.ok());
+  EXPECT_THAT(store.status().message(), HasSubstr("writable by group or others"));
+  EXPECT_THAT(store.status().message(), HasSubstr("chmod 600"));
+  ::chmod(path_.c_str(), 0644);
+  OpenOrDie();
+  struct stat st;
+  ::stat(path_.c_str(), &st);
+  EXPECT_EQ(st.st_mode & 0777, 0600);
+}
+
+TEST_F(StoreTest, SidecarThatIsNotARegularFileIsRefused) {
+  OpenOrDie();
+  fs::remove(path_ + "-wal");
+  fs::create_directory(path_ + "-wal");
+  EXPECT_THAT(Store::Open(path_, clock_).status().message(), HasSubstr("not a regular file"));
+}
+
+TEST_F(StoreTest, TriggersAndForeignDatabasesAreRefused) {
+  OpenOrDie();
+  ASSERT_TRUE(Tamper("CREATE TRIGGER t AFTER INSERT ON events BEGIN SELECT 1; END").ok());
+  EXPECT_THAT(Store::Open(path_, clock_).status().message(),
+              HasSubstr("holds a trigger named \"t\""));
+  std::string other = (dir_ / "other.db").string();
+  sqlite3* db = nullptr;
+  sqlite3_open(other.c_str(), &db);
+  sqlite3_exec(db, "CREATE TABLE mine (x)", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  ::chmod(other.c_str(), 0600);
+  EXPECT_THAT(Store::Open(other, clock_).status().message(),
+              HasSubstr("is not an agentrt database"));
+}
+
+TEST_F(StoreTest, OpenExistingNeverCreatesAndRefusesSymlinks) {
+  EXPECT_EQ(Store::OpenExisting(path_, true).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(fs::exists(path_));
+  OpenOrDie();
+  fs::create_symlink(path_, dir_ / "link.db");
+  EXPECT_THAT(Store::OpenExisting((dir_ / "link.db").string(), true).status().message(),
+              HasSubstr("is a symbolic link; name the database file itself"));
+}
+
+TEST_F(StoreTest, ReadOnlyStoreReadsButNeverWrites) {
+  WriteRun(*OpenOrDie(), "run-a", 2);
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::OpenExisting(path_, true);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_THAT(*(*store)->ListEvents(""), SizeIs(2));
+  absl::Status write = (*store)->Write([](Transaction&) { return absl::OkStatus(); });
+  EXPECT_EQ(write.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(write.message(), HasSubstr("opened read-only"));
+}
+
+TEST_F(StoreTest, DurabilityIsASetting) {
+  auto normal = OpenOrDie();
+  std::string level;
+  ASSERT_TRUE(normal
+                  ->Read([&](Transaction& tx) -> absl::Status {
+                    absl::StatusOr<std::vector<SqlRow>> rows = tx.Query("PRAGMA synchronous");
+                    level = (*rows)[0][0];
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_EQ(level, "1");  // NORMAL
+  auto durable = OpenOrDie(StoreOptions{Durability::kFull});
+  ASSERT_TRUE(durable
+                  ->Read([&](Transaction& tx) -> absl::Status {
+                    absl::StatusOr<std::vector<SqlRow>> rows = tx.Query("PRAGMA synchronous");
+                    level = (*rows)[0][0];
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_EQ(level, "2");  // FULL
+}
+
+}  // namespace
+}  // namespace agentrt::store
