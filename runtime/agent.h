@@ -1,0 +1,27 @@
+// runtime/agent.h
+//
+// The agent proposes; it decides nothing. Decide gets copies of the run, the steps so far and
+// the registered tools, and returns the next decision: a tool call, complete or fail.
+#pragma once
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/types.h"
+
+namespace agentrt {
+
+struct StepInput {
+  Run run;                      // step_count already counts this step
+  std::vector<Step> steps;      // the steps before this one
+  std::vector<ToolSpec> tools;  // sorted by name
+};
+
+class Agent {
+ public:
+  virtual ~Agent() = default;
+  // An error ends the run (FAILED, agent_error).
+  virtual absl::StatusOr<Decision> Decide(const StepInput& input) = 0;
+};
+
+}  // namespace agentrt

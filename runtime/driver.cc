@@ -1,0 +1,912 @@
+#include "runtime/driver.h"
+
+#include <exception>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/string_view.h"
+#include "runtime/json/canonical_json.h"
+#include "runtime/json/intake.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/json/sha256.h"
+#include "runtime/json_object.h"
+#include "runtime/world/timestamp.h"
+
+namespace agentrt {
+namespace {
+
+using store::SqlRow;
+using store::SqlValue;
+using store::Transaction;
+using world::FormatTimestamp;
+
+bool Blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
+
+bool ValidUtf8(std::string_view s) {
+  // Intake of a JSON string built from the bytes is the one UTF-8 check we trust.
+  std::string quoted = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) {
+      quoted += ' ';
+    } else {
+      quoted += c;
+    }
+  }
+  quoted += "\"";
+  return json::Parse(quoted).ok();
+}
+
+// The recorded form of a decision: raw JSON the agent sent is kept canonical when usable,
+// and verbatim (or base64 when not UTF-8) in invalid_args / invalid_result when not.
+std::string DecisionJson(const Decision& d) {
+  JsonObject o;
+  o.String("kind", d.kind).StringIfSet("tool", d.tool).StringIfSet("reason", d.reason);
+  o.StringIfSet("message", d.message).StringIfSet("origin", d.origin);
+  bool base64 = false;
+  std::vector<std::pair<std::string_view, std::string>> invalid;
+  for (auto [key, raw] : {std::pair<std::string_view, const std::string*>{"args", &d.args},
+                          std::pair<std::string_view, const std::string*>{"result", &d.result}}) {
+    if (Blank(*raw)) continue;
+    absl::StatusOr<std::string> canonical = json::Canonicalize(*raw);
+    if (canonical.ok()) {
+      o.Raw(key, *canonical);
+    } else {
+      invalid.emplace_back(key == "args" ? "invalid_args" : "invalid_result", *raw);
+      if (!ValidUtf8(*raw)) base64 = true;
+    }
+  }
+  for (auto& [key, raw] : invalid) {
+    o.String(key, base64 ? absl::Base64Escape(ToAbsl(raw)) : raw);
+  }
+  if (base64) o.Bool("invalid_base64", true);
+  return o.Build();
+}
+
+std::string ObservationJson(const Observation& obs) {
+  return JsonObject()
+      .String("kind", ToString(obs.kind))
+      .RawIfSet("content", obs.content)
+      .StringIfSet("summary", obs.summary)
+      .StringIfSet("content_hash", obs.content_hash)
+      .Build();
+}
+
+std::string PolicyJson(const PolicyDecision& p) {
+  return JsonObject()
+      .String("outcome", p.outcome_text)
+      .StringIfSet("reason", p.reason)
+      .StringIfSet("kind", p.kind)
+      .RawIfSet("capability", p.capability)
+      .RawIfSet("presentation", p.presentation)
+      .Build();
+}
+
+// An observation whose content is a map of strings (reference/core.md §1.5).
+Observation MakeObservation(ObservationKind kind,
+                            std::vector<std::pair<std::string_view, std::string>> content,
+                            std::string summary) {
+  JsonObject o;
+  for (auto& [k, v] : content) o.String(k, v);
+  Observation obs;
+  obs.kind = kind;
+  obs.content = o.Build();
+  obs.summary = std::move(summary);
+  obs.content_hash = json::Sha256Hex(obs.content);
+  return obs;
+}
+
+std::string ContentHash(std::string_view raw) {
+  absl::StatusOr<std::string> canonical = json::Canonicalize(raw.empty() ? "{}" : raw);
+  return json::Sha256Hex(canonical.ok() ? *canonical : raw);
+}
+
+bool IsLimitReason(std::string_view reason) {
+  return reason == reason::kLimitSteps || reason == reason::kRepeatedToolFailures ||
+         reason == reason::kLimitActiveTime || reason == reason::kLimitElapsedTime;
+}
+
+std::string FormatMs(absl::Duration d) {
+  return absl::FormatDuration(absl::Trunc(d, absl::Milliseconds(1)));
+}
+
+}  // namespace
+
+class Driver::Session {
+ public:
+  Session(Driver& driver, Run run) : d_(driver), run_(std::move(run)) {}
+
+  absl::StatusOr<Run> Loop() {
+    for (;;) {
+      AGENTRT_ASSIGN_OR_RETURN(run_, ReadRun(d_.store_, run_.id));
+      if (run_.status != RunStatus::kRunning) return run_;
+      AGENTRT_ASSIGN_OR_RETURN(bool ended, CheckLimits());
+      if (ended) return ReadRun(d_.store_, run_.id);
+      AGENTRT_ASSIGN_OR_RETURN(bool started, StartStep());
+      if (!started) return ReadRun(d_.store_, run_.id);
+      AGENTRT_ASSIGN_OR_RETURN(bool go_on, DecideAndAct());
+      if (!go_on) return ReadRun(d_.store_, run_.id);
+    }
+  }
+
+ private:
+  absl::Time Now() { return d_.clock_.Now(); }
+
+  // Trailing steps whose observation is a failure; a step without one, or a success, ends it.
+  int ConsecutiveFailures() const {
+    int n = 0;
+    for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
+      if (!it->observation || !it->observation->is_failure()) break;
+      ++n;
+    }
+    return n;
+  }
+
+  // Identical trailing (tool, canonical args, observation) signatures; a changed result is
+  // progress. Invalid decisions take no part.
+  std::pair<int, const Step*> LoopRepeats() const {
+    int repeats = 0;
+    const Step* last = nullptr;
+    std::string signature;
+    for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
+      const Step& s = *it;
+      if (!s.decision || s.decision->kind != "tool_call" || !s.observation ||
+          s.observation->kind == ObservationKind::kInvalidDecision) {
+        break;
+      }
+      std::string sig =
+          absl::StrCat(ToAbsl(s.decision->tool), "\n", ToAbsl(ContentHash(s.decision->args)), "\n",
+                       ToAbsl(s.observation->content_hash));
+      if (last == nullptr) {
+        signature = sig;
+        last = &s;
+      } else if (sig != signature) {
+        break;
+      }
+      ++repeats;
+    }
+    return {repeats, last};
+  }
+
+  absl::StatusOr<bool> CheckLimits() {
+    const Limits& l = run_.limits;
+    if (run_.step_count >= l.max_steps) {
+      AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kLimitSteps,
+                                     absl::StrCat("step limit ", l.max_steps, " reached")));
+      return true;
+    }
+    if (int failures = ConsecutiveFailures(); failures >= l.max_consecutive_tool_failures) {
+      AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kRepeatedToolFailures,
+                                     absl::StrCat(failures, " consecutive failed steps")));
+      return true;
+    }
+    if (l.max_active_time > absl::ZeroDuration() && run_.active_time >= l.max_active_time) {
+      AGENTRT_RETURN_IF_ERROR(
+          Settle(RunStatus::kFailed, reason::kLimitActiveTime,
+                 absl::StrCat("active time ", FormatMs(run_.active_time), " reached limit ",
+                              absl::FormatDuration(l.max_active_time))));
+      return true;
+    }
+    if (l.max_elapsed_time > absl::ZeroDuration() &&
+        Now() - run_.created_at >= l.max_elapsed_time) {
+      AGENTRT_RETURN_IF_ERROR(Settle(
+          RunStatus::kFailed, reason::kLimitElapsedTime,
+          absl::StrCat("elapsed time reached limit ", absl::FormatDuration(l.max_elapsed_time))));
+      return true;
+    }
+    auto [repeats, step] = LoopRepeats();
+    if (repeats >= l.loop_threshold) {
+      std::string tool = step->decision->tool;
+      std::string loop = JsonObject()
+                             .Int("repeats", repeats)
+                             .String("tool", tool)
+                             .String("args_hash", ContentHash(step->decision->args))
+                             .String("observation_hash", step->observation->content_hash)
+                             .Build();
+      absl::Time at = Now();
+      AGENTRT_RETURN_IF_ERROR(Settle(
+          RunStatus::kFailed, reason::kLoopDetected,
+          absl::StrCat(ToAbsl(tool), " produced the same observation ", repeats, " times in a row"),
+          "", [&](Transaction& tx) {
+            return tx.AppendEvent(run_.id, "", at, "loop.detected", loop).status();
+          }));
+      return true;
+    }
+    return false;
+  }
+
+  absl::StatusOr<bool> StartStep() {
+    Step step;
+    step.id = d_.entropy_.NewId();
+    step.run_id = run_.id;
+    step.index = run_.step_count;
+    step.status = StepStatus::kDeciding;
+    step.started_at = Now();
+    bool claimed = false;
+    AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
+      AGENTRT_ASSIGN_OR_RETURN(
+          std::int64_t changed,
+          tx.Exec("UPDATE runs SET step_count = step_count + 1 WHERE id = ?1 AND "
+                  "status = 'RUNNING' AND step_count = ?2",
+                  {std::string_view(run_.id), std::int64_t{step.index}}));
+      if (changed == 0) return absl::OkStatus();  // someone else moved the run
+      std::string at = FormatTimestamp(step.started_at);
+      AGENTRT_RETURN_IF_ERROR(tx.Exec("INSERT INTO steps (id, run_id, idx, status, started_at) "
+                                      "VALUES (?1, ?2, ?3, 'deciding', ?4)",
+                                      {std::string_view(step.id), std::string_view(run_.id),
+                                       std::int64_t{step.index}, std::string_view(at)})
+                                  .status());
+      AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run_.id, step.id, step.started_at, "step.started",
+                                             JsonObject().Int("index", step.index).Build())
+                                  .status());
+      claimed = true;
+      return absl::OkStatus();
+    }));
+    if (!claimed) return false;
+    ++run_.step_count;
+    steps_.push_back(step);
+    return true;
+  }
+
+  Step& current() { return steps_.back(); }
+
+  absl::StatusOr<bool> DecideAndAct() {
+    StepInput input;
+    input.run = run_;
+    input.steps.assign(steps_.begin(), steps_.end() - 1);
+    for (const RecordedSpec& s : d_.registry_.specs()) input.tools.push_back(s.spec);
+    absl::StatusOr<Decision> decided;
+    try {
+      decided = d_.options_.agent->Decide(input);
+    } catch (const std::exception& e) {
+      decided = absl::InternalError(absl::StrCat("agent threw: ", e.what()));
+    } catch (...) {
+      decided = absl::InternalError("agent threw a non-standard exception");
+    }
+    if (!decided.ok()) {
+      std::string error(ToStd(decided.status().message()));
+      AGENTRT_RETURN_IF_ERROR(
+          Settle(RunStatus::kFailed, reason::kAgentError, error, "agent error: " + error));
+      return false;
+    }
+    return Propose(*decided);
+  }
+
+  // Records the decision as the agent made it, before anything judges it.
+  absl::Status RecordDecision(const Decision& decision, const RecordedSpec* spec) {
+    Step& step = current();
+    step.decision = decision;
+    if (spec != nullptr) step.spec_hash = spec->hash;
+    std::string json = DecisionJson(decision);
+    absl::Time at = Now();
+    return d_.store_.Write([&](Transaction& tx) -> absl::Status {
+      AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+      AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE steps SET decision_json = ?1, spec_hash = ?2 "
+                                      "WHERE id = ?3 AND status = 'deciding'",
+                                      {std::string_view(json), std::string_view(step.spec_hash),
+                                       std::string_view(step.id)})
+                                  .status());
+      if (spec != nullptr) {
+        AGENTRT_RETURN_IF_ERROR(
+            tx.Exec("INSERT OR IGNORE INTO tool_specs (hash, spec_json) VALUES (?1, ?2)",
+                    {std::string_view(spec->hash), std::string_view(spec->json)})
+                .status());
+      }
+      return tx.AppendEvent(run_.id, step.id, at, "step.decided", json).status();
+    });
+  }
+
+  absl::Status RequireRunning(Transaction& tx) {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT status FROM runs WHERE id = ?1", {std::string_view(run_.id)}));
+    if (rows.empty()) return absl::NotFoundError(absl::StrCat("run ", run_.id, " not found"));
+    if (rows[0][0] != "RUNNING") {
+      return absl::FailedPreconditionError(
+          absl::StrCat("run ", run_.id, " is ", rows[0][0], ", not RUNNING"));
+    }
+    return absl::OkStatus();
+  }
+
+  // Returns "" when the decision is usable, else why not (one sentence for the agent).
+  std::string Validate(const Decision& decision, const RecordedSpec* spec) {
+    const std::string& o = decision.origin;
+    if (!o.empty() && o != "model" && o != "plan" && o != "operator") {
+      return absl::StrCat("unknown decision origin \"", ToAbsl(json::Sanitize(o)), "\"");
+    }
+    if (decision.kind == "complete") {
+      if (!Blank(decision.result)) {
+        if (absl::Status s = json::Parse(decision.result).status(); !s.ok()) {
+          return absl::StrCat("result is not usable JSON: ", s.message());
+        }
+      }
+      return "";
+    }
+    if (decision.kind == "fail") return "";
+    if (decision.kind == "tool_call") {
+      if (decision.tool.empty()) return "tool_call without a tool name";
+      if (spec == nullptr) {
+        return absl::StrCat("unknown tool \"", ToAbsl(json::Sanitize(decision.tool)), "\"");
+      }
+      absl::StatusOr<json::Document> args =
+          json::Parse(Blank(decision.args) ? "{}" : decision.args);
+      if (!args.ok())
+        return absl::StrCat("arguments are not usable JSON: ", args.status().message());
+      schema::ValidationResult result = spec->schema->Validate(args->root(), 5);
+      if (!result.valid) {
+        std::string summary = result.Summary();
+        while (!summary.empty() && summary.back() == '\n') summary.pop_back();
+        for (char& c : summary) {
+          if (c == '\n') c = ';';
+        }
+        return absl::StrCat("arguments do not match schema: ", summary);
+      }
+      return "";
+    }
+    if (decision.kind.empty()) return "decision has no kind";
+    if (decision.kind == "truncated") {
+      return "the reply was cut off by the output cap before a tool call";
+    }
+    if (decision.kind == "no_tool_call") return "the reply contained no tool call";
+    return absl::StrCat("unknown decision kind \"", ToAbsl(json::Sanitize(decision.kind)), "\"");
+  }
+
+  absl::StatusOr<bool> Propose(Decision decision) {
+    if (Blank(decision.args)) decision.args.clear();
+    if (Blank(decision.result)) decision.result.clear();
+    Tool* tool = decision.kind == "tool_call" ? d_.registry_.Find(decision.tool) : nullptr;
+    const RecordedSpec* spec = nullptr;
+    if (tool != nullptr) {
+      absl::StatusOr<const RecordedSpec*> current = d_.registry_.Current(tool);
+      if (!current.ok()) {
+        AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kInternalError,
+                                       absl::StrCat("internal: ", current.status().message()),
+                                       "tool spec refused"));
+        return false;
+      }
+      spec = *current;
+    }
+    AGENTRT_RETURN_IF_ERROR(RecordDecision(decision, spec));
+
+    if (std::string invalid = Validate(decision, spec); !invalid.empty()) {
+      Observation obs = MakeObservation(ObservationKind::kInvalidDecision, {{"error", invalid}},
+                                        "invalid decision: " + invalid);
+      AGENTRT_RETURN_IF_ERROR(EndStep(StepStatus::kFailed, obs, invalid));
+      return true;
+    }
+    if (decision.kind == "complete") {
+      std::string result;
+      if (!decision.result.empty()) result = *json::Canonicalize(decision.result);
+      AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kCompleted, reason::kGoalCompleted, "", "", {},
+                                     StepEnd{StepStatus::kDone, std::nullopt, ""}, result));
+      return false;
+    }
+    if (decision.kind == "fail") {
+      AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kGoalFailed, decision.message, "",
+                                     {}, StepEnd{StepStatus::kDone, std::nullopt, ""}));
+      return false;
+    }
+    return Judge(decision, *spec, tool);
+  }
+
+  absl::StatusOr<bool> Judge(const Decision& decision, const RecordedSpec& spec, Tool* tool) {
+    ToolRequest request;
+    request.run_id = run_.id;
+    request.step_id = current().id;
+    request.spec = spec.spec;
+    request.args = *json::Canonicalize(decision.args.empty() ? "{}" : decision.args);
+    RunView view;
+    view.run = run_;
+    view.steps.assign(steps_.begin(), steps_.end() - 1);
+    absl::StatusOr<PolicyDecision> evaluated;
+    try {
+      evaluated = d_.options_.policy->Evaluate(request, view);
+    } catch (const std::exception& e) {
+      evaluated = absl::InternalError(absl::StrCat("policy threw: ", e.what()));
+    } catch (...) {
+      evaluated = absl::InternalError("policy threw a non-standard exception");
+    }
+    if (!evaluated.ok()) {
+      std::string error(ToStd(evaluated.status().message()));
+      AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kInternalError, "policy: " + error,
+                                     "policy error: " + error));
+      return false;
+    }
+    PolicyDecision pd = *evaluated;
+    if (pd.outcome_text.empty()) pd.outcome_text = std::string(ToString(pd.outcome));
+    current().policy = pd;
+    absl::Time policy_at = Now();
+    std::string policy_event =
+        JsonObject()
+            .String("outcome", pd.outcome_text)
+            .StringIfSet("reason", pd.reason)
+            .StringIfSet("kind", pd.kind)
+            .StringIfSet("policy_id", d_.options_.policy->Id())
+            .String("spec_hash", spec.hash)
+            .Raw("view", JsonObject()
+                             .String("status", ToString(run_.status))
+                             .Int("step_count", run_.step_count)
+                             .Int("active_ms", absl::ToInt64Milliseconds(run_.active_time))
+                             .Int("steps", static_cast<std::int64_t>(view.steps.size()))
+                             .Build())
+            .Build();
+    auto write_policy = [&](Transaction& tx) {
+      return tx.AppendEvent(run_.id, current().id, policy_at, "step.policy", policy_event).status();
+    };
+    switch (pd.outcome) {
+      case PolicyOutcome::kAllow:
+        return Execute(decision, spec, tool, policy_at, write_policy);
+      case PolicyOutcome::kDeny: {
+        Observation obs = MakeObservation(ObservationKind::kPolicyDenied,
+                                          {{"tool", spec.spec.name}, {"reason", pd.reason}},
+                                          "denied: " + pd.reason);
+        AGENTRT_RETURN_IF_ERROR(
+            EndStep(StepStatus::kFailed, obs, "policy denied: " + pd.reason, write_policy));
+        return true;
+      }
+      case PolicyOutcome::kAbort: {
+        Observation obs = MakeObservation(ObservationKind::kPolicyDenied,
+                                          {{"tool", spec.spec.name}, {"reason", pd.reason}},
+                                          "aborted: " + pd.reason);
+        AGENTRT_RETURN_IF_ERROR(
+            Settle(RunStatus::kFailed, reason::kPolicyAbort, pd.reason, "", write_policy,
+                   StepEnd{StepStatus::kFailed, obs, "policy abort: " + pd.reason}));
+        return false;
+      }
+      case PolicyOutcome::kRequireApproval:
+        AGENTRT_RETURN_IF_ERROR(Pause(pd, request, spec, write_policy));
+        return false;
+      case PolicyOutcome::kUnknown:
+        break;
+    }
+    AGENTRT_RETURN_IF_ERROR(Settle(
+        RunStatus::kFailed, reason::kInternalError,
+        absl::StrCat("unknown policy outcome \"", ToAbsl(json::Sanitize(pd.outcome_text)), "\""),
+        "", write_policy, StepEnd{StepStatus::kFailed, std::nullopt, "unknown policy outcome"}));
+    return false;
+  }
+
+  // The approval binds kind, capability, presentation and the whole request (run, step, the
+  // full spec and the canonical arguments): approving it can only ever grant this call.
+  absl::Status Pause(const PolicyDecision& pd, const ToolRequest& request, const RecordedSpec& spec,
+                     const std::function<absl::Status(Transaction&)>& write_policy) {
+    auto canonical_or_empty = [](const std::string& raw) -> absl::StatusOr<std::string> {
+      if (Blank(raw)) return std::string("{}");
+      return json::Canonicalize(raw);
+    };
+    absl::StatusOr<std::string> capability = canonical_or_empty(pd.capability);
+    absl::StatusOr<std::string> presentation = canonical_or_empty(pd.presentation);
+    if (!capability.ok() || !presentation.ok()) {
+      std::string which = !capability.ok() ? "capability" : "presentation";
+      std::string why(ToStd((!capability.ok() ? capability : presentation).status().message()));
+      return Settle(RunStatus::kFailed, reason::kInternalError,
+                    absl::StrCat("policy: ", which, " is not usable JSON: ", why), "", write_policy,
+                    StepEnd{StepStatus::kFailed, std::nullopt, "policy error: " + which});
+    }
+    std::string request_json = JsonObject()
+                                   .String("run_id", request.run_id)
+                                   .String("step_id", request.step_id)
+                                   .Raw("spec", spec.json)
+                                   .Raw("args", request.args)
+                                   .Build();
+    std::string hash = json::Sha256Hex(JsonObject()
+                                           .Raw("capability", *capability)
+                                           .String("kind", pd.kind)
+                                           .Raw("presentation", *presentation)
+                                           .Raw("request", request_json)
+                                           .Build());
+    std::string approval_id = d_.entropy_.NewId();
+    absl::Time now = Now();
+    std::string created = FormatTimestamp(now);
+    std::string expires = run_.limits.approval_ttl > absl::ZeroDuration()
+                              ? FormatTimestamp(now + run_.limits.approval_ttl)
+                              : "";
+    std::string policy_json = PolicyJson(pd);
+    Step& step = current();
+    return d_.store_.Write([&](Transaction& tx) -> absl::Status {
+      AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+      AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE steps SET status = 'awaiting_approval', "
+                                      "policy_json = ?1 WHERE id = ?2",
+                                      {std::string_view(policy_json), std::string_view(step.id)})
+                                  .status());
+      AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE runs SET status = 'WAITING_FOR_APPROVAL', "
+                                      "lease_owner = '', lease_expires_at = '' WHERE id = ?1",
+                                      {std::string_view(run_.id)})
+                                  .status());
+      AGENTRT_RETURN_IF_ERROR(write_policy(tx));
+      AGENTRT_RETURN_IF_ERROR(
+          tx.Exec("INSERT INTO approvals (id, run_id, step_id, kind, capability_json, "
+                  "presentation_json, request_json, hash, status, created_at, expires_at) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9, ?10)",
+                  {std::string_view(approval_id), std::string_view(run_.id),
+                   std::string_view(step.id), std::string_view(pd.kind),
+                   std::string_view(*capability), std::string_view(*presentation),
+                   std::string_view(request_json), std::string_view(hash),
+                   std::string_view(created), std::string_view(expires)})
+              .status());
+      return tx
+          .AppendEvent(run_.id, step.id, now, "approval.requested",
+                       JsonObject()
+                           .String("approval_id", approval_id)
+                           .String("kind", pd.kind)
+                           .String("reason", pd.reason)
+                           .Raw("capability", *capability)
+                           .Raw("presentation", *presentation)
+                           .String("hash", hash)
+                           .Build())
+          .status();
+    });
+  }
+
+  absl::StatusOr<bool> Execute(const Decision& decision, const RecordedSpec& spec, Tool* tool,
+                               absl::Time start_at,
+                               const std::function<absl::Status(Transaction&)>& write_policy) {
+    Step& step = current();
+    std::string policy_json = PolicyJson(*step.policy);
+    std::string args = decision.args.empty() ? "{}" : decision.args;
+    std::string started = FormatTimestamp(start_at);
+    AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
+      AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+      AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE steps SET status = 'executing', policy_json = ?1, "
+                                      "started_at = ?2 WHERE id = ?3 AND status = 'deciding'",
+                                      {std::string_view(policy_json), std::string_view(started),
+                                       std::string_view(step.id)})
+                                  .status());
+      AGENTRT_RETURN_IF_ERROR(write_policy(tx));
+      return tx
+          .AppendEvent(run_.id, step.id, start_at, "step.tool_started",
+                       JsonObject()
+                           .String("tool", spec.spec.name)
+                           .Raw("args", *json::Canonicalize(args))
+                           .Build())
+          .status();
+    }));
+    step.status = StepStatus::kExecuting;
+    step.started_at = start_at;
+
+    ToolCall call{run_.id, step.id, args, start_at + spec.spec.timeout};
+    absl::StatusOr<ToolResult> result;
+    try {
+      result = tool->Call(call);
+    } catch (const std::exception& e) {
+      result = absl::InternalError(absl::StrCat("panic: ", e.what()));
+    } catch (...) {
+      result = absl::InternalError("panic: a non-standard exception");
+    }
+    const std::string& name = spec.spec.name;
+    Observation obs;
+    bool abort = false;
+    std::string abort_detail;
+    if (!result.ok()) {
+      std::string error(ToStd(result.status().message()));
+      std::string failure = "error";
+      std::string summary = absl::StrCat(ToAbsl(name), " error: ", ToAbsl(error));
+      if (IsAbortRun(result.status())) {
+        abort = true;
+        abort_detail = std::string(
+            result.status().GetPayload("agentrt/abort-run").value_or(absl::Cord()).Flatten());
+        failure = "abort";
+        summary = absl::StrCat(ToAbsl(name), " aborted the run: ", ToAbsl(abort_detail));
+      } else if (result.status().code() == absl::StatusCode::kDeadlineExceeded) {
+        failure = "timeout";
+        summary = absl::StrCat(ToAbsl(name), " timeout: ", ToAbsl(error));
+      } else if (error.starts_with("panic: ")) {
+        summary = absl::StrCat(ToAbsl(name), " panicked");
+      }
+      obs = MakeObservation(ObservationKind::kToolError,
+                            {{"tool", name}, {"error", error}, {"failure", failure}}, summary);
+    } else {
+      std::string content = Blank(result->content) ? "{}" : result->content;
+      absl::StatusOr<std::string> canonical = json::Canonicalize(content);
+      if (!canonical.ok()) {
+        std::string why(ToStd(canonical.status().message()));
+        obs = MakeObservation(
+            ObservationKind::kToolError,
+            {{"tool", name},
+             {"error", "content is not usable JSON: " + why},
+             {"failure", "invalid_content"},
+             {ValidUtf8(content) ? "content" : "content_base64",
+              ValidUtf8(content) ? content : std::string(absl::Base64Escape(ToAbsl(content)))}},
+            absl::StrCat(ToAbsl(name), " returned content is not usable JSON: ", ToAbsl(why)));
+      } else {
+        obs.kind = ObservationKind::kToolResult;
+        obs.content = *canonical;
+        obs.summary = result->summary;
+        obs.content_hash = json::Sha256Hex(*canonical);
+      }
+    }
+    if (abort) {
+      AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kToolAbort, abort_detail, "", {},
+                                     StepEnd{StepStatus::kFailed, obs, obs.summary}));
+      return false;
+    }
+    if (obs.is_failure()) {
+      AGENTRT_RETURN_IF_ERROR(EndStep(StepStatus::kFailed, obs, obs.summary));
+      return true;
+    }
+    if (spec.spec.terminal) {
+      AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kCompleted, reason::kGoalCompleted,
+                                     absl::StrCat("terminal tool ", ToAbsl(name)), "", {},
+                                     StepEnd{StepStatus::kDone, obs, ""}, obs.content));
+      return false;
+    }
+    AGENTRT_RETURN_IF_ERROR(EndStep(StepStatus::kDone, obs, ""));
+    return true;
+  }
+
+  struct StepEnd {
+    StepStatus status;
+    std::optional<Observation> observation;
+    std::string detail;
+  };
+
+  // Ends the current step inside `tx` at `at`: its columns, active time, and the
+  // step.tool_finished / step.failed events.
+  absl::Status EndStepTx(Transaction& tx, const StepEnd& end, absl::Time at) {
+    Step& step = current();
+    StepStatus previous = step.status;
+    step.status = end.status;
+    step.observation = end.observation;
+    step.finished_at = at;
+    std::string obs_json = end.observation ? ObservationJson(*end.observation) : "";
+    std::string obs_hash = end.observation ? end.observation->content_hash : "";
+    std::string finished = FormatTimestamp(at);
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::int64_t changed,
+        tx.Exec("UPDATE steps SET status = ?1, observation_json = ?2, observation_hash = ?3, "
+                "finished_at = ?4 WHERE id = ?5 AND status = ?6",
+                {ToString(end.status), std::string_view(obs_json), std::string_view(obs_hash),
+                 std::string_view(finished), std::string_view(step.id), ToString(previous)}));
+    if (changed == 0) {
+      return absl::FailedPreconditionError(absl::StrCat("step ", step.id, " moved under us"));
+    }
+    std::int64_t ms = std::max<std::int64_t>(0, absl::ToInt64Milliseconds(at - step.started_at));
+    AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE runs SET active_ms = active_ms + ?1 WHERE id = ?2",
+                                    {ms, std::string_view(run_.id)})
+                                .status());
+    run_.active_time += absl::Milliseconds(ms);
+    if (previous == StepStatus::kExecuting) {
+      JsonObject finished_payload;
+      finished_payload.String("tool", step.decision->tool).Int("duration_ms", ms);
+      if (end.status == StepStatus::kDone && end.observation) {
+        finished_payload.StringIfSet("summary", end.observation->summary)
+            .String("content_hash", end.observation->content_hash);
+      } else {
+        finished_payload.String("error", end.detail);
+      }
+      AGENTRT_RETURN_IF_ERROR(
+          tx.AppendEvent(run_.id, step.id, at, "step.tool_finished", finished_payload.Build())
+              .status());
+    }
+    if (end.status == StepStatus::kFailed) {
+      JsonObject failed;
+      failed.String("detail", end.detail);
+      if (end.observation) {
+        failed.String("observation", ToString(end.observation->kind))
+            .String("content_hash", end.observation->content_hash);
+      }
+      AGENTRT_RETURN_IF_ERROR(
+          tx.AppendEvent(run_.id, step.id, at, "step.failed", failed.Build()).status());
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status EndStep(StepStatus status, std::optional<Observation> obs, std::string detail,
+                       const std::function<absl::Status(Transaction&)>& pre = {}) {
+    absl::Time at = Now();
+    return d_.store_.Write([&](Transaction& tx) -> absl::Status {
+      AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+      if (pre) AGENTRT_RETURN_IF_ERROR(pre(tx));
+      return EndStepTx(tx, StepEnd{status, std::move(obs), detail}, at);
+    });
+  }
+
+  // Ends the run (and, when `step_end` is set or `step_detail` given, its current step) in
+  // one transaction: a finished step never sits under a running run.
+  absl::Status Settle(RunStatus status, std::string_view reason, std::string detail,
+                      std::string step_detail = "",
+                      const std::function<absl::Status(Transaction&)>& pre = {},
+                      std::optional<StepEnd> step_end = std::nullopt, std::string result = "") {
+    if (!step_end && !step_detail.empty()) {
+      step_end = StepEnd{StepStatus::kFailed, std::nullopt, step_detail};
+    }
+    absl::Time step_at = step_end ? Now() : absl::InfinitePast();
+    absl::Time at = Now();
+    return d_.store_.Write([&](Transaction& tx) -> absl::Status {
+      AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+      if (pre) AGENTRT_RETURN_IF_ERROR(pre(tx));
+      if (step_end) AGENTRT_RETURN_IF_ERROR(EndStepTx(tx, *step_end, step_at));
+      std::string finished = FormatTimestamp(at);
+      AGENTRT_RETURN_IF_ERROR(
+          tx.Exec("UPDATE runs SET status = ?1, reason = ?2, reason_detail = ?3, "
+                  "finished_at = ?4, result_json = ?5, lease_owner = '', lease_expires_at = '' "
+                  "WHERE id = ?6",
+                  {ToString(status), reason, std::string_view(detail), std::string_view(finished),
+                   std::string_view(result), std::string_view(run_.id)})
+              .status());
+      if (IsLimitReason(reason)) {
+        AGENTRT_RETURN_IF_ERROR(
+            tx.AppendEvent(run_.id, "", at, "limit.exceeded",
+                           JsonObject().String("reason", reason).String("detail", detail).Build())
+                .status());
+      }
+      return tx
+          .AppendEvent(run_.id, "", at, "run.finished",
+                       JsonObject()
+                           .String("status", ToString(status))
+                           .String("reason", reason)
+                           .String("detail", detail)
+                           .Int("steps", run_.step_count)
+                           .Build())
+          .status();
+    });
+  }
+
+  Driver& d_;
+  Run run_;
+  std::vector<Step> steps_;
+};
+
+Driver::Driver(store::Store& store, const world::Clock& clock, world::Entropy& entropy,
+               DriverOptions options, ToolRegistry registry)
+    : store_(store),
+      clock_(clock),
+      entropy_(entropy),
+      options_(std::move(options)),
+      registry_(std::move(registry)) {}
+
+absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
+                                                       const world::Clock& clock,
+                                                       world::Entropy& entropy,
+                                                       DriverOptions options) {
+  if (options.agent == nullptr) return absl::InvalidArgumentError("driver: an agent is required");
+  if (options.policy == nullptr) return absl::InvalidArgumentError("driver: a policy is required");
+  AGENTRT_ASSIGN_OR_RETURN(ToolRegistry registry, ToolRegistry::Create(options.tools));
+  if (options.lease_owner.empty()) options.lease_owner = entropy.NewId();
+  return std::unique_ptr<Driver>(
+      new Driver(store, clock, entropy, std::move(options), std::move(registry)));
+}
+
+absl::StatusOr<Run> Driver::Start(std::string_view goal, const Limits& limits) {
+  return StartWithId(entropy_.NewId(), goal, limits);
+}
+
+absl::StatusOr<Run> Driver::StartWithId(std::string_view run_id, std::string_view goal,
+                                        const Limits& limits) {
+  AGENTRT_RETURN_IF_ERROR(limits.Validate());
+  if (run_id.empty()) return absl::InvalidArgumentError("run id is required");
+  Run run;
+  run.id = std::string(run_id);
+  run.goal = std::string(goal);
+  run.limits = limits;
+  run.created_at = clock_.Now();
+  std::string created = world::FormatTimestamp(run.created_at);
+  std::string limits_json = limits.ToJson();
+  std::string tools = "[";
+  for (const RecordedSpec& s : registry_.specs()) {
+    if (tools.size() > 1) tools += ",";
+    tools += JsonString(s.hash);
+  }
+  tools += "]";
+  AGENTRT_RETURN_IF_ERROR(store_.Write([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(
+        tx.Exec(
+              "INSERT INTO runs (id, goal, status, limits_json, created_at, started_at, "
+              "lease_owner) VALUES (?1, ?2, 'RUNNING', ?3, ?4, ?4, ?5)",
+              {std::string_view(run.id), std::string_view(run.goal), std::string_view(limits_json),
+               std::string_view(created), std::string_view(options_.lease_owner)})
+            .status());
+    for (const RecordedSpec& s : registry_.specs()) {
+      AGENTRT_RETURN_IF_ERROR(
+          tx.Exec("INSERT OR IGNORE INTO tool_specs (hash, spec_json) VALUES (?1, ?2)",
+                  {std::string_view(s.hash), std::string_view(s.json)})
+              .status());
+    }
+    AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run.id, "", run.created_at, "run.created",
+                                           JsonObject()
+                                               .String("goal", run.goal)
+                                               .Raw("limits", limits_json)
+                                               .Raw("tools", tools)
+                                               .Build())
+                                .status());
+    return tx.AppendEvent(run.id, "", run.created_at, "run.started", "{}").status();
+  }));
+  Session session(*this, run);
+  return session.Loop();
+}
+
+absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id) {
+  Run run;
+  AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT id, goal, status, reason, reason_detail, limits_json, step_count, "
+                 "created_at, finished_at, result_json, active_ms FROM runs WHERE id = ?1",
+                 {run_id}));
+    if (rows.empty()) {
+      return absl::NotFoundError(
+          absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)), " not found"));
+    }
+    SqlRow& r = rows[0];
+    run.id = r[0];
+    run.goal = r[1];
+    run.status = ParseRunStatus(r[2]).value_or(RunStatus::kFailed);
+    run.reason = r[3];
+    run.reason_detail = r[4];
+    absl::StatusOr<json::Document> limits = json::Parse(r[5]);
+    if (limits.ok()) {
+      auto integer = [&](std::string_view key, std::int64_t fallback) -> std::int64_t {
+        std::optional<json::Value> v = limits->root().Find(key);
+        return v && v->is_number() ? std::stoll(std::string(v->number_literal())) : fallback;
+      };
+      run.limits.max_steps = static_cast<int>(integer("max_steps", 0));
+      run.limits.max_consecutive_tool_failures =
+          static_cast<int>(integer("max_consecutive_tool_failures", 0));
+      run.limits.loop_threshold = static_cast<int>(integer("loop_threshold", 0));
+      run.limits.max_active_time = absl::Nanoseconds(integer("max_active_time", 0));
+      run.limits.max_elapsed_time = absl::Nanoseconds(integer("max_elapsed_time", 0));
+      run.limits.approval_ttl = absl::Nanoseconds(integer("approval_ttl", 0));
+      run.limits.grant_ttl = absl::Nanoseconds(integer("grant_ttl", 0));
+    }
+    run.step_count = std::stoi(r[6]);
+    run.created_at = world::ParseTimestamp(r[7]).value_or(absl::InfinitePast());
+    run.finished_at = world::ParseTimestamp(r[8]).value_or(absl::InfinitePast());
+    run.result = r[9];
+    run.active_time = absl::Milliseconds(std::stoll(r[10]));
+    return absl::OkStatus();
+  }));
+  return run;
+}
+
+absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_view run_id) {
+  std::vector<Step> steps;
+  AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT id, idx, status, decision_json, observation_json, spec_hash, "
+                 "started_at, finished_at FROM steps WHERE run_id = ?1 ORDER BY idx",
+                 {run_id}));
+    for (SqlRow& r : rows) {
+      Step s;
+      s.id = r[0];
+      s.run_id = std::string(run_id);
+      s.index = std::stoi(r[1]);
+      for (StepStatus st :
+           {StepStatus::kDeciding, StepStatus::kAwaitingApproval, StepStatus::kExecuting,
+            StepStatus::kDone, StepStatus::kFailed, StepStatus::kInterrupted}) {
+        if (ToString(st) == r[2]) s.status = st;
+      }
+      auto text = [](const json::Document& doc, std::string_view key) -> std::string {
+        std::optional<json::Value> v = doc.root().Find(key);
+        if (!v) return "";
+        return v->is_string() ? std::string(v->string_value()) : json::WriteCanonical(*v);
+      };
+      if (absl::StatusOr<json::Document> d = json::Parse(r[3]); d.ok()) {
+        s.decision =
+            Decision{text(*d, "kind"),   text(*d, "tool"),    text(*d, "args"),  text(*d, "reason"),
+                     text(*d, "result"), text(*d, "message"), text(*d, "origin")};
+      }
+      if (absl::StatusOr<json::Document> o = json::Parse(r[4]); o.ok()) {
+        Observation obs;
+        std::string kind = text(*o, "kind");
+        for (ObservationKind k : {ObservationKind::kToolResult, ObservationKind::kToolError,
+                                  ObservationKind::kPolicyDenied, ObservationKind::kInvalidDecision,
+                                  ObservationKind::kInterrupted}) {
+          if (ToString(k) == kind) obs.kind = k;
+        }
+        obs.content = text(*o, "content");
+        obs.summary = text(*o, "summary");
+        obs.content_hash = text(*o, "content_hash");
+        s.observation = obs;
+      }
+      s.spec_hash = r[5];
+      s.started_at = world::ParseTimestamp(r[6]).value_or(absl::InfinitePast());
+      s.finished_at = world::ParseTimestamp(r[7]).value_or(absl::InfinitePast());
+      steps.push_back(std::move(s));
+    }
+    return absl::OkStatus();
+  }));
+  return steps;
+}
+
+}  // namespace agentrt

@@ -1,0 +1,72 @@
+// runtime/driver.h
+//
+// The loop in which the agent asks and the runtime decides (reference/core.md §4). Each step:
+// the decision is recorded verbatim, then validated against the tool's schema (an invalid
+// request becomes an observation the agent sees), then judged by the policy (allow, deny as
+// an observation, abort ending the run, require_approval pausing it in WAITING_FOR_APPROVAL
+// with a pending approval bound by hash to the request), then executed under the tool's
+// timeout, and its outcome observed. Limits are checked before every step in a fixed order:
+// steps, consecutive failures, active time, elapsed time, loop detection.
+//
+// Every state change and its events are one store transaction; the store's observers see the
+// events after the commit. Time and ids come only from the injected Clock and Entropy.
+//
+// A Driver runs one step at a time on the calling thread. Resuming paused or interrupted runs,
+// leases and approvals are the next layer (not here yet).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/agent.h"
+#include "runtime/policy.h"
+#include "runtime/store/store.h"
+#include "runtime/tool.h"
+#include "runtime/tool_registry.h"
+#include "runtime/types.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/entropy.h"
+
+namespace agentrt {
+
+struct DriverOptions {
+  Agent* agent = nullptr;    // required; not owned
+  Policy* policy = nullptr;  // required; not owned
+  std::vector<Tool*> tools;  // not owned
+  std::string lease_owner;   // recorded on RUNNING runs; a fresh id when empty
+};
+
+class Driver {
+ public:
+  // Create checks the options and registers the tools (see tool_registry.h). Errors:
+  // InvalidArgument naming what is missing or which tool is refused and why.
+  static absl::StatusOr<std::unique_ptr<Driver>> Create(store::Store& store,
+                                                        const world::Clock& clock,
+                                                        world::Entropy& entropy,
+                                                        DriverOptions options);
+
+  // Start creates a run and drives it until it ends or pauses; returns the run as stored.
+  absl::StatusOr<Run> Start(std::string_view goal, const Limits& limits = {});
+  absl::StatusOr<Run> StartWithId(std::string_view run_id, std::string_view goal,
+                                  const Limits& limits = {});
+
+ private:
+  Driver(store::Store& store, const world::Clock& clock, world::Entropy& entropy,
+         DriverOptions options, ToolRegistry registry);
+  class Session;
+
+  store::Store& store_;
+  const world::Clock& clock_;
+  world::Entropy& entropy_;
+  DriverOptions options_;
+  ToolRegistry registry_;
+};
+
+// ReadRun and ReadSteps decode what the driver stored.
+absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id);
+absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_view run_id);
+
+}  // namespace agentrt

@@ -1,0 +1,56 @@
+#include "runtime/policy.h"
+
+#include "absl/strings/str_cat.h"
+#include "runtime/base/string_view.h"
+#include "runtime/json_object.h"
+#include "runtime/tool.h"
+
+namespace agentrt {
+namespace {
+
+class SideEffectPolicy final : public Policy {
+ public:
+  absl::StatusOr<PolicyDecision> Evaluate(const ToolRequest& request,
+                                          const RunView& view) override {
+    PolicyDecision d;
+    std::string_view side_effect = ToString(request.spec.side_effect);
+    switch (request.spec.side_effect) {
+      case SideEffect::kReadOnly:
+      case SideEffect::kLocalMutation:
+        d.outcome = PolicyOutcome::kAllow;
+        break;
+      case SideEffect::kRemoteMutation:
+        d.outcome = PolicyOutcome::kRequireApproval;
+        d.kind = std::string(side_effect);
+        d.capability =
+            JsonObject().Raw("args", request.args).String("tool", request.spec.name).Build();
+        d.presentation = d.capability;
+        break;
+      case SideEffect::kDestructive:
+        d.outcome = PolicyOutcome::kDeny;
+        break;
+    }
+    d.outcome_text = std::string(ToString(d.outcome));
+    d.reason =
+        absl::StrCat("side effect ", ToAbsl(side_effect), " is ", d.outcome_text, " by policy");
+    return d;
+  }
+};
+
+constexpr std::string_view kAbortPayload = "agentrt/abort-run";
+
+}  // namespace
+
+std::unique_ptr<Policy> DefaultPolicy() { return std::make_unique<SideEffectPolicy>(); }
+
+absl::Status AbortRun(std::string_view detail) {
+  absl::Status status = absl::AbortedError(absl::StrCat("abort run: ", ToAbsl(detail)));
+  status.SetPayload(ToAbsl(kAbortPayload), absl::Cord(ToAbsl(detail)));
+  return status;
+}
+
+bool IsAbortRun(const absl::Status& status) {
+  return status.GetPayload(ToAbsl(kAbortPayload)).has_value();
+}
+
+}  // namespace agentrt

@@ -1,0 +1,46 @@
+// runtime/tool.h
+//
+// A tool the agent may call. The runtime asks for its spec at every step that names it (a
+// changed spec gets a new hash), validates the arguments against the spec's schema and asks
+// the policy before Call is ever reached. Call gets the run and step identity and the agent's
+// argument bytes exactly as sent.
+//
+// A tool's failure is an observation the agent sees, never a crash: an error Status, an
+// exception, or an outcome after the deadline. A tool ends the run by returning AbortRun().
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "runtime/types.h"
+
+namespace agentrt {
+
+struct ToolCall {
+  std::string run_id;
+  std::string step_id;
+  std::string args;     // the agent's bytes ("{}" when it sent none)
+  absl::Time deadline;  // the tool's timeout from its start, on the runtime's clock
+};
+
+struct ToolResult {
+  std::string content;  // JSON; empty means {}
+  std::string summary;
+};
+
+class Tool {
+ public:
+  virtual ~Tool() = default;
+  virtual ToolSpec Spec() const = 0;
+  // Call runs the tool. DeadlineExceeded is reported as a timeout; AbortRun() ends the run.
+  virtual absl::StatusOr<ToolResult> Call(const ToolCall& call) = 0;
+};
+
+// AbortRun is the status a tool returns to end the run (FAILED, tool_abort) with `detail`.
+absl::Status AbortRun(std::string_view detail);
+bool IsAbortRun(const absl::Status& status);
+
+}  // namespace agentrt

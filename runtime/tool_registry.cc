@@ -1,0 +1,93 @@
+#include "runtime/tool_registry.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/string_view.h"
+#include "runtime/json/canonical_json.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/json/sha256.h"
+#include "runtime/json_object.h"
+
+namespace agentrt {
+namespace {
+
+bool UsableName(std::string_view name) {
+  if (name.empty() || name.size() > 128) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
+  });
+}
+
+}  // namespace
+
+absl::StatusOr<RecordedSpec> RecordSpec(const ToolSpec& spec) {
+  std::string name = absl::StrCat("tool \"", ToAbsl(json::Sanitize(spec.name)), "\"");
+  if (!UsableName(spec.name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": the name must be 1 to 128 characters of A-Z a-z 0-9 _ - ."));
+  }
+  if (spec.timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": timeout is required"));
+  }
+  if (spec.input_schema.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": input schema is required"));
+  }
+  absl::StatusOr<schema::Schema> compiled = schema::Schema::Compile(spec.input_schema);
+  if (!compiled.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": input schema refused: ", compiled.status().message()));
+  }
+  AGENTRT_ASSIGN_OR_RETURN(std::string schema_json, json::Canonicalize(spec.input_schema));
+  JsonObject o;
+  o.String("name", spec.name)
+      .String("description", spec.description)
+      .Raw("input_schema", schema_json)
+      .String("side_effect", ToString(spec.side_effect))
+      .Int("timeout", absl::ToInt64Nanoseconds(spec.timeout));
+  if (spec.terminal) o.Bool("terminal", true);
+  RecordedSpec recorded;
+  recorded.spec = spec;
+  recorded.json = o.Build();
+  recorded.hash = json::Sha256Hex(recorded.json);
+  recorded.schema = std::make_shared<const schema::Schema>(*std::move(compiled));
+  return recorded;
+}
+
+absl::StatusOr<ToolRegistry> ToolRegistry::Create(const std::vector<Tool*>& tools) {
+  ToolRegistry registry;
+  for (Tool* tool : tools) {
+    ToolSpec spec = tool->Spec();
+    if (registry.tools_.contains(spec.name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("duplicate tool \"", ToAbsl(json::Sanitize(spec.name)), "\""));
+    }
+    AGENTRT_ASSIGN_OR_RETURN(RecordedSpec recorded, RecordSpec(spec));
+    registry.tools_.emplace(spec.name, tool);
+    registry.specs_.push_back(recorded);
+    registry.by_json_.emplace(recorded.json, std::make_unique<RecordedSpec>(recorded));
+  }
+  std::sort(registry.specs_.begin(), registry.specs_.end(),
+            [](const RecordedSpec& a, const RecordedSpec& b) { return a.spec.name < b.spec.name; });
+  return registry;
+}
+
+Tool* ToolRegistry::Find(std::string_view name) const {
+  auto it = tools_.find(name);
+  return it == tools_.end() ? nullptr : it->second;
+}
+
+absl::StatusOr<const RecordedSpec*> ToolRegistry::Current(Tool* tool) {
+  AGENTRT_ASSIGN_OR_RETURN(RecordedSpec recorded, RecordSpec(tool->Spec()));
+  auto it = by_json_.find(recorded.json);
+  if (it != by_json_.end()) return it->second.get();
+  auto owned = std::make_unique<RecordedSpec>(std::move(recorded));
+  const RecordedSpec* result = owned.get();
+  by_json_.emplace(owned->json, std::move(owned));
+  return result;
+}
+
+}  // namespace agentrt

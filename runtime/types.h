@@ -1,0 +1,143 @@
+// runtime/types.h
+//
+// The engine's vocabulary (reference/core.md §1): runs, steps, decisions, observations, tool
+// specs, policy decisions and limits, with the exact string values stored in the database and
+// events. Plain values: copying one never shares state with the engine.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace agentrt {
+
+enum class RunStatus {
+  kRunning,
+  kWaitingForApproval,
+  kInterrupted,
+  kCompleted,
+  kFailed,
+  kCancelled
+};
+enum class StepStatus { kDeciding, kAwaitingApproval, kExecuting, kDone, kFailed, kInterrupted };
+enum class DecisionKind { kToolCall, kComplete, kFail, kTruncated, kNoToolCall, kUnknown };
+enum class ObservationKind {
+  kToolResult,
+  kToolError,
+  kPolicyDenied,
+  kInvalidDecision,
+  kInterrupted
+};
+enum class SideEffect { kReadOnly, kLocalMutation, kRemoteMutation, kDestructive };
+enum class PolicyOutcome { kAllow, kRequireApproval, kDeny, kAbort, kUnknown };
+
+std::string_view ToString(RunStatus s);
+std::string_view ToString(StepStatus s);
+std::string_view ToString(ObservationKind k);
+std::string_view ToString(SideEffect s);
+std::string_view ToString(PolicyOutcome o);
+std::optional<RunStatus> ParseRunStatus(std::string_view s);
+std::optional<SideEffect> ParseSideEffect(std::string_view s);
+bool IsTerminal(RunStatus s);
+
+// Terminal reasons (exact strings).
+namespace reason {
+inline constexpr std::string_view kGoalCompleted = "goal_completed";
+inline constexpr std::string_view kGoalFailed = "goal_failed";
+inline constexpr std::string_view kLimitSteps = "limit_steps";
+inline constexpr std::string_view kLimitActiveTime = "limit_active_time";
+inline constexpr std::string_view kLimitElapsedTime = "limit_elapsed_time";
+inline constexpr std::string_view kRepeatedToolFailures = "repeated_tool_failures";
+inline constexpr std::string_view kLoopDetected = "loop_detected";
+inline constexpr std::string_view kPolicyAbort = "policy_abort";
+inline constexpr std::string_view kToolAbort = "tool_abort";
+inline constexpr std::string_view kAgentError = "agent_error";
+inline constexpr std::string_view kInternalError = "internal_error";
+}  // namespace reason
+
+struct Limits {
+  int max_steps = 50;
+  int max_consecutive_tool_failures = 3;
+  int loop_threshold = 3;
+  absl::Duration max_active_time = absl::ZeroDuration();   // 0 = unlimited
+  absl::Duration max_elapsed_time = absl::ZeroDuration();  // 0 = unlimited
+  absl::Duration approval_ttl = absl::ZeroDuration();
+  absl::Duration grant_ttl = absl::ZeroDuration();
+
+  // Validate: the three counts must be positive, durations not negative.
+  absl::Status Validate() const;
+  // ToJson is the canonical JSON stored as runs.limits_json; durations in nanoseconds.
+  std::string ToJson() const;
+};
+
+// What the agent asked for. `args` and `result` are the agent's raw JSON bytes.
+struct Decision {
+  std::string kind;  // tool_call, complete, fail (or what the agent wrote)
+  std::string tool;
+  std::string args;
+  std::string reason;
+  std::string result;
+  std::string message;
+  std::string origin;  // "", model, plan, operator
+};
+
+struct Observation {
+  ObservationKind kind = ObservationKind::kToolResult;
+  std::string content;  // canonical JSON
+  std::string summary;
+  std::string content_hash;
+
+  bool is_failure() const { return kind != ObservationKind::kToolResult; }
+};
+
+struct ToolSpec {
+  std::string name;
+  std::string description;
+  std::string input_schema;  // JSON Schema text
+  SideEffect side_effect = SideEffect::kReadOnly;
+  absl::Duration timeout = absl::ZeroDuration();
+  bool terminal = false;  // success completes the run with the tool's content as result
+};
+
+struct PolicyDecision {
+  PolicyOutcome outcome = PolicyOutcome::kDeny;
+  std::string outcome_text;  // the outcome as the policy wrote it (kept for unknown ones)
+  std::string reason;
+  std::string kind;          // require_approval: approval kind
+  std::string capability;    // require_approval: JSON
+  std::string presentation;  // require_approval: JSON
+};
+
+struct Run {
+  std::string id;
+  std::string goal;
+  RunStatus status = RunStatus::kRunning;
+  std::string reason;
+  std::string reason_detail;
+  Limits limits;
+  int step_count = 0;
+  absl::Time created_at = absl::InfinitePast();
+  absl::Time finished_at = absl::InfinitePast();
+  std::string result;
+  absl::Duration active_time = absl::ZeroDuration();
+};
+
+struct Step {
+  std::string id;
+  std::string run_id;
+  int index = 0;
+  StepStatus status = StepStatus::kDeciding;
+  std::optional<Decision> decision;
+  std::optional<PolicyDecision> policy;
+  std::optional<Observation> observation;
+  std::string spec_hash;
+  absl::Time started_at = absl::InfinitePast();
+  absl::Time finished_at = absl::InfinitePast();
+};
+
+}  // namespace agentrt

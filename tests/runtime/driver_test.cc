@@ -1,0 +1,420 @@
+// The step loop, driven the way products drive it: a scripted agent, in-memory tools, a real
+// SQLite store, a manual clock and seeded ids. Event sequences follow reference/core.md §19.
+#include "runtime/driver.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/json/intake.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/entropy.h"
+
+namespace agentrt {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+
+class ScriptedAgent : public Agent {
+ public:
+  explicit ScriptedAgent(std::vector<Decision> script) : script_(std::move(script)) {}
+  absl::StatusOr<Decision> Decide(const StepInput& input) override {
+    inputs.push_back(input);
+    if (next_ >= script_.size()) return absl::UnavailableError("the script ran out");
+    return script_[next_++];
+  }
+  std::vector<StepInput> inputs;
+
+ private:
+  std::vector<Decision> script_;
+  std::size_t next_ = 0;
+};
+
+class FuncTool : public Tool {
+ public:
+  using Fn = std::function<absl::StatusOr<ToolResult>(const ToolCall&)>;
+  FuncTool(ToolSpec spec, Fn fn) : spec_(std::move(spec)), fn_(std::move(fn)) {}
+  ToolSpec Spec() const override { return spec_; }
+  absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
+    calls.push_back(call);
+    return fn_(call);
+  }
+  std::vector<ToolCall> calls;
+  ToolSpec spec_;
+
+ private:
+  Fn fn_;
+};
+
+ToolSpec Spec(std::string name, SideEffect side_effect, bool terminal = false) {
+  return ToolSpec{std::move(name),
+                  "A test tool.",
+                  R"({"type":"object","properties":{"path":{"type":"string"}},"required":["path"],
+                      "additionalProperties":false})",
+                  side_effect,
+                  absl::Seconds(10),
+                  terminal};
+}
+
+Decision Call(std::string tool, std::string args) {
+  Decision d;
+  d.kind = "tool_call";
+  d.tool = std::move(tool);
+  d.args = std::move(args);
+  return d;
+}
+Decision Complete(std::string result = "") {
+  Decision d;
+  d.kind = "complete";
+  d.result = std::move(result);
+  return d;
+}
+
+class DriverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = *store::Store::OpenInMemory(clock_);
+    store_->AddObserver([this](const store::Event& e) { observed_.push_back(e.type); });
+  }
+
+  absl::StatusOr<agentrt::Run> RunScript(std::vector<Decision> script, Limits limits = {}) {
+    agent_ = std::make_unique<ScriptedAgent>(std::move(script));
+    DriverOptions options;
+    options.agent = agent_.get();
+    options.policy = policy_.get();
+    for (auto& t : tools_) options.tools.push_back(t.get());
+    absl::StatusOr<std::unique_ptr<Driver>> driver =
+        Driver::Create(*store_, clock_, entropy_, options);
+    if (!driver.ok()) return driver.status();
+    return (*driver)->StartWithId("run-1", "test the loop", limits);
+  }
+
+  FuncTool& AddTool(ToolSpec spec, FuncTool::Fn fn) {
+    tools_.push_back(std::make_unique<FuncTool>(std::move(spec), std::move(fn)));
+    return *tools_.back();
+  }
+  FuncTool& AddReadTool(std::string name = "read") {
+    return AddTool(Spec(std::move(name), SideEffect::kReadOnly), [](const ToolCall& c) {
+      return ToolResult{R"({"text":"hello"})", "read 5 bytes"};
+    });
+  }
+
+  std::vector<std::string> Types() {
+    std::vector<std::string> types;
+    std::vector<store::Event> events = *store_->ListEvents("run-1");
+    for (const store::Event& e : events) types.push_back(e.type);
+    return types;
+  }
+
+  world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
+  world::SeededEntropy entropy_{7};
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<Policy> policy_ = DefaultPolicy();
+  std::vector<std::unique_ptr<FuncTool>> tools_;
+  std::unique_ptr<ScriptedAgent> agent_;
+  std::vector<std::string> observed_;
+};
+
+TEST_F(DriverTest, ToolCallThenCompleteRecordsEverythingAndHandsToolsTheirIdentity) {
+  FuncTool& read = AddReadTool();
+  absl::StatusOr<agentrt::Run> run =
+      RunScript({Call("read", R"({ "path" : "/etc/hosts" })"), Complete(R"({"answer": 1.0})")});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->status, RunStatus::kCompleted);
+  EXPECT_EQ(run->reason, "goal_completed");
+  EXPECT_EQ(run->result, R"({"answer":1})");
+  EXPECT_EQ(run->step_count, 2);
+  EXPECT_THAT(Types(), ElementsAre("run.created", "run.started", "step.started", "step.decided",
+                                   "step.policy", "step.tool_started", "step.tool_finished",
+                                   "step.started", "step.decided", "run.finished"));
+  EXPECT_EQ(observed_, Types());  // observers saw every committed event, in order
+  ASSERT_EQ(read.calls.size(), 1u);
+  EXPECT_EQ(read.calls[0].run_id, "run-1");
+  std::vector<Step> steps = *ReadSteps(*store_, "run-1");
+  EXPECT_EQ(read.calls[0].step_id, steps[0].id);
+  EXPECT_EQ(read.calls[0].args, R"({ "path" : "/etc/hosts" })");  // the agent's bytes
+  EXPECT_EQ(steps[0].status, StepStatus::kDone);
+  EXPECT_EQ(steps[0].observation->content, R"({"text":"hello"})");
+  EXPECT_FALSE(store_->VerifyEvents()->broken.has_value());
+  // The agent saw the first step's observation when deciding the second.
+  ASSERT_EQ(agent_->inputs.size(), 2u);
+  EXPECT_EQ(agent_->inputs[1].steps[0].observation->summary, "read 5 bytes");
+  EXPECT_EQ(agent_->inputs[1].run.step_count, 2);
+}
+
+TEST_F(DriverTest, MalformedRequestIsRecordedVerbatimThenBecomesAnObservation) {
+  FuncTool& read = AddReadTool();
+  ASSERT_TRUE(RunScript({Call("read", R"({"path": 42})"), Complete()}).ok());
+  EXPECT_TRUE(read.calls.empty());
+  std::vector<std::string> types = Types();
+  EXPECT_THAT(std::vector<std::string>(types.begin() + 2, types.begin() + 5),
+              ElementsAre("step.started", "step.decided", "step.failed"));
+  std::vector<Step> steps = *ReadSteps(*store_, "run-1");
+  EXPECT_EQ(steps[0].decision->args, R"({"path":42})");
+  EXPECT_EQ(steps[0].observation->kind, ObservationKind::kInvalidDecision);
+  EXPECT_THAT(steps[0].observation->summary,
+              HasSubstr("arguments do not match schema: /path: expected string, got number"));
+  EXPECT_EQ(agent_->inputs[1].steps[0].observation->kind, ObservationKind::kInvalidDecision);
+}
+
+TEST_F(DriverTest, UnusableJsonArgumentsAreKeptOutOfBand) {
+  AddReadTool();
+  ASSERT_TRUE(RunScript({Call("read", R"({"path":"a","path":"b"})"), Complete()}).ok());
+  std::vector<store::Event> events = *store_->ListEvents("run-1");
+  EXPECT_THAT(events[3].payload_json,
+              HasSubstr(R"("invalid_args":"{\"path\":\"a\",\"path\":\"b\"}")"));
+  EXPECT_THAT(events[4].payload_json, HasSubstr("arguments are not usable JSON: json: duplicate"));
+}
+
+TEST_F(DriverTest, DestructiveRequestIsDeniedAsAnObservation) {
+  FuncTool& rm = AddTool(Spec("delete", SideEffect::kDestructive), [](const ToolCall&) {
+    return ToolResult{"{}", ""};
+  });
+  absl::StatusOr<agentrt::Run> run = RunScript({Call("delete", R"({"path":"/"})"), Complete()});
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->status, RunStatus::kCompleted);
+  EXPECT_TRUE(rm.calls.empty());
+  std::vector<std::string> types = Types();
+  EXPECT_THAT(std::vector<std::string>(types.begin() + 2, types.begin() + 6),
+              ElementsAre("step.started", "step.decided", "step.policy", "step.failed"));
+  EXPECT_EQ((*ReadSteps(*store_, "run-1"))[0].observation->summary,
+            "denied: side effect destructive is deny by policy");
+}
+
+TEST_F(DriverTest, RemoteMutationPausesWithAPendingApprovalBoundByHash) {
+  FuncTool& post = AddTool(Spec("post", SideEffect::kRemoteMutation), [](const ToolCall&) {
+    return ToolResult{"{}", ""};
+  });
+  absl::StatusOr<agentrt::Run> run = RunScript({Call("post", R"({"path":"/x"})")});
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->status, RunStatus::kWaitingForApproval);
+  EXPECT_TRUE(post.calls.empty());
+  EXPECT_THAT(Types(), ElementsAre("run.created", "run.started", "step.started", "step.decided",
+                                   "step.policy", "approval.requested"));
+  std::vector<store::SqlRow> approvals;
+  ASSERT_TRUE(store_
+                  ->Read([&](store::Transaction& tx) -> absl::Status {
+                    approvals = *tx.Query("SELECT status, kind, hash, request_json FROM approvals");
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  ASSERT_EQ(approvals.size(), 1u);
+  EXPECT_EQ(approvals[0][0], "pending");
+  EXPECT_EQ(approvals[0][1], "remote_mutation");
+  EXPECT_THAT(approvals[0][2], ::testing::MatchesRegex("[0-9a-f]{64}"));
+  EXPECT_THAT(approvals[0][3], HasSubstr(R"("args":{"path":"/x"})"));
+  EXPECT_EQ((*ReadSteps(*store_, "run-1"))[0].status, StepStatus::kAwaitingApproval);
+}
+
+TEST_F(DriverTest, TerminalToolCompletesTheRunWithItsResult) {
+  AddTool(Spec("finish", SideEffect::kReadOnly, /*terminal=*/true), [](const ToolCall&) {
+    return ToolResult{R"({"done":true})", "finished"};
+  });
+  absl::StatusOr<agentrt::Run> run = RunScript({Call("finish", R"({"path":"/"})")});
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->status, RunStatus::kCompleted);
+  EXPECT_EQ(run->reason_detail, "terminal tool finish");
+  EXPECT_EQ(run->result, R"({"done":true})");
+  EXPECT_THAT(Types(), ElementsAre("run.created", "run.started", "step.started", "step.decided",
+                                   "step.policy", "step.tool_started", "step.tool_finished",
+                                   "run.finished"));
+}
+
+TEST_F(DriverTest, ToolAbortEndsTheRun) {
+  AddTool(Spec("boom", SideEffect::kReadOnly),
+          [](const ToolCall&) -> absl::StatusOr<ToolResult> { return AbortRun("disk full"); });
+  absl::StatusOr<agentrt::Run> run = RunScript({Call("boom", R"({"path":"/"})")});
+  EXPECT_EQ(run->status, RunStatus::kFailed);
+  EXPECT_EQ(run->reason, "tool_abort");
+  EXPECT_EQ(run->reason_detail, "disk full");
+  EXPECT_THAT(Types(), ElementsAre("run.created", "run.started", "step.started", "step.decided",
+                                   "step.policy", "step.tool_started", "step.tool_finished",
+                                   "step.failed", "run.finished"));
+}
+
+TEST_F(DriverTest, ToolErrorsTimeoutsAndExceptionsAreObservations) {
+  int call = 0;
+  AddTool(Spec("flaky", SideEffect::kReadOnly), [&](const ToolCall&) -> absl::StatusOr<ToolResult> {
+    switch (call++) {
+      case 0:
+        return absl::UnavailableError("connection refused");
+      case 1:
+        return absl::DeadlineExceededError("took too long");
+      case 2:
+        throw std::runtime_error("null pointer");
+      default:
+        return ToolResult{"not json", ""};
+    }
+  });
+  Limits limits;
+  limits.max_consecutive_tool_failures = 10;
+  limits.loop_threshold = 10;
+  ASSERT_TRUE(
+      RunScript({Call("flaky", R"({"path":"a"})"), Call("flaky", R"({"path":"b"})"),
+                 Call("flaky", R"({"path":"c"})"), Call("flaky", R"({"path":"d"})"), Complete()},
+                limits)
+          .ok());
+  std::vector<Step> steps = *ReadSteps(*store_, "run-1");
+  EXPECT_EQ(steps[0].observation->summary, "flaky error: connection refused");
+  EXPECT_EQ(steps[1].observation->summary, "flaky timeout: took too long");
+  EXPECT_EQ(steps[2].observation->summary, "flaky panicked");
+  EXPECT_THAT(steps[3].observation->summary,
+              HasSubstr("flaky returned content is not usable JSON"));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(steps[i].observation->kind, ObservationKind::kToolError);
+}
+
+TEST_F(DriverTest, ConsecutiveFailuresEndTheRunAndASuccessResetsTheStreak) {
+  AddReadTool();
+  Limits limits;
+  limits.max_consecutive_tool_failures = 2;
+  // bad, ok, bad, bad -> the two trailing failures end it before a fifth step.
+  absl::StatusOr<agentrt::Run> run = RunScript({Call("read", "{}"), Call("read", R"({"path":"a"})"),
+                                                Call("read", "{}"), Call("read", "[]"), Complete()},
+                                               limits);
+  EXPECT_EQ(run->reason, "repeated_tool_failures");
+  EXPECT_EQ(run->reason_detail, "2 consecutive failed steps");
+  EXPECT_EQ(run->step_count, 4);
+  std::vector<std::string> types = Types();
+  EXPECT_THAT(std::vector<std::string>(types.end() - 2, types.end()),
+              ElementsAre("limit.exceeded", "run.finished"));
+}
+
+TEST_F(DriverTest, StepLimitEndsTheRun) {
+  AddReadTool();
+  Limits limits;
+  limits.max_steps = 2;
+  absl::StatusOr<agentrt::Run> run = RunScript(
+      {Call("read", R"({"path":"a"})"), Call("read", R"({"path":"b"})"), Complete()}, limits);
+  EXPECT_EQ(run->reason, "limit_steps");
+  EXPECT_EQ(run->reason_detail, "step limit 2 reached");
+}
+
+TEST_F(DriverTest, IdenticalCallAndResultIsALoopButChangingResultsAreProgress) {
+  AddReadTool();
+  absl::StatusOr<agentrt::Run> run =
+      RunScript({Call("read", R"({"path":"a"})"), Call("read", R"({ "path":"a" })"),
+                 Call("read", R"({"path":"a"})"), Complete()});
+  EXPECT_EQ(run->reason, "loop_detected");
+  EXPECT_EQ(run->reason_detail, "read produced the same observation 3 times in a row");
+  std::vector<std::string> types = Types();
+  EXPECT_THAT(std::vector<std::string>(types.end() - 2, types.end()),
+              ElementsAre("loop.detected", "run.finished"));
+
+  int n = 0;
+  tools_.clear();
+  AddTool(Spec("read", SideEffect::kReadOnly), [&](const ToolCall&) {
+    return ToolResult{"{\"n\":" + std::to_string(n++) + "}", ""};
+  });
+  store_ = *store::Store::OpenInMemory(clock_);
+  absl::StatusOr<agentrt::Run> progressing =
+      RunScript({Call("read", R"({"path":"a"})"), Call("read", R"({"path":"a"})"),
+                 Call("read", R"({"path":"a"})"), Call("read", R"({"path":"a"})"), Complete()});
+  EXPECT_EQ(progressing->reason, "goal_completed");
+}
+
+TEST_F(DriverTest, TimeLimitsUseTheInjectedClock) {
+  AddTool(Spec("slow", SideEffect::kReadOnly), [this](const ToolCall&) {
+    clock_.Advance(absl::Seconds(40));
+    return ToolResult{"{}", ""};
+  });
+  Limits active;
+  active.max_active_time = absl::Minutes(1);
+  active.loop_threshold = 10;
+  absl::StatusOr<agentrt::Run> run =
+      RunScript({Call("slow", R"({"path":"a"})"), Call("slow", R"({"path":"b"})"),
+                 Call("slow", R"({"path":"c"})")},
+                active);
+  EXPECT_EQ(run->reason, "limit_active_time");
+  EXPECT_EQ(run->active_time, absl::Seconds(80));
+
+  store_ = *store::Store::OpenInMemory(clock_);
+  Limits elapsed;
+  elapsed.max_elapsed_time = absl::Seconds(30);
+  run = RunScript({Call("slow", R"({"path":"a"})"), Complete()}, elapsed);
+  EXPECT_EQ(run->reason, "limit_elapsed_time");
+}
+
+TEST_F(DriverTest, AgentErrorEndsTheRun) {
+  absl::StatusOr<agentrt::Run> run = RunScript({});
+  EXPECT_EQ(run->reason, "agent_error");
+  EXPECT_EQ(run->reason_detail, "the script ran out");
+  EXPECT_THAT(Types(), ElementsAre("run.created", "run.started", "step.started", "step.failed",
+                                   "run.finished"));
+}
+
+TEST_F(DriverTest, InvalidDecisionsNameWhatIsWrong) {
+  AddReadTool();
+  Decision no_kind;
+  Decision odd_origin = Complete();
+  odd_origin.origin = "agent";
+  Limits limits;
+  limits.max_consecutive_tool_failures = 10;
+  ASSERT_TRUE(
+      RunScript({no_kind, Call("nope", "{}"), Call("", "{}"), odd_origin, Complete()}, limits)
+          .ok());
+  std::vector<Step> steps = *ReadSteps(*store_, "run-1");
+  EXPECT_EQ(steps[0].observation->summary, "invalid decision: decision has no kind");
+  EXPECT_EQ(steps[1].observation->summary, "invalid decision: unknown tool \"nope\"");
+  EXPECT_EQ(steps[2].observation->summary, "invalid decision: tool_call without a tool name");
+  EXPECT_EQ(steps[3].observation->summary, "invalid decision: unknown decision origin \"agent\"");
+}
+
+TEST_F(DriverTest, RegistrationRefusesUnusableTools) {
+  struct Row {
+    ToolSpec spec;
+    std::string error;
+  } rows[] = {
+      {ToolSpec{"", "", "{}", SideEffect::kReadOnly, absl::Seconds(1)}, "the name must be"},
+      {ToolSpec{"bad name", "", "{}", SideEffect::kReadOnly, absl::Seconds(1)}, "the name must be"},
+      {ToolSpec{"t", "", "", SideEffect::kReadOnly, absl::Seconds(1)}, "input schema is required"},
+      {ToolSpec{"t", "", "{}", SideEffect::kReadOnly, absl::ZeroDuration()}, "timeout is required"},
+      {ToolSpec{"t", "", R"({"$ref":"http://x"})", SideEffect::kReadOnly, absl::Seconds(1)},
+       "input schema refused"},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.error);
+    tools_.clear();
+    AddTool(row.spec, [](const ToolCall&) { return ToolResult{}; });
+    EXPECT_THAT(RunScript({}).status().message(), HasSubstr(row.error));
+  }
+  tools_.clear();
+  AddReadTool("same");
+  AddReadTool("same");
+  EXPECT_THAT(RunScript({}).status().message(), HasSubstr("duplicate tool \"same\""));
+}
+
+// The whole persisted trace of one scripted run, byte for byte: payloads, timestamps, ids and
+// hashes come only from the manual clock and seeded entropy, so any change to what the
+// runtime records shows up here. Regenerate with AGENTRT_UPDATE_GOLDEN=1 and review the diff.
+TEST_F(DriverTest, PersistedTraceMatchesTheGoldenFile) {
+  AddReadTool();
+  AddTool(Spec("delete", SideEffect::kDestructive), [](const ToolCall&) { return ToolResult{}; });
+  ASSERT_TRUE(RunScript({Call("read", R"({"path":"/etc/hosts"})"), Call("read", R"({"path":7})"),
+                         Call("delete", R"({"path":"/"})"), Complete(R"({"ok":true})")})
+                  .ok());
+  std::ostringstream trace;
+  std::vector<store::Event> events = *store_->ListEvents("run-1");
+  for (const store::Event& e : events) {
+    trace << e.seq << " " << e.at << " " << e.type << " step=" << e.step_id << " " << e.payload_json
+          << " " << e.hash << "\n";
+  }
+  std::filesystem::path golden =
+      std::filesystem::path(AGENTRT_SOURCE_DIR) / "tests/golden/driver_scripted_trace.txt";
+  if (std::getenv("AGENTRT_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(golden, std::ios::binary) << trace.str();
+  }
+  std::ifstream in(golden, std::ios::binary);
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(trace.str(), expected.str());
+}
+
+}  // namespace
+}  // namespace agentrt
