@@ -116,7 +116,19 @@ class Driver::Session {
  public:
   Session(Driver& driver, Run run) : d_(driver), run_(std::move(run)) {}
 
+  // Drives the run until it ends or pauses. A write refused because the run was moved by
+  // someone else (an operator's cancel, say) returns the run as that writer left it.
   absl::StatusOr<Run> Loop() {
+    absl::StatusOr<Run> result = Iterate();
+    if (!result.ok() && absl::IsFailedPrecondition(result.status())) {
+      absl::StatusOr<Run> now = ReadRun(d_.store_, run_.id);
+      if (now.ok() && now->status != RunStatus::kRunning) return now;
+    }
+    return result;
+  }
+
+ private:
+  absl::StatusOr<Run> Iterate() {
     for (;;) {
       AGENTRT_ASSIGN_OR_RETURN(run_, ReadRun(d_.store_, run_.id));
       if (run_.status != RunStatus::kRunning) return run_;
@@ -129,7 +141,6 @@ class Driver::Session {
     }
   }
 
- private:
   absl::Time Now() { return d_.clock_.Now(); }
 
   // Trailing steps whose observation is a failure; a step without one, or a success, ends it.
@@ -564,7 +575,7 @@ class Driver::Session {
     step.status = StepStatus::kExecuting;
     step.started_at = start_at;
 
-    ToolCall call{run_.id, step.id, args, start_at + spec.spec.timeout};
+    ToolCall call{run_.id, step.id, args, start_at + spec.spec.timeout, &d_.clock_};
     absl::StatusOr<ToolResult> result;
     try {
       result = tool->Call(call);
@@ -587,7 +598,7 @@ class Driver::Session {
             result.status().GetPayload("agentrt/abort-run").value_or(absl::Cord()).Flatten());
         failure = "abort";
         summary = absl::StrCat(ToAbsl(name), " aborted the run: ", ToAbsl(abort_detail));
-      } else if (result.status().code() == absl::StatusCode::kDeadlineExceeded) {
+      } else if (result.status().code() == absl::StatusCode::kDeadlineExceeded || call.Expired()) {
         failure = "timeout";
         summary = absl::StrCat(ToAbsl(name), " timeout: ", ToAbsl(error));
       } else if (error.starts_with("panic: ")) {

@@ -5,8 +5,11 @@
 // the policy before Call is ever reached. Call gets the run and step identity and the agent's
 // argument bytes exactly as sent.
 //
-// A tool's failure is an observation the agent sees, never a crash: an error Status, an
-// exception, or an outcome after the deadline. A tool ends the run by returning AbortRun().
+// A tool's failure is an observation the agent sees, never a crash: an error Status or an
+// exception. Timeouts are cooperative, as a context deadline is: a tool checks
+// ToolCall::Expired() (or its deadline) and returns DeadlineExceeded; an error returned once
+// the deadline has passed is also recorded as a timeout. A tool ends the run by returning
+// AbortRun().
 #pragma once
 
 #include <string>
@@ -16,14 +19,18 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "runtime/types.h"
+#include "runtime/world/clock.h"
 
 namespace agentrt {
 
 struct ToolCall {
   std::string run_id;
   std::string step_id;
-  std::string args;     // the agent's bytes ("{}" when it sent none)
-  absl::Time deadline;  // the tool's timeout from its start, on the runtime's clock
+  std::string args;                     // the agent's bytes ("{}" when it sent none)
+  absl::Time deadline;                  // the tool's timeout from its start, on the runtime's clock
+  const world::Clock* clock = nullptr;  // the runtime's clock, to check the deadline against
+
+  bool Expired() const { return clock != nullptr && clock->Now() >= deadline; }
 };
 
 struct ToolResult {

@@ -24,6 +24,19 @@ bool UsableName(std::string_view name) {
 
 }  // namespace
 
+// The spec's canonical JSON: what is stored and hashed. Errors when the schema is not JSON.
+absl::StatusOr<std::string> SpecJson(const ToolSpec& spec) {
+  AGENTRT_ASSIGN_OR_RETURN(std::string schema_json, json::Canonicalize(spec.input_schema));
+  JsonObject o;
+  o.String("name", spec.name)
+      .String("description", spec.description)
+      .Raw("input_schema", schema_json)
+      .String("side_effect", ToString(spec.side_effect))
+      .Int("timeout", absl::ToInt64Nanoseconds(spec.timeout));
+  if (spec.terminal) o.Bool("terminal", true);
+  return o.Build();
+}
+
 absl::StatusOr<RecordedSpec> RecordSpec(const ToolSpec& spec) {
   std::string name = absl::StrCat("tool \"", ToAbsl(json::Sanitize(spec.name)), "\"");
   if (!UsableName(spec.name)) {
@@ -41,17 +54,9 @@ absl::StatusOr<RecordedSpec> RecordSpec(const ToolSpec& spec) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": input schema refused: ", compiled.status().message()));
   }
-  AGENTRT_ASSIGN_OR_RETURN(std::string schema_json, json::Canonicalize(spec.input_schema));
-  JsonObject o;
-  o.String("name", spec.name)
-      .String("description", spec.description)
-      .Raw("input_schema", schema_json)
-      .String("side_effect", ToString(spec.side_effect))
-      .Int("timeout", absl::ToInt64Nanoseconds(spec.timeout));
-  if (spec.terminal) o.Bool("terminal", true);
   RecordedSpec recorded;
   recorded.spec = spec;
-  recorded.json = o.Build();
+  AGENTRT_ASSIGN_OR_RETURN(recorded.json, SpecJson(spec));
   recorded.hash = json::Sha256Hex(recorded.json);
   recorded.schema = std::make_shared<const schema::Schema>(*std::move(compiled));
   return recorded;
@@ -81,9 +86,12 @@ Tool* ToolRegistry::Find(std::string_view name) const {
 }
 
 absl::StatusOr<const RecordedSpec*> ToolRegistry::Current(Tool* tool) {
-  AGENTRT_ASSIGN_OR_RETURN(RecordedSpec recorded, RecordSpec(tool->Spec()));
-  auto it = by_json_.find(recorded.json);
-  if (it != by_json_.end()) return it->second.get();
+  ToolSpec spec = tool->Spec();
+  // The same spec as before (the usual case) needs no new compile: find it by its JSON.
+  if (absl::StatusOr<std::string> json = SpecJson(spec); json.ok()) {
+    if (auto it = by_json_.find(*json); it != by_json_.end()) return it->second.get();
+  }
+  AGENTRT_ASSIGN_OR_RETURN(RecordedSpec recorded, RecordSpec(spec));
   auto owned = std::make_unique<RecordedSpec>(std::move(recorded));
   const RecordedSpec* result = owned.get();
   by_json_.emplace(owned->json, std::move(owned));

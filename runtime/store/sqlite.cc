@@ -111,6 +111,17 @@ absl::Status Connection::Exec(std::string_view sql) {
   return status;
 }
 
+absl::Status Connection::ExecRetryingBusy(std::string_view sql) {
+  absl::Status status;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    status = Exec(sql);
+    if (!absl::IsUnavailable(status)) return status;
+    // SQLite's own wait, as its busy handler would: the lock is another connection's.
+    sqlite3_sleep(5);
+  }
+  return status;
+}
+
 absl::StatusOr<Statement*> Connection::Prepare(std::string_view sql) {
   for (const auto& s : statements_) {
     if (s->sql() == sql) return s.get();

@@ -36,6 +36,19 @@ absl::Status WithPath(const std::string& path, absl::Status status) {
   return absl::Status(status.code(), absl::StrCat("database ", path, ": ", status.message()));
 }
 
+// Runs `fn` in the open transaction. A throwing caller leaves nothing half-written: the
+// transaction is rolled back, then the exception propagates.
+absl::Status CallRollingBackOnThrow(Connection& connection,
+                                    absl::FunctionRef<absl::Status(Transaction&)> fn,
+                                    Transaction& tx) {
+  try {
+    return fn(tx);
+  } catch (...) {
+    connection.Exec("ROLLBACK").IgnoreError();
+    throw;
+  }
+}
+
 constexpr std::string_view kInsertEvent =
     "INSERT INTO events (seq, run_id, step_id, at, type, payload_json, hash) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
@@ -121,7 +134,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
     Connection& c = *store->connection_;
     // The first statement that touches the file: a corrupt file or one that is not a
     // database fails here, with SQLite's reason, before anything is written.
-    AGENTRT_RETURN_IF_ERROR(WithPath(path, c.Exec("PRAGMA journal_mode=WAL")));
+    AGENTRT_RETURN_IF_ERROR(WithPath(path, c.ExecRetryingBusy("PRAGMA journal_mode=WAL")));
     AGENTRT_RETURN_IF_ERROR(WithPath(
         path, c.Exec(options.durability == Durability::kFull ? "PRAGMA synchronous=FULL"
                                                              : "PRAGMA synchronous=NORMAL")));
@@ -273,7 +286,7 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn) {
     absl::MutexLock lock(&mu_);
     AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec("BEGIN IMMEDIATE")));
     Transaction tx(*connection_);
-    absl::Status status = fn(tx);
+    absl::Status status = CallRollingBackOnThrow(*connection_, fn, tx);
     if (status.ok()) status = WithPath(path_, connection_->Exec("COMMIT"));
     if (!status.ok()) {
       // ROLLBACK fails only when SQLite already rolled back; the first error is the one to tell.
@@ -293,7 +306,7 @@ absl::Status Store::Read(absl::FunctionRef<absl::Status(Transaction&)> fn) {
   absl::MutexLock lock(&mu_);
   AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec("BEGIN")));
   Transaction tx(*connection_);
-  absl::Status status = fn(tx);
+  absl::Status status = CallRollingBackOnThrow(*connection_, fn, tx);
   connection_->Exec("COMMIT").IgnoreError();
   return status;
 }

@@ -123,7 +123,8 @@ class Store {
   ~Store();
 
   // Write runs `fn` in one IMMEDIATE transaction: committed if it returns OK, rolled back
-  // otherwise (its error returned). After a commit, observers receive its events in order.
+  // otherwise (its error returned) or if it throws (the exception propagates). After a
+  // commit, observers receive its events in order.
   absl::Status Write(absl::FunctionRef<absl::Status(Transaction&)> fn);
   // Read runs `fn` in a read transaction (a consistent snapshot).
   absl::Status Read(absl::FunctionRef<absl::Status(Transaction&)> fn);

@@ -270,6 +270,69 @@ TEST_F(DriverTest, ToolErrorsTimeoutsAndExceptionsAreObservations) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(steps[i].observation->kind, ObservationKind::kToolError);
 }
 
+TEST_F(DriverTest, AnErrorAfterTheDeadlineIsATimeoutOnTheInjectedClock) {
+  AddTool(Spec("slow", SideEffect::kReadOnly),
+          [this](const ToolCall& call) -> absl::StatusOr<ToolResult> {
+            EXPECT_FALSE(call.Expired());
+            clock_.Advance(absl::Seconds(11));  // the spec's timeout is 10 s
+            EXPECT_TRUE(call.Expired());
+            return absl::CancelledError("gave up");
+          });
+  ASSERT_TRUE(RunScript({Call("slow", R"({"path":"a"})"), Complete()}).ok());
+  EXPECT_EQ((*ReadSteps(*store_, "run-1"))[0].observation->summary, "slow timeout: gave up");
+}
+
+TEST_F(DriverTest, PolicyAbortErrorAndUnknownOutcomeEndTheRunWithoutExecuting) {
+  class FixedPolicy : public Policy {
+   public:
+    explicit FixedPolicy(absl::StatusOr<PolicyDecision> d) : d_(std::move(d)) {}
+    absl::StatusOr<PolicyDecision> Evaluate(const ToolRequest&, const RunView&) override {
+      return d_;
+    }
+    absl::StatusOr<PolicyDecision> d_;
+  };
+  PolicyDecision abort;
+  abort.outcome = PolicyOutcome::kAbort;
+  abort.reason = "not on a Sunday";
+  PolicyDecision unknown;
+  unknown.outcome = PolicyOutcome::kUnknown;
+  unknown.outcome_text = "maybe";
+  struct Row {
+    absl::StatusOr<PolicyDecision> decision;
+    std::string reason;
+    std::string detail;
+    std::vector<std::string> tail;
+  } rows[] = {
+      {abort,
+       "policy_abort",
+       "not on a Sunday",
+       {"step.decided", "step.policy", "step.failed", "run.finished"}},
+      {absl::InternalError("rules file unreadable"),
+       "internal_error",
+       "policy: rules file unreadable",
+       {"step.decided", "step.failed", "run.finished"}},
+      {unknown,
+       "internal_error",
+       "unknown policy outcome \"maybe\"",
+       {"step.decided", "step.policy", "step.failed", "run.finished"}},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.reason + " " + row.detail);
+    tools_.clear();
+    FuncTool& read = AddReadTool();
+    store_ = *store::Store::OpenInMemory(clock_);
+    policy_ = std::make_unique<FixedPolicy>(row.decision);
+    absl::StatusOr<agentrt::Run> run = RunScript({Call("read", R"({"path":"a"})")});
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_EQ(run->reason, row.reason);
+    EXPECT_EQ(run->reason_detail, row.detail);
+    EXPECT_TRUE(read.calls.empty());
+    std::vector<std::string> types = Types();
+    EXPECT_THAT(std::vector<std::string>(types.end() - row.tail.size(), types.end()),
+                ElementsAreArray(row.tail));
+  }
+}
+
 TEST_F(DriverTest, ConsecutiveFailuresEndTheRunAndASuccessResetsTheStreak) {
   AddReadTool();
   Limits limits;
@@ -339,6 +402,28 @@ TEST_F(DriverTest, TimeLimitsUseTheInjectedClock) {
   elapsed.max_elapsed_time = absl::Seconds(30);
   run = RunScript({Call("slow", R"({"path":"a"})"), Complete()}, elapsed);
   EXPECT_EQ(run->reason, "limit_elapsed_time");
+}
+
+TEST_F(DriverTest, ARunMovedByAnotherWriterIsReturnedAsThatWriterLeftIt) {
+  AddTool(Spec("cancelling", SideEffect::kReadOnly), [this](const ToolCall& call) {
+    // Another writer (an operator's cancel) ends the run while the tool runs.
+    EXPECT_TRUE(store_
+                    ->Write([&](store::Transaction& tx) {
+                      return tx
+                          .Exec(
+                              "UPDATE runs SET status = 'CANCELLED', "
+                              "reason = 'operator_cancelled' WHERE id = ?1",
+                              {std::string_view(call.run_id)})
+                          .status();
+                    })
+                    .ok());
+    return ToolResult{"{}", ""};
+  });
+  absl::StatusOr<agentrt::Run> run = RunScript({Call("cancelling", R"({"path":"a"})"), Complete()});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->status, RunStatus::kCancelled);
+  EXPECT_EQ(run->reason, "operator_cancelled");
+  EXPECT_EQ(agent_->inputs.size(), 1u);  // nothing more was decided
 }
 
 TEST_F(DriverTest, AgentErrorEndsTheRun) {

@@ -9,6 +9,7 @@
 #include "runtime/json/sanitize.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/json_command.h"
+#include "tools/agentrt/run_commands.h"
 #include "tools/agentrt/schema_command.h"
 
 namespace {
@@ -24,6 +25,13 @@ Commands:
   schema validate SCHEMA INSTANCE
                         validate a JSON document against a JSON Schema
   schema check SCHEMA   compile a JSON Schema, or say why it is refused
+  demo scripted --db PATH
+                        run a scripted agent against three tools and print its trace
+  events [--db PATH] RUN
+                        print a run's persisted events
+  verify [--db PATH]    walk the event hash chain and report the first break
+
+Operator commands take --db PATH or the AGENTRT_DB environment variable.
 
 Run 'agentrt COMMAND --help' for a command's details.
 Exit status: 0 ok, 1 failure or finding, 2 usage error.
@@ -45,6 +53,9 @@ int main(int argc, char** argv) {
   std::span<const std::string> rest(args.data() + 1, args.size() - 1);
   if (command == "json") return agentrt::cli::RunJsonCommand(rest);
   if (command == "schema") return agentrt::cli::RunSchemaCommand(rest);
+  if (command == "demo") return agentrt::cli::RunDemoCommand(rest);
+  if (command == "events") return agentrt::cli::RunEventsCommand(rest);
+  if (command == "verify") return agentrt::cli::RunVerifyCommand(rest);
   std::cerr << "agentrt: unknown command \"" << agentrt::json::Sanitize(command)
             << "\"\nRun 'agentrt --help' for the list of commands.\n";
   return agentrt::cli::kExitUsage;

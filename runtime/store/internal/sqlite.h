@@ -57,6 +57,9 @@ class Connection {
   ~Connection();
 
   absl::Status Exec(std::string_view sql);
+  // ExecRetryingBusy is Exec retried every 5 ms for up to 5 s while another connection holds
+  // the lock. For statements SQLite's busy timeout does not cover (the WAL switch).
+  absl::Status ExecRetryingBusy(std::string_view sql);
   // Prepare returns a statement owned by the connection's cache (prepared once, reused).
   absl::StatusOr<Statement*> Prepare(std::string_view sql);
   std::int64_t Changes() const;

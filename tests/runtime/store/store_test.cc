@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "gmock/gmock.h"
@@ -191,6 +192,68 @@ TEST_F(StoreTest, RolledBackWriteLeavesNothingAndNoGap) {
   WriteRun(*store, "run-b", 2);
   EXPECT_EQ(seen, (std::vector<std::int64_t>{2, 3}));
   EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
+}
+
+TEST_F(StoreTest, ExceptionInsideATransactionRollsBackAndPropagates) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 1);
+  EXPECT_THROW(store->Write([&](Transaction& tx) -> absl::Status {
+    tx.AppendEvent("run-a", "", kStart, "x", "{}").IgnoreError();
+    throw std::runtime_error("consumer bug");
+  }),
+               std::runtime_error);
+  EXPECT_THAT(*store->ListEvents(""), SizeIs(1));
+  WriteRun(*store, "run-b", 1);  // the connection is usable again
+  EXPECT_EQ((*store->ListEvents("run-b"))[0].seq, 2);
+}
+
+TEST_F(StoreTest, PathsWithUriCharactersOpenTheNamedFile) {
+  std::string odd = (dir_ / "a?b#c%d.db").string();
+  ASSERT_TRUE(Store::Open(odd, clock_).ok());
+  EXPECT_TRUE(fs::exists(odd));
+  EXPECT_FALSE(fs::exists(dir_ / "a"));
+}
+
+TEST_F(StoreTest, ConcurrentFirstOpensBothSucceedAndMigrateOnce) {
+  absl::Status first, second;
+  std::thread a([&] { first = Store::Open(path_, clock_).status(); });
+  std::thread b([&] { second = Store::Open(path_, clock_).status(); });
+  a.join();
+  b.join();
+  EXPECT_TRUE(first.ok()) << first;
+  EXPECT_TRUE(second.ok()) << second;
+  auto store = OpenOrDie();
+  std::string count;
+  ASSERT_TRUE(store
+                  ->Read([&](Transaction& tx) -> absl::Status {
+                    count = (*tx.Query("SELECT COUNT(*) FROM schema_migrations"))[0][0];
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_EQ(count, "6");
+}
+
+TEST_F(StoreTest, FilesAreOwnerOnlyUnderAPermissiveUmask) {
+  mode_t old = ::umask(0);
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 1);
+  ::umask(old);
+  for (const std::string& file : {path_, path_ + "-wal", path_ + "-shm"}) {
+    struct stat st;
+    if (::stat(file.c_str(), &st) != 0) continue;
+    SCOPED_TRACE(file);
+    EXPECT_EQ(st.st_mode & 077, 0u);
+  }
+}
+
+TEST_F(StoreTest, ReaderSeesALiveWritersCommits) {
+  auto writer = OpenOrDie();
+  WriteRun(*writer, "run-a", 2);
+  absl::StatusOr<std::unique_ptr<Store>> reader = Store::OpenExisting(path_, true);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_THAT(*(*reader)->ListEvents(""), SizeIs(2));
+  WriteRun(*writer, "run-b", 1);
+  EXPECT_THAT(*(*reader)->ListEvents(""), SizeIs(3));
 }
 
 TEST_F(StoreTest, VerifyingARangeStartsFromThePreviousStoredHash) {

@@ -1,0 +1,122 @@
+// The step loop's cost per step against a floor: the same number of SQLite transactions and
+// rows written through the bare library with no validation, policy, canonical JSON or hash
+// chain. A tool step of the driver is four transactions (start, decision, tool start,
+// outcome) carrying five events. Figures in docs/performance.md.
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "benchmark/benchmark.h"
+#include "runtime/driver.h"
+#include "runtime/scripted_agent.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/entropy.h"
+
+namespace agentrt {
+namespace {
+
+constexpr int kSteps = 20;
+
+class ReadTool final : public Tool {
+ public:
+  ToolSpec Spec() const override {
+    return ToolSpec{"read_file",
+                    "Read a text file.",
+                    R"({"type":"object","properties":{"path":{"type":"string","minLength":1}},)"
+                    R"("required":["path"],"additionalProperties":false})",
+                    SideEffect::kReadOnly,
+                    absl::Seconds(5),
+                    false};
+  }
+  absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
+    return ToolResult{R"({"text":"127.0.0.1 localhost"})", "read 19 bytes"};
+  }
+};
+
+std::string TempDb(const char* name) {
+  std::string path =
+      (std::filesystem::temp_directory_path() /
+       (std::string("agentrt_bench_") + name + "_" + std::to_string(::getpid()) + ".db"))
+          .string();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  return path;
+}
+
+void BM_DriverRun(benchmark::State& state) {
+  bool file = state.range(0) == 1;
+  world::RealClock clock;
+  world::SeededEntropy entropy(1);
+  std::string path = TempDb("driver");
+  auto store = file ? *store::Store::Open(path, clock) : *store::Store::OpenInMemory(clock);
+  ReadTool tool;
+  std::unique_ptr<Policy> policy = DefaultPolicy();
+  Limits limits;
+  limits.max_steps = kSteps + 1;
+  limits.loop_threshold = kSteps + 1;
+  for (auto _ : state) {
+    std::vector<Decision> script;
+    for (int i = 0; i < kSteps; ++i) {
+      Decision d;
+      d.kind = "tool_call";
+      d.tool = "read_file";
+      d.args = R"({"path":"/etc/hosts"})";
+      script.push_back(d);
+    }
+    Decision done;
+    done.kind = "complete";
+    script.push_back(done);
+    ScriptedAgent agent(script);
+    DriverOptions options{&agent, policy.get(), {&tool}, "bench"};
+    auto driver = *Driver::Create(*store, clock, entropy, options);
+    absl::StatusOr<Run> run = driver->Start("bench", limits);
+    if (!run.ok() || run->status != RunStatus::kCompleted) {
+      state.SkipWithError(run.ok() ? (run->reason + ": " + run->reason_detail).c_str()
+                                   : std::string(run.status().message()).c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * (kSteps + 1));
+  state.SetLabel("items = steps");
+  store.reset();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+}
+
+void BM_BareSqliteSameWrites(benchmark::State& state) {
+  bool file = state.range(0) == 1;
+  std::string path = TempDb("bare");
+  sqlite3* db = nullptr;
+  sqlite3_open(file ? path.c_str() : ":memory:", &db);
+  sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", nullptr, nullptr,
+               nullptr);
+  sqlite3_exec(db, "CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)", nullptr, nullptr, nullptr);
+  sqlite3_stmt* insert = nullptr;
+  sqlite3_prepare_v2(db, "INSERT INTO t (v) VALUES (?1)", -1, &insert, nullptr);
+  std::string row(200, 'x');
+  for (auto _ : state) {
+    for (int step = 0; step < kSteps + 1; ++step) {
+      for (int tx = 0; tx < 4; ++tx) {
+        sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+        for (int r = 0; r < 2; ++r) {  // a state row and an event
+          sqlite3_bind_text(insert, 1, row.data(), static_cast<int>(row.size()), SQLITE_STATIC);
+          sqlite3_step(insert);
+          sqlite3_reset(insert);
+        }
+        sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+      }
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * (kSteps + 1));
+  sqlite3_finalize(insert);
+  sqlite3_close(db);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+}
+
+BENCHMARK(BM_DriverRun)->Arg(0)->Arg(1)->ArgName("file");
+BENCHMARK(BM_BareSqliteSameWrites)->Arg(0)->Arg(1)->ArgName("file");
+
+}  // namespace
+}  // namespace agentrt
+
+BENCHMARK_MAIN();

@@ -1,0 +1,97 @@
+// `agentrt demo scripted`, `agentrt events` and `agentrt verify` as a user runs them: the built
+// binary on a real database file.
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/tools/child_process.h"
+
+namespace agentrt {
+namespace {
+
+using ::agentrt::testing::ProcessResult;
+using ::agentrt::testing::RunProcess;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+ProcessResult Agentrt(std::vector<std::string> args) {
+  args.insert(args.begin(), AGENTRT_BIN);
+  return RunProcess(args);
+}
+
+class AgentrtRunCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = (std::filesystem::path(::testing::TempDir()) /
+           ("agentrt_run_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db"))
+              .string();
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db_ + suffix);
+    ::unsetenv("AGENTRT_DB");  // the child inherits our environment
+  }
+  std::string db_;
+};
+
+TEST_F(AgentrtRunCliTest, ScriptedDemoCompletesAndPrintsItsTrace) {
+  ProcessResult r = Agentrt({"demo", "scripted", "--db", db_});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("step.failed"));
+  EXPECT_THAT(r.out, HasSubstr("arguments do not match schema: /path: expected string"));
+  EXPECT_THAT(r.out, HasSubstr("side effect destructive is deny by policy"));
+  EXPECT_THAT(r.out, HasSubstr("terminal tool finish"));
+  EXPECT_THAT(r.out, HasSubstr(": COMPLETED (goal_completed) after 4 steps"));
+}
+
+TEST_F(AgentrtRunCliTest, EventsAndVerifyWorkOnTheResult) {
+  ProcessResult demo = Agentrt({"demo", "scripted", "--db", db_});
+  ASSERT_EQ(demo.exit_code, 0) << demo.err;
+  std::string run = demo.out.substr(4, 32);
+  ProcessResult events = Agentrt({"events", "--db", db_, run});
+  EXPECT_EQ(events.exit_code, 0) << events.err;
+  EXPECT_THAT(events.out, HasSubstr("1  "));
+  EXPECT_THAT(events.out, HasSubstr("run.finished"));
+  ProcessResult verify = Agentrt({"verify", "--db=" + db_});
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+  EXPECT_THAT(verify.out, HasSubstr("chain intact: 20 events; head seq 20 hash "));
+}
+
+TEST_F(AgentrtRunCliTest, VerifyNamesTheFirstBrokenEventAfterTampering) {
+  ASSERT_EQ(Agentrt({"demo", "scripted", "--db", db_}).exit_code, 0);
+  sqlite3* db = nullptr;
+  sqlite3_open(db_.c_str(), &db);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE events SET payload_json = replace(payload_json, 'deny', 'allow') "
+                         "WHERE type = 'step.policy' AND payload_json LIKE '%deny%'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  ProcessResult verify = Agentrt({"verify", "--db", db_});
+  EXPECT_EQ(verify.exit_code, 1);
+  EXPECT_THAT(verify.out, HasSubstr("chain broken at seq 13: the stored hash is not the one"));
+}
+
+TEST_F(AgentrtRunCliTest, OperatorCommandsNeverCreateADatabase) {
+  ProcessResult verify = Agentrt({"verify", "--db", db_});
+  EXPECT_EQ(verify.exit_code, 1);
+  EXPECT_THAT(verify.err, HasSubstr("does not exist"));
+  EXPECT_FALSE(std::filesystem::exists(db_));
+  EXPECT_EQ(Agentrt({"verify"}).exit_code, 2);  // no --db and no AGENTRT_DB
+  EXPECT_EQ(Agentrt({"events", "--db", db_}).exit_code, 2);
+}
+
+TEST_F(AgentrtRunCliTest, HelpForEachCommand) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"demo", "scripted", "--help"}, {"events", "--help"}, {"verify", "--help"}}) {
+    ProcessResult r = Agentrt(args);
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_THAT(r.out, HasSubstr("Usage: agentrt"));
+  }
+}
+
+}  // namespace
+}  // namespace agentrt

@@ -1,0 +1,202 @@
+#include "tools/agentrt/run_commands.h"
+
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/base/string_view.h"
+#include "runtime/driver.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/scripted_agent.h"
+#include "runtime/store/store.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/entropy.h"
+#include "tools/agentrt/command_line.h"
+#include "tools/agentrt/db_flag.h"
+
+namespace agentrt::cli {
+namespace {
+
+constexpr char kDemoHelp[] =
+    R"(Usage: agentrt demo scripted --db PATH
+
+Runs a scripted agent against three in-memory tools and prints the persisted event trace:
+  1. read_file (read_only) on /etc/hosts: allowed and executed;
+  2. read_file with a number for its path: refused by the tool's JSON Schema, recorded, and
+     shown to the agent as an observation;
+  3. delete_file (destructive): denied by the default policy, an observation too;
+  4. finish (a terminal tool): completes the run with its result.
+The database is created if missing (mode 0600). Follow with 'agentrt verify --db PATH'.
+
+Exit status: 0 the run completed, 1 it did not or the database failed, 2 usage error.
+)";
+
+constexpr char kEventsHelp[] =
+    R"(Usage: agentrt events [--db PATH] RUN
+
+Prints the events of RUN in commit order, one per line: seq, time, type, step and payload.
+Text a model or server chose is escaped. The database (--db or $AGENTRT_DB) is opened
+existing-only and read-only.
+
+Exit status: 0 printed, 1 no such run or database, 2 usage error.
+)";
+
+constexpr char kVerifyHelp[] =
+    R"(Usage: agentrt verify [--db PATH]
+
+Walks the hash chain of every event in the database (--db or $AGENTRT_DB, opened read-only)
+and reports the first break: a missing event or one whose stored hash is not the one its
+fields and the previous event's hash give. Keep the printed head somewhere the database's
+writers cannot reach: only that proves the log was not cut short.
+
+Exit status: 0 the chain is intact, 1 it is broken or the database failed, 2 usage error.
+)";
+
+constexpr std::string_view kDbFlag[] = {"db"};
+
+// An in-memory tool for the demonstration.
+class DemoTool final : public Tool {
+ public:
+  DemoTool(std::string name, std::string description, SideEffect side_effect, bool terminal,
+           std::string content, std::string summary)
+      : spec_{std::move(name),
+              std::move(description),
+              R"({"type":"object","properties":{"path":{"type":"string"},)"
+              R"("summary":{"type":"string"}},"additionalProperties":false})",
+              side_effect,
+              absl::Seconds(5),
+              terminal},
+        content_(std::move(content)),
+        summary_(std::move(summary)) {}
+  ToolSpec Spec() const override { return spec_; }
+  absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
+    return ToolResult{content_, summary_};
+  }
+
+ private:
+  ToolSpec spec_;
+  std::string content_;
+  std::string summary_;
+};
+
+Decision ToolCallDecision(std::string tool, std::string args, std::string reason) {
+  Decision d;
+  d.kind = "tool_call";
+  d.tool = std::move(tool);
+  d.args = std::move(args);
+  d.reason = std::move(reason);
+  d.origin = "plan";
+  return d;
+}
+
+void PrintEvents(const std::vector<store::Event>& events) {
+  for (const store::Event& e : events) {
+    std::cout << e.seq << "  " << e.at << "  " << e.type;
+    if (!e.step_id.empty()) std::cout << "  step=" << e.step_id.substr(0, 8);
+    std::cout << "  " << json::Truncate(json::Sanitize(e.payload_json), 400) << "\n";
+  }
+}
+
+absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading() {
+  absl::StatusOr<std::string> path = DatabasePath();
+  if (!path.ok()) return path.status();
+  return store::Store::OpenExisting(*path, /*read_only=*/true);
+}
+
+}  // namespace
+
+int RunDemoCommand(std::span<const std::string> args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << kDemoHelp;
+    return args.empty() ? kExitUsage : kExitOk;
+  }
+  if (args[0] != "scripted") {
+    return UsageError("demo", "unknown demonstration \"" + json::Sanitize(args[0]) + "\"");
+  }
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args.subspan(1), kDbFlag);
+  if (!parsed.ok()) return UsageError("demo scripted", ToStd(parsed.status().message()));
+  if (parsed->help) {
+    std::cout << kDemoHelp;
+    return kExitOk;
+  }
+  if (!parsed->positional.empty()) return UsageError("demo scripted", "unexpected argument");
+  absl::StatusOr<std::string> path = DatabasePath();
+  if (!path.ok()) return UsageError("demo scripted", ToStd(path.status().message()));
+
+  world::RealClock clock;
+  world::OsEntropy entropy;
+  absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(*path, clock);
+  if (!store.ok()) return Failure("demo scripted", ToStd(store.status().message()));
+  DemoTool read("read_file", "Read a text file.", SideEffect::kReadOnly, false,
+                R"({"text":"127.0.0.1 localhost\n"})", "read 20 bytes");
+  DemoTool remove("delete_file", "Delete a file.", SideEffect::kDestructive, false, "{}", "");
+  DemoTool finish("finish", "Report the answer and end the run.", SideEffect::kReadOnly, true,
+                  R"({"answer":"localhost is 127.0.0.1"})", "answered");
+  ScriptedAgent agent({
+      ToolCallDecision("read_file", R"({"path":"/etc/hosts"})", "look up localhost"),
+      ToolCallDecision("read_file", R"({"path":42})", "a malformed request"),
+      ToolCallDecision("delete_file", R"({"path":"/etc/hosts"})", "a destructive request"),
+      ToolCallDecision("finish", R"({"summary":"localhost is 127.0.0.1"})", "done"),
+  });
+  std::unique_ptr<Policy> policy = DefaultPolicy();
+  DriverOptions options;
+  options.agent = &agent;
+  options.policy = policy.get();
+  options.tools = {&read, &remove, &finish};
+  absl::StatusOr<std::unique_ptr<Driver>> driver = Driver::Create(**store, clock, entropy, options);
+  if (!driver.ok()) return Failure("demo scripted", ToStd(driver.status().message()));
+  absl::StatusOr<Run> run = (*driver)->Start("Find the address of localhost");
+  if (!run.ok()) return Failure("demo scripted", ToStd(run.status().message()));
+  absl::StatusOr<std::vector<store::Event>> events = (*store)->ListEvents(run->id);
+  if (!events.ok()) return Failure("demo scripted", ToStd(events.status().message()));
+  std::cout << "run " << run->id << " in " << *path << "\n";
+  PrintEvents(*events);
+  std::cout << "run " << run->id << ": " << ToString(run->status) << " (" << run->reason
+            << ") after " << run->step_count << " steps\n";
+  return run->status == RunStatus::kCompleted ? kExitOk : kExitFailure;
+}
+
+int RunEventsCommand(std::span<const std::string> args) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kDbFlag);
+  if (!parsed.ok()) return UsageError("events", ToStd(parsed.status().message()));
+  if (parsed->help) {
+    std::cout << kEventsHelp;
+    return kExitOk;
+  }
+  if (parsed->positional.size() != 1) return UsageError("events", "expected one RUN id");
+  if (!DatabasePath().ok()) return UsageError("events", ToStd(DatabasePath().status().message()));
+  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading();
+  if (!store.ok()) return Failure("events", ToStd(store.status().message()));
+  const std::string& run = parsed->positional[0];
+  absl::StatusOr<std::vector<store::Event>> events = (*store)->ListEvents(run);
+  if (!events.ok()) return Failure("events", ToStd(events.status().message()));
+  if (events->empty()) {
+    return Failure("events", "no run \"" + json::Sanitize(run) + "\" in this database");
+  }
+  PrintEvents(*events);
+  return kExitOk;
+}
+
+int RunVerifyCommand(std::span<const std::string> args) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kDbFlag);
+  if (!parsed.ok()) return UsageError("verify", ToStd(parsed.status().message()));
+  if (parsed->help) {
+    std::cout << kVerifyHelp;
+    return kExitOk;
+  }
+  if (!parsed->positional.empty()) return UsageError("verify", "unexpected argument");
+  if (!DatabasePath().ok()) return UsageError("verify", ToStd(DatabasePath().status().message()));
+  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading();
+  if (!store.ok()) return Failure("verify", ToStd(store.status().message()));
+  absl::StatusOr<store::ChainReport> report = (*store)->VerifyEvents();
+  if (!report.ok()) return Failure("verify", ToStd(report.status().message()));
+  if (report->broken) {
+    std::cout << "chain broken at seq " << report->broken->seq << ": " << report->broken->detail
+              << " (" << report->checked << " events intact before it)\n";
+    return kExitFailure;
+  }
+  std::cout << "chain intact: " << report->checked << " events; head seq " << report->to << " hash "
+            << (report->hash.empty() ? "(none)" : report->hash) << "\n";
+  return kExitOk;
+}
+
+}  // namespace agentrt::cli
