@@ -626,23 +626,52 @@ class Driver::Session {
         obs.content_hash = json::Sha256Hex(*canonical);
       }
     }
+    absl::Status recorded;
+    bool go_on = false;
     if (abort) {
-      AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kToolAbort, abort_detail, "", {},
-                                     StepEnd{StepStatus::kFailed, obs, obs.summary}));
-      return false;
+      recorded = Settle(RunStatus::kFailed, reason::kToolAbort, abort_detail, "", {},
+                        StepEnd{StepStatus::kFailed, obs, obs.summary});
+    } else if (obs.is_failure()) {
+      recorded = EndStep(StepStatus::kFailed, obs, obs.summary);
+      go_on = true;
+    } else if (spec.spec.terminal) {
+      recorded = Settle(RunStatus::kCompleted, reason::kGoalCompleted,
+                        absl::StrCat("terminal tool ", ToAbsl(name)), "", {},
+                        StepEnd{StepStatus::kDone, obs, ""}, obs.content);
+    } else {
+      recorded = EndStep(StepStatus::kDone, obs, "");
+      go_on = true;
     }
-    if (obs.is_failure()) {
-      AGENTRT_RETURN_IF_ERROR(EndStep(StepStatus::kFailed, obs, obs.summary));
-      return true;
+    if (absl::IsFailedPrecondition(recorded)) {
+      // The run was moved while the tool ran. Work already done is never lost: when an
+      // operator cancelled, the outcome is appended after the run's end.
+      AGENTRT_RETURN_IF_ERROR(AppendLateOutcome(obs, start_at));
     }
-    if (spec.spec.terminal) {
-      AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kCompleted, reason::kGoalCompleted,
-                                     absl::StrCat("terminal tool ", ToAbsl(name)), "", {},
-                                     StepEnd{StepStatus::kDone, obs, ""}, obs.content));
-      return false;
-    }
-    AGENTRT_RETURN_IF_ERROR(EndStep(StepStatus::kDone, obs, ""));
-    return true;
+    AGENTRT_RETURN_IF_ERROR(recorded);
+    return go_on;
+  }
+
+  absl::Status AppendLateOutcome(const Observation& obs, absl::Time started_at) {
+    Step& step = current();
+    absl::Time at = Now();
+    std::int64_t ms = std::max<std::int64_t>(0, absl::ToInt64Milliseconds(at - started_at));
+    return d_.store_.Write([&](Transaction& tx) -> absl::Status {
+      AGENTRT_ASSIGN_OR_RETURN(
+          std::vector<SqlRow> rows,
+          tx.Query("SELECT status, reason FROM runs WHERE id = ?1", {std::string_view(run_.id)}));
+      if (rows.empty() || rows[0][0] != "CANCELLED" || rows[0][1] != "operator_cancelled") {
+        return absl::OkStatus();
+      }
+      JsonObject payload;
+      payload.String("tool", step.decision->tool)
+          .Int("duration_ms", ms)
+          .Bool("late", true)
+          .Raw("observation", ObservationJson(obs));
+      if (!obs.is_failure()) {
+        payload.StringIfSet("summary", obs.summary).String("content_hash", obs.content_hash);
+      }
+      return tx.AppendEvent(run_.id, step.id, at, "step.tool_finished", payload.Build()).status();
+    });
   }
 
   struct StepEnd {

@@ -404,7 +404,7 @@ TEST_F(DriverTest, TimeLimitsUseTheInjectedClock) {
   EXPECT_EQ(run->reason, "limit_elapsed_time");
 }
 
-TEST_F(DriverTest, ARunMovedByAnotherWriterIsReturnedAsThatWriterLeftIt) {
+TEST_F(DriverTest, OperatorCancelDuringAToolEndsTheLoopAndTheOutcomeIsAppendedLate) {
   AddTool(Spec("cancelling", SideEffect::kReadOnly), [this](const ToolCall& call) {
     // Another writer (an operator's cancel) ends the run while the tool runs.
     EXPECT_TRUE(store_
@@ -424,6 +424,26 @@ TEST_F(DriverTest, ARunMovedByAnotherWriterIsReturnedAsThatWriterLeftIt) {
   EXPECT_EQ(run->status, RunStatus::kCancelled);
   EXPECT_EQ(run->reason, "operator_cancelled");
   EXPECT_EQ(agent_->inputs.size(), 1u);  // nothing more was decided
+  // The tool's outcome is not lost: it follows the cancellation as a late record.
+  std::vector<store::Event> events = *store_->ListEvents("run-1");
+  EXPECT_EQ(events.back().type, "step.tool_finished");
+  EXPECT_THAT(events.back().payload_json, HasSubstr(R"("late":true)"));
+  EXPECT_THAT(events.back().payload_json, HasSubstr(R"("observation":{"content":{})"));
+  EXPECT_FALSE(store_->VerifyEvents()->broken.has_value());
+}
+
+TEST_F(DriverTest, FailDecisionEndsTheRunAsGoalFailed) {
+  Decision fail;
+  fail.kind = "fail";
+  fail.message = "the file does not exist";
+  absl::StatusOr<agentrt::Run> run = RunScript({fail});
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->status, RunStatus::kFailed);
+  EXPECT_EQ(run->reason, "goal_failed");
+  EXPECT_EQ(run->reason_detail, "the file does not exist");
+  EXPECT_THAT(Types(), ElementsAre("run.created", "run.started", "step.started", "step.decided",
+                                   "run.finished"));
+  EXPECT_EQ((*ReadSteps(*store_, "run-1"))[0].status, StepStatus::kDone);
 }
 
 TEST_F(DriverTest, AgentErrorEndsTheRun) {

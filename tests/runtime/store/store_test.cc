@@ -363,6 +363,26 @@ TEST_F(StoreTest, ReadOnlyStoreReadsButNeverWrites) {
   EXPECT_THAT(write.message(), HasSubstr("opened read-only"));
 }
 
+TEST_F(StoreTest, ConnectionsDoNotTrustTheSchema) {
+  auto store = OpenOrDie();
+  std::string trusted;
+  ASSERT_TRUE(store
+                  ->Read([&](Transaction& tx) -> absl::Status {
+                    trusted = (*tx.Query("PRAGMA trusted_schema"))[0][0];
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  EXPECT_EQ(trusted, "0");
+  // Defensive mode: the schema cannot be rewritten through writable_schema.
+  absl::Status write = store->Write([](Transaction& tx) -> absl::Status {
+    if (absl::StatusOr<std::int64_t> on = tx.Exec("PRAGMA writable_schema = ON"); !on.ok()) {
+      return on.status();
+    }
+    return tx.Exec("UPDATE sqlite_master SET sql = '' WHERE name = 'events'").status();
+  });
+  EXPECT_FALSE(write.ok());
+}
+
 TEST_F(StoreTest, DurabilityIsASetting) {
   auto normal = OpenOrDie();
   std::string level;
