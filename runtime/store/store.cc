@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
+#include "runtime/json/canonical_json.h"
 #include "runtime/store/event_chain.h"
 #include "runtime/store/file_security.h"
 #include "runtime/store/internal/sqlite.h"
@@ -331,6 +332,39 @@ absl::StatusOr<std::vector<Event>> Store::ListEvents(std::string_view run_id) {
     return absl::OkStatus();
   }));
   return events;
+}
+
+absl::StatusOr<Store::EventPage> Store::ListEventsPage(std::string_view run_id, std::int64_t limit,
+                                                       std::int64_t offset) {
+  if (limit < 1 || offset < 0) {
+    return absl::InvalidArgumentError("a page needs limit >= 1 and offset >= 0");
+  }
+  EventPage page;
+  AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count,
+                             tx.Query("SELECT COUNT(*) FROM events WHERE run_id = ?1", {run_id}));
+    page.total = std::stoll(count[0][0]);
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT seq, run_id, step_id, at, type, substr(payload_json, 1, ?4), "
+                 "length(payload_json), hash FROM events WHERE run_id = ?1 ORDER BY seq "
+                 "LIMIT ?2 OFFSET ?3",
+                 {run_id, limit, offset, kMaxPageText}));
+    for (SqlRow& r : rows) {
+      std::string payload = std::move(r[5]);
+      std::int64_t length = std::stoll(r[6]);
+      if (length > kMaxPageText) {
+        std::string head;
+        json::AppendCanonicalString(payload, head);
+        payload = absl::StrCat("{\"head\":", head, ",\"length\":", length, ",\"truncated\":true}");
+      }
+      page.events.push_back(Event{std::stoll(r[0]), std::move(r[1]), std::move(r[2]),
+                                  std::move(r[3]), std::move(r[4]), std::move(payload),
+                                  std::move(r[7])});
+    }
+    return absl::OkStatus();
+  }));
+  return page;
 }
 
 absl::StatusOr<std::pair<std::int64_t, std::string>> Store::ChainHead() {

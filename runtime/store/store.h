@@ -133,6 +133,19 @@ class Store {
 
   // ListEvents returns a run's events in seq order ("" for every run).
   absl::StatusOr<std::vector<Event>> ListEvents(std::string_view run_id);
+
+  // A page of a run's events for showing to a person: at most `limit` events from `offset`,
+  // the total from COUNT, and any payload longer than kMaxPageText characters replaced by
+  // {"truncated":true,"length":N,"head":"<first kMaxPageText characters>"} (still JSON; the
+  // hash is the stored one). Only the page is read. Errors: InvalidArgument for limit < 1 or
+  // offset < 0.
+  static constexpr std::int64_t kMaxPageText = 65536;
+  struct EventPage {
+    std::vector<Event> events;
+    std::int64_t total = 0;
+  };
+  absl::StatusOr<EventPage> ListEventsPage(std::string_view run_id, std::int64_t limit,
+                                           std::int64_t offset);
   // VerifyEvents walks the chain over [from, to] (from < 1 means 1, to < 1 the current head)
   // and reports the first break: a missing seq, or a stored hash that is not the one the
   // fields and the previous hash give. Writes nothing.

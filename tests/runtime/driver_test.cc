@@ -495,6 +495,66 @@ TEST_F(DriverTest, RegistrationRefusesUnusableTools) {
   EXPECT_THAT(RunScript({}).status().message(), HasSubstr("duplicate tool \"same\""));
 }
 
+// One clock reading per recorded state change, in a fixed order: the counts per path are a
+// contract (reference/core.md §4.13), so replays and simulations read the clock exactly as
+// often as the recording did.
+TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
+  class CountingClock : public world::Clock {
+   public:
+    absl::Time Now() const override {
+      ++readings;
+      return absl::FromUnixSeconds(1'800'000'000) + absl::Milliseconds(readings);
+    }
+    mutable int readings = 0;
+  };
+  FuncTool& read = AddReadTool();
+  AddTool(Spec("delete", SideEffect::kDestructive), [](const ToolCall&) { return ToolResult{}; });
+  AddTool(Spec("finish", SideEffect::kReadOnly, true),
+          [](const ToolCall&) { return ToolResult{}; });
+  AddTool(Spec("abort", SideEffect::kReadOnly),
+          [](const ToolCall&) -> absl::StatusOr<ToolResult> { return AbortRun("stop"); });
+  AddTool(Spec("post", SideEffect::kRemoteMutation), [](const ToolCall&) { return ToolResult{}; });
+  Decision fail;
+  fail.kind = "fail";
+  struct Row {
+    std::string path;
+    std::vector<Decision> script;
+    int readings;
+  } rows[] = {
+      {"agent error", {}, 4},
+      {"fail", {fail}, 5},
+      {"terminal tool", {Call("finish", R"({"path":"a"})")}, 6},
+      {"tool abort", {Call("abort", R"({"path":"a"})")}, 6},
+      {"read, deny, invalid, complete",
+       {Call("read", R"({"path":"a"})"), Call("delete", R"({"path":"a"})"), Call("read", "{}"),
+        Complete()},
+       16},
+      {"loop of identical reads",
+       {Call("read", R"({"path":"a"})"), Call("read", R"({"path":"a"})"),
+        Call("read", R"({"path":"a"})")},
+       11},
+      {"pause", {Call("post", R"({"path":"a"})")}, 5},
+  };
+  for (Row& row : rows) {
+    SCOPED_TRACE(row.path);
+    CountingClock counting;
+    store_ = *store::Store::OpenInMemory(clock_);
+    agent_ = std::make_unique<ScriptedAgent>(row.script);
+    DriverOptions options;
+    options.agent = agent_.get();
+    options.policy = policy_.get();
+    for (auto& t : tools_) options.tools.push_back(t.get());
+    auto driver = *Driver::Create(*store_, counting, entropy_, options);
+    Limits limits;
+    limits.max_steps = 10;
+    limits.max_consecutive_tool_failures = 5;
+    limits.loop_threshold = 2;
+    ASSERT_TRUE(driver->StartWithId("run-1", "count", limits).ok());
+    EXPECT_EQ(counting.readings, row.readings);
+  }
+  EXPECT_FALSE(read.calls.empty());
+}
+
 // The whole persisted trace of one scripted run, byte for byte: payloads, timestamps, ids and
 // hashes come only from the manual clock and seeded entropy, so any change to what the
 // runtime records shows up here. Regenerate with AGENTRT_UPDATE_GOLDEN=1 and review the diff.

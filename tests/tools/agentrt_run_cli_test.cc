@@ -55,6 +55,12 @@ TEST_F(AgentrtRunCliTest, EventsAndVerifyWorkOnTheResult) {
   EXPECT_EQ(events.exit_code, 0) << events.err;
   EXPECT_THAT(events.out, HasSubstr("1  "));
   EXPECT_THAT(events.out, HasSubstr("run.finished"));
+  ProcessResult page = Agentrt({"events", "--db", db_, "--limit", "3", "--offset=18", run});
+  EXPECT_EQ(page.exit_code, 0) << page.err;
+  EXPECT_THAT(page.out, HasSubstr("19  "));
+  EXPECT_THAT(page.out, Not(HasSubstr("\n1  ")));
+  EXPECT_THAT(page.out, HasSubstr("(events 19-20 of 20)"));
+  EXPECT_EQ(Agentrt({"events", "--db", db_, "--limit=0", run}).exit_code, 2);
   ProcessResult verify = Agentrt({"verify", "--db=" + db_});
   EXPECT_EQ(verify.exit_code, 0) << verify.err;
   EXPECT_THAT(verify.out, HasSubstr("chain intact: 20 events; head seq 20 hash "));

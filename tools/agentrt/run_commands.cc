@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/driver.h"
@@ -12,6 +13,9 @@
 #include "runtime/world/entropy.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
+
+ABSL_FLAG(std::int64_t, limit, 1000, "page size for listings");
+ABSL_FLAG(std::int64_t, offset, 0, "items to skip in listings");
 
 namespace agentrt::cli {
 namespace {
@@ -31,10 +35,12 @@ Exit status: 0 the run completed, 1 it did not or the database failed, 2 usage e
 )";
 
 constexpr char kEventsHelp[] =
-    R"(Usage: agentrt events [--db PATH] RUN
+    R"(Usage: agentrt events [--db PATH] [--limit N] [--offset M] RUN
 
-Prints the events of RUN in commit order, one per line: seq, time, type, step and payload.
-Text a model or server chose is escaped. The database (--db or $AGENTRT_DB) is opened
+Prints the events of RUN in commit order, one per line: seq, time, type, step and payload
+(at most 400 characters of it; a payload over 65536 characters is read only that far). Text
+a model or server chose is escaped. --limit (default 1000) and --offset page through a long
+run; the last line says how many there are. The database (--db or $AGENTRT_DB) is opened
 existing-only and read-only.
 
 Exit status: 0 printed, 1 no such run or database, 2 usage error.
@@ -52,6 +58,7 @@ Exit status: 0 the chain is intact, 1 it is broken or the database failed, 2 usa
 )";
 
 constexpr std::string_view kDbFlag[] = {"db"};
+constexpr std::string_view kPageFlags[] = {"db", "limit", "offset"};
 
 // An in-memory tool for the demonstration.
 class DemoTool final : public Tool {
@@ -156,7 +163,7 @@ int RunDemoCommand(std::span<const std::string> args) {
 }
 
 int RunEventsCommand(std::span<const std::string> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kDbFlag);
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kPageFlags);
   if (!parsed.ok()) return UsageError("events", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kEventsHelp;
@@ -167,12 +174,17 @@ int RunEventsCommand(std::span<const std::string> args) {
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading();
   if (!store.ok()) return Failure("events", ToStd(store.status().message()));
   const std::string& run = parsed->positional[0];
-  absl::StatusOr<std::vector<store::Event>> events = (*store)->ListEvents(run);
-  if (!events.ok()) return Failure("events", ToStd(events.status().message()));
-  if (events->empty()) {
+  std::int64_t limit = absl::GetFlag(FLAGS_limit), offset = absl::GetFlag(FLAGS_offset);
+  if (limit < 1 || offset < 0) return UsageError("events", "--limit must be >= 1, --offset >= 0");
+  absl::StatusOr<store::Store::EventPage> page = (*store)->ListEventsPage(run, limit, offset);
+  if (!page.ok()) return Failure("events", ToStd(page.status().message()));
+  if (page->total == 0) {
     return Failure("events", "no run \"" + json::Sanitize(run) + "\" in this database");
   }
-  PrintEvents(*events);
+  PrintEvents(page->events);
+  std::cout << "(events " << offset + 1 << "-"
+            << offset + static_cast<std::int64_t>(page->events.size()) << " of " << page->total
+            << ")\n";
   return kExitOk;
 }
 

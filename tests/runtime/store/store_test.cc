@@ -11,8 +11,10 @@
 #include <stdexcept>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/json/intake.h"
 #include "runtime/json/sha256.h"
 #include "runtime/store/event_chain.h"
 #include "runtime/store/migrations.h"
@@ -381,6 +383,30 @@ TEST_F(StoreTest, ConnectionsDoNotTrustTheSchema) {
     return tx.Exec("UPDATE sqlite_master SET sql = '' WHERE name = 'events'").status();
   });
   EXPECT_FALSE(write.ok());
+}
+
+TEST_F(StoreTest, PagesReadOnlyThePageAndCapHugePayloads) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 5);
+  std::string huge = "{\"x\":\"" + std::string(Store::kMaxPageText * 3, 'y') + "\"}";
+  ASSERT_TRUE(store
+                  ->Write([&](Transaction& tx) {
+                    return tx.AppendEvent("run-a", "", kStart, "big", huge).status();
+                  })
+                  .ok());
+  absl::StatusOr<Store::EventPage> page = store->ListEventsPage("run-a", 2, 1);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->total, 6);
+  ASSERT_THAT(page->events, SizeIs(2));
+  EXPECT_EQ(page->events[0].seq, 2);
+  page = store->ListEventsPage("run-a", 10, 5);
+  ASSERT_THAT(page->events, SizeIs(1));
+  const std::string& capped = page->events[0].payload_json;
+  EXPECT_LT(capped.size(), huge.size());
+  EXPECT_THAT(capped, HasSubstr(absl::StrCat("\"length\":", huge.size(), ",\"truncated\":true}")));
+  EXPECT_TRUE(json::Parse(capped).ok());
+  EXPECT_FALSE(store->ListEventsPage("run-a", 0, 0).ok());
+  EXPECT_FALSE(store->ListEventsPage("run-a", 1, -1).ok());
 }
 
 TEST_F(StoreTest, DurabilityIsASetting) {
