@@ -11,6 +11,8 @@
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
 #include "runtime/json_object.h"
+#include "runtime/records.h"
+#include "runtime/run_reader.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -20,86 +22,6 @@ using store::SqlRow;
 using store::SqlValue;
 using store::Transaction;
 using world::FormatTimestamp;
-
-bool Blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
-
-bool ValidUtf8(std::string_view s) {
-  // Intake of a JSON string built from the bytes is the one UTF-8 check we trust.
-  std::string quoted = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) {
-      quoted += ' ';
-    } else {
-      quoted += c;
-    }
-  }
-  quoted += "\"";
-  return json::Parse(quoted).ok();
-}
-
-// The recorded form of a decision: raw JSON the agent sent is kept canonical when usable,
-// and verbatim (or base64 when not UTF-8) in invalid_args / invalid_result when not.
-std::string DecisionJson(const Decision& d) {
-  JsonObject o;
-  o.String("kind", d.kind).StringIfSet("tool", d.tool).StringIfSet("reason", d.reason);
-  o.StringIfSet("message", d.message).StringIfSet("origin", d.origin);
-  bool base64 = false;
-  std::vector<std::pair<std::string_view, std::string>> invalid;
-  for (auto [key, raw] : {std::pair<std::string_view, const std::string*>{"args", &d.args},
-                          std::pair<std::string_view, const std::string*>{"result", &d.result}}) {
-    if (Blank(*raw)) continue;
-    absl::StatusOr<std::string> canonical = json::Canonicalize(*raw);
-    if (canonical.ok()) {
-      o.Raw(key, *canonical);
-    } else {
-      invalid.emplace_back(key == "args" ? "invalid_args" : "invalid_result", *raw);
-      if (!ValidUtf8(*raw)) base64 = true;
-    }
-  }
-  for (auto& [key, raw] : invalid) {
-    o.String(key, base64 ? absl::Base64Escape(ToAbsl(raw)) : raw);
-  }
-  if (base64) o.Bool("invalid_base64", true);
-  return o.Build();
-}
-
-std::string ObservationJson(const Observation& obs) {
-  return JsonObject()
-      .String("kind", ToString(obs.kind))
-      .RawIfSet("content", obs.content)
-      .StringIfSet("summary", obs.summary)
-      .StringIfSet("content_hash", obs.content_hash)
-      .Build();
-}
-
-std::string PolicyJson(const PolicyDecision& p) {
-  return JsonObject()
-      .String("outcome", p.outcome_text)
-      .StringIfSet("reason", p.reason)
-      .StringIfSet("kind", p.kind)
-      .RawIfSet("capability", p.capability)
-      .RawIfSet("presentation", p.presentation)
-      .Build();
-}
-
-// An observation whose content is a map of strings (reference/core.md §1.5).
-Observation MakeObservation(ObservationKind kind,
-                            std::vector<std::pair<std::string_view, std::string>> content,
-                            std::string summary) {
-  JsonObject o;
-  for (auto& [k, v] : content) o.String(k, v);
-  Observation obs;
-  obs.kind = kind;
-  obs.content = o.Build();
-  obs.summary = std::move(summary);
-  obs.content_hash = json::Sha256Hex(obs.content);
-  return obs;
-}
-
-std::string ContentHash(std::string_view raw) {
-  absl::StatusOr<std::string> canonical = json::Canonicalize(raw.empty() ? "{}" : raw);
-  return json::Sha256Hex(canonical.ok() ? *canonical : raw);
-}
 
 bool IsLimitReason(std::string_view reason) {
   return reason == reason::kLimitSteps || reason == reason::kRepeatedToolFailures ||
@@ -853,100 +775,6 @@ absl::StatusOr<Run> Driver::StartWithId(std::string_view run_id, std::string_vie
   }));
   Session session(*this, run);
   return session.Loop();
-}
-
-absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id) {
-  Run run;
-  AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        tx.Query("SELECT id, goal, status, reason, reason_detail, limits_json, step_count, "
-                 "created_at, finished_at, result_json, active_ms FROM runs WHERE id = ?1",
-                 {run_id}));
-    if (rows.empty()) {
-      return absl::NotFoundError(
-          absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)), " not found"));
-    }
-    SqlRow& r = rows[0];
-    run.id = r[0];
-    run.goal = r[1];
-    run.status = ParseRunStatus(r[2]).value_or(RunStatus::kFailed);
-    run.reason = r[3];
-    run.reason_detail = r[4];
-    absl::StatusOr<json::Document> limits = json::Parse(r[5]);
-    if (limits.ok()) {
-      auto integer = [&](std::string_view key, std::int64_t fallback) -> std::int64_t {
-        std::optional<json::Value> v = limits->root().Find(key);
-        return v && v->is_number() ? std::stoll(std::string(v->number_literal())) : fallback;
-      };
-      run.limits.max_steps = static_cast<int>(integer("max_steps", 0));
-      run.limits.max_consecutive_tool_failures =
-          static_cast<int>(integer("max_consecutive_tool_failures", 0));
-      run.limits.loop_threshold = static_cast<int>(integer("loop_threshold", 0));
-      run.limits.max_active_time = absl::Nanoseconds(integer("max_active_time", 0));
-      run.limits.max_elapsed_time = absl::Nanoseconds(integer("max_elapsed_time", 0));
-      run.limits.approval_ttl = absl::Nanoseconds(integer("approval_ttl", 0));
-      run.limits.grant_ttl = absl::Nanoseconds(integer("grant_ttl", 0));
-    }
-    run.step_count = std::stoi(r[6]);
-    run.created_at = world::ParseTimestamp(r[7]).value_or(absl::InfinitePast());
-    run.finished_at = world::ParseTimestamp(r[8]).value_or(absl::InfinitePast());
-    run.result = r[9];
-    run.active_time = absl::Milliseconds(std::stoll(r[10]));
-    return absl::OkStatus();
-  }));
-  return run;
-}
-
-absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_view run_id) {
-  std::vector<Step> steps;
-  AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        tx.Query("SELECT id, idx, status, decision_json, observation_json, spec_hash, "
-                 "started_at, finished_at FROM steps WHERE run_id = ?1 ORDER BY idx",
-                 {run_id}));
-    for (SqlRow& r : rows) {
-      Step s;
-      s.id = r[0];
-      s.run_id = std::string(run_id);
-      s.index = std::stoi(r[1]);
-      for (StepStatus st :
-           {StepStatus::kDeciding, StepStatus::kAwaitingApproval, StepStatus::kExecuting,
-            StepStatus::kDone, StepStatus::kFailed, StepStatus::kInterrupted}) {
-        if (ToString(st) == r[2]) s.status = st;
-      }
-      auto text = [](const json::Document& doc, std::string_view key) -> std::string {
-        std::optional<json::Value> v = doc.root().Find(key);
-        if (!v) return "";
-        return v->is_string() ? std::string(v->string_value()) : json::WriteCanonical(*v);
-      };
-      if (absl::StatusOr<json::Document> d = json::Parse(r[3]); d.ok()) {
-        s.decision =
-            Decision{text(*d, "kind"),   text(*d, "tool"),    text(*d, "args"),  text(*d, "reason"),
-                     text(*d, "result"), text(*d, "message"), text(*d, "origin")};
-      }
-      if (absl::StatusOr<json::Document> o = json::Parse(r[4]); o.ok()) {
-        Observation obs;
-        std::string kind = text(*o, "kind");
-        for (ObservationKind k : {ObservationKind::kToolResult, ObservationKind::kToolError,
-                                  ObservationKind::kPolicyDenied, ObservationKind::kInvalidDecision,
-                                  ObservationKind::kInterrupted}) {
-          if (ToString(k) == kind) obs.kind = k;
-        }
-        obs.content = text(*o, "content");
-        obs.summary = text(*o, "summary");
-        obs.content_hash = text(*o, "content_hash");
-        s.observation = obs;
-      }
-      s.spec_hash = r[5];
-      s.started_at = world::ParseTimestamp(r[6]).value_or(absl::InfinitePast());
-      s.finished_at = world::ParseTimestamp(r[7]).value_or(absl::InfinitePast());
-      steps.push_back(std::move(s));
-    }
-    return absl::OkStatus();
-  }));
-  return steps;
 }
 
 }  // namespace agentrt

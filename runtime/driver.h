@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "runtime/agent.h"
 #include "runtime/policy.h"
+#include "runtime/run_reader.h"
 #include "runtime/store/store.h"
 #include "runtime/tool.h"
 #include "runtime/tool_registry.h"
@@ -64,9 +65,5 @@ class Driver {
   DriverOptions options_;
   ToolRegistry registry_;
 };
-
-// ReadRun and ReadSteps decode what the driver stored.
-absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id);
-absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_view run_id);
 
 }  // namespace agentrt

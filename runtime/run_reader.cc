@@ -1,0 +1,109 @@
+#include "runtime/run_reader.h"
+
+#include "absl/strings/str_cat.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/string_view.h"
+#include "runtime/json/canonical_json.h"
+#include "runtime/json/intake.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/world/timestamp.h"
+
+namespace agentrt {
+
+using store::SqlRow;
+
+absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id) {
+  Run run;
+  AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT id, goal, status, reason, reason_detail, limits_json, step_count, "
+                 "created_at, finished_at, result_json, active_ms FROM runs WHERE id = ?1",
+                 {run_id}));
+    if (rows.empty()) {
+      return absl::NotFoundError(
+          absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)), " not found"));
+    }
+    SqlRow& r = rows[0];
+    run.id = r[0];
+    run.goal = r[1];
+    run.status = ParseRunStatus(r[2]).value_or(RunStatus::kFailed);
+    run.reason = r[3];
+    run.reason_detail = r[4];
+    absl::StatusOr<json::Document> limits = json::Parse(r[5]);
+    if (limits.ok()) {
+      auto integer = [&](std::string_view key, std::int64_t fallback) -> std::int64_t {
+        std::optional<json::Value> v = limits->root().Find(key);
+        return v && v->is_number() ? std::stoll(std::string(v->number_literal())) : fallback;
+      };
+      run.limits.max_steps = static_cast<int>(integer("max_steps", 0));
+      run.limits.max_consecutive_tool_failures =
+          static_cast<int>(integer("max_consecutive_tool_failures", 0));
+      run.limits.loop_threshold = static_cast<int>(integer("loop_threshold", 0));
+      run.limits.max_active_time = absl::Nanoseconds(integer("max_active_time", 0));
+      run.limits.max_elapsed_time = absl::Nanoseconds(integer("max_elapsed_time", 0));
+      run.limits.approval_ttl = absl::Nanoseconds(integer("approval_ttl", 0));
+      run.limits.grant_ttl = absl::Nanoseconds(integer("grant_ttl", 0));
+    }
+    run.step_count = std::stoi(r[6]);
+    run.created_at = world::ParseTimestamp(r[7]).value_or(absl::InfinitePast());
+    run.finished_at = world::ParseTimestamp(r[8]).value_or(absl::InfinitePast());
+    run.result = r[9];
+    run.active_time = absl::Milliseconds(std::stoll(r[10]));
+    return absl::OkStatus();
+  }));
+  return run;
+}
+
+absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_view run_id) {
+  std::vector<Step> steps;
+  AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT id, idx, status, decision_json, observation_json, spec_hash, "
+                 "started_at, finished_at FROM steps WHERE run_id = ?1 ORDER BY idx",
+                 {run_id}));
+    for (SqlRow& r : rows) {
+      Step s;
+      s.id = r[0];
+      s.run_id = std::string(run_id);
+      s.index = std::stoi(r[1]);
+      for (StepStatus st :
+           {StepStatus::kDeciding, StepStatus::kAwaitingApproval, StepStatus::kExecuting,
+            StepStatus::kDone, StepStatus::kFailed, StepStatus::kInterrupted}) {
+        if (ToString(st) == r[2]) s.status = st;
+      }
+      auto text = [](const json::Document& doc, std::string_view key) -> std::string {
+        std::optional<json::Value> v = doc.root().Find(key);
+        if (!v) return "";
+        return v->is_string() ? std::string(v->string_value()) : json::WriteCanonical(*v);
+      };
+      if (absl::StatusOr<json::Document> d = json::Parse(r[3]); d.ok()) {
+        s.decision =
+            Decision{text(*d, "kind"),   text(*d, "tool"),    text(*d, "args"),  text(*d, "reason"),
+                     text(*d, "result"), text(*d, "message"), text(*d, "origin")};
+      }
+      if (absl::StatusOr<json::Document> o = json::Parse(r[4]); o.ok()) {
+        Observation obs;
+        std::string kind = text(*o, "kind");
+        for (ObservationKind k : {ObservationKind::kToolResult, ObservationKind::kToolError,
+                                  ObservationKind::kPolicyDenied, ObservationKind::kInvalidDecision,
+                                  ObservationKind::kInterrupted}) {
+          if (ToString(k) == kind) obs.kind = k;
+        }
+        obs.content = text(*o, "content");
+        obs.summary = text(*o, "summary");
+        obs.content_hash = text(*o, "content_hash");
+        s.observation = obs;
+      }
+      s.spec_hash = r[5];
+      s.started_at = world::ParseTimestamp(r[6]).value_or(absl::InfinitePast());
+      s.finished_at = world::ParseTimestamp(r[7]).value_or(absl::InfinitePast());
+      steps.push_back(std::move(s));
+    }
+    return absl::OkStatus();
+  }));
+  return steps;
+}
+
+}  // namespace agentrt
