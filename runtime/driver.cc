@@ -4,6 +4,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/approvals.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/canonical_json.h"
@@ -37,6 +38,76 @@ std::string FormatMs(absl::Duration d) {
 class Driver::Session {
  public:
   Session(Driver& driver, Run run) : d_(driver), run_(std::move(run)) {}
+
+  // Resumes a run paused for approval (reference/core.md §5.5): only the latest approval of
+  // the awaiting step can grant; its hash is verified; the tool must still be registered and
+  // its current spec is the one judged; the arguments must meet the current schema; the policy
+  // is asked again and an identical required approval is the grant, a different one pauses
+  // again. Then the loop goes on.
+  absl::StatusOr<Run> ResumeApproved() {
+    AGENTRT_ASSIGN_OR_RETURN(steps_, ReadSteps(d_.store_, run_.id));
+    AGENTRT_ASSIGN_OR_RETURN(std::vector<Approval> approvals, ListApprovals(d_.store_, run_.id));
+    if (steps_.empty() || steps_.back().status != StepStatus::kAwaitingApproval) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("run ", run_.id, " is waiting but has no step awaiting approval"));
+    }
+    Step& step = current();
+    const Approval* latest = nullptr;
+    for (const Approval& a : approvals) {
+      if (a.step_id == step.id) latest = &a;
+    }
+    if (latest == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("step ", step.id, " has no approval to resume with"));
+    }
+    if (latest->status == ApprovalStatus::kPending && latest->expires_at != absl::InfinitePast() &&
+        Now() > latest->expires_at) {
+      AGENTRT_RETURN_IF_ERROR(ExpireApproval(d_.store_, *latest, Now()));
+      return ReadRun(d_.store_, run_.id);
+    }
+    if (latest->status != ApprovalStatus::kApproved) {
+      return absl::FailedPreconditionError(absl::StrCat("the latest approval for step ", step.id,
+                                                        " is ", ToAbsl(ToString(latest->status)),
+                                                        ", not approved"));
+    }
+    AGENTRT_RETURN_IF_ERROR(VerifyApprovalHash(*latest));
+    AGENTRT_ASSIGN_OR_RETURN(json::Document request, json::Parse(latest->request));
+    std::optional<json::Value> spec_value = request.root().Find("spec");
+    std::optional<json::Value> name = spec_value ? spec_value->Find("name") : std::nullopt;
+    std::optional<json::Value> args = request.root().Find("args");
+    if (!name || !name->is_string() || !args) {
+      return absl::DataLossError(absl::StrCat("approval ", latest->id, " has no usable request"));
+    }
+    Tool* tool = d_.registry_.Find(name->string_value());
+    if (tool == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("approved tool \"", ToAbsl(json::Sanitize(name->string_value())),
+                       "\" is not registered"));
+    }
+    AGENTRT_ASSIGN_OR_RETURN(const RecordedSpec* spec, d_.registry_.Current(tool));
+    resumed_at_ = Now();
+    if (run_.limits.grant_ttl > absl::ZeroDuration() &&
+        resumed_at_ > latest->decided_at + run_.limits.grant_ttl) {
+      AGENTRT_RETURN_IF_ERROR(ExpireApproval(d_.store_, *latest, resumed_at_));
+      return ReadRun(d_.store_, run_.id);
+    }
+    from_ = RunStatus::kWaitingForApproval;
+    resumed_approval_ = latest->id;
+    Decision decision = *step.decision;
+    decision.args = json::WriteCanonical(*args);
+    decision.tool = spec->spec.name;
+    if (std::string invalid = Validate(decision, spec); !invalid.empty()) {
+      Observation obs = MakeObservation(ObservationKind::kInvalidDecision, {{"error", invalid}},
+                                        "invalid decision on resume: " + invalid);
+      AGENTRT_RETURN_IF_ERROR(EndStep(StepStatus::kFailed, obs, invalid));
+      return Loop();
+    }
+    // The policy sees the run as it waited and the steps before the approved one.
+    steps_.back().status = StepStatus::kAwaitingApproval;
+    AGENTRT_ASSIGN_OR_RETURN(bool go_on, Judge(decision, *spec, tool, latest));
+    if (!go_on) return ReadRun(d_.store_, run_.id);
+    return Loop();
+  }
 
   // Drives the run until it ends or pauses. A write refused because the run was moved by
   // someone else (an operator's cancel, say) returns the run as that writer left it.
@@ -229,16 +300,37 @@ class Driver::Session {
     });
   }
 
+  // The compare-and-set guard of every write: the run must still be in `from_` (RUNNING in
+  // the loop; WAITING_FOR_APPROVAL for the first write of a resumed step).
   absl::Status RequireRunning(Transaction& tx) {
     AGENTRT_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
         tx.Query("SELECT status FROM runs WHERE id = ?1", {std::string_view(run_.id)}));
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("run ", run_.id, " not found"));
-    if (rows[0][0] != "RUNNING") {
+    if (rows[0][0] != ToString(from_)) {
       return absl::FailedPreconditionError(
-          absl::StrCat("run ", run_.id, " is ", rows[0][0], ", not RUNNING"));
+          absl::StrCat("run ", run_.id, " is ", rows[0][0], ", not ", ToAbsl(ToString(from_))));
     }
     return absl::OkStatus();
+  }
+
+  // Resuming a grant moves the run back to RUNNING in the same transaction as the step's
+  // first write (the tool start, or the step's end), with run.resumed.
+  absl::Status EnterIfResuming(Transaction& tx) {
+    if (resumed_approval_.empty()) return absl::OkStatus();
+    AGENTRT_RETURN_IF_ERROR(
+        tx.Exec("UPDATE runs SET status = 'RUNNING', lease_owner = ?1 "
+                "WHERE id = ?2 AND status = 'WAITING_FOR_APPROVAL'",
+                {std::string_view(d_.options_.lease_owner), std::string_view(run_.id)})
+            .status());
+    return tx
+        .AppendEvent(run_.id, current().id, resumed_at_, "run.resumed",
+                     JsonObject().String("approval_id", resumed_approval_).Build())
+        .status();
+  }
+  void Entered() {
+    resumed_approval_.clear();
+    from_ = RunStatus::kRunning;
   }
 
   // Returns "" when the decision is usable, else why not (one sentence for the agent).
@@ -322,7 +414,8 @@ class Driver::Session {
     return Judge(decision, *spec, tool);
   }
 
-  absl::StatusOr<bool> Judge(const Decision& decision, const RecordedSpec& spec, Tool* tool) {
+  absl::StatusOr<bool> Judge(const Decision& decision, const RecordedSpec& spec, Tool* tool,
+                             const Approval* granted = nullptr) {
     ToolRequest request;
     request.run_id = run_.id;
     request.step_id = current().id;
@@ -348,7 +441,13 @@ class Driver::Session {
     PolicyDecision pd = *evaluated;
     if (pd.outcome_text.empty()) pd.outcome_text = std::string(ToString(pd.outcome));
     current().policy = pd;
-    absl::Time policy_at = Now();
+    absl::Time policy_at = granted != nullptr ? resumed_at_ : Now();
+    // On resume, the approval the policy asks for again is the grant when it is the same
+    // approval: same kind, capability, presentation and request (so the same hash).
+    if (granted != nullptr && pd.outcome == PolicyOutcome::kRequireApproval &&
+        GrantedHash(pd, request, spec) == granted->hash) {
+      pd.outcome = PolicyOutcome::kAllow;
+    }
     std::string policy_event =
         JsonObject()
             .String("outcome", pd.outcome_text)
@@ -368,7 +467,8 @@ class Driver::Session {
     };
     switch (pd.outcome) {
       case PolicyOutcome::kAllow:
-        return Execute(decision, spec, tool, policy_at, write_policy);
+        // On resume the step's clock restarts: the wait for the operator is not active time.
+        return Execute(decision, spec, tool, granted != nullptr ? Now() : policy_at, write_policy);
       case PolicyOutcome::kDeny: {
         Observation obs = MakeObservation(ObservationKind::kPolicyDenied,
                                           {{"tool", spec.spec.name}, {"reason", pd.reason}},
@@ -399,6 +499,25 @@ class Driver::Session {
     return false;
   }
 
+  static std::string RequestJson(const ToolRequest& request, const RecordedSpec& spec) {
+    return JsonObject()
+        .String("run_id", request.run_id)
+        .String("step_id", request.step_id)
+        .Raw("spec", spec.json)
+        .Raw("args", request.args)
+        .Build();
+  }
+
+  static std::string GrantedHash(const PolicyDecision& pd, const ToolRequest& request,
+                                 const RecordedSpec& spec) {
+    absl::StatusOr<std::string> capability =
+        json::Canonicalize(Blank(pd.capability) ? "{}" : pd.capability);
+    absl::StatusOr<std::string> presentation =
+        json::Canonicalize(Blank(pd.presentation) ? "{}" : pd.presentation);
+    if (!capability.ok() || !presentation.ok()) return "";
+    return ApprovalHash(pd.kind, *capability, *presentation, RequestJson(request, spec));
+  }
+
   // The approval binds kind, capability, presentation and the whole request (run, step, the
   // full spec and the canonical arguments): approving it can only ever grant this call.
   absl::Status Pause(const PolicyDecision& pd, const ToolRequest& request, const RecordedSpec& spec,
@@ -416,18 +535,8 @@ class Driver::Session {
                     absl::StrCat("policy: ", which, " is not usable JSON: ", why), "", write_policy,
                     StepEnd{StepStatus::kFailed, std::nullopt, "policy error: " + which});
     }
-    std::string request_json = JsonObject()
-                                   .String("run_id", request.run_id)
-                                   .String("step_id", request.step_id)
-                                   .Raw("spec", spec.json)
-                                   .Raw("args", request.args)
-                                   .Build();
-    std::string hash = json::Sha256Hex(JsonObject()
-                                           .Raw("capability", *capability)
-                                           .String("kind", pd.kind)
-                                           .Raw("presentation", *presentation)
-                                           .Raw("request", request_json)
-                                           .Build());
+    std::string request_json = RequestJson(request, spec);
+    std::string hash = ApprovalHash(pd.kind, *capability, *presentation, request_json);
     std::string approval_id = d_.entropy_.NewId();
     absl::Time now = Now();
     std::string created = FormatTimestamp(now);
@@ -478,10 +587,13 @@ class Driver::Session {
     std::string policy_json = PolicyJson(*step.policy);
     std::string args = decision.args.empty() ? "{}" : decision.args;
     std::string started = FormatTimestamp(start_at);
+    std::string granted = resumed_approval_;
     AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
       AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+      AGENTRT_RETURN_IF_ERROR(EnterIfResuming(tx));
       AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE steps SET status = 'executing', policy_json = ?1, "
-                                      "started_at = ?2 WHERE id = ?3 AND status = 'deciding'",
+                                      "started_at = ?2 WHERE id = ?3 AND status IN "
+                                      "('deciding', 'awaiting_approval')",
                                       {std::string_view(policy_json), std::string_view(started),
                                        std::string_view(step.id)})
                                   .status());
@@ -491,9 +603,11 @@ class Driver::Session {
                        JsonObject()
                            .String("tool", spec.spec.name)
                            .Raw("args", *json::Canonicalize(args))
+                           .StringIfSet("approval_id", granted)
                            .Build())
           .status();
     }));
+    Entered();
     step.status = StepStatus::kExecuting;
     step.started_at = start_at;
 
@@ -656,11 +770,14 @@ class Driver::Session {
   absl::Status EndStep(StepStatus status, std::optional<Observation> obs, std::string detail,
                        const std::function<absl::Status(Transaction&)>& pre = {}) {
     absl::Time at = Now();
-    return d_.store_.Write([&](Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
       AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+      AGENTRT_RETURN_IF_ERROR(EnterIfResuming(tx));
       if (pre) AGENTRT_RETURN_IF_ERROR(pre(tx));
       return EndStepTx(tx, StepEnd{status, std::move(obs), detail}, at);
-    });
+    }));
+    Entered();
+    return absl::OkStatus();
   }
 
   // Ends the run (and, when `step_end` is set or `step_detail` given, its current step) in
@@ -707,6 +824,9 @@ class Driver::Session {
   Driver& d_;
   Run run_;
   std::vector<Step> steps_;
+  RunStatus from_ = RunStatus::kRunning;
+  std::string resumed_approval_;  // set while resuming a grant, until the run is entered
+  absl::Time resumed_at_;
 };
 
 Driver::Driver(store::Store& store, const world::Clock& clock, world::Entropy& entropy,
@@ -727,6 +847,19 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
   if (options.lease_owner.empty()) options.lease_owner = entropy.NewId();
   return std::unique_ptr<Driver>(
       new Driver(store, clock, entropy, std::move(options), std::move(registry)));
+}
+
+absl::StatusOr<Run> Driver::Resume(std::string_view run_id) {
+  AGENTRT_ASSIGN_OR_RETURN(Run run, ReadRun(store_, run_id));
+  if (run.status != RunStatus::kWaitingForApproval) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)), " is ", ToAbsl(ToString(run.status)),
+                     IsTerminal(run.status) ? " and cannot be resumed"
+                                            : "; only a run waiting for approval can be resumed "
+                                              "(interrupted runs come with leases)"));
+  }
+  Session session(*this, std::move(run));
+  return session.ResumeApproved();
 }
 
 absl::StatusOr<Run> Driver::Start(std::string_view goal, const Limits& limits) {

@@ -11,8 +11,8 @@
 // Every state change and its events are one store transaction; the store's observers see the
 // events after the commit. Time and ids come only from the injected Clock and Entropy.
 //
-// A Driver runs one step at a time on the calling thread. Resuming paused or interrupted runs,
-// leases and approvals are the next layer (not here yet).
+// A Driver runs one step at a time on the calling thread. Resuming interrupted runs and leases
+// are the next layer (not here yet).
 #pragma once
 
 #include <memory>
@@ -53,6 +53,12 @@ class Driver {
   absl::StatusOr<Run> Start(std::string_view goal, const Limits& limits = {});
   absl::StatusOr<Run> StartWithId(std::string_view run_id, std::string_view goal,
                                   const Limits& limits = {});
+  // Resume continues a run paused for approval once its latest approval is granted: exactly
+  // the recorded request runs (under the tool's current spec and schema, with the policy asked
+  // again), then the loop goes on. An expired approval or grant cancels the run, which is
+  // returned. Errors: FailedPrecondition (not waiting, not approved, tool gone), DataLoss (the
+  // approval row was changed).
+  absl::StatusOr<Run> Resume(std::string_view run_id);
 
  private:
   Driver(store::Store& store, const world::Clock& clock, world::Entropy& entropy,

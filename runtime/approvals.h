@@ -1,0 +1,91 @@
+// runtime/approvals.h
+//
+// What an operator does to a run (reference/core.md §5.2–5.4): approve or reject the pending
+// approval of a paused run, and cancel any run that has not ended. An approval is bound by a
+// SHA-256 hash to exactly what was asked — the approval kind, capability and presentation, and
+// the request: run, step, the tool's full spec and the canonical arguments (ADR 6). Deciding
+// re-computes that hash from the stored row and refuses a row that does not match, so editing
+// the database cannot turn an approval into a grant for something else.
+//
+// Expiry is lazy: a pending approval past its expires_at is expired by the next decision on it
+// (by the deciding caller's clock), cancelling the run. Approve leaves the run waiting for a
+// resume; Reject and Cancel end it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/store/store.h"
+#include "runtime/types.h"
+#include "runtime/world/clock.h"
+
+namespace agentrt {
+
+enum class ApprovalStatus { kPending, kApproved, kRejected, kExpired };
+std::string_view ToString(ApprovalStatus s);
+
+struct Approval {
+  std::string id;
+  std::string run_id;
+  std::string step_id;
+  std::string kind;
+  std::string capability;    // canonical JSON
+  std::string presentation;  // canonical JSON
+  std::string request;       // canonical JSON: {args, run_id, spec, step_id}
+  std::string hash;
+  ApprovalStatus status = ApprovalStatus::kPending;
+  absl::Time created_at = absl::InfinitePast();
+  absl::Time expires_at = absl::InfinitePast();  // InfinitePast: never
+  absl::Time decided_at = absl::InfinitePast();
+  std::string decided_by;
+  std::string note;
+};
+
+// ApprovalHash is the hash an approval binds: SHA-256 of the canonical object {capability,
+// kind, presentation, request}, each already canonical.
+std::string ApprovalHash(std::string_view kind, std::string_view capability,
+                         std::string_view presentation, std::string_view request);
+
+// VerifyApprovalHash: DataLoss naming the approval when the stored hash is not the one its
+// stored fields give (the row was changed).
+absl::Status VerifyApprovalHash(const Approval& approval);
+
+// ExpireApproval expires a pending approval or an approved grant at `now` and cancels its run
+// (approval_expired), in one transaction.
+absl::Status ExpireApproval(store::Store& store, const Approval& approval, absl::Time now);
+
+// ListApprovals returns a run's approvals in the order they were created.
+absl::StatusOr<std::vector<Approval>> ListApprovals(store::Store& store, std::string_view run_id);
+
+// PendingApproval selects the approval an operator means: `approval_id` when given (it must be
+// this run's and pending), otherwise the run's only pending approval. Never guesses among
+// several: FailedPrecondition listing them.
+absl::StatusOr<Approval> PendingApproval(store::Store& store, std::string_view run_id,
+                                         std::string_view approval_id = "");
+
+struct Decider {
+  std::string by;  // an unverified label, recorded as given
+  std::string note;
+  std::string shown_hash;  // when set, the approval must still have this hash
+};
+
+// Approve grants the pending approval; the run stays WAITING_FOR_APPROVAL until resumed.
+// Errors: FailedPrecondition (run not waiting, approval not pending, expired — the run is then
+// cancelled), NotFound, DataLoss (hash), Aborted (not the approval that was shown).
+absl::StatusOr<Approval> Approve(store::Store& store, const world::Clock& clock,
+                                 std::string_view run_id, std::string_view approval_id,
+                                 const Decider& decider);
+// Reject refuses it: the awaiting step fails with a policy_denied observation and the run is
+// CANCELLED (approval_rejected).
+absl::StatusOr<Approval> Reject(store::Store& store, const world::Clock& clock,
+                                std::string_view run_id, std::string_view approval_id,
+                                const Decider& decider);
+// Cancel ends any run that has not ended (operator_cancelled): every step in flight fails with
+// an interrupted observation; pending approvals stay pending. FailedPrecondition for an ended
+// run.
+absl::Status Cancel(store::Store& store, const world::Clock& clock, std::string_view run_id,
+                    const Decider& decider);
+
+}  // namespace agentrt

@@ -1,0 +1,237 @@
+// Pausing for a human and resuming exactly what the human saw (reference/core.md §5).
+#include "runtime/approvals.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/driver.h"
+#include "runtime/scripted_agent.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/entropy.h"
+
+namespace agentrt {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+
+class PostTool : public Tool {
+ public:
+  ToolSpec Spec() const override {
+    return ToolSpec{"post",
+                    description,
+                    R"({"type":"object","properties":{"to":{"type":"string"}},"required":["to"]})",
+                    SideEffect::kRemoteMutation,
+                    absl::Seconds(5),
+                    false};
+  }
+  absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
+    calls.push_back(call);
+    return ToolResult{R"({"sent":true})", "sent"};
+  }
+  std::string description = "Send a message.";
+  std::vector<ToolCall> calls;
+};
+
+Decision Post(std::string to) {
+  Decision d;
+  d.kind = "tool_call";
+  d.tool = "post";
+  d.args = R"({"to":")" + to + R"("})";
+  return d;
+}
+Decision Complete() {
+  Decision d;
+  d.kind = "complete";
+  return d;
+}
+
+class ApprovalsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { store_ = *store::Store::OpenInMemory(clock_); }
+
+  // Runs `script` with a fresh driver: Start when `resume` is empty, else Resume(resume).
+  absl::StatusOr<agentrt::Run> Drive(std::vector<Decision> script, std::string resume = "",
+                                     Limits limits = {}) {
+    agent_ = std::make_unique<ScriptedAgent>(std::move(script));
+    DriverOptions options;
+    options.agent = agent_.get();
+    options.policy = policy_.get();
+    options.tools = {&post_};
+    auto driver = Driver::Create(*store_, clock_, entropy_, options);
+    if (!driver.ok()) return driver.status();
+    if (resume.empty()) return (*driver)->StartWithId("run-1", "send it", limits);
+    return (*driver)->Resume(resume);
+  }
+
+  Approval Only() {
+    std::vector<Approval> approvals = *ListApprovals(*store_, "run-1");
+    EXPECT_THAT(approvals, SizeIs(1));
+    return approvals.back();
+  }
+
+  std::vector<std::string> TypesAfter(std::size_t n) {
+    std::vector<std::string> types;
+    std::vector<store::Event> events = *store_->ListEvents("run-1");
+    for (std::size_t i = n; i < events.size(); ++i) types.push_back(events[i].type);
+    return types;
+  }
+
+  world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
+  world::SeededEntropy entropy_{3};
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<Policy> policy_ = DefaultPolicy();
+  std::unique_ptr<ScriptedAgent> agent_;
+  PostTool post_;
+};
+
+TEST_F(ApprovalsTest, ApproveThenResumeExecutesExactlyTheRecordedRequestAndContinues) {
+  ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);
+  Approval pending = Only();
+  EXPECT_EQ(pending.status, ApprovalStatus::kPending);
+  EXPECT_THAT(pending.request, HasSubstr(R"("args":{"to":"alice"})"));
+  EXPECT_TRUE(VerifyApprovalHash(pending).ok());
+  absl::StatusOr<Approval> approved =
+      Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", "looks fine", pending.hash});
+  ASSERT_TRUE(approved.ok()) << approved.status();
+  EXPECT_EQ(approved->status, ApprovalStatus::kApproved);
+  EXPECT_TRUE(post_.calls.empty());
+  std::size_t before = store_->ListEvents("run-1")->size();
+
+  absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->status, RunStatus::kCompleted);
+  ASSERT_THAT(post_.calls, SizeIs(1));
+  EXPECT_EQ(post_.calls[0].args, R"({"to":"alice"})");
+  EXPECT_THAT(TypesAfter(before),
+              ElementsAre("run.resumed", "step.policy", "step.tool_started", "step.tool_finished",
+                          "step.started", "step.decided", "run.finished"));
+  std::vector<store::Event> events = *store_->ListEvents("run-1");
+  EXPECT_THAT(events[before + 2].payload_json, HasSubstr("\"approval_id\":\"" + pending.id));
+  EXPECT_FALSE(store_->VerifyEvents()->broken.has_value());
+  // Resuming again grants nothing more.
+  EXPECT_FALSE(Drive({}, "run-1").ok());
+  EXPECT_THAT(post_.calls, SizeIs(1));
+}
+
+TEST_F(ApprovalsTest, RejectCancelsTheRunAndNothingRuns) {
+  Drive({Post("bob")});
+  absl::StatusOr<Approval> rejected =
+      Reject(*store_, clock_, "run-1", Only().id, Decider{"ops", "not today"});
+  ASSERT_TRUE(rejected.ok());
+  agentrt::Run run = *ReadRun(*store_, "run-1");
+  EXPECT_EQ(run.status, RunStatus::kCancelled);
+  EXPECT_EQ(run.reason, "approval_rejected");
+  EXPECT_EQ(run.reason_detail, "not today");
+  std::vector<Step> steps = *ReadSteps(*store_, "run-1");
+  EXPECT_EQ(steps[0].status, StepStatus::kFailed);
+  EXPECT_EQ(steps[0].observation->summary, "approval rejected: not today");
+  EXPECT_FALSE(Drive({}, "run-1").ok());
+  EXPECT_TRUE(post_.calls.empty());
+}
+
+TEST_F(ApprovalsTest, TamperedApprovalRowIsRefusedByHash) {
+  Drive({Post("alice")});
+  Approval pending = Only();
+  ASSERT_TRUE(Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""}).ok());
+  ASSERT_TRUE(store_
+                  ->Write([](store::Transaction& tx) {
+                    return tx
+                        .Exec(
+                            "UPDATE approvals SET request_json = "
+                            "replace(request_json, 'alice', 'mallory')")
+                        .status();
+                  })
+                  .ok());
+  absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(run.status().message(), HasSubstr("does not match its recorded request"));
+  EXPECT_TRUE(post_.calls.empty());
+  EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kWaitingForApproval);
+}
+
+TEST_F(ApprovalsTest, ChangedToolSpecRePausesInsteadOfRunningUnderTheOldGrant) {
+  Drive({Post("alice")});
+  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  post_.description = "Send a message. Also forward it to everyone.";
+  absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->status, RunStatus::kWaitingForApproval);
+  EXPECT_TRUE(post_.calls.empty());
+  std::vector<Approval> approvals = *ListApprovals(*store_, "run-1");
+  ASSERT_THAT(approvals, SizeIs(2));
+  EXPECT_EQ(approvals[1].status, ApprovalStatus::kPending);
+  EXPECT_NE(approvals[1].hash, approvals[0].hash);
+  // The old grant is spent: only the latest approval of a step can grant.
+  EXPECT_THAT(Drive({}, "run-1").status().message(), HasSubstr("is pending, not approved"));
+  EXPECT_THAT(*ListApprovals(*store_, "run-1"), SizeIs(2));  // no pile-up
+}
+
+TEST_F(ApprovalsTest, ApprovalExpiresAtTheNextDecisionByTheDecidersClock) {
+  Limits limits;
+  limits.approval_ttl = absl::Minutes(1);
+  Drive({Post("alice")}, "", limits);
+  Approval pending = Only();
+  clock_.Advance(absl::Minutes(2));
+  absl::StatusOr<Approval> late = Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""});
+  ASSERT_FALSE(late.ok());
+  EXPECT_THAT(late.status().message(), HasSubstr("had expired"));
+  agentrt::Run run = *ReadRun(*store_, "run-1");
+  EXPECT_EQ(run.status, RunStatus::kCancelled);
+  EXPECT_EQ(run.reason, "approval_expired");
+  EXPECT_EQ(Only().status, ApprovalStatus::kExpired);
+}
+
+TEST_F(ApprovalsTest, GrantNotResumedWithinItsTtlExpiresAtResume) {
+  Limits limits;
+  limits.grant_ttl = absl::Minutes(5);
+  Drive({Post("alice")}, "", limits);
+  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  clock_.Advance(absl::Minutes(6));
+  absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->status, RunStatus::kCancelled);
+  EXPECT_EQ(run->reason, "approval_expired");
+  EXPECT_TRUE(post_.calls.empty());
+}
+
+TEST_F(ApprovalsTest, ShownHashMustStillMatch) {
+  Drive({Post("alice")});
+  absl::StatusOr<Approval> approved =
+      Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", "", "0000"});
+  ASSERT_FALSE(approved.ok());
+  EXPECT_THAT(approved.status().message(), HasSubstr("not the one that was shown"));
+  EXPECT_EQ(Only().status, ApprovalStatus::kPending);
+}
+
+TEST_F(ApprovalsTest, CancelEndsAnyLiveRunAndRefusesAnEndedOne) {
+  Drive({Post("alice")});
+  ASSERT_TRUE(Cancel(*store_, clock_, "run-1", Decider{"ops", "wrong goal"}).ok());
+  agentrt::Run run = *ReadRun(*store_, "run-1");
+  EXPECT_EQ(run.status, RunStatus::kCancelled);
+  EXPECT_EQ(run.reason, "operator_cancelled");
+  EXPECT_EQ((*ReadSteps(*store_, "run-1"))[0].observation->summary,
+            "cancelled by operator: wrong goal");
+  EXPECT_EQ(Only().status, ApprovalStatus::kPending);  // left as it was
+  std::vector<store::Event> events = *store_->ListEvents("run-1");
+  EXPECT_THAT(events.back().payload_json, HasSubstr(R"("by":"ops")"));
+  absl::Status again = Cancel(*store_, clock_, "run-1", Decider{"ops", ""});
+  EXPECT_THAT(again.message(), HasSubstr("is already CANCELLED"));
+}
+
+TEST_F(ApprovalsTest, PendingApprovalSelectionNeverGuesses) {
+  Drive({Post("alice")});
+  absl::StatusOr<Approval> only = PendingApproval(*store_, "run-1");
+  ASSERT_TRUE(only.ok());
+  EXPECT_EQ(only->id, Only().id);
+  EXPECT_EQ(PendingApproval(*store_, "run-1", "nope").status().code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(Approve(*store_, clock_, "run-1", only->id, Decider{}).ok());
+  EXPECT_THAT(PendingApproval(*store_, "run-1").status().message(),
+              HasSubstr("has no pending approval"));
+  EXPECT_THAT(PendingApproval(*store_, "run-1", only->id).status().message(),
+              HasSubstr("is approved"));
+}
+
+}  // namespace
+}  // namespace agentrt
