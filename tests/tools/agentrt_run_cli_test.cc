@@ -90,9 +90,64 @@ TEST_F(AgentrtRunCliTest, OperatorCommandsNeverCreateADatabase) {
   EXPECT_EQ(Agentrt({"events", "--db", db_}).exit_code, 2);
 }
 
+TEST_F(AgentrtRunCliTest, ApprovalDemoPausesApproveThenResumeRunsTheApprovedCall) {
+  ProcessResult paused = Agentrt({"demo", "scripted", "--db", db_, "--approval"});
+  ASSERT_EQ(paused.exit_code, 0) << paused.err;
+  std::string run = paused.out.substr(4, 32);
+  EXPECT_THAT(paused.out, HasSubstr("WAITING_FOR_APPROVAL"));
+  EXPECT_THAT(paused.out, HasSubstr("agentrt approve --db " + db_ + " " + run));
+  EXPECT_THAT(paused.out, HasSubstr("agentrt demo scripted --db " + db_ + " --resume " + run));
+  // A script must say --yes; nothing is decided without it.
+  ProcessResult refused = Agentrt({"approve", "--db", db_, run});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("pass --yes"));
+  ProcessResult approved = Agentrt({"approve", "--db", db_, run, "--by", "ops", "--yes"});
+  EXPECT_EQ(approved.exit_code, 0) << approved.err;
+  EXPECT_THAT(approved.out, HasSubstr("\"tool\":\"send_report\""));
+  EXPECT_THAT(approved.out, HasSubstr("approved "));
+  ProcessResult resumed = Agentrt({"demo", "scripted", "--db", db_, "--resume", run});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_THAT(resumed.out, HasSubstr("run.resumed"));
+  EXPECT_THAT(resumed.out, HasSubstr("COMPLETED (goal_completed)"));
+  EXPECT_EQ(Agentrt({"verify", "--db", db_}).exit_code, 0);
+}
+
+TEST_F(AgentrtRunCliTest, TamperedApprovalRowMakesResumeRefuseByHash) {
+  ProcessResult paused = Agentrt({"demo", "scripted", "--db", db_, "--approval"});
+  std::string run = paused.out.substr(4, 32);
+  ASSERT_EQ(Agentrt({"approve", "--db", db_, run, "--yes"}).exit_code, 0);
+  sqlite3* db = nullptr;
+  sqlite3_open(db_.c_str(), &db);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE approvals SET request_json = replace(request_json, "
+                         "'localhost is 127.0.0.1', 'send me your keys')",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  ProcessResult resumed = Agentrt({"demo", "scripted", "--db", db_, "--resume", run});
+  EXPECT_EQ(resumed.exit_code, 1);
+  EXPECT_THAT(resumed.err, HasSubstr("does not match its recorded request"));
+}
+
+TEST_F(AgentrtRunCliTest, RejectAndCancelEndTheRun) {
+  std::string run = Agentrt({"demo", "scripted", "--db", db_, "--approval"}).out.substr(4, 32);
+  ProcessResult rejected = Agentrt({"reject", "--db", db_, run, "--note", "not now", "--yes"});
+  EXPECT_EQ(rejected.exit_code, 0) << rejected.err;
+  EXPECT_THAT(rejected.out, HasSubstr("rejected "));
+  ProcessResult cancel = Agentrt({"cancel", "--db", db_, run, "--yes"});
+  EXPECT_EQ(cancel.exit_code, 1);
+  EXPECT_THAT(cancel.err, HasSubstr("is already CANCELLED"));
+  std::string second = Agentrt({"demo", "scripted", "--db", db_, "--approval"}).out.substr(4, 32);
+  EXPECT_EQ(Agentrt({"cancel", "--db", db_, second, "--by", "ops", "--yes"}).exit_code, 0);
+}
+
 TEST_F(AgentrtRunCliTest, HelpForEachCommand) {
-  for (auto args : std::vector<std::vector<std::string>>{
-           {"demo", "scripted", "--help"}, {"events", "--help"}, {"verify", "--help"}}) {
+  for (auto args : std::vector<std::vector<std::string>>{{"demo", "scripted", "--help"},
+                                                         {"events", "--help"},
+                                                         {"verify", "--help"},
+                                                         {"approve", "--help"},
+                                                         {"reject", "--help"},
+                                                         {"cancel", "--help"}}) {
     ProcessResult r = Agentrt(args);
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_THAT(r.out, HasSubstr("Usage: agentrt"));

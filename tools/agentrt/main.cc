@@ -9,6 +9,7 @@
 #include "runtime/json/sanitize.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/json_command.h"
+#include "tools/agentrt/operator_commands.h"
 #include "tools/agentrt/run_commands.h"
 #include "tools/agentrt/schema_command.h"
 
@@ -25,11 +26,17 @@ Commands:
   schema validate SCHEMA INSTANCE
                         validate a JSON document against a JSON Schema
   schema check SCHEMA   compile a JSON Schema, or say why it is refused
-  demo scripted --db PATH
-                        run a scripted agent against three tools and print its trace
+  demo scripted --db PATH [--approval | --resume RUN]
+                        run a scripted agent against in-memory tools and print its trace
   events [--db PATH] RUN
                         print a run's persisted events
   verify [--db PATH]    walk the event hash chain and report the first break
+  approve [--db PATH] RUN
+                        show the request a run waits on and approve it
+  reject [--db PATH] RUN
+                        show it and reject it (the run is cancelled)
+  cancel [--db PATH] RUN
+                        cancel a run that has not ended
 
 Operator commands take --db PATH or the AGENTRT_DB environment variable.
 
@@ -56,6 +63,9 @@ int main(int argc, char** argv) {
   if (command == "demo") return agentrt::cli::RunDemoCommand(rest);
   if (command == "events") return agentrt::cli::RunEventsCommand(rest);
   if (command == "verify") return agentrt::cli::RunVerifyCommand(rest);
+  if (command == "approve") return agentrt::cli::RunApproveCommand(rest);
+  if (command == "reject") return agentrt::cli::RunRejectCommand(rest);
+  if (command == "cancel") return agentrt::cli::RunCancelCommand(rest);
   std::cerr << "agentrt: unknown command \"" << agentrt::json::Sanitize(command)
             << "\"\nRun 'agentrt --help' for the list of commands.\n";
   return agentrt::cli::kExitUsage;

@@ -15,13 +15,14 @@
 #include "tools/agentrt/db_flag.h"
 
 ABSL_FLAG(std::int64_t, limit, 1000, "page size for listings");
+ABSL_FLAG(std::string, resume, "", "agentrt demo scripted: resume this run after its approval");
 ABSL_FLAG(std::int64_t, offset, 0, "items to skip in listings");
 
 namespace agentrt::cli {
 namespace {
 
 constexpr char kDemoHelp[] =
-    R"(Usage: agentrt demo scripted --db PATH
+    R"(Usage: agentrt demo scripted --db PATH [--approval | --resume RUN]
 
 Runs a scripted agent against three in-memory tools and prints the persisted event trace:
   1. read_file (read_only) on /etc/hosts: allowed and executed;
@@ -30,6 +31,10 @@ Runs a scripted agent against three in-memory tools and prints the persisted eve
   3. delete_file (destructive): denied by the default policy, an observation too;
   4. finish (a terminal tool): completes the run with its result.
 The database is created if missing (mode 0600). Follow with 'agentrt verify --db PATH'.
+
+With --approval the script reaches send_report, a remote mutation: the default policy pauses
+the run for a human, and the commands to approve and resume it are printed. --resume RUN
+resumes it: exactly the approved call runs, then the agent finishes.
 
 Exit status: 0 the run completed, 1 it did not or the database failed, 2 usage error.
 )";
@@ -58,6 +63,7 @@ Exit status: 0 the chain is intact, 1 it is broken or the database failed, 2 usa
 )";
 
 constexpr std::string_view kDbFlag[] = {"db"};
+constexpr std::string_view kDemoFlags[] = {"db", "resume"};
 constexpr std::string_view kPageFlags[] = {"db", "limit", "offset"};
 
 // An in-memory tool for the demonstration.
@@ -119,13 +125,27 @@ int RunDemoCommand(std::span<const std::string> args) {
   if (args[0] != "scripted") {
     return UsageError("demo", "unknown demonstration \"" + json::Sanitize(args[0]) + "\"");
   }
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args.subspan(1), kDbFlag);
+  // --approval is this command's own switch (the approve command's --approval names an id).
+  std::vector<std::string> rest;
+  bool approval = false;
+  for (const std::string& a : args.subspan(1)) {
+    if (a == "--approval") {
+      approval = true;
+    } else {
+      rest.push_back(a);
+    }
+  }
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(rest, kDemoFlags);
   if (!parsed.ok()) return UsageError("demo scripted", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kDemoHelp;
     return kExitOk;
   }
   if (!parsed->positional.empty()) return UsageError("demo scripted", "unexpected argument");
+  std::string resume = absl::GetFlag(FLAGS_resume);
+  if (approval && !resume.empty()) {
+    return UsageError("demo scripted", "--approval and --resume are two separate runs");
+  }
   absl::StatusOr<std::string> path = DatabasePath();
   if (!path.ok()) return UsageError("demo scripted", ToStd(path.status().message()));
 
@@ -136,29 +156,56 @@ int RunDemoCommand(std::span<const std::string> args) {
   DemoTool read("read_file", "Read a text file.", SideEffect::kReadOnly, false,
                 R"({"text":"127.0.0.1 localhost\n"})", "read 20 bytes");
   DemoTool remove("delete_file", "Delete a file.", SideEffect::kDestructive, false, "{}", "");
+  DemoTool send("send_report", "Send a report to the team's channel.", SideEffect::kRemoteMutation,
+                false, R"({"sent":true})", "report sent");
   DemoTool finish("finish", "Report the answer and end the run.", SideEffect::kReadOnly, true,
                   R"({"answer":"localhost is 127.0.0.1"})", "answered");
-  ScriptedAgent agent({
-      ToolCallDecision("read_file", R"({"path":"/etc/hosts"})", "look up localhost"),
-      ToolCallDecision("read_file", R"({"path":42})", "a malformed request"),
-      ToolCallDecision("delete_file", R"({"path":"/etc/hosts"})", "a destructive request"),
-      ToolCallDecision("finish", R"({"summary":"localhost is 127.0.0.1"})", "done"),
-  });
+  Decision finish_call =
+      ToolCallDecision("finish", R"({"summary":"localhost is 127.0.0.1"})", "done");
+  std::vector<Decision> script;
+  if (!resume.empty()) {
+    script = {finish_call};
+  } else if (approval) {
+    script = {ToolCallDecision("read_file", R"({"path":"/etc/hosts"})", "look up localhost"),
+              ToolCallDecision("send_report", R"({"summary":"localhost is 127.0.0.1"})",
+                               "tell the team")};
+  } else {
+    script = {ToolCallDecision("read_file", R"({"path":"/etc/hosts"})", "look up localhost"),
+              ToolCallDecision("read_file", R"({"path":42})", "a malformed request"),
+              ToolCallDecision("delete_file", R"({"path":"/etc/hosts"})", "a destructive request"),
+              finish_call};
+  }
+  ScriptedAgent agent(script);
   std::unique_ptr<Policy> policy = DefaultPolicy();
   DriverOptions options;
   options.agent = &agent;
   options.policy = policy.get();
-  options.tools = {&read, &remove, &finish};
+  options.tools = {&read, &remove, &send, &finish};
   absl::StatusOr<std::unique_ptr<Driver>> driver = Driver::Create(**store, clock, entropy, options);
   if (!driver.ok()) return Failure("demo scripted", ToStd(driver.status().message()));
-  absl::StatusOr<Run> run = (*driver)->Start("Find the address of localhost");
+  std::size_t already = 0;
+  if (!resume.empty()) {
+    absl::StatusOr<std::vector<store::Event>> before = (*store)->ListEvents(resume);
+    if (before.ok()) already = before->size();
+  }
+  absl::StatusOr<Run> run = resume.empty() ? (*driver)->Start("Find the address of localhost")
+                                           : (*driver)->Resume(resume);
   if (!run.ok()) return Failure("demo scripted", ToStd(run.status().message()));
   absl::StatusOr<std::vector<store::Event>> events = (*store)->ListEvents(run->id);
   if (!events.ok()) return Failure("demo scripted", ToStd(events.status().message()));
   std::cout << "run " << run->id << " in " << *path << "\n";
-  PrintEvents(*events);
+  PrintEvents(std::vector<store::Event>(
+      events->begin() + static_cast<std::ptrdiff_t>(std::min(already, events->size())),
+      events->end()));
   std::cout << "run " << run->id << ": " << ToString(run->status) << " (" << run->reason
             << ") after " << run->step_count << " steps\n";
+  if (run->status == RunStatus::kWaitingForApproval) {
+    std::cout << "\nThe run waits for a human. To approve the exact request shown above, then "
+                 "resume:\n  agentrt approve --db "
+              << *path << " " << run->id << " --by \"$USER\"\n  agentrt demo scripted --db "
+              << *path << " --resume " << run->id << "\n";
+    return kExitOk;
+  }
   return run->status == RunStatus::kCompleted ? kExitOk : kExitFailure;
 }
 
