@@ -1,5 +1,6 @@
 #include "runtime/driver.h"
 
+#include <algorithm>
 #include <exception>
 
 #include "absl/strings/escaping.h"
@@ -38,6 +39,146 @@ std::string FormatMs(absl::Duration d) {
 class Driver::Session {
  public:
   Session(Driver& driver, Run run) : d_(driver), run_(std::move(run)) {}
+
+  absl::Time LeaseNow() const { return d_.lease_clock().Now(); }
+  std::string LeaseExpiry() const { return FormatTimestamp(LeaseNow() + d_.options_.lease_ttl); }
+
+  // Resumes a run found RUNNING (its owner died) or INTERRUPTED (reference/core.md §6.3,
+  // without reconciliation): take the lease over, mark the steps in flight interrupted, and
+  // pause a side effect whose outcome is unknown for an operator.
+  absl::StatusOr<Run> ResumeInterrupted() {
+    AGENTRT_ASSIGN_OR_RETURN(steps_, ReadSteps(d_.store_, run_.id));
+    absl::Time now = Now();
+    std::vector<std::size_t> in_flight;
+    std::optional<std::size_t> executing;
+    for (std::size_t i = 0; i < steps_.size(); ++i) {
+      if (steps_[i].status == StepStatus::kDeciding || steps_[i].status == StepStatus::kExecuting) {
+        in_flight.push_back(i);
+        if (steps_[i].status == StepStatus::kExecuting) executing = i;
+      }
+    }
+    AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
+      AGENTRT_ASSIGN_OR_RETURN(
+          std::vector<SqlRow> rows,
+          tx.Query("SELECT status, lease_owner, lease_expires_at FROM runs WHERE id = ?1",
+                   {std::string_view(run_.id)}));
+      if (rows.empty() || (rows[0][0] != "RUNNING" && rows[0][0] != "INTERRUPTED")) {
+        return absl::FailedPreconditionError(absl::StrCat("run ", run_.id, " moved"));
+      }
+      AGENTRT_RETURN_IF_ERROR(d_.RefuseLiveForeignLease(run_.id, rows[0][1], rows[0][2]));
+      std::string expiry = LeaseExpiry();
+      AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE runs SET status = 'RUNNING', lease_owner = ?1, "
+                                      "lease_expires_at = ?2 WHERE id = ?3",
+                                      {std::string_view(d_.options_.lease_owner),
+                                       std::string_view(expiry), std::string_view(run_.id)})
+                                  .status());
+      if (!rows[0][1].empty()) {
+        AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run_.id, "", now, "lease.taken_over",
+                                               JsonObject()
+                                                   .String("previous_owner", rows[0][1])
+                                                   .String("previous_expires_at", rows[0][2])
+                                                   .String("owner", d_.options_.lease_owner)
+                                                   .Build())
+                                    .status());
+      }
+      std::string at = FormatTimestamp(now);
+      for (std::size_t i : in_flight) {
+        Step& step = steps_[i];
+        std::string previous(ToString(step.status));
+        Observation obs =
+            MakeObservation(ObservationKind::kInterrupted, {{"previous_status", previous}},
+                            "step interrupted while " + previous);
+        AGENTRT_RETURN_IF_ERROR(
+            tx.Exec("UPDATE steps SET status = 'interrupted', observation_json = ?1, "
+                    "observation_hash = ?2, finished_at = ?3 WHERE id = ?4 AND status = ?5",
+                    {std::string_view(ObservationJson(obs)), std::string_view(obs.content_hash),
+                     std::string_view(at), std::string_view(step.id), ToString(step.status)})
+                .status());
+        AGENTRT_RETURN_IF_ERROR(
+            tx.AppendEvent(run_.id, step.id, now, "step.interrupted",
+                           JsonObject().Raw("previous_status", obs.content).Build())
+                .status());
+        step.status = StepStatus::kInterrupted;
+        step.observation = obs;
+      }
+      return absl::OkStatus();
+    }));
+    run_.status = RunStatus::kRunning;
+    if (executing) {
+      const Step& step = steps_[*executing];
+      Tool* tool = step.decision ? d_.registry_.Find(step.decision->tool) : nullptr;
+      bool read_only = false;
+      if (tool != nullptr) {
+        absl::StatusOr<const RecordedSpec*> spec = d_.registry_.Current(tool);
+        read_only = spec.ok() && (*spec)->spec.side_effect == SideEffect::kReadOnly;
+      }
+      if (!read_only) {
+        AGENTRT_RETURN_IF_ERROR(InterruptedPause(*executing, tool));
+        return ReadRun(d_.store_, run_.id);
+      }
+    }
+    AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
+      AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+      return tx
+          .AppendEvent(run_.id, "", now, "run.resumed",
+                       JsonObject().String("after", "interruption").Build())
+          .status();
+    }));
+    return Loop();
+  }
+
+  // A tool that may have changed the world was executing when its process stopped: the outcome
+  // is unknown, so the runtime does not run it again on its own; an operator decides (ADR 6).
+  absl::Status InterruptedPause(std::size_t index, Tool* tool) {
+    Step& step = steps_[index];
+    const Decision& decision = *step.decision;
+    auto conflict = [&](std::string why) {
+      return Settle(RunStatus::kFailed, "reconcile_conflict",
+                    absl::StrCat("step ", step.index,
+                                 " was interrupted while executing a tool call whose outcome is "
+                                 "unknown, and it cannot wait for an operator: ",
+                                 ToAbsl(why)));
+    };
+    if (tool == nullptr) return conflict("its tool is not registered");
+    AGENTRT_ASSIGN_OR_RETURN(const RecordedSpec* spec, d_.registry_.Current(tool));
+    if (std::string invalid = Validate(decision, spec); !invalid.empty()) return conflict(invalid);
+    ToolRequest request;
+    request.run_id = run_.id;
+    request.step_id = step.id;
+    request.spec = spec->spec;
+    request.args = *json::Canonicalize(decision.args.empty() ? "{}" : decision.args);
+    PolicyDecision pd;
+    pd.outcome = PolicyOutcome::kRequireApproval;
+    pd.outcome_text = "require_approval";
+    pd.reason = "interrupted while executing; outcome unknown";
+    pd.kind = "interrupted_side_effect";
+    pd.capability = JsonObject().Raw("args", request.args).String("tool", spec->spec.name).Build();
+    pd.presentation =
+        JsonObject()
+            .Raw("args", request.args)
+            .String("notice",
+                    "This call started, but the process running it stopped before its outcome "
+                    "was recorded, so whether it took effect is unknown. Approving runs it again "
+                    "with these arguments; rejecting ends the run.")
+            .String("side_effect", ToString(spec->spec.side_effect))
+            .String("tool", spec->spec.name)
+            .Build();
+    step.policy = pd;
+    // The pause is the runtime's, not a policy's: its record has the spec but no view.
+    std::string policy_event = JsonObject()
+                                   .String("outcome", pd.outcome_text)
+                                   .String("reason", pd.reason)
+                                   .String("kind", pd.kind)
+                                   .String("spec_hash", spec->hash)
+                                   .Build();
+    absl::Time at = Now();
+    // Pause ends the step it works on: make this step the current one.
+    std::rotate(steps_.begin() + static_cast<std::ptrdiff_t>(index),
+                steps_.begin() + static_cast<std::ptrdiff_t>(index) + 1, steps_.end());
+    return Pause(pd, request, *spec, [&](Transaction& tx) {
+      return tx.AppendEvent(run_.id, request.step_id, at, "step.policy", policy_event).status();
+    });
+  }
 
   // Resumes a run paused for approval (reference/core.md §5.5): only the latest approval of
   // the awaiting step can grant; its hash is verified; the tool must still be registered and
@@ -227,12 +368,16 @@ class Driver::Session {
     step.status = StepStatus::kDeciding;
     step.started_at = Now();
     bool claimed = false;
+    std::string expiry = LeaseExpiry();
     AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
+      // Claiming the step renews the lease: only the owner can, so of two loops on one run
+      // exactly one starts each step.
       AGENTRT_ASSIGN_OR_RETURN(
           std::int64_t changed,
-          tx.Exec("UPDATE runs SET step_count = step_count + 1 WHERE id = ?1 AND "
-                  "status = 'RUNNING' AND step_count = ?2",
-                  {std::string_view(run_.id), std::int64_t{step.index}}));
+          tx.Exec("UPDATE runs SET step_count = step_count + 1, lease_expires_at = ?4 "
+                  "WHERE id = ?1 AND status = 'RUNNING' AND step_count = ?2 AND lease_owner = ?3",
+                  {std::string_view(run_.id), std::int64_t{step.index},
+                   std::string_view(d_.options_.lease_owner), std::string_view(expiry)}));
       if (changed == 0) return absl::OkStatus();  // someone else moved the run
       std::string at = FormatTimestamp(step.started_at);
       AGENTRT_RETURN_IF_ERROR(tx.Exec("INSERT INTO steps (id, run_id, idx, status, started_at) "
@@ -548,7 +693,8 @@ class Driver::Session {
     return d_.store_.Write([&](Transaction& tx) -> absl::Status {
       AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
       AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE steps SET status = 'awaiting_approval', "
-                                      "policy_json = ?1 WHERE id = ?2",
+                                      "policy_json = ?1, observation_json = '', "
+                                      "observation_hash = '', finished_at = '' WHERE id = ?2",
                                       {std::string_view(policy_json), std::string_view(step.id)})
                                   .status());
       AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE runs SET status = 'WAITING_FOR_APPROVAL', "
@@ -844,22 +990,62 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
   if (options.agent == nullptr) return absl::InvalidArgumentError("driver: an agent is required");
   if (options.policy == nullptr) return absl::InvalidArgumentError("driver: a policy is required");
   AGENTRT_ASSIGN_OR_RETURN(ToolRegistry registry, ToolRegistry::Create(options.tools));
-  if (options.lease_owner.empty()) options.lease_owner = entropy.NewId();
+  // Two drivers never share an owner, even with the same name: a restarted process is a new
+  // owner and must wait for (or take over) its predecessor's lease.
+  options.lease_owner = options.lease_owner.empty()
+                            ? entropy.NewId()
+                            : absl::StrCat(options.lease_owner, "/", entropy.NewId().substr(0, 12));
+  if (options.lease_ttl <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("driver: lease_ttl must be positive");
+  }
   return std::unique_ptr<Driver>(
       new Driver(store, clock, entropy, std::move(options), std::move(registry)));
 }
 
+const world::Clock& Driver::lease_clock() const {
+  return options_.lease_clock != nullptr ? *options_.lease_clock : wall_clock_;
+}
+
+absl::StatusOr<std::pair<std::string, std::string>> Driver::ReadLease(std::string_view run_id) {
+  std::pair<std::string, std::string> lease;
+  AGENTRT_RETURN_IF_ERROR(store_.Read([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?1", {run_id}));
+    if (!rows.empty()) lease = {rows[0][0], rows[0][1]};
+    return absl::OkStatus();
+  }));
+  return lease;
+}
+
+absl::Status Driver::RefuseLiveForeignLease(std::string_view run_id, std::string_view owner,
+                                            std::string_view expires_at) const {
+  if (owner.empty() || owner == options_.lease_owner) return absl::OkStatus();
+  absl::StatusOr<absl::Time> expiry = world::ParseTimestamp(expires_at);
+  if (expiry.ok() && *expiry > lease_clock().Now()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "run ", ToAbsl(json::Sanitize(run_id)), " is leased by ", ToAbsl(json::Sanitize(owner)),
+        " until ", ToAbsl(expires_at), "; it may still be running"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Run> Driver::Resume(std::string_view run_id) {
   AGENTRT_ASSIGN_OR_RETURN(Run run, ReadRun(store_, run_id));
-  if (run.status != RunStatus::kWaitingForApproval) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)), " is ", ToAbsl(ToString(run.status)),
-                     IsTerminal(run.status) ? " and cannot be resumed"
-                                            : "; only a run waiting for approval can be resumed "
-                                              "(interrupted runs come with leases)"));
+  if (IsTerminal(run.status)) {
+    return absl::FailedPreconditionError(absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)),
+                                                      " is ", ToAbsl(ToString(run.status)),
+                                                      " and cannot be resumed"));
   }
+  if (run.status == RunStatus::kWaitingForApproval) {
+    Session session(*this, std::move(run));
+    return session.ResumeApproved();
+  }
+  // A live lease of another owner is refused before anything else, the run's clock included.
+  AGENTRT_ASSIGN_OR_RETURN(auto lease, ReadLease(run_id));
+  AGENTRT_RETURN_IF_ERROR(RefuseLiveForeignLease(run_id, lease.first, lease.second));
   Session session(*this, std::move(run));
-  return session.ResumeApproved();
+  return session.ResumeInterrupted();
 }
 
 absl::StatusOr<Run> Driver::Start(std::string_view goal, const Limits& limits) {
@@ -876,6 +1062,7 @@ absl::StatusOr<Run> Driver::StartWithId(std::string_view run_id, std::string_vie
   run.limits = limits;
   run.created_at = clock_.Now();
   std::string created = world::FormatTimestamp(run.created_at);
+  std::string expiry = world::FormatTimestamp(lease_clock().Now() + options_.lease_ttl);
   std::string limits_json = limits.ToJson();
   std::string tools = "[";
   for (const RecordedSpec& s : registry_.specs()) {

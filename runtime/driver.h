@@ -11,8 +11,7 @@
 // Every state change and its events are one store transaction; the store's observers see the
 // events after the commit. Time and ids come only from the injected Clock and Entropy.
 //
-// A Driver runs one step at a time on the calling thread. Resuming interrupted runs and leases
-// are the next layer (not here yet).
+// A Driver runs one step at a time on the calling thread.
 #pragma once
 
 #include <memory>
@@ -37,7 +36,15 @@ struct DriverOptions {
   Agent* agent = nullptr;    // required; not owned
   Policy* policy = nullptr;  // required; not owned
   std::vector<Tool*> tools;  // not owned
-  std::string lease_owner;   // recorded on RUNNING runs; a fresh id when empty
+  // The run lease (one live owner per RUNNING run): the owner name is this prefix and a fresh
+  // id, so two drivers never share one; the lease is renewed at every step and at the tool
+  // start, and another driver may take it over once it expired.
+  std::string lease_owner;
+  absl::Duration lease_ttl = absl::Seconds(30);
+  // The clock leases are judged by; the real clock when null. Leases are between processes, so
+  // they use wall time, never the run's clock (a replayed or simulated run reads its clock
+  // exactly as the recording did). Drivers sharing a database must agree on this clock.
+  const world::Clock* lease_clock = nullptr;
 };
 
 class Driver {
@@ -53,11 +60,16 @@ class Driver {
   absl::StatusOr<Run> Start(std::string_view goal, const Limits& limits = {});
   absl::StatusOr<Run> StartWithId(std::string_view run_id, std::string_view goal,
                                   const Limits& limits = {});
-  // Resume continues a run paused for approval once its latest approval is granted: exactly
-  // the recorded request runs (under the tool's current spec and schema, with the policy asked
-  // again), then the loop goes on. An expired approval or grant cancels the run, which is
-  // returned. Errors: FailedPrecondition (not waiting, not approved, tool gone), DataLoss (the
-  // approval row was changed).
+  // Resume continues a run.
+  //  - Paused for approval, once its latest approval is granted: exactly the recorded request
+  //    runs (under the tool's current spec and schema, with the policy asked again), then the
+  //    loop goes on. An expired approval or grant cancels the run, which is returned.
+  //  - Found RUNNING after its owner died (its lease expired): the lease is taken over
+  //    (lease.taken_over), every step in flight is marked interrupted, and a step that was
+  //    executing a tool that is not read_only pauses for an operator (interrupted_side_effect):
+  //    the runtime never runs it again on its own. Otherwise the loop goes on.
+  // Errors: FailedPrecondition (not resumable, not approved, tool gone, leased by a live
+  // owner), DataLoss (the approval row was changed).
   absl::StatusOr<Run> Resume(std::string_view run_id);
 
  private:
@@ -65,9 +77,15 @@ class Driver {
          DriverOptions options, ToolRegistry registry);
   class Session;
 
+  const world::Clock& lease_clock() const;
+  absl::StatusOr<std::pair<std::string, std::string>> ReadLease(std::string_view run_id);
+  absl::Status RefuseLiveForeignLease(std::string_view run_id, std::string_view owner,
+                                      std::string_view expires_at) const;
+
   store::Store& store_;
   const world::Clock& clock_;
   world::Entropy& entropy_;
+  world::RealClock wall_clock_;
   DriverOptions options_;
   ToolRegistry registry_;
 };

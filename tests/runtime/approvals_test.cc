@@ -220,6 +220,47 @@ TEST_F(ApprovalsTest, CancelEndsAnyLiveRunAndRefusesAnEndedOne) {
   EXPECT_THAT(again.message(), HasSubstr("is already CANCELLED"));
 }
 
+// A run left RUNNING by another owner is refused while that owner's lease is live, and taken
+// over (lease.taken_over) once it expired.
+TEST_F(ApprovalsTest, LiveForeignLeaseIsRefusedAndAnExpiredOneTakenOver) {
+  Drive({Post("alice")});
+  world::ManualClock lease_clock(absl::FromUnixSeconds(2'000'000'000));
+  std::string expiry = "2033-05-18T03:33:50.000000000Z";  // 30 s after lease_clock's time
+  ASSERT_TRUE(store_
+                  ->Write([&](store::Transaction& tx) {
+                    return tx
+                        .Exec(
+                            "UPDATE runs SET status = 'RUNNING', lease_owner = 'other/1', "
+                            "lease_expires_at = ?1",
+                            {std::string_view(expiry)})
+                        .status();
+                  })
+                  .ok());
+  agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
+  DriverOptions options;
+  options.agent = agent_.get();
+  options.policy = policy_.get();
+  options.tools = {&post_};
+  options.lease_clock = &lease_clock;
+  auto driver = *Driver::Create(*store_, clock_, entropy_, options);
+  absl::StatusOr<agentrt::Run> refused = driver->Resume("run-1");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("is leased by other/1 until " + expiry));
+  lease_clock.Advance(absl::Minutes(1));
+  absl::StatusOr<agentrt::Run> taken = driver->Resume("run-1");
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  std::vector<store::Event> events = *store_->ListEvents("run-1");
+  bool taken_over = false;
+  for (const store::Event& e : events) {
+    if (e.type == "lease.taken_over") {
+      taken_over = true;
+      EXPECT_THAT(e.payload_json, HasSubstr(R"("previous_owner":"other/1")"));
+    }
+  }
+  EXPECT_TRUE(taken_over);
+  EXPECT_TRUE(post_.calls.empty());  // the awaiting step was not executed by the takeover
+}
+
 TEST_F(ApprovalsTest, PendingApprovalSelectionNeverGuesses) {
   Drive({Post("alice")});
   absl::StatusOr<Approval> only = PendingApproval(*store_, "run-1");

@@ -1,0 +1,175 @@
+// SIGKILL at a seeded point of a real child process, then resume in this one: a step that was
+// executing a side-effecting tool is interrupted and waits for an operator, and no tool call is
+// ever executed twice without a grant (reference/core.md §6, ADR 6).
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/approvals.h"
+#include "runtime/driver.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/entropy.h"
+#include "tests/runtime/crash_world.h"
+
+extern char** environ;
+
+namespace agentrt {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Killed {
+  int lines_seen = 0;
+  std::string last_line;
+  bool finished = false;  // the child reached "done" before the kill point
+};
+
+// Runs the child in lockstep and SIGKILLs it right after it printed line `kill_at`.
+Killed RunAndKill(const std::string& db, const std::string& effects, std::uint64_t seed,
+                  int kill_at) {
+  int to_child[2], from_child[2];
+  EXPECT_EQ(pipe2(to_child, O_CLOEXEC), 0);
+  EXPECT_EQ(pipe2(from_child, O_CLOEXEC), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+  std::string seed_text = std::to_string(seed);
+  std::vector<char*> argv = {const_cast<char*>(AGENTRT_CRASH_CHILD), const_cast<char*>(db.c_str()),
+                             const_cast<char*>(effects.c_str()), seed_text.data(), nullptr};
+  pid_t pid;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  close(to_child[0]);
+  close(from_child[1]);
+  signal(SIGPIPE, SIG_IGN);
+  Killed killed;
+  std::string line;
+  char c;
+  while (read(from_child[0], &c, 1) == 1) {
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    ++killed.lines_seen;
+    killed.last_line = line;
+    if (line == "done" || line == "event run.finished") killed.finished = true;
+    if (killed.lines_seen == kill_at || line == "done") break;
+    line.clear();
+    EXPECT_EQ(write(to_child[1], "x", 1), 1);
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(to_child[1]);
+  close(from_child[0]);
+  return killed;
+}
+
+class CrashSafetyTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWithoutAGrant) {
+  const std::uint64_t seed = static_cast<std::uint64_t>(GetParam());
+  fs::path dir = fs::path(::testing::TempDir()) /
+                 ("agentrt_crash_" + std::to_string(::getpid()) + "_" + std::to_string(seed));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string db = (dir / "audit.db").string();
+  std::string effects = (dir / "effects.txt").string();
+  // Lines the child prints before "done": run.created and run.started; five events per tool
+  // step, and two more around an append's effect; three for the closing complete step.
+  int lines = 2 + 3;
+  for (const Decision& d : crash::Script(seed)) {
+    if (d.kind == "tool_call") lines += d.tool == "append" ? 7 : 5;
+  }
+  std::mt19937_64 random(seed);
+  int kill_at = 3 + static_cast<int>(random() % static_cast<std::uint64_t>(lines - 2));
+  Killed killed = RunAndKill(db, effects, seed, kill_at);
+  SCOPED_TRACE("seed " + std::to_string(seed) + ", killed after line " +
+               std::to_string(killed.lines_seen) + " \"" + killed.last_line + "\"");
+  std::vector<std::string> before = crash::Effects(effects);
+
+  // Resume in this process, as a new owner, once the dead owner's lease has expired.
+  world::ManualClock clock(absl::FromUnixSeconds(1'900'000'000));
+  world::ManualClock lease_clock(absl::Now() + absl::Minutes(5));
+  world::SeededEntropy entropy(seed);
+  auto store = *store::Store::Open(db, clock);
+  crash::AppendTool append(effects, [](std::string_view) {});
+  crash::ReadTool read;
+  crash::IndexedAgent agent(crash::Script(seed));
+  auto policy = DefaultPolicy();
+  DriverOptions options{&agent, policy.get(), {&append, &read}, "parent"};
+  options.lease_clock = &lease_clock;
+  auto driver = *Driver::Create(*store, clock, entropy, options);
+  absl::StatusOr<agentrt::Run> run = driver->Resume("crash-run");
+  if (killed.finished) {
+    EXPECT_FALSE(run.ok());  // the run had ended: nothing to resume
+  } else if (killed.lines_seen <= 2) {
+    // Killed before the run existed or before its first event committed: nothing to resume.
+    EXPECT_TRUE(!run.ok() || run->status != RunStatus::kRunning);
+  } else {
+    ASSERT_TRUE(run.ok()) << run.status();
+  }
+  std::vector<std::string> after = crash::Effects(effects);
+  // At most once per step, without any grant.
+  std::set<std::string> distinct(after.begin(), after.end());
+  EXPECT_EQ(distinct.size(), after.size());
+  // Nothing that had happened was lost from the file, nothing was redone.
+  ASSERT_GE(after.size(), before.size());
+  for (std::size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i], before[i]);
+
+  std::cout << "seed " << seed << ": killed after \"" << killed.last_line << "\", resumed to "
+            << (run.ok() ? std::string(ToString(run->status)) : "refusal") << "\n";
+  if (run.ok() && run->status == RunStatus::kWaitingForApproval) {
+    std::vector<Approval> approvals = *ListApprovals(*store, "crash-run");
+    ASSERT_FALSE(approvals.empty());
+    const Approval& pending = approvals.back();
+    EXPECT_EQ(pending.kind, "interrupted_side_effect");
+    EXPECT_EQ(after.size(), before.size());  // paused before anything else ran
+    std::vector<store::Event> events = *store->ListEvents("crash-run");
+    bool interrupted = false;
+    for (const store::Event& e : events) interrupted |= e.type == "step.interrupted";
+    EXPECT_TRUE(interrupted);
+    if (seed % 2 == 0) {
+      // The operator rejects: the call is not run again.
+      ASSERT_TRUE(Reject(*store, clock, "crash-run", pending.id, Decider{"ops", "no"}).ok());
+      EXPECT_EQ(crash::Effects(effects).size(), before.size());
+      EXPECT_EQ(ReadRun(*store, "crash-run")->status, RunStatus::kCancelled);
+    } else {
+      // The operator approves: it runs again exactly once, on the same step, and the run
+      // goes on to the end.
+      ASSERT_TRUE(Approve(*store, clock, "crash-run", pending.id, Decider{"ops", "yes"}).ok());
+      absl::StatusOr<agentrt::Run> resumed = driver->Resume("crash-run");
+      ASSERT_TRUE(resumed.ok()) << resumed.status();
+      std::vector<std::string> granted = crash::Effects(effects);
+      std::map<std::string, int> counts;
+      for (const std::string& s : granted) ++counts[s];
+      EXPECT_EQ(counts[pending.step_id],
+                before.size() == after.size() &&
+                        std::count(before.begin(), before.end(), pending.step_id) == 1
+                    ? 2
+                    : 1);
+      for (const auto& [step, n] : counts) {
+        if (step != pending.step_id) EXPECT_EQ(n, 1) << step;
+      }
+    }
+  }
+  EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
+  store.reset();
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, CrashSafetyTest, ::testing::Range(1, 61));
+
+}  // namespace
+}  // namespace agentrt
