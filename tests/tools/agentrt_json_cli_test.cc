@@ -1,5 +1,7 @@
 // The `agentrt json` and top-level help, run as a user runs them: the built binary as a child
 // process, checking output and exit codes.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -23,7 +25,9 @@ ProcessResult Agentrt(std::vector<std::string> args, const std::string& input = 
 
 std::filesystem::path WriteTempFile(const std::string& name, const std::string& bytes) {
   std::filesystem::path path =
-      std::filesystem::path(::testing::TempDir()) / ("agentrt_cli_" + name);
+      std::filesystem::path(::testing::TempDir()) /
+      ("agentrt_cli_" + std::to_string(::getpid()) + "_" +
+       ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name);
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }

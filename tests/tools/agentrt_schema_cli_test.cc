@@ -1,4 +1,6 @@
 // `agentrt schema validate|check` as a user runs them: the built binary, real files, exit codes.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -21,7 +23,9 @@ ProcessResult Agentrt(std::vector<std::string> args, const std::string& input = 
 
 std::string WriteTempFile(const std::string& name, const std::string& bytes) {
   std::filesystem::path path =
-      std::filesystem::path(::testing::TempDir()) / ("agentrt_schema_cli_" + name);
+      std::filesystem::path(::testing::TempDir()) /
+      ("agentrt_schema_cli_" + std::to_string(::getpid()) + "_" +
+       ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name);
   std::ofstream(path, std::ios::binary) << bytes;
   return path.string();
 }
