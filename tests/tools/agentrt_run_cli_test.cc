@@ -34,6 +34,14 @@ class AgentrtRunCliTest : public ::testing::Test {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db_ + suffix);
     ::unsetenv("AGENTRT_DB");  // the child inherits our environment
   }
+  // Edits the database the way anyone with write access to the file could.
+  void Tamper(const char* sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+
   std::string db_;
 };
 
@@ -68,14 +76,9 @@ TEST_F(AgentrtRunCliTest, EventsAndVerifyWorkOnTheResult) {
 
 TEST_F(AgentrtRunCliTest, VerifyNamesTheFirstBrokenEventAfterTampering) {
   ASSERT_EQ(Agentrt({"demo", "scripted", "--db", db_}).exit_code, 0);
-  sqlite3* db = nullptr;
-  sqlite3_open(db_.c_str(), &db);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "UPDATE events SET payload_json = replace(payload_json, 'deny', 'allow') "
-                         "WHERE type = 'step.policy' AND payload_json LIKE '%deny%'",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  Tamper(
+      "UPDATE events SET payload_json = replace(payload_json, 'deny', 'allow') "
+      "WHERE type = 'step.policy' AND payload_json LIKE '%deny%'");
   ProcessResult verify = Agentrt({"verify", "--db", db_});
   EXPECT_EQ(verify.exit_code, 1);
   EXPECT_THAT(verify.out, HasSubstr("chain broken at seq 13: the stored hash is not the one"));
@@ -116,14 +119,9 @@ TEST_F(AgentrtRunCliTest, TamperedApprovalRowMakesResumeRefuseByHash) {
   ProcessResult paused = Agentrt({"demo", "scripted", "--db", db_, "--approval"});
   std::string run = paused.out.substr(4, 32);
   ASSERT_EQ(Agentrt({"approve", "--db", db_, run, "--yes"}).exit_code, 0);
-  sqlite3* db = nullptr;
-  sqlite3_open(db_.c_str(), &db);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "UPDATE approvals SET request_json = replace(request_json, "
-                         "'localhost is 127.0.0.1', 'send me your keys')",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  Tamper(
+      "UPDATE approvals SET request_json = replace(request_json, "
+      "'localhost is 127.0.0.1', 'send me your keys')");
   ProcessResult resumed = Agentrt({"demo", "scripted", "--db", db_, "--resume", run});
   EXPECT_EQ(resumed.exit_code, 1);
   EXPECT_THAT(resumed.err, HasSubstr("does not match its recorded request"));
