@@ -459,6 +459,21 @@ class Driver::Session {
     return absl::OkStatus();
   }
 
+  absl::Status RequireLiveLease(Transaction& tx, absl::Time lease_now) {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT lease_expires_at FROM runs WHERE id = ?1", {std::string_view(run_.id)}));
+    absl::StatusOr<absl::Time> expiry = rows.empty()
+                                            ? absl::StatusOr<absl::Time>(absl::InfinitePast())
+                                            : world::ParseTimestamp(rows[0][0]);
+    if (!expiry.ok() || *expiry <= lease_now) {
+      return absl::FailedPreconditionError(absl::StrCat("run ", run_.id, ": the lease expired at ",
+                                                        ToAbsl(rows.empty() ? "" : rows[0][0]),
+                                                        "; no tool is started"));
+    }
+    return absl::OkStatus();
+  }
+
   // Resuming a grant moves the run back to RUNNING in the same transaction as the step's
   // first write (the tool start, or the step's end), with run.resumed.
   absl::Status EnterIfResuming(Transaction& tx) {
@@ -734,9 +749,19 @@ class Driver::Session {
     std::string args = decision.args.empty() ? "{}" : decision.args;
     std::string started = FormatTimestamp(start_at);
     std::string granted = resumed_approval_;
+    absl::Time lease_now = LeaseNow();
+    std::string expiry = FormatTimestamp(lease_now + d_.options_.lease_ttl);
     AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
       AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+      if (from_ == RunStatus::kRunning) {
+        // A side effect starts only under a live lease: a loop whose lease lapsed (another
+        // owner may be taking over) stops here, before the call.
+        AGENTRT_RETURN_IF_ERROR(RequireLiveLease(tx, lease_now));
+      }
       AGENTRT_RETURN_IF_ERROR(EnterIfResuming(tx));
+      AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE runs SET lease_expires_at = ?1 WHERE id = ?2",
+                                      {std::string_view(expiry), std::string_view(run_.id)})
+                                  .status());
       AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE steps SET status = 'executing', policy_json = ?1, "
                                       "started_at = ?2 WHERE id = ?3 AND status IN "
                                       "('deciding', 'awaiting_approval')",

@@ -48,7 +48,13 @@ absl::Status Statement::Bind(const std::vector<Param>& params) {
 absl::StatusOr<bool> Statement::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
-  if (rc == SQLITE_DONE) return false;
+  if (rc == SQLITE_DONE) {
+    // Reset at once: a finished but un-reset statement can keep its read snapshot open, and a
+    // later write on this connection would then fail with SQLITE_BUSY_SNAPSHOT when another
+    // connection committed in between.
+    sqlite3_reset(stmt_);
+    return false;
+  }
   absl::Status error = FromSqlite(db_, rc, sql_);
   sqlite3_reset(stmt_);
   return error;

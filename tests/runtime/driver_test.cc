@@ -446,6 +446,31 @@ TEST_F(DriverTest, FailDecisionEndsTheRunAsGoalFailed) {
   EXPECT_EQ((*ReadSteps(*store_, "run-1"))[0].status, StepStatus::kDone);
 }
 
+TEST_F(DriverTest, ALapsedLeaseStartsNoTool) {
+  world::ManualClock lease_clock(absl::FromUnixSeconds(2'000'000'000));
+  FuncTool& read = AddReadTool();
+  class SlowAgent : public Agent {
+   public:
+    explicit SlowAgent(world::ManualClock& c) : c_(c) {}
+    absl::StatusOr<Decision> Decide(const StepInput&) override {
+      c_.Advance(absl::Minutes(1));  // deciding outlived the 30 s lease
+      return Call("read", R"({"path":"a"})");
+    }
+    world::ManualClock& c_;
+  } agent(lease_clock);
+  DriverOptions options;
+  options.agent = &agent;
+  options.policy = policy_.get();
+  options.tools = {&read};
+  options.lease_clock = &lease_clock;
+  auto driver = *Driver::Create(*store_, clock_, entropy_, options);
+  absl::StatusOr<agentrt::Run> run = driver->StartWithId("run-1", "slow", Limits{});
+  ASSERT_FALSE(run.ok());
+  EXPECT_THAT(run.status().message(), HasSubstr("the lease expired"));
+  EXPECT_TRUE(read.calls.empty());
+  EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kRunning);  // for a takeover
+}
+
 TEST_F(DriverTest, AgentErrorEndsTheRun) {
   absl::StatusOr<agentrt::Run> run = RunScript({});
   EXPECT_EQ(run->reason, "agent_error");
