@@ -189,20 +189,6 @@ absl::StatusOr<Approval> Decide(store::Store& store, const world::Clock& clock,
 
 }  // namespace
 
-std::string_view ToString(ApprovalStatus s) {
-  switch (s) {
-    case ApprovalStatus::kPending:
-      return "pending";
-    case ApprovalStatus::kApproved:
-      return "approved";
-    case ApprovalStatus::kRejected:
-      return "rejected";
-    case ApprovalStatus::kExpired:
-      return "expired";
-  }
-  return "";
-}
-
 std::string ApprovalHash(std::string_view kind, std::string_view capability,
                          std::string_view presentation, std::string_view request) {
   return json::Sha256Hex(JsonObject()

@@ -23,26 +23,6 @@
 
 namespace agentrt {
 
-enum class ApprovalStatus { kPending, kApproved, kRejected, kExpired };
-std::string_view ToString(ApprovalStatus s);
-
-struct Approval {
-  std::string id;
-  std::string run_id;
-  std::string step_id;
-  std::string kind;
-  std::string capability;    // canonical JSON
-  std::string presentation;  // canonical JSON
-  std::string request;       // canonical JSON: {args, run_id, spec, step_id}
-  std::string hash;
-  ApprovalStatus status = ApprovalStatus::kPending;
-  absl::Time created_at = absl::InfinitePast();
-  absl::Time expires_at = absl::InfinitePast();  // InfinitePast: never
-  absl::Time decided_at = absl::InfinitePast();
-  std::string decided_by;
-  std::string note;
-};
-
 // ApprovalHash is the hash an approval binds: SHA-256 of the canonical object {capability,
 // kind, presentation, request}, each already canonical.
 std::string ApprovalHash(std::string_view kind, std::string_view capability,

@@ -48,6 +48,7 @@ class Driver::Session {
   // pause a side effect whose outcome is unknown for an operator.
   absl::StatusOr<Run> ResumeInterrupted() {
     AGENTRT_ASSIGN_OR_RETURN(steps_, ReadSteps(d_.store_, run_.id));
+    AGENTRT_ASSIGN_OR_RETURN(approvals_, ListApprovals(d_.store_, run_.id));
     absl::Time now = Now();
     std::vector<std::size_t> in_flight;
     std::optional<std::size_t> executing;
@@ -187,7 +188,8 @@ class Driver::Session {
   // again. Then the loop goes on.
   absl::StatusOr<Run> ResumeApproved() {
     AGENTRT_ASSIGN_OR_RETURN(steps_, ReadSteps(d_.store_, run_.id));
-    AGENTRT_ASSIGN_OR_RETURN(std::vector<Approval> approvals, ListApprovals(d_.store_, run_.id));
+    AGENTRT_ASSIGN_OR_RETURN(approvals_, ListApprovals(d_.store_, run_.id));
+    const std::vector<Approval>& approvals = approvals_;
     if (steps_.empty() || steps_.back().status != StepStatus::kAwaitingApproval) {
       return absl::FailedPreconditionError(
           absl::StrCat("run ", run_.id, " is waiting but has no step awaiting approval"));
@@ -584,6 +586,7 @@ class Driver::Session {
     RunView view;
     view.run = run_;
     view.steps.assign(steps_.begin(), steps_.end() - 1);
+    view.approvals = approvals_;
     absl::StatusOr<PolicyDecision> evaluated;
     try {
       evaluated = d_.options_.policy->Evaluate(request, view);
@@ -616,10 +619,16 @@ class Driver::Session {
             .StringIfSet("policy_id", d_.options_.policy->Id())
             .String("spec_hash", spec.hash)
             .Raw("view", JsonObject()
-                             .String("status", ToString(run_.status))
-                             .Int("step_count", run_.step_count)
-                             .Int("active_ms", absl::ToInt64Milliseconds(run_.active_time))
+                             .String("status", ToString(view.run.status))
+                             .Int("step_count", view.run.step_count)
+                             .Int("model_calls", view.run.model_calls)
+                             .Int("input_tokens", view.run.input_tokens)
+                             .Int("output_tokens", view.run.output_tokens)
+                             .Int("cached_input_tokens", view.run.cached_input_tokens)
+                             .Int("estimated_cost_micros", view.run.estimated_cost_micros)
+                             .Int("active_ms", absl::ToInt64Milliseconds(view.run.active_time))
                              .Int("steps", static_cast<std::int64_t>(view.steps.size()))
+                             .Int("approvals", static_cast<std::int64_t>(view.approvals.size()))
                              .Build())
             .Build();
     auto write_policy = [&](Transaction& tx) {
@@ -995,6 +1004,7 @@ class Driver::Session {
   Driver& d_;
   Run run_;
   std::vector<Step> steps_;
+  std::vector<Approval> approvals_;  // the run's approvals, as this session wrote or read them
   RunStatus from_ = RunStatus::kRunning;
   std::string resumed_approval_;  // set while resuming a grant, until the run is entered
   absl::Time resumed_at_;

@@ -23,8 +23,9 @@ struct ToolRequest {
 };
 
 struct RunView {
-  Run run;                  // as read when the step started
-  std::vector<Step> steps;  // the steps before this one
+  Run run;                          // as read when the step started
+  std::vector<Step> steps;          // the steps before this one
+  std::vector<Approval> approvals;  // every approval of the run so far
 };
 
 class Policy {

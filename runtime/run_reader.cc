@@ -18,7 +18,9 @@ absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id) {
     AGENTRT_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
         tx.Query("SELECT id, goal, status, reason, reason_detail, limits_json, step_count, "
-                 "created_at, finished_at, result_json, active_ms FROM runs WHERE id = ?1",
+                 "created_at, finished_at, result_json, active_ms, model_calls, input_tokens, "
+                 "output_tokens, cached_input_tokens, estimated_cost_micros FROM runs "
+                 "WHERE id = ?1",
                  {run_id}));
     if (rows.empty()) {
       return absl::NotFoundError(
@@ -50,6 +52,11 @@ absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id) {
     run.finished_at = world::ParseTimestamp(r[8]).value_or(absl::InfinitePast());
     run.result = r[9];
     run.active_time = absl::Milliseconds(std::stoll(r[10]));
+    run.model_calls = std::stoll(r[11]);
+    run.input_tokens = std::stoll(r[12]);
+    run.output_tokens = std::stoll(r[13]);
+    run.cached_input_tokens = std::stoll(r[14]);
+    run.estimated_cost_micros = std::stoll(r[15]);
     return absl::OkStatus();
   }));
   return run;

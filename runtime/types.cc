@@ -107,6 +107,20 @@ std::string_view ToString(PolicyOutcome o) {
   return "";
 }
 
+std::string_view ToString(ApprovalStatus s) {
+  switch (s) {
+    case ApprovalStatus::kPending:
+      return "pending";
+    case ApprovalStatus::kApproved:
+      return "approved";
+    case ApprovalStatus::kRejected:
+      return "rejected";
+    case ApprovalStatus::kExpired:
+      return "expired";
+  }
+  return "";
+}
+
 absl::Status Limits::Validate() const {
   if (max_steps <= 0) return absl::InvalidArgumentError("limits: max_steps must be positive");
   if (max_consecutive_tool_failures <= 0) {

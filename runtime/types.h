@@ -125,6 +125,12 @@ struct Run {
   absl::Time finished_at = absl::InfinitePast();
   std::string result;
   absl::Duration active_time = absl::ZeroDuration();
+  // Model accounting totals (kept by the model caller; zero until it exists).
+  std::int64_t model_calls = 0;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::int64_t cached_input_tokens = 0;
+  std::int64_t estimated_cost_micros = 0;
 };
 
 struct Step {
@@ -138,6 +144,26 @@ struct Step {
   std::string spec_hash;
   absl::Time started_at = absl::InfinitePast();
   absl::Time finished_at = absl::InfinitePast();
+};
+
+enum class ApprovalStatus { kPending, kApproved, kRejected, kExpired };
+std::string_view ToString(ApprovalStatus s);
+
+struct Approval {
+  std::string id;
+  std::string run_id;
+  std::string step_id;
+  std::string kind;
+  std::string capability;    // canonical JSON
+  std::string presentation;  // canonical JSON
+  std::string request;       // canonical JSON: {args, run_id, spec, step_id}
+  std::string hash;
+  ApprovalStatus status = ApprovalStatus::kPending;
+  absl::Time created_at = absl::InfinitePast();
+  absl::Time expires_at = absl::InfinitePast();  // InfinitePast: never
+  absl::Time decided_at = absl::InfinitePast();
+  std::string decided_by;
+  std::string note;
 };
 
 }  // namespace agentrt
