@@ -62,6 +62,60 @@ absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id) {
   return run;
 }
 
+namespace {
+
+// Decodes one steps row: id, idx, status, decision_json, observation_json, spec_hash,
+// started_at, finished_at. A column that is not JSON leaves its field empty and is named in
+// decode_error.
+Step DecodeStep(SqlRow& r, std::string_view run_id) {
+  Step s;
+  s.id = r[0];
+  s.run_id = std::string(run_id);
+  s.index = std::stoi(r[1]);
+  for (StepStatus st :
+       {StepStatus::kDeciding, StepStatus::kAwaitingApproval, StepStatus::kExecuting,
+        StepStatus::kDone, StepStatus::kFailed, StepStatus::kInterrupted}) {
+    if (ToString(st) == r[2]) s.status = st;
+  }
+  auto text = [](const json::Document& doc, std::string_view key) -> std::string {
+    std::optional<json::Value> v = doc.root().Find(key);
+    if (!v) return "";
+    return v->is_string() ? std::string(v->string_value()) : json::WriteCanonical(*v);
+  };
+  if (!r[3].empty()) {
+    if (absl::StatusOr<json::Document> d = json::Parse(r[3]); d.ok()) {
+      s.decision =
+          Decision{text(*d, "kind"),   text(*d, "tool"),    text(*d, "args"),  text(*d, "reason"),
+                   text(*d, "result"), text(*d, "message"), text(*d, "origin")};
+    } else {
+      s.decode_error += "decision: not JSON; ";
+    }
+  }
+  if (!r[4].empty()) {
+    if (absl::StatusOr<json::Document> o = json::Parse(r[4]); o.ok()) {
+      Observation obs;
+      std::string kind = text(*o, "kind");
+      for (ObservationKind k : {ObservationKind::kToolResult, ObservationKind::kToolError,
+                                ObservationKind::kPolicyDenied, ObservationKind::kInvalidDecision,
+                                ObservationKind::kInterrupted}) {
+        if (ToString(k) == kind) obs.kind = k;
+      }
+      obs.content = text(*o, "content");
+      obs.summary = text(*o, "summary");
+      obs.content_hash = text(*o, "content_hash");
+      s.observation = obs;
+    } else {
+      s.decode_error += "observation: not JSON; ";
+    }
+  }
+  s.spec_hash = r[5];
+  s.started_at = world::ParseTimestamp(r[6]).value_or(absl::InfinitePast());
+  s.finished_at = world::ParseTimestamp(r[7]).value_or(absl::InfinitePast());
+  return s;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_view run_id) {
   std::vector<Step> steps;
   AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
@@ -70,47 +124,54 @@ absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_vie
         tx.Query("SELECT id, idx, status, decision_json, observation_json, spec_hash, "
                  "started_at, finished_at FROM steps WHERE run_id = ?1 ORDER BY idx",
                  {run_id}));
-    for (SqlRow& r : rows) {
-      Step s;
-      s.id = r[0];
-      s.run_id = std::string(run_id);
-      s.index = std::stoi(r[1]);
-      for (StepStatus st :
-           {StepStatus::kDeciding, StepStatus::kAwaitingApproval, StepStatus::kExecuting,
-            StepStatus::kDone, StepStatus::kFailed, StepStatus::kInterrupted}) {
-        if (ToString(st) == r[2]) s.status = st;
-      }
-      auto text = [](const json::Document& doc, std::string_view key) -> std::string {
-        std::optional<json::Value> v = doc.root().Find(key);
-        if (!v) return "";
-        return v->is_string() ? std::string(v->string_value()) : json::WriteCanonical(*v);
-      };
-      if (absl::StatusOr<json::Document> d = json::Parse(r[3]); d.ok()) {
-        s.decision =
-            Decision{text(*d, "kind"),   text(*d, "tool"),    text(*d, "args"),  text(*d, "reason"),
-                     text(*d, "result"), text(*d, "message"), text(*d, "origin")};
-      }
-      if (absl::StatusOr<json::Document> o = json::Parse(r[4]); o.ok()) {
-        Observation obs;
-        std::string kind = text(*o, "kind");
-        for (ObservationKind k : {ObservationKind::kToolResult, ObservationKind::kToolError,
-                                  ObservationKind::kPolicyDenied, ObservationKind::kInvalidDecision,
-                                  ObservationKind::kInterrupted}) {
-          if (ToString(k) == kind) obs.kind = k;
-        }
-        obs.content = text(*o, "content");
-        obs.summary = text(*o, "summary");
-        obs.content_hash = text(*o, "content_hash");
-        s.observation = obs;
-      }
-      s.spec_hash = r[5];
-      s.started_at = world::ParseTimestamp(r[6]).value_or(absl::InfinitePast());
-      s.finished_at = world::ParseTimestamp(r[7]).value_or(absl::InfinitePast());
-      steps.push_back(std::move(s));
-    }
+    for (SqlRow& r : rows) steps.push_back(DecodeStep(r, run_id));
     return absl::OkStatus();
   }));
   return steps;
+}
+
+absl::StatusOr<StepPage> ReadStepsPage(store::Store& store, std::string_view run_id,
+                                       std::int64_t limit, std::int64_t offset) {
+  if (limit < 1 || offset < 0) {
+    return absl::InvalidArgumentError("a page needs limit >= 1 and offset >= 0");
+  }
+  StepPage page;
+  AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count,
+                             tx.Query("SELECT COUNT(*) FROM steps WHERE run_id = ?1", {run_id}));
+    page.total = std::stoll(count[0][0]);
+    // A column over the cap is reduced, inside SQLite, to the fields that identify it; only
+    // the page's rows are read.
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT id, idx, status, "
+                 "CASE WHEN length(decision_json) <= ?4 THEN decision_json "
+                 "WHEN json_valid(decision_json) THEN json_object('kind', "
+                 "json_extract(decision_json, '$.kind'), 'tool', json_extract(decision_json, "
+                 "'$.tool')) ELSE '' END, "
+                 "CASE WHEN length(observation_json) <= ?4 THEN observation_json "
+                 "WHEN json_valid(observation_json) THEN json_object('kind', "
+                 "json_extract(observation_json, '$.kind'), 'summary', "
+                 "substr(json_extract(observation_json, '$.summary'), 1, 1000)) ELSE '' END, "
+                 "spec_hash, started_at, finished_at, length(decision_json), "
+                 "length(observation_json) FROM steps WHERE run_id = ?1 ORDER BY idx "
+                 "LIMIT ?2 OFFSET ?3",
+                 {run_id, limit, offset, store::Store::kMaxPageText}));
+    for (SqlRow& r : rows) {
+      Step step = DecodeStep(r, run_id);
+      for (auto [column, length] :
+           {std::pair<std::string_view, const std::string*>{"decision", &r[8]},
+            {"observation", &r[9]}}) {
+        if (std::stoll(*length) > store::Store::kMaxPageText) {
+          absl::StrAppend(&step.decode_error, ToAbsl(column), ": ", *length,
+                          " characters, over the page cap, not read whole; ");
+        }
+      }
+      page.steps.push_back(std::move(step));
+    }
+    return absl::OkStatus();
+  }));
+  return page;
 }
 
 }  // namespace agentrt

@@ -144,6 +144,7 @@ struct Step {
   std::string spec_hash;
   absl::Time started_at = absl::InfinitePast();
   absl::Time finished_at = absl::InfinitePast();
+  std::string decode_error;  // set when a stored column could not be read whole or decoded
 };
 
 enum class ApprovalStatus { kPending, kApproved, kRejected, kExpired };

@@ -580,6 +580,29 @@ TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
   EXPECT_FALSE(read.calls.empty());
 }
 
+TEST_F(DriverTest, StepPagesReadOnlyThePageAndReduceHugeColumns) {
+  AddTool(Spec("big", SideEffect::kReadOnly), [](const ToolCall&) {
+    return ToolResult{"{\"blob\":\"" + std::string(100'000, 'x') + "\"}", "a big result"};
+  });
+  Limits limits;
+  limits.loop_threshold = 10;
+  ASSERT_TRUE(RunScript({Call("big", R"({"path":"a"})"), Call("big", R"({"path":"b"})"),
+                         Call("big", R"({"path":"c"})"), Complete()},
+                        limits)
+                  .ok());
+  absl::StatusOr<StepPage> page = ReadStepsPage(*store_, "run-1", 2, 1);
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page->total, 4);
+  ASSERT_EQ(page->steps.size(), 2u);
+  EXPECT_EQ(page->steps[0].index, 1);
+  EXPECT_EQ(page->steps[0].decision->tool, "big");
+  EXPECT_EQ(page->steps[0].observation->summary, "a big result");
+  EXPECT_TRUE(page->steps[0].observation->content.empty());
+  EXPECT_THAT(page->steps[0].decode_error, HasSubstr("observation: "));
+  EXPECT_THAT(page->steps[0].decode_error, HasSubstr("not read whole"));
+  EXPECT_FALSE(ReadStepsPage(*store_, "run-1", 0, 0).ok());
+}
+
 // The whole persisted trace of one scripted run, byte for byte: payloads, timestamps, ids and
 // hashes come only from the manual clock and seeded entropy, so any change to what the
 // runtime records shows up here. Regenerate with AGENTRT_UPDATE_GOLDEN=1 and review the diff.
