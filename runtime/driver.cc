@@ -43,6 +43,52 @@ class Driver::Session {
   absl::Time LeaseNow() const { return d_.lease_clock().Now(); }
   std::string LeaseExpiry() const { return FormatTimestamp(LeaseNow() + d_.options_.lease_ttl); }
 
+  // A stored row the runtime cannot read means it cannot know what happened: the run fails
+  // (internal_error), every step in flight fails with the cause, and no damaged row is
+  // rewritten otherwise.
+  absl::StatusOr<Run> FailInternal(std::string_view cause) {
+    absl::Time now = Now();
+    std::string detail = absl::StrCat("internal: ", ToAbsl(cause));
+    Observation obs =
+        MakeObservation(ObservationKind::kInvalidDecision, {{"error", detail}}, detail);
+    std::string at = FormatTimestamp(now);
+    AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
+      AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+      AGENTRT_RETURN_IF_ERROR(
+          tx.Exec("UPDATE steps SET status = 'failed', observation_json = ?1, "
+                  "observation_hash = ?2, finished_at = ?3 WHERE run_id = ?4 AND status IN "
+                  "('deciding', 'awaiting_approval', 'executing')",
+                  {std::string_view(ObservationJson(obs)), std::string_view(obs.content_hash),
+                   std::string_view(at), std::string_view(run_.id)})
+              .status());
+      AGENTRT_RETURN_IF_ERROR(
+          tx.Exec("UPDATE runs SET status = 'FAILED', reason = 'internal_error', "
+                  "reason_detail = ?1, finished_at = ?2, lease_owner = '', lease_expires_at = '' "
+                  "WHERE id = ?3",
+                  {std::string_view(detail), std::string_view(at), std::string_view(run_.id)})
+              .status());
+      return tx
+          .AppendEvent(run_.id, "", now, "run.finished",
+                       JsonObject()
+                           .String("status", "FAILED")
+                           .String("reason", reason::kInternalError)
+                           .String("detail", detail)
+                           .Int("steps", run_.step_count)
+                           .Build())
+          .status();
+    }));
+    return ReadRun(d_.store_, run_.id);
+  }
+
+  std::string Damage() const {
+    for (const Step& step : steps_) {
+      if (!step.decode_error.empty()) {
+        return absl::StrCat("step ", step.index, " cannot be read: ", ToAbsl(step.decode_error));
+      }
+    }
+    return "";
+  }
+
   // Resumes a run found RUNNING (its owner died) or INTERRUPTED (reference/core.md §6.3,
   // without reconciliation): take the lease over, mark the steps in flight interrupted, and
   // pause a side effect whose outcome is unknown for an operator.
@@ -105,6 +151,7 @@ class Driver::Session {
       return absl::OkStatus();
     }));
     run_.status = RunStatus::kRunning;
+    if (std::string damage = Damage(); !damage.empty()) return FailInternal(damage);
     if (executing) {
       const Step& step = steps_[*executing];
       Tool* tool = step.decision ? d_.registry_.Find(step.decision->tool) : nullptr;
@@ -190,6 +237,10 @@ class Driver::Session {
     AGENTRT_ASSIGN_OR_RETURN(steps_, ReadSteps(d_.store_, run_.id));
     AGENTRT_ASSIGN_OR_RETURN(approvals_, ListApprovals(d_.store_, run_.id));
     const std::vector<Approval>& approvals = approvals_;
+    if (std::string damage = Damage(); !damage.empty()) {
+      from_ = RunStatus::kWaitingForApproval;
+      return FailInternal(damage);
+    }
     if (steps_.empty() || steps_.back().status != StepStatus::kAwaitingApproval) {
       return absl::FailedPreconditionError(
           absl::StrCat("run ", run_.id, " is waiting but has no step awaiting approval"));

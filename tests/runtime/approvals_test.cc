@@ -261,6 +261,22 @@ TEST_F(ApprovalsTest, LiveForeignLeaseIsRefusedAndAnExpiredOneTakenOver) {
   EXPECT_TRUE(post_.calls.empty());  // the awaiting step was not executed by the takeover
 }
 
+TEST_F(ApprovalsTest, AStepThatCannotBeReadFailsTheRunOnResumeWithoutRunningAnything) {
+  Drive({Post("alice")});
+  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  ASSERT_TRUE(store_
+                  ->Write([](store::Transaction& tx) {
+                    return tx.Exec("UPDATE steps SET decision_json = '{not json'").status();
+                  })
+                  .ok());
+  absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->status, RunStatus::kFailed);
+  EXPECT_EQ(run->reason, "internal_error");
+  EXPECT_THAT(run->reason_detail, HasSubstr("step 0 cannot be read: decision: not JSON"));
+  EXPECT_TRUE(post_.calls.empty());
+}
+
 TEST_F(ApprovalsTest, PendingApprovalSelectionNeverGuesses) {
   Drive({Post("alice")});
   absl::StatusOr<Approval> only = PendingApproval(*store_, "run-1");
