@@ -662,11 +662,20 @@ class Driver::Session {
         GrantedHash(pd, request, spec) == granted->hash) {
       pd.outcome = PolicyOutcome::kAllow;
     }
+    // Capability and presentation are recorded as the policy gave them (canonical when they
+    // are JSON), so a re-check can compute the approval this evaluation asked for.
+    auto canonical_if_json = [](const std::string& raw) -> std::string {
+      if (Blank(raw)) return "";
+      absl::StatusOr<std::string> c = json::Canonicalize(raw);
+      return c.ok() ? *c : "";
+    };
     std::string policy_event =
         JsonObject()
             .String("outcome", pd.outcome_text)
             .StringIfSet("reason", pd.reason)
             .StringIfSet("kind", pd.kind)
+            .RawIfSet("capability", canonical_if_json(pd.capability))
+            .RawIfSet("presentation", canonical_if_json(pd.presentation))
             .StringIfSet("policy_id", d_.options_.policy->Id())
             .String("spec_hash", spec.hash)
             .Raw("view", JsonObject()

@@ -139,6 +139,15 @@ TEST_F(AgentrtRunCliTest, RejectAndCancelEndTheRun) {
   EXPECT_EQ(Agentrt({"cancel", "--db", db_, second, "--by", "ops", "--yes"}).exit_code, 0);
 }
 
+TEST_F(AgentrtRunCliTest, RecheckAgainstTheDefaultPolicyFindsNoDifference) {
+  std::string run = Agentrt({"demo", "scripted", "--db", db_}).out.substr(4, 32);
+  ProcessResult r = Agentrt({"recheck", "--db", db_, run});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("0 of 3 re-checked evaluations differ"));
+  EXPECT_THAT(r.out, HasSubstr("same      step 2 seq 13 delete_file: deny"));
+  EXPECT_EQ(Agentrt({"recheck", "--db", db_, "nope"}).exit_code, 1);
+}
+
 TEST_F(AgentrtRunCliTest, HelpForEachCommand) {
   for (auto args : std::vector<std::vector<std::string>>{{"demo", "scripted", "--help"},
                                                          {"events", "--help"},

@@ -31,6 +31,8 @@ Commands:
   events [--db PATH] RUN
                         print a run's persisted events
   verify [--db PATH]    walk the event hash chain and report the first break
+  recheck [--db PATH] RUN
+                        re-ask the default policy every decision the run recorded
   approve [--db PATH] RUN
                         show the request a run waits on and approve it
   reject [--db PATH] RUN
@@ -63,6 +65,7 @@ int main(int argc, char** argv) {
   if (command == "demo") return agentrt::cli::RunDemoCommand(rest);
   if (command == "events") return agentrt::cli::RunEventsCommand(rest);
   if (command == "verify") return agentrt::cli::RunVerifyCommand(rest);
+  if (command == "recheck") return agentrt::cli::RunRecheckCommand(rest);
   if (command == "approve") return agentrt::cli::RunApproveCommand(rest);
   if (command == "reject") return agentrt::cli::RunRejectCommand(rest);
   if (command == "cancel") return agentrt::cli::RunCancelCommand(rest);

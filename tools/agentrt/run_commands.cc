@@ -7,6 +7,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/driver.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/recheck.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -60,6 +61,18 @@ fields and the previous event's hash give. Keep the printed head somewhere the d
 writers cannot reach: only that proves the log was not cut short.
 
 Exit status: 0 the chain is intact, 1 it is broken or the database failed, 2 usage error.
+)";
+
+constexpr char kRecheckHelp[] =
+    R"(Usage: agentrt recheck [--db PATH] RUN
+
+Asks every policy evaluation RUN recorded again of the default policy (read_only and
+local_mutation allowed, remote_mutation requires approval, destructive denied), with the
+request and run view rebuilt from what was stored, and lists the evaluations that would now be
+decided differently — differences first. The database is opened read-only; nothing is written.
+
+Exit status: 0 every re-checked evaluation is the same, 1 some differ or the run cannot be
+read, 2 usage error.
 )";
 
 constexpr std::string_view kDbFlag[] = {"db"};
@@ -233,6 +246,24 @@ int RunEventsCommand(std::span<const std::string> args) {
             << offset + static_cast<std::int64_t>(page->events.size()) << " of " << page->total
             << ")\n";
   return kExitOk;
+}
+
+int RunRecheckCommand(std::span<const std::string> args) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kDbFlag);
+  if (!parsed.ok()) return UsageError("recheck", ToStd(parsed.status().message()));
+  if (parsed->help) {
+    std::cout << kRecheckHelp;
+    return kExitOk;
+  }
+  if (parsed->positional.size() != 1) return UsageError("recheck", "expected one RUN id");
+  if (!DatabasePath().ok()) return UsageError("recheck", ToStd(DatabasePath().status().message()));
+  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading();
+  if (!store.ok()) return Failure("recheck", ToStd(store.status().message()));
+  std::unique_ptr<Policy> policy = DefaultPolicy();
+  absl::StatusOr<RecheckReport> report = Recheck(**store, parsed->positional[0], *policy);
+  if (!report.ok()) return Failure("recheck", ToStd(report.status().message()));
+  std::cout << FormatRecheck(*report);
+  return report->Same() ? kExitOk : kExitFailure;
 }
 
 int RunVerifyCommand(std::span<const std::string> args) {
