@@ -152,7 +152,10 @@ class Driver::Session {
     }));
     run_.status = RunStatus::kRunning;
     if (std::string damage = Damage(); !damage.empty()) return FailInternal(damage);
-    if (executing) {
+    if (d_.options_.reconcile) {
+      std::optional<absl::StatusOr<Run>> decided = Reconciled(executing);
+      if (decided) return *std::move(decided);
+    } else if (executing) {
       const Step& step = steps_[*executing];
       Tool* tool = step.decision ? d_.registry_.Find(step.decision->tool) : nullptr;
       bool read_only = false;
@@ -175,9 +178,67 @@ class Driver::Session {
     return Loop();
   }
 
+  // Applies the consumer's reconciliation; nullopt means "continue".
+  std::optional<absl::StatusOr<Run>> Reconciled(std::optional<std::size_t> executing) {
+    RunView view;
+    view.run = run_;
+    view.steps = steps_;
+    view.approvals = approvals_;
+    absl::StatusOr<Reconciliation> rec;
+    try {
+      rec = d_.options_.reconcile(view);
+    } catch (const std::exception& e) {
+      rec = absl::InternalError(absl::StrCat("reconcile threw: ", e.what()));
+    }
+    auto settled = [&](absl::Status s) -> std::optional<absl::StatusOr<Run>> {
+      if (!s.ok()) return absl::StatusOr<Run>(s);
+      return ReadRun(d_.store_, run_.id);
+    };
+    if (!rec.ok()) {
+      return settled(Settle(RunStatus::kFailed, reason::kInternalError,
+                            absl::StrCat("reconcile: ", rec.status().message())));
+    }
+    switch (rec->outcome) {
+      case Reconciliation::Outcome::kContinue:
+        return std::nullopt;
+      case Reconciliation::Outcome::kCompleted: {
+        std::string result;
+        if (!Blank(rec->result)) {
+          absl::StatusOr<std::string> c = json::Canonicalize(rec->result);
+          if (!c.ok()) {
+            return settled(Settle(
+                RunStatus::kFailed, reason::kInternalError,
+                absl::StrCat("reconcile: result is not usable JSON: ", c.status().message())));
+          }
+          result = *c;
+        }
+        return settled(Settle(RunStatus::kCompleted, reason::kGoalCompleted,
+                              "completed by reconciliation: " + rec->detail, "", {}, std::nullopt,
+                              result));
+      }
+      case Reconciliation::Outcome::kConflict:
+        return settled(Settle(RunStatus::kFailed, "reconcile_conflict", rec->detail));
+      case Reconciliation::Outcome::kWaiting: {
+        if (!rec->pause || rec->pause->outcome != PolicyOutcome::kRequireApproval) {
+          return settled(Settle(RunStatus::kFailed, "reconcile_conflict",
+                                "reconciliation asked to wait but gave no approval to wait for"));
+        }
+        if (!executing) {
+          return settled(Settle(RunStatus::kFailed, "reconcile_conflict",
+                                "reconciliation asked to wait but no tool call was executing"));
+        }
+        const Step& step = steps_[*executing];
+        Tool* tool = step.decision ? d_.registry_.Find(step.decision->tool) : nullptr;
+        return settled(InterruptedPause(*executing, tool, &*rec->pause));
+      }
+    }
+    return std::nullopt;
+  }
+
   // A tool that may have changed the world was executing when its process stopped: the outcome
   // is unknown, so the runtime does not run it again on its own; an operator decides (ADR 6).
-  absl::Status InterruptedPause(std::size_t index, Tool* tool) {
+  absl::Status InterruptedPause(std::size_t index, Tool* tool,
+                                const PolicyDecision* reconciled = nullptr) {
     Step& step = steps_[index];
     const Decision& decision = *step.decision;
     auto conflict = [&](std::string why) {
@@ -200,17 +261,25 @@ class Driver::Session {
     pd.outcome_text = "require_approval";
     pd.reason = "interrupted while executing; outcome unknown";
     pd.kind = "interrupted_side_effect";
-    pd.capability = JsonObject().Raw("args", request.args).String("tool", spec->spec.name).Build();
-    pd.presentation =
-        JsonObject()
-            .Raw("args", request.args)
-            .String("notice",
-                    "This call started, but the process running it stopped before its outcome "
-                    "was recorded, so whether it took effect is unknown. Approving runs it again "
-                    "with these arguments; rejecting ends the run.")
-            .String("side_effect", ToString(spec->spec.side_effect))
-            .String("tool", spec->spec.name)
-            .Build();
+    if (reconciled != nullptr) {
+      // The consumer chose what to ask: its decision pauses the call like any other.
+      pd = *reconciled;
+      pd.outcome_text = "require_approval";
+    }
+    if (reconciled == nullptr) {
+      pd.capability =
+          JsonObject().Raw("args", request.args).String("tool", spec->spec.name).Build();
+      pd.presentation =
+          JsonObject()
+              .Raw("args", request.args)
+              .String("notice",
+                      "This call started, but the process running it stopped before its outcome "
+                      "was recorded, so whether it took effect is unknown. Approving runs it again "
+                      "with these arguments; rejecting ends the run.")
+              .String("side_effect", ToString(spec->spec.side_effect))
+              .String("tool", spec->spec.name)
+              .Build();
+    }
     step.policy = pd;
     // The pause is the runtime's, not a policy's: its record has the spec but no view.
     std::string policy_event = JsonObject()

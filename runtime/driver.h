@@ -14,7 +14,9 @@
 // A Driver runs one step at a time on the calling thread.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +34,21 @@
 
 namespace agentrt {
 
+// What a consumer's reconciliation decided about a run found interrupted (reference/core.md
+// §6.3): the consumer looks at the world (did the payment go through?) and says how to go on.
+struct Reconciliation {
+  enum class Outcome { kContinue, kCompleted, kWaiting, kConflict };
+  Outcome outcome = Outcome::kContinue;
+  std::string result;  // kCompleted: the run's result (JSON)
+  std::string detail;
+  // kWaiting: the approval to pause the interrupted call for (a require_approval decision).
+  std::optional<PolicyDecision> pause;
+};
+
+// Reconcile is called with the run as found and its steps after the ones in flight were
+// marked interrupted. An error fails the run (internal_error).
+using Reconcile = std::function<absl::StatusOr<Reconciliation>(const RunView& view)>;
+
 struct DriverOptions {
   Agent* agent = nullptr;    // required; not owned
   Policy* policy = nullptr;  // required; not owned
@@ -45,6 +62,9 @@ struct DriverOptions {
   // they use wall time, never the run's clock (a replayed or simulated run reads its clock
   // exactly as the recording did). Drivers sharing a database must agree on this clock.
   const world::Clock* lease_clock = nullptr;
+  // Optional: how to go on with a run found interrupted. Without it, a step that was executing
+  // a tool that is not read_only pauses for an operator (interrupted_side_effect).
+  Reconcile reconcile;
 };
 
 class Driver {

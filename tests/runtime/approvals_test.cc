@@ -277,6 +277,79 @@ TEST_F(ApprovalsTest, AStepThatCannotBeReadFailsTheRunOnResumeWithoutRunningAnyt
   EXPECT_TRUE(post_.calls.empty());
 }
 
+// Leaves run-1 as a crash would: RUNNING under a dead owner's expired lease, step 0 executing
+// the post tool.
+void CrashWhilePosting(store::Store& store) {
+  ASSERT_TRUE(store
+                  .Write([](store::Transaction& tx) -> absl::Status {
+                    for (const char* sql :
+                         {"DELETE FROM approvals",
+                          "UPDATE steps SET status = 'executing', policy_json = ''",
+                          "UPDATE runs SET status = 'RUNNING', lease_owner = 'dead/1', "
+                          "lease_expires_at = '2000-01-01T00:00:00.000000000Z'"}) {
+                      if (absl::StatusOr<std::int64_t> n = tx.Exec(sql); !n.ok()) return n.status();
+                    }
+                    return absl::OkStatus();
+                  })
+                  .ok());
+}
+
+TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
+  struct Row {
+    std::string name;
+    Reconciliation rec;
+    RunStatus status;
+    std::string reason;
+  };
+  Reconciliation completed;
+  completed.outcome = Reconciliation::Outcome::kCompleted;
+  completed.result = R"({"posted":true})";
+  completed.detail = "the post is on the channel";
+  Reconciliation conflict;
+  conflict.outcome = Reconciliation::Outcome::kConflict;
+  conflict.detail = "two posts found";
+  Reconciliation waiting;
+  waiting.outcome = Reconciliation::Outcome::kWaiting;
+  PolicyDecision ask;
+  ask.outcome = PolicyOutcome::kRequireApproval;
+  ask.kind = "check_the_channel";
+  ask.reason = "look before posting again";
+  waiting.pause = ask;
+  Reconciliation cont;  // continue: the agent decides again
+  Row rows[] = {
+      {"completed", completed, RunStatus::kCompleted, "goal_completed"},
+      {"conflict", conflict, RunStatus::kFailed, "reconcile_conflict"},
+      {"waiting", waiting, RunStatus::kWaitingForApproval, ""},
+      {"continue", cont, RunStatus::kCompleted, "goal_completed"},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    store_ = *store::Store::OpenInMemory(clock_);
+    Drive({Post("alice")});
+    CrashWhilePosting(*store_);
+    agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
+    DriverOptions options;
+    options.agent = agent_.get();
+    options.policy = policy_.get();
+    options.tools = {&post_};
+    RunView seen;
+    options.reconcile = [&](const RunView& view) -> absl::StatusOr<Reconciliation> {
+      seen = view;
+      return row.rec;
+    };
+    auto driver = *Driver::Create(*store_, clock_, entropy_, options);
+    absl::StatusOr<agentrt::Run> run = driver->Resume("run-1");
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_EQ(run->status, row.status);
+    EXPECT_EQ(run->reason, row.reason);
+    ASSERT_FALSE(seen.steps.empty());
+    EXPECT_EQ(seen.steps[0].status, StepStatus::kInterrupted);  // marked before it was asked
+    EXPECT_TRUE(post_.calls.empty());  // reconciliation never re-runs the call by itself
+    if (row.name == "completed") EXPECT_EQ(run->result, R"({"posted":true})");
+    if (row.name == "waiting") EXPECT_EQ(Only().kind, "check_the_channel");
+  }
+}
+
 TEST_F(ApprovalsTest, PendingApprovalSelectionNeverGuesses) {
   Drive({Post("alice")});
   absl::StatusOr<Approval> only = PendingApproval(*store_, "run-1");
