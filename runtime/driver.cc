@@ -367,7 +367,11 @@ class Driver::Session {
     }
     // The policy sees the run as it waited and the steps before the approved one.
     steps_.back().status = StepStatus::kAwaitingApproval;
-    AGENTRT_ASSIGN_OR_RETURN(bool go_on, Judge(decision, *spec, tool, latest));
+    AGENTRT_ASSIGN_OR_RETURN(Next next, Judge(decision, *spec, tool, latest));
+    bool go_on = next == Next::kContinue;
+    if (next == Next::kAllowed) {
+      AGENTRT_ASSIGN_OR_RETURN(go_on, ExecutePending());
+    }
     if (!go_on) return ReadRun(d_.store_, run_.id);
     return Loop();
   }
@@ -398,6 +402,20 @@ class Driver::Session {
   }
 
   absl::Time Now() { return d_.clock_.Now(); }
+
+  // What a proposal leads to: the step ended and the loop goes on, the run stopped (ended or
+  // paused), or the call is allowed and waits to be executed.
+  enum class Next { kContinue, kStop, kAllowed };
+
+  // An allowed call, between the policy's answer and its execution.
+  struct Pending {
+    Decision decision;
+    const RecordedSpec* spec = nullptr;
+    Tool* tool = nullptr;
+    absl::Time start_at;
+    absl::Time policy_at;
+    std::string policy_event;
+  };
 
   // Trailing steps whose observation is a failure; a step without one, or a success, ends it.
   int ConsecutiveFailures() const {
@@ -540,7 +558,21 @@ class Driver::Session {
           Settle(RunStatus::kFailed, reason::kAgentError, error, "agent error: " + error));
       return false;
     }
-    return Propose(*decided);
+    AGENTRT_ASSIGN_OR_RETURN(Next next, Propose(*decided));
+    if (next == Next::kAllowed) return ExecutePending();
+    return next == Next::kContinue;
+  }
+
+  // Runs the allowed call: the policy record and the tool start commit together, then the tool
+  // runs and its outcome is recorded.
+  absl::StatusOr<bool> ExecutePending() {
+    if (!pending_) return absl::FailedPreconditionError("no allowed call to execute");
+    Pending p = *std::move(pending_);
+    pending_.reset();
+    return Execute(p.decision, *p.spec, p.tool, p.start_at, [&](Transaction& tx) {
+      return tx.AppendEvent(run_.id, current().id, p.policy_at, "step.policy", p.policy_event)
+          .status();
+    });
   }
 
   // Records the decision as the agent made it, before anything judges it.
@@ -658,7 +690,7 @@ class Driver::Session {
     return absl::StrCat("unknown decision kind \"", ToAbsl(json::Sanitize(decision.kind)), "\"");
   }
 
-  absl::StatusOr<bool> Propose(Decision decision) {
+  absl::StatusOr<Next> Propose(Decision decision) {
     if (Blank(decision.args)) decision.args.clear();
     if (Blank(decision.result)) decision.result.clear();
     Tool* tool = decision.kind == "tool_call" ? d_.registry_.Find(decision.tool) : nullptr;
@@ -669,7 +701,7 @@ class Driver::Session {
         AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kInternalError,
                                        absl::StrCat("internal: ", current.status().message()),
                                        "tool spec refused"));
-        return false;
+        return Next::kStop;
       }
       spec = *current;
     }
@@ -679,24 +711,24 @@ class Driver::Session {
       Observation obs = MakeObservation(ObservationKind::kInvalidDecision, {{"error", invalid}},
                                         "invalid decision: " + invalid);
       AGENTRT_RETURN_IF_ERROR(EndStep(StepStatus::kFailed, obs, invalid));
-      return true;
+      return Next::kContinue;
     }
     if (decision.kind == "complete") {
       std::string result;
       if (!decision.result.empty()) result = *json::Canonicalize(decision.result);
       AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kCompleted, reason::kGoalCompleted, "", "", {},
                                      StepEnd{StepStatus::kDone, std::nullopt, ""}, result));
-      return false;
+      return Next::kStop;
     }
     if (decision.kind == "fail") {
       AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kGoalFailed, decision.message, "",
                                      {}, StepEnd{StepStatus::kDone, std::nullopt, ""}));
-      return false;
+      return Next::kStop;
     }
     return Judge(decision, *spec, tool);
   }
 
-  absl::StatusOr<bool> Judge(const Decision& decision, const RecordedSpec& spec, Tool* tool,
+  absl::StatusOr<Next> Judge(const Decision& decision, const RecordedSpec& spec, Tool* tool,
                              const Approval* granted = nullptr) {
     ToolRequest request;
     request.run_id = run_.id;
@@ -719,7 +751,7 @@ class Driver::Session {
       std::string error(ToStd(evaluated.status().message()));
       AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kInternalError, "policy: " + error,
                                      "policy error: " + error));
-      return false;
+      return Next::kStop;
     }
     PolicyDecision pd = *evaluated;
     if (pd.outcome_text.empty()) pd.outcome_text = std::string(ToString(pd.outcome));
@@ -765,15 +797,18 @@ class Driver::Session {
     };
     switch (pd.outcome) {
       case PolicyOutcome::kAllow:
-        // On resume the step's clock restarts: the wait for the operator is not active time.
-        return Execute(decision, spec, tool, granted != nullptr ? Now() : policy_at, write_policy);
+        // Nothing is written yet: the policy record commits with the tool start. On resume the
+        // step's clock restarts: the wait for the operator is not active time.
+        pending_ = Pending{decision,  &spec,       tool, granted != nullptr ? Now() : policy_at,
+                           policy_at, policy_event};
+        return Next::kAllowed;
       case PolicyOutcome::kDeny: {
         Observation obs = MakeObservation(ObservationKind::kPolicyDenied,
                                           {{"tool", spec.spec.name}, {"reason", pd.reason}},
                                           "denied: " + pd.reason);
         AGENTRT_RETURN_IF_ERROR(
             EndStep(StepStatus::kFailed, obs, "policy denied: " + pd.reason, write_policy));
-        return true;
+        return Next::kContinue;
       }
       case PolicyOutcome::kAbort: {
         Observation obs = MakeObservation(ObservationKind::kPolicyDenied,
@@ -782,11 +817,11 @@ class Driver::Session {
         AGENTRT_RETURN_IF_ERROR(
             Settle(RunStatus::kFailed, reason::kPolicyAbort, pd.reason, "", write_policy,
                    StepEnd{StepStatus::kFailed, obs, "policy abort: " + pd.reason}));
-        return false;
+        return Next::kStop;
       }
       case PolicyOutcome::kRequireApproval:
         AGENTRT_RETURN_IF_ERROR(Pause(pd, request, spec, write_policy));
-        return false;
+        return Next::kStop;
       case PolicyOutcome::kUnknown:
         break;
     }
@@ -794,7 +829,7 @@ class Driver::Session {
         RunStatus::kFailed, reason::kInternalError,
         absl::StrCat("unknown policy outcome \"", ToAbsl(json::Sanitize(pd.outcome_text)), "\""),
         "", write_policy, StepEnd{StepStatus::kFailed, std::nullopt, "unknown policy outcome"}));
-    return false;
+    return Next::kStop;
   }
 
   static std::string RequestJson(const ToolRequest& request, const RecordedSpec& spec) {
@@ -1134,6 +1169,7 @@ class Driver::Session {
   Run run_;
   std::vector<Step> steps_;
   std::vector<Approval> approvals_;  // the run's approvals, as this session wrote or read them
+  std::optional<Pending> pending_;
   RunStatus from_ = RunStatus::kRunning;
   std::string resumed_approval_;  // set while resuming a grant, until the run is entered
   absl::Time resumed_at_;
