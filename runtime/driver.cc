@@ -38,6 +38,7 @@ std::string FormatMs(absl::Duration d) {
 
 class Driver::Session {
  public:
+  friend class agentrt::GateSession;
   Session(Driver& driver, Run run) : d_(driver), run_(std::move(run)) {}
 
   absl::Time LeaseNow() const { return d_.lease_clock().Now(); }
@@ -539,11 +540,39 @@ class Driver::Session {
 
   Step& current() { return steps_.back(); }
 
-  absl::StatusOr<bool> DecideAndAct() {
+  // What an agent is handed for the open step: copies of the run (this step already counted),
+  // the steps before it and the registered tools.
+  StepInput Input() const {
     StepInput input;
     input.run = run_;
-    input.steps.assign(steps_.begin(), steps_.end() - 1);
+    if (!steps_.empty()) input.steps.assign(steps_.begin(), steps_.end() - 1);
     for (const RecordedSpec& s : d_.registry_.specs()) input.tools.push_back(s.spec);
+    return input;
+  }
+
+  // Opens the next step for a caller-owned loop: the same checks and claim as the driver's
+  // loop. False when the run is no longer RUNNING or a limit ended it.
+  absl::StatusOr<bool> OpenStep() {
+    AGENTRT_ASSIGN_OR_RETURN(run_, ReadRun(d_.store_, run_.id));
+    if (run_.status != RunStatus::kRunning) return false;
+    AGENTRT_ASSIGN_OR_RETURN(bool ended, CheckLimits());
+    if (ended) return false;
+    return StartStep();
+  }
+
+  absl::StatusOr<Next> ProposeDecision(const Decision& decision) { return Propose(decision); }
+
+  absl::Status FailStep(std::string_view error) {
+    return Settle(RunStatus::kFailed, reason::kAgentError, std::string(error),
+                  absl::StrCat("agent error: ", ToAbsl(error)));
+  }
+
+  const Step* CurrentStep() const { return steps_.empty() ? nullptr : &steps_.back(); }
+  const Run& run() const { return run_; }
+  bool has_pending() const { return pending_.has_value(); }
+
+  absl::StatusOr<bool> DecideAndAct() {
+    StepInput input = Input();
     absl::StatusOr<Decision> decided;
     try {
       decided = d_.options_.agent->Decide(input);
@@ -1187,7 +1216,6 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
                                                        const world::Clock& clock,
                                                        world::Entropy& entropy,
                                                        DriverOptions options) {
-  if (options.agent == nullptr) return absl::InvalidArgumentError("driver: an agent is required");
   if (options.policy == nullptr) return absl::InvalidArgumentError("driver: a policy is required");
   AGENTRT_ASSIGN_OR_RETURN(ToolRegistry registry, ToolRegistry::Create(options.tools));
   // Two drivers never share an owner, even with the same name: a restarted process is a new
@@ -1231,6 +1259,9 @@ absl::Status Driver::RefuseLiveForeignLease(std::string_view run_id, std::string
 }
 
 absl::StatusOr<Run> Driver::Resume(std::string_view run_id) {
+  if (options_.agent == nullptr) {
+    return absl::FailedPreconditionError("driver: Resume needs an agent");
+  }
   AGENTRT_ASSIGN_OR_RETURN(Run run, ReadRun(store_, run_id));
   if (IsTerminal(run.status)) {
     return absl::FailedPreconditionError(absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)),
@@ -1254,6 +1285,24 @@ absl::StatusOr<Run> Driver::Start(std::string_view goal, const Limits& limits) {
 
 absl::StatusOr<Run> Driver::StartWithId(std::string_view run_id, std::string_view goal,
                                         const Limits& limits) {
+  if (options_.agent == nullptr) {
+    return absl::FailedPreconditionError(
+        "driver: Start needs an agent (use Begin for a loop you own)");
+  }
+  AGENTRT_ASSIGN_OR_RETURN(Run run, CreateRun(run_id, goal, limits));
+  Session session(*this, run);
+  return session.Loop();
+}
+
+absl::StatusOr<std::unique_ptr<GateSession>> Driver::Begin(std::string_view run_id,
+                                                           std::string_view goal,
+                                                           const Limits& limits) {
+  AGENTRT_ASSIGN_OR_RETURN(Run run, CreateRun(run_id, goal, limits));
+  return std::unique_ptr<GateSession>(new GateSession(std::make_unique<Session>(*this, run)));
+}
+
+absl::StatusOr<Run> Driver::CreateRun(std::string_view run_id, std::string_view goal,
+                                      const Limits& limits) {
   AGENTRT_RETURN_IF_ERROR(limits.Validate());
   if (run_id.empty()) return absl::InvalidArgumentError("run id is required");
   Run run;
@@ -1293,8 +1342,73 @@ absl::StatusOr<Run> Driver::StartWithId(std::string_view run_id, std::string_vie
                                 .status());
     return tx.AppendEvent(run.id, "", run.created_at, "run.started", "{}").status();
   }));
-  Session session(*this, run);
-  return session.Loop();
+  return run;
+}
+
+GateSession::GateSession(std::unique_ptr<Driver::Session> session) : session_(std::move(session)) {}
+
+GateSession::~GateSession() = default;
+
+absl::StatusOr<bool> GateSession::Step() {
+  if (step_open_) {
+    return absl::FailedPreconditionError("a step is already open: propose or fail it first");
+  }
+  AGENTRT_ASSIGN_OR_RETURN(bool open, session_->OpenStep());
+  step_open_ = open;
+  return open;
+}
+
+StepInput GateSession::Input() const { return session_->Input(); }
+
+const Run& GateSession::run() const { return session_->run(); }
+
+absl::StatusOr<GateVerdict> GateSession::Propose(const Decision& decision) {
+  if (!step_open_ || proposed_) {
+    return absl::FailedPreconditionError("no open step awaiting a decision");
+  }
+  proposed_ = true;
+  AGENTRT_ASSIGN_OR_RETURN(Driver::Session::Next next, session_->ProposeDecision(decision));
+  GateVerdict verdict;
+  switch (next) {
+    case Driver::Session::Next::kAllowed:
+      verdict.outcome = GateVerdict::Outcome::kAllowed;
+      return verdict;
+    case Driver::Session::Next::kContinue:
+      verdict.outcome = GateVerdict::Outcome::kDenied;
+      if (const agentrt::Step* step = session_->CurrentStep(); step != nullptr) {
+        verdict.observation = step->observation;
+      }
+      step_open_ = proposed_ = false;
+      return verdict;
+    case Driver::Session::Next::kStop:
+      break;
+  }
+  step_open_ = proposed_ = false;
+  AGENTRT_ASSIGN_OR_RETURN(verdict.run, ReadRun(session_->d_.store_, session_->run().id));
+  verdict.outcome = verdict.run.status == RunStatus::kWaitingForApproval
+                        ? GateVerdict::Outcome::kPending
+                        : GateVerdict::Outcome::kEnded;
+  return verdict;
+}
+
+absl::StatusOr<Observation> GateSession::Execute() {
+  if (!session_->has_pending()) {
+    return absl::FailedPreconditionError("nothing to execute: the last proposal was not allowed");
+  }
+  step_open_ = proposed_ = false;
+  AGENTRT_RETURN_IF_ERROR(session_->ExecutePending().status());
+  const agentrt::Step* step = session_->CurrentStep();
+  if (step == nullptr || !step->observation) {
+    return absl::InternalError("the executed step has no observation");
+  }
+  return *step->observation;
+}
+
+absl::Status GateSession::Fail(const absl::Status& why) {
+  if (!step_open_ || proposed_) return absl::FailedPreconditionError("no open step to fail");
+  if (why.ok()) return absl::InvalidArgumentError("Fail needs the error that stopped the step");
+  step_open_ = false;
+  return session_->FailStep(ToStd(why.message()));
 }
 
 }  // namespace agentrt

@@ -67,6 +67,21 @@ struct DriverOptions {
   Reconcile reconcile;
 };
 
+class GateSession;
+
+// What a caller-owned loop learns from proposing a decision (GateSession::Propose).
+struct GateVerdict {
+  enum class Outcome {
+    kAllowed,  // call Execute to run it
+    kDenied,   // the step ended with `observation` (invalid or denied); Step again
+    kPending,  // the run paused for approval
+    kEnded,    // the run ended
+  };
+  Outcome outcome = Outcome::kEnded;
+  std::optional<Observation> observation;
+  Run run;  // kPending and kEnded: the run as stored
+};
+
 class Driver {
  public:
   // Create checks the options and registers the tools (see tool_registry.h). Errors:
@@ -80,6 +95,11 @@ class Driver {
   absl::StatusOr<Run> Start(std::string_view goal, const Limits& limits = {});
   absl::StatusOr<Run> StartWithId(std::string_view run_id, std::string_view goal,
                                   const Limits& limits = {});
+  // Begin creates a run for a loop the caller owns (the Gate, reference/core.md §4.14): the
+  // same rows, events, transactions and clock readings as Start with an agent. Needs no agent.
+  absl::StatusOr<std::unique_ptr<GateSession>> Begin(std::string_view run_id, std::string_view goal,
+                                                     const Limits& limits = {});
+
   // Resume continues a run.
   //  - Paused for approval, once its latest approval is granted: exactly the recorded request
   //    runs (under the tool's current spec and schema, with the policy asked again), then the
@@ -96,6 +116,10 @@ class Driver {
   Driver(store::Store& store, const world::Clock& clock, world::Entropy& entropy,
          DriverOptions options, ToolRegistry registry);
   class Session;
+  friend class GateSession;
+
+  absl::StatusOr<Run> CreateRun(std::string_view run_id, std::string_view goal,
+                                const Limits& limits);
 
   const world::Clock& lease_clock() const;
   absl::StatusOr<std::pair<std::string, std::string>> ReadLease(std::string_view run_id);
@@ -108,6 +132,30 @@ class Driver {
   world::RealClock wall_clock_;
   DriverOptions options_;
   ToolRegistry registry_;
+};
+
+// A loop the caller owns, one run: Step opens the next step (limits checked, step claimed),
+// Input gives exactly what an agent would see, Propose records, validates and judges a decision,
+// Execute runs an allowed call (the runtime always runs the tool itself: at most once, with the
+// start recorded before and the outcome after), Fail ends the run as an agent error would.
+// Abandoning a session mid-step leaves the run as a crash would; Resume takes it from there.
+// Not thread-safe; calls in order.
+class GateSession {
+ public:
+  ~GateSession();
+  absl::StatusOr<bool> Step();
+  StepInput Input() const;
+  absl::StatusOr<GateVerdict> Propose(const Decision& decision);
+  absl::StatusOr<Observation> Execute();
+  absl::Status Fail(const absl::Status& why);
+  const Run& run() const;
+
+ private:
+  friend class Driver;
+  explicit GateSession(std::unique_ptr<Driver::Session> session);
+  std::unique_ptr<Driver::Session> session_;
+  bool step_open_ = false;
+  bool proposed_ = false;
 };
 
 }  // namespace agentrt
