@@ -1,7 +1,10 @@
 // `agentrt demo scripted`, `agentrt events` and `agentrt verify` as a user runs them: the built
 // binary on a real database file.
+#include <pty.h>
+#include <spawn.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -10,6 +13,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/tools/child_process.h"
+
+extern char** environ;
 
 namespace agentrt {
 namespace {
@@ -146,6 +151,55 @@ TEST_F(AgentrtRunCliTest, RecheckAgainstTheDefaultPolicyFindsNoDifference) {
   EXPECT_THAT(r.out, HasSubstr("0 of 3 re-checked evaluations differ"));
   EXPECT_THAT(r.out, HasSubstr("same      step 2 seq 13 delete_file: deny"));
   EXPECT_EQ(Agentrt({"recheck", "--db", db_, "nope"}).exit_code, 1);
+}
+
+// On a terminal, approve shows the request and asks; the answer decides.
+TEST_F(AgentrtRunCliTest, ApproveAsksOnATerminal) {
+  for (const char* answer : {"n\n", "y\n"}) {
+    SCOPED_TRACE(answer);
+    std::string run = Agentrt({"demo", "scripted", "--db", db_, "--approval"}).out.substr(4, 32);
+    int master = -1, slave = -1;
+    ASSERT_EQ(openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+      posix_spawn_file_actions_adddup2(&actions, slave, fd);
+    }
+    posix_spawn_file_actions_addclose(&actions, master);
+    std::vector<std::string> args = {AGENTRT_BIN, "approve", "--db", db_, run, "--by", "me"};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid;
+    ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    close(slave);
+    std::string screen;
+    char buffer[4096];
+    bool answered = false;
+    for (;;) {
+      ssize_t n = read(master, buffer, sizeof(buffer));
+      if (n <= 0) break;  // EIO once the child has exited and closed the terminal
+      screen.append(buffer, static_cast<std::size_t>(n));
+      if (!answered && screen.find("[y/N]") != std::string::npos) {
+        ASSERT_EQ(write(master, answer, 2), 2);
+        answered = true;
+      }
+    }
+    close(master);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(answered);
+    EXPECT_THAT(screen, HasSubstr("\"tool\":\"send_report\""));
+    EXPECT_THAT(screen, HasSubstr("Approve this request?"));
+    if (answer[0] == 'y') {
+      EXPECT_EQ(WEXITSTATUS(status), 0);
+      EXPECT_THAT(screen, HasSubstr("approved "));
+    } else {
+      EXPECT_EQ(WEXITSTATUS(status), 1);
+      EXPECT_THAT(screen, HasSubstr("nothing decided"));
+    }
+  }
 }
 
 TEST_F(AgentrtRunCliTest, HelpForEachCommand) {
