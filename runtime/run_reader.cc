@@ -132,9 +132,7 @@ absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_vie
 
 absl::StatusOr<StepPage> ReadStepsPage(store::Store& store, std::string_view run_id,
                                        std::int64_t limit, std::int64_t offset) {
-  if (limit < 1 || offset < 0) {
-    return absl::InvalidArgumentError("a page needs limit >= 1 and offset >= 0");
-  }
+  AGENTRT_RETURN_IF_ERROR(store::Store::CheckPage(limit, offset));
   StepPage page;
   AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count,

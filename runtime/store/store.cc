@@ -334,11 +334,16 @@ absl::StatusOr<std::vector<Event>> Store::ListEvents(std::string_view run_id) {
   return events;
 }
 
-absl::StatusOr<Store::EventPage> Store::ListEventsPage(std::string_view run_id, std::int64_t limit,
-                                                       std::int64_t offset) {
+absl::Status Store::CheckPage(std::int64_t limit, std::int64_t offset) {
   if (limit < 1 || offset < 0) {
     return absl::InvalidArgumentError("a page needs limit >= 1 and offset >= 0");
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Store::EventPage> Store::ListEventsPage(std::string_view run_id, std::int64_t limit,
+                                                       std::int64_t offset) {
+  AGENTRT_RETURN_IF_ERROR(CheckPage(limit, offset));
   EventPage page;
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count,

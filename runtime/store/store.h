@@ -140,6 +140,8 @@ class Store {
   // hash is the stored one). Only the page is read. Errors: InvalidArgument for limit < 1 or
   // offset < 0.
   static constexpr std::int64_t kMaxPageText = 65536;
+  // CheckPage: InvalidArgument unless limit >= 1 and offset >= 0.
+  static absl::Status CheckPage(std::int64_t limit, std::int64_t offset);
   struct EventPage {
     std::vector<Event> events;
     std::int64_t total = 0;
