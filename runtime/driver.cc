@@ -39,6 +39,7 @@ std::string FormatMs(absl::Duration d) {
 class Driver::Session {
  public:
   friend class agentrt::GateSession;
+  friend class Driver;
   Session(Driver& driver, Run run) : d_(driver), run_(std::move(run)) {}
 
   absl::Time LeaseNow() const { return d_.lease_clock().Now(); }
@@ -176,7 +177,7 @@ class Driver::Session {
                        JsonObject().String("after", "interruption").Build())
           .status();
     }));
-    return Loop();
+    return Continue();
   }
 
   // Applies the consumer's reconciliation; nullopt means "continue".
@@ -364,16 +365,24 @@ class Driver::Session {
       Observation obs = MakeObservation(ObservationKind::kInvalidDecision, {{"error", invalid}},
                                         "invalid decision on resume: " + invalid);
       AGENTRT_RETURN_IF_ERROR(EndStep(StepStatus::kFailed, obs, invalid));
-      return Loop();
+      return Continue();
     }
     // The policy sees the run as it waited and the steps before the approved one.
     steps_.back().status = StepStatus::kAwaitingApproval;
     AGENTRT_ASSIGN_OR_RETURN(Next next, Judge(decision, *spec, tool, latest));
+    // A gate attaching stops here: an allowed grant waits for the caller's Execute.
+    if (attaching_) return ReadRun(d_.store_, run_.id);
     bool go_on = next == Next::kContinue;
     if (next == Next::kAllowed) {
       AGENTRT_ASSIGN_OR_RETURN(go_on, ExecutePending());
     }
     if (!go_on) return ReadRun(d_.store_, run_.id);
+    return Loop();
+  }
+
+  // After a resume: the driver's loop goes on; a gate attaching hands the run back.
+  absl::StatusOr<Run> Continue() {
+    if (attaching_) return ReadRun(d_.store_, run_.id);
     return Loop();
   }
 
@@ -1199,6 +1208,7 @@ class Driver::Session {
   std::vector<Step> steps_;
   std::vector<Approval> approvals_;  // the run's approvals, as this session wrote or read them
   std::optional<Pending> pending_;
+  bool attaching_ = false;  // resumed for a gate: stop where the caller takes over
   RunStatus from_ = RunStatus::kRunning;
   std::string resumed_approval_;  // set while resuming a grant, until the run is entered
   absl::Time resumed_at_;
@@ -1262,21 +1272,52 @@ absl::StatusOr<Run> Driver::Resume(std::string_view run_id) {
   if (options_.agent == nullptr) {
     return absl::FailedPreconditionError("driver: Resume needs an agent");
   }
+  AGENTRT_ASSIGN_OR_RETURN(auto session, ResumeSession(run_id, /*attaching=*/false));
+  return session.second;
+}
+
+absl::StatusOr<std::pair<std::unique_ptr<GateSession>, GateVerdict>> Driver::Attach(
+    std::string_view run_id) {
+  AGENTRT_ASSIGN_OR_RETURN(auto resumed, ResumeSession(run_id, /*attaching=*/true));
+  auto& [session, run] = resumed;
+  GateVerdict verdict;
+  verdict.run = run;
+  bool allowed = session->has_pending();
+  if (allowed) {
+    verdict.outcome = GateVerdict::Outcome::kAllowed;
+  } else if (run.status == RunStatus::kWaitingForApproval) {
+    verdict.outcome = GateVerdict::Outcome::kPending;
+  } else if (IsTerminal(run.status)) {
+    verdict.outcome = GateVerdict::Outcome::kEnded;
+  } else {
+    verdict.outcome = GateVerdict::Outcome::kOpen;
+  }
+  auto gate = std::unique_ptr<GateSession>(new GateSession(std::move(session)));
+  if (allowed) gate->step_open_ = gate->proposed_ = true;
+  return std::pair<std::unique_ptr<GateSession>, GateVerdict>(std::move(gate), verdict);
+}
+
+absl::StatusOr<std::pair<std::unique_ptr<Driver::Session>, Run>> Driver::ResumeSession(
+    std::string_view run_id, bool attaching) {
   AGENTRT_ASSIGN_OR_RETURN(Run run, ReadRun(store_, run_id));
   if (IsTerminal(run.status)) {
     return absl::FailedPreconditionError(absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)),
                                                       " is ", ToAbsl(ToString(run.status)),
                                                       " and cannot be resumed"));
   }
+  auto session = std::make_unique<Session>(*this, run);
+  session->attaching_ = attaching;
+  absl::StatusOr<Run> resumed;
   if (run.status == RunStatus::kWaitingForApproval) {
-    Session session(*this, std::move(run));
-    return session.ResumeApproved();
+    resumed = session->ResumeApproved();
+  } else {
+    // A live lease of another owner is refused before anything else, the run's clock included.
+    AGENTRT_ASSIGN_OR_RETURN(auto lease, ReadLease(run_id));
+    AGENTRT_RETURN_IF_ERROR(RefuseLiveForeignLease(run_id, lease.first, lease.second));
+    resumed = session->ResumeInterrupted();
   }
-  // A live lease of another owner is refused before anything else, the run's clock included.
-  AGENTRT_ASSIGN_OR_RETURN(auto lease, ReadLease(run_id));
-  AGENTRT_RETURN_IF_ERROR(RefuseLiveForeignLease(run_id, lease.first, lease.second));
-  Session session(*this, std::move(run));
-  return session.ResumeInterrupted();
+  if (!resumed.ok()) return resumed.status();
+  return std::pair<std::unique_ptr<Session>, Run>(std::move(session), *std::move(resumed));
 }
 
 absl::StatusOr<Run> Driver::Start(std::string_view goal, const Limits& limits) {

@@ -76,6 +76,7 @@ struct GateVerdict {
     kDenied,   // the step ended with `observation` (invalid or denied); Step again
     kPending,  // the run paused for approval
     kEnded,    // the run ended
+    kOpen,     // (Attach) the run goes on with no step open: call Step
   };
   Outcome outcome = Outcome::kEnded;
   std::optional<Observation> observation;
@@ -100,6 +101,12 @@ class Driver {
   absl::StatusOr<std::unique_ptr<GateSession>> Begin(std::string_view run_id, std::string_view goal,
                                                      const Limits& limits = {});
 
+  // Attach is Resume for a loop the caller owns: everything Resume does before its loop. With
+  // kAllowed the approved call waits for the session's Execute (the run stays waiting until
+  // then); kOpen means go on with Step; kPending and kEnded come with the run as stored.
+  absl::StatusOr<std::pair<std::unique_ptr<GateSession>, GateVerdict>> Attach(
+      std::string_view run_id);
+
   // Resume continues a run.
   //  - Paused for approval, once its latest approval is granted: exactly the recorded request
   //    runs (under the tool's current spec and schema, with the policy asked again), then the
@@ -120,6 +127,8 @@ class Driver {
 
   absl::StatusOr<Run> CreateRun(std::string_view run_id, std::string_view goal,
                                 const Limits& limits);
+  absl::StatusOr<std::pair<std::unique_ptr<Session>, Run>> ResumeSession(std::string_view run_id,
+                                                                         bool attaching);
 
   const world::Clock& lease_clock() const;
   absl::StatusOr<std::pair<std::string, std::string>> ReadLease(std::string_view run_id);

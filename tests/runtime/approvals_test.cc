@@ -350,6 +350,52 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
   }
 }
 
+TEST_F(ApprovalsTest, AGateAttachesToAGrantAndExecutesItOnce) {
+  Drive({Post("alice")});
+  Approval pending = Only();
+  DriverOptions options;
+  options.policy = policy_.get();
+  options.tools = {&post_};
+  auto gate = *Driver::Create(*store_, clock_, entropy_, options);
+  // Not approved yet: attaching refuses and nothing changes.
+  EXPECT_THAT(gate->Attach("run-1").status().message(), HasSubstr("is pending, not approved"));
+  ASSERT_TRUE(Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""}).ok());
+  auto attached = gate->Attach("run-1");
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  auto& [session, verdict] = *attached;
+  EXPECT_EQ(verdict.outcome, GateVerdict::Outcome::kAllowed);
+  EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kWaitingForApproval);  // until Execute
+  EXPECT_TRUE(post_.calls.empty());
+  absl::StatusOr<Observation> obs = session->Execute();
+  ASSERT_TRUE(obs.ok()) << obs.status();
+  EXPECT_EQ(obs->summary, "sent");
+  EXPECT_THAT(post_.calls, SizeIs(1));
+  EXPECT_FALSE(session->Execute().ok());  // once
+  ASSERT_TRUE(*session->Step());
+  Decision done;
+  done.kind = "complete";
+  EXPECT_EQ(session->Propose(done)->outcome, GateVerdict::Outcome::kEnded);
+  EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kCompleted);
+}
+
+TEST_F(ApprovalsTest, AGateAttachesToAnInterruptedRunAndGoesOn) {
+  Drive({Post("alice")});
+  CrashWhilePosting(*store_);
+  world::ManualClock lease_clock(absl::Now() + absl::Hours(1));
+  DriverOptions options;
+  options.policy = policy_.get();
+  options.tools = {&post_};
+  options.lease_clock = &lease_clock;
+  Reconciliation cont;
+  options.reconcile = [&](const RunView&) -> absl::StatusOr<Reconciliation> { return cont; };
+  auto gate = *Driver::Create(*store_, clock_, entropy_, options);
+  auto attached = gate->Attach("run-1");
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  EXPECT_EQ(attached->second.outcome, GateVerdict::Outcome::kOpen);
+  EXPECT_TRUE(*attached->first->Step());
+  EXPECT_TRUE(post_.calls.empty());
+}
+
 TEST_F(ApprovalsTest, PendingApprovalSelectionNeverGuesses) {
   Drive({Post("alice")});
   absl::StatusOr<Approval> only = PendingApproval(*store_, "run-1");
