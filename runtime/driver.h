@@ -54,14 +54,17 @@ struct DriverOptions {
   Policy* policy = nullptr;  // required; not owned
   std::vector<Tool*> tools;  // not owned
   // The run lease (one live owner per RUNNING run): the owner name is this prefix and a fresh
-  // id, so two drivers never share one; the lease is renewed at every step and at the tool
-  // start, and another driver may take it over once it expired.
+  // id, so two drivers never share one. While the driver's loop runs, a heartbeat renews the
+  // lease every lease_ttl/3 (also through a tool call longer than the TTL); each step and tool
+  // start renews it too. Another driver may take it over once it expired.
   std::string lease_owner;
   absl::Duration lease_ttl = absl::Seconds(30);
   // The clock leases are judged by; the real clock when null. Leases are between processes, so
   // they use wall time, never the run's clock (a replayed or simulated run reads its clock
   // exactly as the recording did). Drivers sharing a database must agree on this clock.
   const world::Clock* lease_clock = nullptr;
+  // Called after each heartbeat renewal of the lease (monitoring, tests).
+  std::function<void()> on_lease_renewed;
   // Optional: how to go on with a run found interrupted. Without it, a step that was executing
   // a tool that is not read_only pauses for an operator (interrupted_side_effect).
   Reconcile reconcile;

@@ -4,6 +4,22 @@ namespace agentrt::world {
 
 absl::Time RealClock::Now() const { return absl::Now(); }
 
+bool RealClock::WaitUntil(absl::Notification& done, absl::Time deadline) const {
+  return done.WaitForNotificationWithDeadline(deadline);
+}
+
+bool ManualClock::WaitUntil(absl::Notification& done, absl::Time deadline) const {
+  absl::MutexLock lock(&mu_);
+  // Conditions are re-evaluated whenever mu_ is released: by Set, Advance and Wake.
+  auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return done.HasBeenNotified() || now_ >= deadline;
+  };
+  mu_.Await(absl::Condition(&ready));
+  return done.HasBeenNotified();
+}
+
+void ManualClock::Wake() const { absl::MutexLock lock(&mu_); }
+
 absl::Time ManualClock::Now() const {
   absl::MutexLock lock(&mu_);
   return now_;

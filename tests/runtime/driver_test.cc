@@ -446,18 +446,70 @@ TEST_F(DriverTest, FailDecisionEndsTheRunAsGoalFailed) {
   EXPECT_EQ((*ReadSteps(*store_, "run-1"))[0].status, StepStatus::kDone);
 }
 
+// A tool call longer than the lease keeps the lease: the heartbeat renews it every TTL/3, so
+// another driver cannot take the run over from under a live loop.
+TEST_F(DriverTest, TheHeartbeatKeepsTheLeaseThroughAToolCallLongerThanTheTtl) {
+  world::ManualClock lease_clock(absl::FromUnixSeconds(2'000'000'000));
+  absl::Mutex mu;
+  int renewals = 0;
+  absl::Status takeover;
+  std::unique_ptr<Driver> rival;
+  FuncTool& slow = AddTool(Spec("slow", SideEffect::kReadOnly), [&](const ToolCall&) {
+    for (int i = 1; i <= 6; ++i) {  // two whole TTLs of 30 s, in steps of TTL/3
+      lease_clock.Advance(absl::Seconds(10));
+      // Wait on the renewal itself, not on time.
+      auto renewed = [&] { return renewals >= i; };
+      absl::MutexLock lock(&mu);
+      mu.Await(absl::Condition(&renewed));
+    }
+    takeover = rival->Resume("run-1").status();
+    return ToolResult{"{}", "slow"};
+  });
+  agent_ = std::make_unique<ScriptedAgent>(
+      std::vector<Decision>{Call("slow", R"({"path":"a"})"), Complete()});
+  DriverOptions options;
+  options.agent = agent_.get();
+  options.policy = policy_.get();
+  options.tools = {&slow};
+  options.lease_clock = &lease_clock;
+  options.on_lease_renewed = [&] {
+    absl::MutexLock lock(&mu);
+    ++renewals;
+  };
+  auto driver = *Driver::Create(*store_, clock_, entropy_, options);
+  DriverOptions rival_options = options;
+  rival_options.on_lease_renewed = nullptr;
+  rival = *Driver::Create(*store_, clock_, entropy_, rival_options);
+  absl::StatusOr<agentrt::Run> run = driver->StartWithId("run-1", "slow", Limits{});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->status, RunStatus::kCompleted);
+  EXPECT_GE(renewals, 6);
+  EXPECT_THAT(takeover.message(), HasSubstr("is leased by"));
+}
+
+// When renewals could not keep the lease (the heartbeat's writes failed for a whole TTL), the
+// loop starts no side effect: another owner may already be taking over.
 TEST_F(DriverTest, ALapsedLeaseStartsNoTool) {
   world::ManualClock lease_clock(absl::FromUnixSeconds(2'000'000'000));
   FuncTool& read = AddReadTool();
-  class SlowAgent : public Agent {
+  class LapsingAgent : public Agent {
    public:
-    explicit SlowAgent(world::ManualClock& c) : c_(c) {}
+    explicit LapsingAgent(store::Store& store) : store_(store) {}
     absl::StatusOr<Decision> Decide(const StepInput&) override {
-      c_.Advance(absl::Minutes(1));  // deciding outlived the 30 s lease
+      // The lease runs out while the agent decides, with no renewal in between.
+      EXPECT_TRUE(store_
+                      .Write([](store::Transaction& tx) {
+                        return tx
+                            .Exec(
+                                "UPDATE runs SET lease_expires_at = "
+                                "'2000-01-01T00:00:00.000000000Z'")
+                            .status();
+                      })
+                      .ok());
       return Call("read", R"({"path":"a"})");
     }
-    world::ManualClock& c_;
-  } agent(lease_clock);
+    store::Store& store_;
+  } agent(*store_);
   DriverOptions options;
   options.agent = &agent;
   options.policy = policy_.get();
@@ -529,6 +581,9 @@ TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
     absl::Time Now() const override {
       ++readings;
       return absl::FromUnixSeconds(1'800'000'000) + absl::Milliseconds(readings);
+    }
+    bool WaitUntil(absl::Notification& done, absl::Time) const override {
+      return done.HasBeenNotified();
     }
     mutable int readings = 0;
   };
