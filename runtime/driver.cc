@@ -416,6 +416,7 @@ class Driver::Session {
     }
     from_ = RunStatus::kWaitingForApproval;
     resumed_approval_ = latest->id;
+    grant_ = *latest;
     Decision decision = *step.decision;
     decision.args = json::WriteCanonical(*args);
     decision.tool = spec->spec.name;
@@ -1271,7 +1272,8 @@ class Driver::Session {
   std::vector<Step> steps_;
   std::vector<Approval> approvals_;  // the run's approvals, as this session wrote or read them
   std::optional<Pending> pending_;
-  bool attaching_ = false;  // resumed for a gate: stop where the caller takes over
+  bool attaching_ = false;         // resumed for a gate: stop where the caller takes over
+  std::optional<Approval> grant_;  // the approval a resume executes, until it runs
   RunStatus from_ = RunStatus::kRunning;
   std::string resumed_approval_;  // set while resuming a grant, until the run is entered
   absl::Time resumed_at_;
@@ -1500,6 +1502,18 @@ absl::StatusOr<Observation> GateSession::Execute() {
     return absl::FailedPreconditionError("nothing to execute: the last proposal was not allowed");
   }
   step_open_ = proposed_ = false;
+  // A grant the caller held on to is judged again now: GrantTTL counts until it runs.
+  if (const std::optional<Approval>& grant = session_->grant_;
+      grant && !session_->resumed_approval_.empty()) {
+    absl::Duration ttl = session_->run().limits.grant_ttl;
+    absl::Time now = session_->Now();
+    if (ttl > absl::ZeroDuration() && now > grant->decided_at + ttl) {
+      session_->pending_.reset();
+      AGENTRT_RETURN_IF_ERROR(ExpireApproval(session_->d_.store_, *grant, now));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "approval ", grant->id, " expired before it was executed; the run is cancelled"));
+    }
+  }
   AGENTRT_RETURN_IF_ERROR(session_->ExecutePending().status());
   const agentrt::Step* step = session_->CurrentStep();
   if (step == nullptr || !step->observation) {

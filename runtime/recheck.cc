@@ -87,6 +87,8 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
   AGENTRT_ASSIGN_OR_RETURN(std::vector<Approval> approvals, ListApprovals(store, run_id));
   RecheckReport report;
   report.run_id = run.id;
+  report.policy_id = policy.Id();
+  bool any_rechecked = false, any_unknown = false, any_changed = false;
   report.run_status = run.status;
   if (!IsTerminal(run.status)) {
     report.notes.push_back(absl::StrCat("the run is ", ToAbsl(ToString(run.status)),
@@ -105,6 +107,18 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
     ev.seq = e.seq;
     ev.step_id = e.step_id;
     auto finish = [&](RecheckResult result, std::string detail) {
+      if (result == RecheckResult::kSame || result == RecheckResult::kDifferent) {
+        any_rechecked = true;
+        std::string recorded_id;
+        if (absl::StatusOr<json::Document> d = json::Parse(e.payload_json); d.ok()) {
+          recorded_id = Text(d->root(), "policy_id");
+        }
+        if (recorded_id.empty() || report.policy_id.empty()) {
+          any_unknown = true;
+        } else if (recorded_id != report.policy_id) {
+          any_changed = true;
+        }
+      }
       ev.result = result;
       ev.detail = std::move(detail);
       if (result == RecheckResult::kSame) ++report.same;
@@ -268,13 +282,17 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
     finish(RecheckResult::kSame, "");
   }
   if (report.evaluations.empty()) report.notes.push_back("no policy evaluation is recorded");
+  report.identity = !any_rechecked || any_unknown ? "unknown"
+                    : any_changed                 ? "changed"
+                                                  : "unchanged";
   return report;
 }
 
 std::string FormatRecheck(const RecheckReport& report) {
   std::string out = absl::StrCat(
       "run ", ToAbsl(json::Sanitize(report.run_id)), " ", ToAbsl(ToString(report.run_status)), ": ",
-      report.different, " of ", report.same + report.different, " re-checked evaluations differ\n");
+      report.different, " of ", report.same + report.different,
+      " re-checked evaluations differ; policy identity ", ToAbsl(report.identity), "\n");
   auto line = [&](const RecheckedEvaluation& ev, std::string_view mark) {
     std::string text = absl::StrCat(ToAbsl(mark), " step ", ev.step_index, " seq ", ev.seq, " ",
                                     ToAbsl(ev.tool), ev.on_resume ? " (on resume)" : "", ": ",

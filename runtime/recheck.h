@@ -40,6 +40,10 @@ struct RecheckedEvaluation {
 
 struct RecheckReport {
   std::string run_id;
+  std::string policy_id;  // the re-checking policy's Id()
+  // Whether the re-checking policy is the one that decided: "unknown" when either side has no
+  // id (or nothing was re-checked), "changed" when any recorded id differs, else "unchanged".
+  std::string identity = "unknown";
   RunStatus run_status = RunStatus::kRunning;
   std::vector<RecheckedEvaluation> evaluations;
   int same = 0;

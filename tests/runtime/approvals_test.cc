@@ -378,6 +378,26 @@ TEST_F(ApprovalsTest, AGateAttachesToAGrantAndExecutesItOnce) {
   EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kCompleted);
 }
 
+TEST_F(ApprovalsTest, AGrantHeldByAGateExpiresIfNotExecutedInTime) {
+  Limits limits;
+  limits.grant_ttl = absl::Minutes(5);
+  Drive({Post("alice")}, "", limits);
+  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  DriverOptions options;
+  options.policy = policy_.get();
+  options.tools = {&post_};
+  auto gate = *Driver::Create(*store_, clock_, entropy_, options);
+  auto attached = gate->Attach("run-1");
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  ASSERT_EQ(attached->second.outcome, GateVerdict::Outcome::kAllowed);
+  clock_.Advance(absl::Minutes(6));  // the caller waited too long
+  absl::StatusOr<Observation> obs = attached->first->Execute();
+  ASSERT_FALSE(obs.ok());
+  EXPECT_THAT(obs.status().message(), HasSubstr("expired before it was executed"));
+  EXPECT_TRUE(post_.calls.empty());
+  EXPECT_EQ(ReadRun(*store_, "run-1")->reason, "approval_expired");
+}
+
 TEST_F(ApprovalsTest, AGateAttachesToAnInterruptedRunAndGoesOn) {
   Drive({Post("alice")});
   CrashWhilePosting(*store_);

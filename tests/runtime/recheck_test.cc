@@ -133,6 +133,29 @@ TEST_F(RecheckTest, CurrentToolsReplaceTheRecordedSpecs) {
   EXPECT_TRUE(Recheck(*store_, "run-1", *policy, &same)->Same());
 }
 
+TEST_F(RecheckTest, PolicyIdentityIsComparedWhenBothSidesNameOne) {
+  class Named : public Policy {
+   public:
+    explicit Named(std::string id) : id_(std::move(id)) {}
+    absl::StatusOr<PolicyDecision> Evaluate(const ToolRequest& r, const RunView& v) override {
+      return inner_->Evaluate(r, v);
+    }
+    std::string Id() const override { return id_; }
+    std::string id_;
+    std::unique_ptr<Policy> inner_ = DefaultPolicy();
+  };
+  Named v1("rules@1"), v2("rules@2");
+  ScriptedAgent agent({Call("read"), Complete()});
+  DriverOptions options{&agent, &v1, {&read_}, "test"};
+  auto driver = *Driver::Create(*store_, clock_, entropy_, options);
+  ASSERT_TRUE(driver->StartWithId("run-1", "named", Limits{}).ok());
+  EXPECT_EQ(Recheck(*store_, "run-1", v1)->identity, "unchanged");
+  EXPECT_EQ(Recheck(*store_, "run-1", v2)->identity, "changed");
+  std::unique_ptr<Policy> unnamed = DefaultPolicy();
+  EXPECT_EQ(Recheck(*store_, "run-1", *unnamed)->identity, "unknown");
+  EXPECT_THAT(FormatRecheck(*Recheck(*store_, "run-1", v2)), HasSubstr("policy identity changed"));
+}
+
 TEST_F(RecheckTest, UnknownRunIsNotFound) {
   std::unique_ptr<Policy> policy = DefaultPolicy();
   EXPECT_EQ(Recheck(*store_, "nope", *policy).status().code(), absl::StatusCode::kNotFound);
