@@ -1,7 +1,9 @@
-// The process the crash-safety test kills: it runs a seeded script against the crash world and,
+// The process the crash-safety tests kill: it runs a seeded script against the crash world and,
 // after every event it commits and around every side effect, prints a line and waits for one
 // byte on standard input — so the test can SIGKILL it at an exact point.
-//   crash_child DB EFFECTS SEED
+//   crash_child DB EFFECTS SEED [--heartbeat]
+// With --heartbeat the lease TTL is 1.5 s and every renewal prints "renewed" (without waiting),
+// so a test can watch real time pass under a live lease.
 #include <unistd.h>
 
 #include <cstdio>
@@ -26,7 +28,8 @@ void Pause(std::string_view what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) return 2;
+  if (argc != 4 && argc != 5) return 2;
+  bool heartbeat = argc == 5 && std::string(argv[4]) == "--heartbeat";
   agentrt::world::RealClock clock;
   agentrt::world::SeededEntropy entropy(std::strtoull(argv[3], nullptr, 10) * 7919 + 1);
   auto store = agentrt::store::Store::Open(argv[1], clock);
@@ -41,7 +44,14 @@ int main(int argc, char** argv) {
   options.policy = policy.get();
   options.tools = {&append, &read};
   options.lease_owner = "child";
-  options.lease_ttl = absl::Seconds(1);
+  // Long enough that a loaded machine still renews in time (beats every TTL/3).
+  options.lease_ttl = heartbeat ? absl::Milliseconds(1500) : absl::Seconds(1);
+  if (heartbeat) {
+    options.on_lease_renewed = [] {
+      std::printf("renewed\n");
+      std::fflush(stdout);
+    };
+  }
   auto driver = agentrt::Driver::Create(**store, clock, entropy, options);
   if (!driver.ok()) return 1;
   auto run = (*driver)->StartWithId("crash-run", "append lines", agentrt::Limits{});

@@ -171,5 +171,89 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
 
 INSTANTIATE_TEST_SUITE_P(Seeds, CrashSafetyTest, ::testing::Range(1, 61));
 
+// Two real processes on one database: while the child is inside a side-effecting tool call for
+// several lease TTLs of real time, its heartbeat keeps the lease and this process cannot take
+// the run over; when the child finishes, the run is complete and the chain intact.
+TEST(LeaseAcrossProcessesTest, ALiveChildKeepsItsLeaseThroughALongToolCall) {
+  std::uint64_t seed = 1;
+  while (crash::Script(seed)[0].tool != "append") ++seed;
+  fs::path dir = fs::path(::testing::TempDir()) / ("agentrt_lease_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string db = (dir / "audit.db").string(), effects = (dir / "effects.txt").string();
+
+  int to_child[2], from_child[2];
+  ASSERT_EQ(pipe2(to_child, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(from_child, O_CLOEXEC), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+  std::string seed_text = std::to_string(seed), flag = "--heartbeat";
+  std::vector<char*> argv = {const_cast<char*>(AGENTRT_CRASH_CHILD),
+                             db.data(),
+                             effects.data(),
+                             seed_text.data(),
+                             flag.data(),
+                             nullptr};
+  pid_t pid;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  close(to_child[0]);
+  close(from_child[1]);
+
+  bool in_tool = false, refused = false, done = false;
+  int renewals_in_tool = 0;
+  std::string line;
+  char c;
+  while (!done && read(from_child[0], &c, 1) == 1) {
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    if (line == "renewed") {
+      if (in_tool && ++renewals_in_tool == 6 && !refused) {
+        // Two TTLs of real time have passed inside the tool call: the lease is still live.
+        world::RealClock clock;
+        world::OsEntropy entropy;
+        auto store = *store::Store::Open(db, clock);
+        crash::AppendTool append(effects, [](std::string_view) {});
+        crash::IndexedAgent agent(crash::Script(seed));
+        auto policy = DefaultPolicy();
+        DriverOptions options{&agent, policy.get(), {&append}, "rival"};
+        auto rival = *Driver::Create(*store, clock, entropy, options);
+        absl::Status takeover = rival->Resume("crash-run").status();
+        EXPECT_THAT(takeover.message(), ::testing::HasSubstr("is leased by child/"));
+        refused = true;
+        in_tool = false;
+        EXPECT_EQ(write(to_child[1], "x", 1), 1);  // let the tool go on
+      }
+    } else {
+      done = line == "done";
+      if (line == "before effect" && !refused) {
+        in_tool = true;  // hold the child inside its tool call: do not answer
+      } else if (!done) {
+        EXPECT_EQ(write(to_child[1], "x", 1), 1);
+      }
+    }
+    line.clear();
+  }
+  EXPECT_TRUE(refused);
+  EXPECT_TRUE(done);
+  EXPECT_EQ(write(to_child[1], "x", 1), 1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(to_child[1]);
+  close(from_child[0]);
+  world::RealClock clock;
+  auto store = *store::Store::Open(db, clock);
+  EXPECT_EQ(ReadRun(*store, "crash-run")->status, RunStatus::kCompleted);
+  EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
+  std::vector<std::string> lines = crash::Effects(effects);
+  EXPECT_EQ(std::set<std::string>(lines.begin(), lines.end()).size(), lines.size());
+  store.reset();
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace agentrt
