@@ -27,6 +27,19 @@ using store::SqlValue;
 using store::Transaction;
 using world::FormatTimestamp;
 
+bool IsLimitReason(std::string_view reason) {
+  return reason == reason::kLimitSteps || reason == reason::kRepeatedToolFailures ||
+         reason == reason::kLimitActiveTime || reason == reason::kLimitElapsedTime;
+}
+
+std::string FormatMs(absl::Duration d) {
+  return absl::FormatDuration(absl::Trunc(d, absl::Milliseconds(1)));
+}
+
+}  // namespace
+
+namespace internal {
+
 // Keeps a session's lease alive while its loop runs, including through long tool calls: every
 // ttl/3 on the lease clock it extends the expiry, on the same store (writes are serialized),
 // as one statement outside any event. A renewal that finds the lease gone stops; the loop
@@ -83,16 +96,9 @@ class LeaseHeartbeat {
   std::thread thread_;
 };
 
-bool IsLimitReason(std::string_view reason) {
-  return reason == reason::kLimitSteps || reason == reason::kRepeatedToolFailures ||
-         reason == reason::kLimitActiveTime || reason == reason::kLimitElapsedTime;
-}
+}  // namespace internal
 
-std::string FormatMs(absl::Duration d) {
-  return absl::FormatDuration(absl::Trunc(d, absl::Milliseconds(1)));
-}
-
-}  // namespace
+using internal::LeaseHeartbeat;
 
 class Driver::Session {
  public:
@@ -1455,10 +1461,19 @@ GateSession::GateSession(std::unique_ptr<Driver::Session> session) : session_(st
 
 GateSession::~GateSession() = default;
 
+void GateSession::KeepLease() {
+  if (heartbeat_ != nullptr) return;
+  const Driver& d = session_->d_;
+  heartbeat_ = std::make_unique<LeaseHeartbeat>(session_->d_.store_, d.lease_clock(),
+                                                session_->run().id, d.options_.lease_owner,
+                                                d.options_.lease_ttl, d.options_.on_lease_renewed);
+}
+
 absl::StatusOr<bool> GateSession::Step() {
   if (step_open_) {
     return absl::FailedPreconditionError("a step is already open: propose or fail it first");
   }
+  KeepLease();
   AGENTRT_ASSIGN_OR_RETURN(bool open, session_->OpenStep());
   step_open_ = open;
   return open;
@@ -1514,6 +1529,7 @@ absl::StatusOr<Observation> GateSession::Execute() {
           "approval ", grant->id, " expired before it was executed; the run is cancelled"));
     }
   }
+  KeepLease();
   AGENTRT_RETURN_IF_ERROR(session_->ExecutePending().status());
   const agentrt::Step* step = session_->CurrentStep();
   if (step == nullptr || !step->observation) {

@@ -71,6 +71,9 @@ struct DriverOptions {
 };
 
 class GateSession;
+namespace internal {
+class LeaseHeartbeat;
+}
 
 // What a caller-owned loop learns from proposing a decision (GateSession::Propose).
 struct GateVerdict {
@@ -150,8 +153,9 @@ class Driver {
 // Input gives exactly what an agent would see, Propose records, validates and judges a decision,
 // Execute runs an allowed call (the runtime always runs the tool itself: at most once, with the
 // start recorded before and the outcome after), Fail ends the run as an agent error would.
-// Abandoning a session mid-step leaves the run as a crash would; Resume takes it from there.
-// Not thread-safe; calls in order.
+// While the session drives the run, a heartbeat keeps its lease (as the driver's loop does);
+// destroying the session stops it. Abandoning a session mid-step leaves the run as a crash
+// would; Resume or Attach takes it from there. Not thread-safe; calls in order.
 class GateSession {
  public:
   ~GateSession();
@@ -165,7 +169,9 @@ class GateSession {
  private:
   friend class Driver;
   explicit GateSession(std::unique_ptr<Driver::Session> session);
+  void KeepLease();  // starts the heartbeat once the session drives a RUNNING run
   std::unique_ptr<Driver::Session> session_;
+  std::unique_ptr<internal::LeaseHeartbeat> heartbeat_;
   bool step_open_ = false;
   bool proposed_ = false;
 };

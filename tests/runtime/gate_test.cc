@@ -111,6 +111,33 @@ TEST(GateTest, ACallerOwnedLoopWritesWhatTheDriverWrites) {
   EXPECT_EQ(by_gate.rm.calls, 0);
 }
 
+TEST(GateTest, ASessionKeepsItsLeaseWhileTheCallerTakesItsTime) {
+  World w;
+  absl::Mutex mu;
+  int renewals = 0;
+  DriverOptions options{nullptr, w.policy.get(), {&w.echo}, "gate"};
+  options.lease_clock = &w.lease_clock;
+  options.on_lease_renewed = [&] {
+    absl::MutexLock lock(&mu);
+    ++renewals;
+  };
+  auto gate = *Driver::Create(*w.store, w.clock, w.entropy, options);
+  auto session = *gate->Begin("run-1", "slow caller");
+  ASSERT_TRUE(*session->Step());
+  for (int i = 1; i <= 6; ++i) {  // the caller thinks for two whole TTLs
+    w.lease_clock.Advance(absl::Seconds(10));
+    auto renewed = [&] { return renewals >= i; };
+    absl::MutexLock lock(&mu);
+    mu.Await(absl::Condition(&renewed));
+  }
+  DriverOptions rival_options{nullptr, w.policy.get(), {&w.echo}, "rival"};
+  rival_options.lease_clock = &w.lease_clock;
+  auto rival = *Driver::Create(*w.store, w.clock, w.entropy, rival_options);
+  EXPECT_THAT(rival->Attach("run-1").status().message(), HasSubstr("is leased by gate/"));
+  EXPECT_EQ(session->Propose(Call("echo", R"({"x":1})"))->outcome, GateVerdict::Outcome::kAllowed);
+  EXPECT_TRUE(session->Execute().ok());
+}
+
 TEST(GateTest, MisuseIsRefusedAndChangesNothing) {
   World w;
   DriverOptions options{nullptr, w.policy.get(), {&w.echo}, "gate"};
