@@ -101,7 +101,33 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
       decisions[Text(d->root(), "approval_id")].emplace_back(e.seq, Text(d->root(), "status"));
     }
   }
-  for (const store::Event& e : events) {
+  for (std::size_t index = 0; index < events.size(); ++index) {
+    const store::Event& e = events[index];
+    if (e.type == "step.failed" && e.payload_json.find("\"policy error: ") != std::string::npos) {
+      // A policy that failed left no evaluation to re-check; it is listed, not re-checked.
+      bool after_its_evaluation = index > 0 && events[index - 1].type == "step.policy" &&
+                                  events[index - 1].step_id == e.step_id;
+      if (!after_its_evaluation) {
+        RecheckedEvaluation failed;
+        failed.seq = e.seq;
+        failed.step_id = e.step_id;
+        for (const Step& s : steps) {
+          if (s.id == e.step_id) {
+            failed.step_index = s.index;
+            if (s.decision) failed.tool = s.decision->tool;
+          }
+        }
+        failed.result = RecheckResult::kNotRecheckable;
+        std::string detail;
+        if (absl::StatusOr<json::Document> d = json::Parse(e.payload_json); d.ok()) {
+          detail = Text(d->root(), "detail");
+        }
+        failed.detail = "policy failed; no evaluation recorded: " + detail;
+        ++report.not_recheckable;
+        report.evaluations.push_back(failed);
+      }
+      continue;
+    }
     if (e.type != "step.policy") continue;
     RecheckedEvaluation ev;
     ev.seq = e.seq;
@@ -286,6 +312,43 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
                     : any_changed                 ? "changed"
                                                   : "unchanged";
   return report;
+}
+
+std::string RecheckJson(const RecheckReport& report) {
+  std::string evaluations = "[";
+  for (const RecheckedEvaluation& ev : report.evaluations) {
+    if (evaluations.size() > 1) evaluations += ",";
+    evaluations += JsonObject()
+                       .Int("step_index", ev.step_index)
+                       .String("step_id", ev.step_id)
+                       .Int("seq", ev.seq)
+                       .String("tool", ev.tool)
+                       .Bool("on_resume", ev.on_resume)
+                       .String("result", ToString(ev.result))
+                       .StringIfSet("recorded", ev.recorded)
+                       .StringIfSet("rechecked", ev.rechecked)
+                       .StringIfSet("detail", ev.detail)
+                       .Build();
+  }
+  evaluations += "]";
+  std::string notes = "[";
+  for (const std::string& note : report.notes) {
+    if (notes.size() > 1) notes += ",";
+    notes += JsonString(note);
+  }
+  notes += "]";
+  return JsonObject()
+      .String("run_id", report.run_id)
+      .String("run_status", ToString(report.run_status))
+      .String("policy_id", report.policy_id)
+      .String("identity", report.identity)
+      .Int("same", report.same)
+      .Int("different", report.different)
+      .Int("not_recheckable", report.not_recheckable)
+      .Bool("complete", report.not_recheckable == 0)
+      .Raw("evaluations", evaluations)
+      .Raw("notes", notes)
+      .Build();
 }
 
 std::string FormatRecheck(const RecheckReport& report) {

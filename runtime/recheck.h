@@ -60,6 +60,9 @@ struct RecheckReport {
 absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_id, Policy& policy,
                                       const std::vector<Tool*>* current_tools = nullptr);
 
+// RecheckJson renders the report as one canonical JSON object.
+std::string RecheckJson(const RecheckReport& report);
+
 // FormatRecheck renders the report as text: a header, differences first, one escaped line per
 // evaluation, then notes.
 std::string FormatRecheck(const RecheckReport& report);

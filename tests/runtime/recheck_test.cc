@@ -156,6 +156,29 @@ TEST_F(RecheckTest, PolicyIdentityIsComparedWhenBothSidesNameOne) {
   EXPECT_THAT(FormatRecheck(*Recheck(*store_, "run-1", v2)), HasSubstr("policy identity changed"));
 }
 
+TEST_F(RecheckTest, ARecordedPolicyErrorIsListedAndTheReportIsIncomplete) {
+  class Failing : public Policy {
+   public:
+    absl::StatusOr<PolicyDecision> Evaluate(const ToolRequest&, const RunView&) override {
+      return absl::UnavailableError("rules service down");
+    }
+  } failing;
+  ScriptedAgent agent({Call("read")});
+  DriverOptions options{&agent, &failing, {&read_}, "test"};
+  auto driver = *Driver::Create(*store_, clock_, entropy_, options);
+  ASSERT_TRUE(driver->StartWithId("run-1", "fails", Limits{}).ok());
+  std::unique_ptr<Policy> policy = DefaultPolicy();
+  absl::StatusOr<RecheckReport> report = Recheck(*store_, "run-1", *policy);
+  ASSERT_TRUE(report.ok());
+  ASSERT_THAT(report->evaluations, SizeIs(1));
+  EXPECT_EQ(report->evaluations[0].result, RecheckResult::kNotRecheckable);
+  EXPECT_THAT(report->evaluations[0].detail,
+              HasSubstr("policy failed; no evaluation recorded: policy error: rules service down"));
+  std::string json = RecheckJson(*report);
+  EXPECT_THAT(json, HasSubstr(R"("complete":false)"));
+  EXPECT_THAT(json, HasSubstr(R"("result":"not_recheckable")"));
+}
+
 TEST_F(RecheckTest, UnknownRunIsNotFound) {
   std::unique_ptr<Policy> policy = DefaultPolicy();
   EXPECT_EQ(Recheck(*store_, "nope", *policy).status().code(), absl::StatusCode::kNotFound);

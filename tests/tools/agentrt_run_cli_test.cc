@@ -151,6 +151,9 @@ TEST_F(AgentrtRunCliTest, RecheckAgainstTheDefaultPolicyFindsNoDifference) {
   EXPECT_THAT(r.out, HasSubstr("0 of 3 re-checked evaluations differ"));
   EXPECT_THAT(r.out, HasSubstr("same      step 2 seq 13 delete_file: deny"));
   EXPECT_EQ(Agentrt({"recheck", "--db", db_, "nope"}).exit_code, 1);
+  ProcessResult json = Agentrt({"recheck", "--db", db_, "--json", run});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr(R"("complete":true,"different":0)"));
 }
 
 // On a terminal, approve shows the request and asks; the answer decides.

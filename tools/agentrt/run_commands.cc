@@ -17,6 +17,7 @@
 
 ABSL_FLAG(std::int64_t, limit, 1000, "page size for listings");
 ABSL_FLAG(std::string, resume, "", "agentrt demo scripted: resume this run after its approval");
+ABSL_FLAG(bool, json, false, "machine output: one JSON object");
 ABSL_FLAG(std::int64_t, offset, 0, "items to skip in listings");
 
 namespace agentrt::cli {
@@ -64,12 +65,13 @@ Exit status: 0 the chain is intact, 1 it is broken or the database failed, 2 usa
 )";
 
 constexpr char kRecheckHelp[] =
-    R"(Usage: agentrt recheck [--db PATH] RUN
+    R"(Usage: agentrt recheck [--db PATH] [--json] RUN
 
 Asks every policy evaluation RUN recorded again of the default policy (read_only and
 local_mutation allowed, remote_mutation requires approval, destructive denied), with the
 request and run view rebuilt from what was stored, and lists the evaluations that would now be
-decided differently — differences first. The database is opened read-only; nothing is written.
+decided differently — differences first (--json: one JSON object). The database is opened
+read-only; nothing is written.
 
 Exit status: 0 every re-checked evaluation is the same, 1 some differ or the run cannot be
 read, 2 usage error.
@@ -249,7 +251,8 @@ int RunEventsCommand(std::span<const std::string> args) {
 }
 
 int RunRecheckCommand(std::span<const std::string> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kDbFlag);
+  constexpr std::string_view kRecheckFlags[] = {"db", "json"};
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kRecheckFlags);
   if (!parsed.ok()) return UsageError("recheck", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kRecheckHelp;
@@ -262,7 +265,7 @@ int RunRecheckCommand(std::span<const std::string> args) {
   std::unique_ptr<Policy> policy = DefaultPolicy();
   absl::StatusOr<RecheckReport> report = Recheck(**store, parsed->positional[0], *policy);
   if (!report.ok()) return Failure("recheck", ToStd(report.status().message()));
-  std::cout << FormatRecheck(*report);
+  std::cout << (absl::GetFlag(FLAGS_json) ? RecheckJson(*report) + "\n" : FormatRecheck(*report));
   return report->Same() ? kExitOk : kExitFailure;
 }
 
