@@ -34,9 +34,15 @@ struct Killed {
   bool finished = false;  // the child reached "done" before the kill point
 };
 
-// Runs the child in lockstep and SIGKILLs it right after it printed line `kill_at`.
-Killed RunAndKill(const std::string& db, const std::string& effects, std::uint64_t seed,
-                  int kill_at) {
+// The crash child, started with pipes to its standard input and output.
+struct Child {
+  pid_t pid = -1;
+  int to = -1;    // write a byte to let it go on
+  int from = -1;  // read its lines
+};
+
+Child StartChild(const std::string& db, const std::string& effects, std::uint64_t seed,
+                 bool heartbeat = false) {
   int to_child[2], from_child[2];
   EXPECT_EQ(pipe2(to_child, O_CLOEXEC), 0);
   EXPECT_EQ(pipe2(from_child, O_CLOEXEC), 0);
@@ -44,15 +50,28 @@ Killed RunAndKill(const std::string& db, const std::string& effects, std::uint64
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
-  std::string seed_text = std::to_string(seed);
+  std::string seed_text = std::to_string(seed), flag = "--heartbeat";
   std::vector<char*> argv = {const_cast<char*>(AGENTRT_CRASH_CHILD), const_cast<char*>(db.c_str()),
-                             const_cast<char*>(effects.c_str()), seed_text.data(), nullptr};
-  pid_t pid;
-  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+                             const_cast<char*>(effects.c_str()), seed_text.data()};
+  if (heartbeat) argv.push_back(flag.data());
+  argv.push_back(nullptr);
+  Child child;
+  EXPECT_EQ(posix_spawn(&child.pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&actions);
   close(to_child[0]);
   close(from_child[1]);
   signal(SIGPIPE, SIG_IGN);
+  child.to = to_child[1];
+  child.from = from_child[0];
+  return child;
+}
+
+// Runs the child in lockstep and SIGKILLs it right after it printed line `kill_at`.
+Killed RunAndKill(const std::string& db, const std::string& effects, std::uint64_t seed,
+                  int kill_at) {
+  Child child = StartChild(db, effects, seed);
+  int to_child[2] = {-1, child.to}, from_child[2] = {child.from, -1};
+  pid_t pid = child.pid;
   Killed killed;
   std::string line;
   char c;
@@ -182,25 +201,9 @@ TEST(LeaseAcrossProcessesTest, ALiveChildKeepsItsLeaseThroughALongToolCall) {
   fs::create_directories(dir);
   std::string db = (dir / "audit.db").string(), effects = (dir / "effects.txt").string();
 
-  int to_child[2], from_child[2];
-  ASSERT_EQ(pipe2(to_child, O_CLOEXEC), 0);
-  ASSERT_EQ(pipe2(from_child, O_CLOEXEC), 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
-  std::string seed_text = std::to_string(seed), flag = "--heartbeat";
-  std::vector<char*> argv = {const_cast<char*>(AGENTRT_CRASH_CHILD),
-                             db.data(),
-                             effects.data(),
-                             seed_text.data(),
-                             flag.data(),
-                             nullptr};
-  pid_t pid;
-  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  close(to_child[0]);
-  close(from_child[1]);
+  Child child = StartChild(db, effects, seed, /*heartbeat=*/true);
+  int to_child[2] = {-1, child.to}, from_child[2] = {child.from, -1};
+  pid_t pid = child.pid;
 
   bool in_tool = false, refused = false, done = false;
   int renewals_in_tool = 0;
