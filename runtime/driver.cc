@@ -710,13 +710,18 @@ class Driver::Session {
   // The compare-and-set guard of every write: the run must still be in `from_` (RUNNING in
   // the loop; WAITING_FOR_APPROVAL for the first write of a resumed step).
   absl::Status RequireRunning(Transaction& tx) {
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        tx.Query("SELECT status FROM runs WHERE id = ?1", {std::string_view(run_.id)}));
+    AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                             tx.Query("SELECT status, lease_owner FROM runs WHERE id = ?1",
+                                      {std::string_view(run_.id)}));
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("run ", run_.id, " not found"));
     if (rows[0][0] != ToString(from_)) {
       return absl::FailedPreconditionError(
           absl::StrCat("run ", run_.id, " is ", rows[0][0], ", not ", ToAbsl(ToString(from_))));
+    }
+    // A run taken over by another owner is no longer this loop's to write.
+    if (from_ == RunStatus::kRunning && rows[0][1] != d_.options_.lease_owner) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("run ", run_.id, " is leased by ", rows[0][1], ", not this driver"));
     }
     return absl::OkStatus();
   }

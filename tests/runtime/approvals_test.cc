@@ -416,6 +416,72 @@ TEST_F(ApprovalsTest, AGateAttachesToAnInterruptedRunAndGoesOn) {
   EXPECT_TRUE(post_.calls.empty());
 }
 
+// §19: a crash takeover writes lease.taken_over, step.interrupted per step in flight, then
+// (a side effect with unknown outcome) step.policy and approval.requested; rejecting it ends
+// the run with approval.decided and run.finished, and nothing runs again.
+TEST_F(ApprovalsTest, TakeoverOfAnInterruptedSideEffectFollowsTheCanonicalSequence) {
+  Drive({Post("alice")});
+  CrashWhilePosting(*store_);
+  std::size_t before = store_->ListEvents("run-1")->size();
+  world::ManualClock lease_clock(absl::Now() + absl::Hours(1));
+  agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
+  DriverOptions options;
+  options.agent = agent_.get();
+  options.policy = policy_.get();
+  options.tools = {&post_};
+  options.lease_clock = &lease_clock;
+  auto driver = *Driver::Create(*store_, clock_, entropy_, options);
+  absl::StatusOr<agentrt::Run> run = driver->Resume("run-1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->status, RunStatus::kWaitingForApproval);
+  EXPECT_THAT(TypesAfter(before), ElementsAre("lease.taken_over", "step.interrupted", "step.policy",
+                                              "approval.requested"));
+  Approval pending = Only();
+  EXPECT_EQ(pending.kind, "interrupted_side_effect");
+  EXPECT_THAT(pending.presentation, HasSubstr("whether it took effect is unknown"));
+  before = store_->ListEvents("run-1")->size();
+  ASSERT_TRUE(Reject(*store_, clock_, "run-1", pending.id, Decider{"ops", "it went out"}).ok());
+  EXPECT_THAT(TypesAfter(before), ElementsAre("approval.decided", "run.finished"));
+  EXPECT_TRUE(post_.calls.empty());
+}
+
+// A loop whose run was taken over by another owner records nothing more.
+TEST_F(ApprovalsTest, ALoopThatLostItsRunRecordsNothingMore) {
+  class Stolen : public Tool {
+   public:
+    explicit Stolen(store::Store& store) : store_(store) {}
+    ToolSpec Spec() const override {
+      return ToolSpec{"work",           "Work.", R"({"type":"object"})", SideEffect::kReadOnly,
+                      absl::Seconds(5), false};
+    }
+    absl::StatusOr<ToolResult> Call(const ToolCall&) override {
+      // Meanwhile another owner took the run over.
+      EXPECT_TRUE(store_
+                      .Write([](store::Transaction& tx) {
+                        return tx.Exec("UPDATE runs SET lease_owner = 'other/1'").status();
+                      })
+                      .ok());
+      return ToolResult{"{}", "done"};
+    }
+    store::Store& store_;
+  } stolen(*store_);
+  Decision work;
+  work.kind = "tool_call";
+  work.tool = "work";
+  work.args = "{}";
+  agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{work, Complete()});
+  DriverOptions options;
+  options.agent = agent_.get();
+  options.policy = policy_.get();
+  options.tools = {&stolen};
+  auto driver = *Driver::Create(*store_, clock_, entropy_, options);
+  absl::StatusOr<agentrt::Run> run = driver->StartWithId("run-1", "stolen", Limits{});
+  ASSERT_FALSE(run.ok());
+  EXPECT_THAT(run.status().message(), HasSubstr("is leased by other/1"));
+  std::vector<store::Event> events = *store_->ListEvents("run-1");
+  EXPECT_EQ(events.back().type, "step.tool_started");  // its outcome was not recorded
+}
+
 TEST_F(ApprovalsTest, PendingApprovalSelectionNeverGuesses) {
   Drive({Post("alice")});
   absl::StatusOr<Approval> only = PendingApproval(*store_, "run-1");
