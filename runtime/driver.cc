@@ -746,9 +746,10 @@ class Driver::Session {
   absl::Status EnterIfResuming(Transaction& tx) {
     if (resumed_approval_.empty()) return absl::OkStatus();
     AGENTRT_RETURN_IF_ERROR(
-        tx.Exec("UPDATE runs SET status = 'RUNNING', lease_owner = ?1 "
-                "WHERE id = ?2 AND status = 'WAITING_FOR_APPROVAL'",
-                {std::string_view(d_.options_.lease_owner), std::string_view(run_.id)})
+        tx.Exec("UPDATE runs SET status = 'RUNNING', lease_owner = ?1, lease_expires_at = ?2 "
+                "WHERE id = ?3 AND status = 'WAITING_FOR_APPROVAL'",
+                {std::string_view(d_.options_.lease_owner), std::string_view(LeaseExpiry()),
+                 std::string_view(run_.id)})
             .status());
     return tx
         .AppendEvent(run_.id, current().id, resumed_at_, "run.resumed",
@@ -1438,11 +1439,11 @@ absl::StatusOr<Run> Driver::CreateRun(std::string_view run_id, std::string_view 
   tools += "]";
   AGENTRT_RETURN_IF_ERROR(store_.Write([&](store::Transaction& tx) -> absl::Status {
     AGENTRT_RETURN_IF_ERROR(
-        tx.Exec(
-              "INSERT INTO runs (id, goal, status, limits_json, created_at, started_at, "
-              "lease_owner) VALUES (?1, ?2, 'RUNNING', ?3, ?4, ?4, ?5)",
-              {std::string_view(run.id), std::string_view(run.goal), std::string_view(limits_json),
-               std::string_view(created), std::string_view(options_.lease_owner)})
+        tx.Exec("INSERT INTO runs (id, goal, status, limits_json, created_at, started_at, "
+                "lease_owner, lease_expires_at) VALUES (?1, ?2, 'RUNNING', ?3, ?4, ?4, ?5, ?6)",
+                {std::string_view(run.id), std::string_view(run.goal),
+                 std::string_view(limits_json), std::string_view(created),
+                 std::string_view(options_.lease_owner), std::string_view(expiry)})
             .status());
     for (const RecordedSpec& s : registry_.specs()) {
       AGENTRT_RETURN_IF_ERROR(

@@ -138,6 +138,18 @@ TEST(GateTest, ASessionKeepsItsLeaseWhileTheCallerTakesItsTime) {
   EXPECT_TRUE(session->Execute().ok());
 }
 
+TEST(GateTest, ANewRunIsLeasedFromItsFirstWrite) {
+  World w;
+  DriverOptions options{nullptr, w.policy.get(), {&w.echo}, "first"};
+  options.lease_clock = &w.lease_clock;
+  auto gate = *Driver::Create(*w.store, w.clock, w.entropy, options);
+  auto session = *gate->Begin("run-1", "fresh");
+  DriverOptions rival_options{nullptr, w.policy.get(), {&w.echo}, "rival"};
+  rival_options.lease_clock = &w.lease_clock;
+  auto rival = *Driver::Create(*w.store, w.clock, w.entropy, rival_options);
+  EXPECT_THAT(rival->Attach("run-1").status().message(), HasSubstr("is leased by first/"));
+}
+
 TEST(GateTest, MisuseIsRefusedAndChangesNothing) {
   World w;
   DriverOptions options{nullptr, w.policy.get(), {&w.echo}, "gate"};
