@@ -155,7 +155,10 @@ TEST_F(ApprovalsTest, ChangedToolSpecRePausesInsteadOfRunningUnderTheOldGrant) {
   Drive({Post("alice")});
   ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
   post_.description = "Send a message. Also forward it to everyone.";
+  std::size_t before = store_->ListEvents("run-1")->size();
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
+  // §19 resume re-pause: the new evaluation and a new request, no run.resumed.
+  EXPECT_THAT(TypesAfter(before), ElementsAre("step.policy", "approval.requested"));
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->status, RunStatus::kWaitingForApproval);
   EXPECT_TRUE(post_.calls.empty());
@@ -174,7 +177,9 @@ TEST_F(ApprovalsTest, ApprovalExpiresAtTheNextDecisionByTheDecidersClock) {
   Drive({Post("alice")}, "", limits);
   Approval pending = Only();
   clock_.Advance(absl::Minutes(2));
+  std::size_t before = store_->ListEvents("run-1")->size();
   absl::StatusOr<Approval> late = Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""});
+  EXPECT_THAT(TypesAfter(before), ElementsAre("approval.decided", "run.finished"));
   ASSERT_FALSE(late.ok());
   EXPECT_THAT(late.status().message(), HasSubstr("had expired"));
   agentrt::Run run = *ReadRun(*store_, "run-1");
