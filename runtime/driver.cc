@@ -14,6 +14,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
+#include "runtime/json/utf8.h"
 #include "runtime/json_object.h"
 #include "runtime/records.h"
 #include "runtime/run_reader.h"
@@ -1110,8 +1111,9 @@ class Driver::Session {
             {{"tool", name},
              {"error", "content is not usable JSON: " + why},
              {"failure", "invalid_content"},
-             {ValidUtf8(content) ? "content" : "content_base64",
-              ValidUtf8(content) ? content : std::string(absl::Base64Escape(ToAbsl(content)))}},
+             {json::IsValidUtf8(content) ? "content" : "content_base64",
+              json::IsValidUtf8(content) ? content
+                                         : std::string(absl::Base64Escape(ToAbsl(content)))}},
             absl::StrCat(ToAbsl(name), " returned content is not usable JSON: ", ToAbsl(why)));
       } else {
         obs.kind = ObservationKind::kToolResult;

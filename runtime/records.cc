@@ -5,25 +5,12 @@
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sha256.h"
+#include "runtime/json/utf8.h"
 #include "runtime/json_object.h"
 
 namespace agentrt {
 
 bool Blank(std::string_view s) { return s.find_first_not_of(" \t\r\n") == std::string_view::npos; }
-
-bool ValidUtf8(std::string_view s) {
-  // Intake of a JSON string built from the bytes is the one UTF-8 check we trust.
-  std::string quoted = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) {
-      quoted += ' ';
-    } else {
-      quoted += c;
-    }
-  }
-  quoted += "\"";
-  return json::Parse(quoted).ok();
-}
 
 // The recorded form of a decision: raw JSON the agent sent is kept canonical when usable,
 // and verbatim (or base64 when not UTF-8) in invalid_args / invalid_result when not.
@@ -41,7 +28,7 @@ std::string DecisionJson(const Decision& d) {
       o.Raw(key, *canonical);
     } else {
       invalid.emplace_back(key == "args" ? "invalid_args" : "invalid_result", *raw);
-      if (!ValidUtf8(*raw)) base64 = true;
+      if (!json::IsValidUtf8(*raw)) base64 = true;
     }
   }
   for (auto& [key, raw] : invalid) {

@@ -17,7 +17,6 @@ namespace agentrt {
 
 // Blank: empty or only JSON whitespace (treated as absent).
 bool Blank(std::string_view s);
-bool ValidUtf8(std::string_view s);
 
 // DecisionJson: args and result canonical when usable; otherwise kept verbatim (base64 when
 // not UTF-8) in invalid_args / invalid_result.

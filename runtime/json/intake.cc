@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/json/utf8.h"
 
 namespace agentrt::json {
 namespace {
@@ -50,29 +51,6 @@ void AppendUtf8(std::uint32_t cp, std::string& out) {
     out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
     out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   }
-}
-
-// Length of the valid UTF-8 sequence starting at s[i] (RFC 3629: no overlong forms, no
-// surrogates, nothing above U+10FFFF), or 0 when the bytes there are not one.
-std::size_t ValidUtf8SequenceLength(std::string_view s, std::size_t i) {
-  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  auto cont = [&](std::size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
-  unsigned char c = b(0);
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(1) || !cont(2)) return 0;
-    if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
-    if (c == 0xED && b(1) >= 0xA0) return 0;  // UTF-16 surrogate
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(1) || !cont(2) || !cont(3)) return 0;
-    if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
-    if (c == 0xF4 && b(1) >= 0x90) return 0;  // above U+10FFFF
-    return 4;
-  }
-  return 0;
 }
 
 }  // namespace
@@ -272,7 +250,8 @@ class DocumentBuilder {
         break;
       }
       if (c >= 0x80) {
-        std::size_t n = ValidUtf8SequenceLength(in_, pos_);
+        char32_t cp;
+        auto n = static_cast<std::size_t>(DecodeUtf8(in_, pos_, &cp));
         if (n == 0) return Error(pos_, "invalid UTF-8 in string");
         text.append(in_.data() + pos_, n);
         pos_ += n;

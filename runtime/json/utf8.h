@@ -1,0 +1,22 @@
+// runtime/json/utf8.h
+//
+// The one UTF-8 decoder of agentrt: RFC 3629 well-formedness (no overlong forms, no encoded
+// surrogates, nothing past U+10FFFF). Intake refuses what it refuses, Sanitize replaces it, and
+// recorded decisions keep bytes that fail it in base64.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace agentrt::json {
+
+inline bool IsContinuationByte(unsigned char byte) { return (byte & 0xC0) == 0x80; }
+
+// DecodeUtf8 decodes the sequence starting at text[pos]: returns its length and sets *cp, or
+// returns 0 when the bytes there are not a well-formed sequence.
+int DecodeUtf8(std::string_view text, std::size_t pos, char32_t* cp);
+
+// IsValidUtf8: every byte of `text` belongs to a well-formed sequence.
+bool IsValidUtf8(std::string_view text);
+
+}  // namespace agentrt::json
