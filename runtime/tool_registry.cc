@@ -22,7 +22,13 @@ bool UsableName(std::string_view name) {
   });
 }
 
-}  // namespace
+// Every field of a spec as given, length-prefixed so no two specs share a key.
+std::string RawKey(const ToolSpec& spec) {
+  return absl::StrCat(spec.name.size(), ":", ToAbsl(spec.name), spec.description.size(), ":",
+                      ToAbsl(spec.description), spec.input_schema.size(), ":",
+                      ToAbsl(spec.input_schema), ToAbsl(ToString(spec.side_effect)), ":",
+                      absl::ToInt64Nanoseconds(spec.timeout), ":", spec.terminal ? 1 : 0);
+}
 
 // The spec's canonical JSON: what is stored and hashed. Errors when the schema is not JSON.
 absl::StatusOr<std::string> SpecJson(const ToolSpec& spec) {
@@ -36,6 +42,8 @@ absl::StatusOr<std::string> SpecJson(const ToolSpec& spec) {
   if (spec.terminal) o.Bool("terminal", true);
   return o.Build();
 }
+
+}  // namespace
 
 absl::StatusOr<RecordedSpec> RecordSpec(const ToolSpec& spec) {
   std::string name = absl::StrCat("tool \"", ToAbsl(json::Sanitize(spec.name)), "\"");
@@ -87,14 +95,22 @@ Tool* ToolRegistry::Find(std::string_view name) const {
 
 absl::StatusOr<const RecordedSpec*> ToolRegistry::Current(Tool* tool) {
   ToolSpec spec = tool->Spec();
-  // The same spec as before (the usual case) needs no new compile: find it by its JSON.
+  // The usual case is the very spec seen before: find it by its fields as given, without
+  // canonicalizing the schema again (this runs at every tool_call step).
+  std::string raw = RawKey(spec);
+  if (auto it = by_raw_.find(raw); it != by_raw_.end()) return it->second;
+  // Spelled differently but the same spec: the canonical form finds it.
+  const RecordedSpec* result = nullptr;
   if (absl::StatusOr<std::string> json = SpecJson(spec); json.ok()) {
-    if (auto it = by_json_.find(*json); it != by_json_.end()) return it->second.get();
+    if (auto it = by_json_.find(*json); it != by_json_.end()) result = it->second.get();
   }
-  AGENTRT_ASSIGN_OR_RETURN(RecordedSpec recorded, RecordSpec(spec));
-  auto owned = std::make_unique<RecordedSpec>(std::move(recorded));
-  const RecordedSpec* result = owned.get();
-  by_json_.emplace(owned->json, std::move(owned));
+  if (result == nullptr) {
+    AGENTRT_ASSIGN_OR_RETURN(RecordedSpec recorded, RecordSpec(spec));
+    auto owned = std::make_unique<RecordedSpec>(std::move(recorded));
+    result = owned.get();
+    by_json_.emplace(owned->json, std::move(owned));
+  }
+  by_raw_.emplace(std::move(raw), result);
   return result;
 }
 

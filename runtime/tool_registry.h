@@ -46,6 +46,7 @@ class ToolRegistry {
   std::map<std::string, Tool*, std::less<>> tools_;
   std::vector<RecordedSpec> specs_;
   std::map<std::string, std::unique_ptr<RecordedSpec>, std::less<>> by_json_;
+  std::map<std::string, const RecordedSpec*, std::less<>> by_raw_;  // spec as given -> recorded
 };
 
 }  // namespace agentrt
