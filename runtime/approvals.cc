@@ -93,7 +93,7 @@ absl::Status FinishRunTx(Transaction& tx, std::string_view run_id, RunStatus sta
   payload.String("status", ToString(status))
       .String("reason", reason)
       .String("detail", detail)
-      .Int("steps", std::stoll(count[0][0]));
+      .Int("steps", store::ToInt(count[0][0]));
   if (with_by) payload.String("by", by);
   return tx.AppendEvent(run_id, "", at, "run.finished", payload.Build()).status();
 }

@@ -11,6 +11,7 @@
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
 #include "runtime/json_object.h"
+#include "runtime/records.h"
 #include "runtime/run_reader.h"
 #include "runtime/tool_registry.h"
 #include "runtime/world/timestamp.h"
@@ -19,18 +20,6 @@ namespace agentrt {
 namespace {
 
 using store::SqlRow;
-
-std::string Text(json::Value object, std::string_view key) {
-  std::optional<json::Value> v = object.Find(key);
-  if (!v) return "";
-  return v->is_string() ? std::string(v->string_value()) : json::WriteCanonical(*v);
-}
-
-std::int64_t Int(json::Value object, std::string_view key) {
-  std::optional<json::Value> v = object.Find(key);
-  if (!v || !v->is_number()) return 0;
-  return std::stoll(std::string(v->number_literal()));
-}
 
 // The spec recorded under `hash`, decoded; re-hashing refuses a row that does not match.
 absl::StatusOr<std::pair<ToolSpec, std::string>> StoredSpec(store::Store& store,
@@ -48,12 +37,12 @@ absl::StatusOr<std::pair<ToolSpec, std::string>> StoredSpec(store::Store& store,
   }
   AGENTRT_ASSIGN_OR_RETURN(json::Document doc, json::Parse(json));
   ToolSpec spec;
-  spec.name = Text(doc.root(), "name");
-  spec.description = Text(doc.root(), "description");
-  spec.input_schema = Text(doc.root(), "input_schema");
+  spec.name = MemberText(doc.root(), "name");
+  spec.description = MemberText(doc.root(), "description");
+  spec.input_schema = MemberText(doc.root(), "input_schema");
   spec.side_effect =
-      ParseSideEffect(Text(doc.root(), "side_effect")).value_or(SideEffect::kDestructive);
-  spec.timeout = absl::Nanoseconds(Int(doc.root(), "timeout"));
+      ParseSideEffect(MemberText(doc.root(), "side_effect")).value_or(SideEffect::kDestructive);
+  spec.timeout = absl::Nanoseconds(MemberInt(doc.root(), "timeout"));
   spec.terminal = doc.root().Find("terminal").has_value();
   return std::pair<ToolSpec, std::string>{spec, json};
 }
@@ -98,7 +87,8 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
   for (const store::Event& e : events) {
     if (e.type != "approval.decided") continue;
     if (absl::StatusOr<json::Document> d = json::Parse(e.payload_json); d.ok()) {
-      decisions[Text(d->root(), "approval_id")].emplace_back(e.seq, Text(d->root(), "status"));
+      decisions[MemberText(d->root(), "approval_id")].emplace_back(e.seq,
+                                                                   MemberText(d->root(), "status"));
     }
   }
   for (std::size_t index = 0; index < events.size(); ++index) {
@@ -120,7 +110,7 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
         failed.result = RecheckResult::kNotRecheckable;
         std::string detail;
         if (absl::StatusOr<json::Document> d = json::Parse(e.payload_json); d.ok()) {
-          detail = Text(d->root(), "detail");
+          detail = MemberText(d->root(), "detail");
         }
         failed.detail = "policy failed; no evaluation recorded: " + detail;
         ++report.not_recheckable;
@@ -137,7 +127,7 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
         any_rechecked = true;
         std::string recorded_id;
         if (absl::StatusOr<json::Document> d = json::Parse(e.payload_json); d.ok()) {
-          recorded_id = Text(d->root(), "policy_id");
+          recorded_id = MemberText(d->root(), "policy_id");
         }
         if (recorded_id.empty() || report.policy_id.empty()) {
           any_unknown = true;
@@ -166,7 +156,7 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
       continue;
     }
     json::Value p = payload->root();
-    std::string outcome = Text(p, "outcome"), kind = Text(p, "kind");
+    std::string outcome = MemberText(p, "outcome"), kind = MemberText(p, "kind");
     ev.recorded = Describe(outcome, kind);
     std::optional<json::Value> view = p.Find("view");
     if (!view) {
@@ -187,16 +177,16 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
     rebuilt.run.goal = run.goal;
     rebuilt.run.limits = run.limits;
     rebuilt.run.created_at = run.created_at;
-    rebuilt.run.status = ParseRunStatus(Text(*view, "status")).value_or(RunStatus::kRunning);
+    rebuilt.run.status = ParseRunStatus(MemberText(*view, "status")).value_or(RunStatus::kRunning);
     ev.on_resume = rebuilt.run.status == RunStatus::kWaitingForApproval;
-    rebuilt.run.step_count = static_cast<int>(Int(*view, "step_count"));
-    rebuilt.run.model_calls = Int(*view, "model_calls");
-    rebuilt.run.input_tokens = Int(*view, "input_tokens");
-    rebuilt.run.output_tokens = Int(*view, "output_tokens");
-    rebuilt.run.cached_input_tokens = Int(*view, "cached_input_tokens");
-    rebuilt.run.estimated_cost_micros = Int(*view, "estimated_cost_micros");
-    rebuilt.run.active_time = absl::Milliseconds(Int(*view, "active_ms"));
-    std::int64_t n_steps = Int(*view, "steps"), n_approvals = Int(*view, "approvals");
+    rebuilt.run.step_count = static_cast<int>(MemberInt(*view, "step_count"));
+    rebuilt.run.model_calls = MemberInt(*view, "model_calls");
+    rebuilt.run.input_tokens = MemberInt(*view, "input_tokens");
+    rebuilt.run.output_tokens = MemberInt(*view, "output_tokens");
+    rebuilt.run.cached_input_tokens = MemberInt(*view, "cached_input_tokens");
+    rebuilt.run.estimated_cost_micros = MemberInt(*view, "estimated_cost_micros");
+    rebuilt.run.active_time = absl::Milliseconds(MemberInt(*view, "active_ms"));
+    std::int64_t n_steps = MemberInt(*view, "steps"), n_approvals = MemberInt(*view, "approvals");
     if (n_steps > static_cast<std::int64_t>(steps.size()) ||
         n_approvals > static_cast<std::int64_t>(approvals.size())) {
       finish(RecheckResult::kNotRecheckable, "the recorded view counts more than the run holds");
@@ -223,7 +213,7 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
     }
     // The request.
     absl::StatusOr<std::pair<ToolSpec, std::string>> recorded_spec =
-        StoredSpec(store, Text(p, "spec_hash"));
+        StoredSpec(store, MemberText(p, "spec_hash"));
     if (!recorded_spec.ok()) {
       finish(RecheckResult::kNotRecheckable, std::string(ToStd(recorded_spec.status().message())));
       continue;
@@ -294,8 +284,8 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
                                     .Raw("spec", spec_json)
                                     .Raw("args", request.args)
                                     .Build();
-      std::string before = ApprovalHash(kind, canonical(Text(p, "capability")),
-                                        canonical(Text(p, "presentation")), recorded_request);
+      std::string before = ApprovalHash(kind, canonical(MemberText(p, "capability")),
+                                        canonical(MemberText(p, "presentation")), recorded_request);
       std::string after = ApprovalHash(again->kind, canonical(again->capability),
                                        canonical(again->presentation), new_request);
       if (before != after) {

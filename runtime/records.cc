@@ -1,6 +1,7 @@
 #include "runtime/records.h"
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
@@ -69,6 +70,21 @@ Observation MakeObservation(ObservationKind kind,
   obs.summary = std::move(summary);
   obs.content_hash = json::Sha256Hex(obs.content);
   return obs;
+}
+
+std::string MemberText(json::Value object, std::string_view key) {
+  std::optional<json::Value> v = object.Find(key);
+  if (!v) return "";
+  return v->is_string() ? std::string(v->string_value()) : json::WriteCanonical(*v);
+}
+
+std::int64_t MemberInt(json::Value object, std::string_view key, std::int64_t fallback) {
+  std::optional<json::Value> v = object.Find(key);
+  std::int64_t value = 0;
+  if (!v || !v->is_number() || !absl::SimpleAtoi(ToAbsl(v->number_literal()), &value)) {
+    return fallback;
+  }
+  return value;
 }
 
 std::string ContentHash(std::string_view raw) {

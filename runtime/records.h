@@ -6,11 +6,13 @@
 // §1.5). Pure functions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "runtime/json/document.h"
 #include "runtime/types.h"
 
 namespace agentrt {
@@ -28,6 +30,12 @@ std::string PolicyJson(const PolicyDecision& p);
 Observation MakeObservation(ObservationKind kind,
                             std::vector<std::pair<std::string_view, std::string>> content,
                             std::string summary);
+
+// MemberText reads a member of a stored JSON object: a string's text, any other value's
+// canonical JSON, "" when absent. MemberInt reads an integer member (`fallback` when absent or
+// not an integer).
+std::string MemberText(json::Value object, std::string_view key);
+std::int64_t MemberInt(json::Value object, std::string_view key, std::int64_t fallback = 0);
 
 // ContentHash: SHA-256 of the canonical form of `raw` ("{}" when empty); of the raw bytes
 // when they are not usable JSON. Never fails.

@@ -6,6 +6,7 @@
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/records.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -34,9 +35,8 @@ absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id) {
     run.reason_detail = r[4];
     absl::StatusOr<json::Document> limits = json::Parse(r[5]);
     if (limits.ok()) {
-      auto integer = [&](std::string_view key, std::int64_t fallback) -> std::int64_t {
-        std::optional<json::Value> v = limits->root().Find(key);
-        return v && v->is_number() ? std::stoll(std::string(v->number_literal())) : fallback;
+      auto integer = [&](std::string_view key, std::int64_t fallback) {
+        return MemberInt(limits->root(), key, fallback);
       };
       run.limits.max_steps = static_cast<int>(integer("max_steps", 0));
       run.limits.max_consecutive_tool_failures =
@@ -47,16 +47,16 @@ absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id) {
       run.limits.approval_ttl = absl::Nanoseconds(integer("approval_ttl", 0));
       run.limits.grant_ttl = absl::Nanoseconds(integer("grant_ttl", 0));
     }
-    run.step_count = std::stoi(r[6]);
+    run.step_count = store::ToInt(r[6]);
     run.created_at = world::ParseTimestamp(r[7]).value_or(absl::InfinitePast());
     run.finished_at = world::ParseTimestamp(r[8]).value_or(absl::InfinitePast());
     run.result = r[9];
-    run.active_time = absl::Milliseconds(std::stoll(r[10]));
-    run.model_calls = std::stoll(r[11]);
-    run.input_tokens = std::stoll(r[12]);
-    run.output_tokens = std::stoll(r[13]);
-    run.cached_input_tokens = std::stoll(r[14]);
-    run.estimated_cost_micros = std::stoll(r[15]);
+    run.active_time = absl::Milliseconds(store::ToInt(r[10]));
+    run.model_calls = store::ToInt(r[11]);
+    run.input_tokens = store::ToInt(r[12]);
+    run.output_tokens = store::ToInt(r[13]);
+    run.cached_input_tokens = store::ToInt(r[14]);
+    run.estimated_cost_micros = store::ToInt(r[15]);
     return absl::OkStatus();
   }));
   return run;
@@ -71,16 +71,14 @@ Step DecodeStep(SqlRow& r, std::string_view run_id) {
   Step s;
   s.id = r[0];
   s.run_id = std::string(run_id);
-  s.index = std::stoi(r[1]);
+  s.index = store::ToInt(r[1]);
   for (StepStatus st :
        {StepStatus::kDeciding, StepStatus::kAwaitingApproval, StepStatus::kExecuting,
         StepStatus::kDone, StepStatus::kFailed, StepStatus::kInterrupted}) {
     if (ToString(st) == r[2]) s.status = st;
   }
-  auto text = [](const json::Document& doc, std::string_view key) -> std::string {
-    std::optional<json::Value> v = doc.root().Find(key);
-    if (!v) return "";
-    return v->is_string() ? std::string(v->string_value()) : json::WriteCanonical(*v);
+  auto text = [](const json::Document& doc, std::string_view key) {
+    return MemberText(doc.root(), key);
   };
   if (!r[3].empty()) {
     if (absl::StatusOr<json::Document> d = json::Parse(r[3]); d.ok()) {
@@ -137,7 +135,7 @@ absl::StatusOr<StepPage> ReadStepsPage(store::Store& store, std::string_view run
   AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count,
                              tx.Query("SELECT COUNT(*) FROM steps WHERE run_id = ?1", {run_id}));
-    page.total = std::stoll(count[0][0]);
+    page.total = store::ToInt(count[0][0]);
     // A column over the cap is reduced, inside SQLite, to the fields that identify it; only
     // the page's rows are read.
     AGENTRT_ASSIGN_OR_RETURN(
@@ -160,7 +158,7 @@ absl::StatusOr<StepPage> ReadStepsPage(store::Store& store, std::string_view run
       for (auto [column, length] :
            {std::pair<std::string_view, const std::string*>{"decision", &r[8]},
             {"observation", &r[9]}}) {
-        if (std::stoll(*length) > store::Store::kMaxPageText) {
+        if (store::ToInt(*length) > store::Store::kMaxPageText) {
           absl::StrAppend(&step.decode_error, ToAbsl(column), ": ", *length,
                           " characters, over the page cap, not read whole; ");
         }

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
@@ -56,6 +57,11 @@ constexpr std::string_view kInsertEvent =
 
 }  // namespace
 
+std::int64_t ToInt(std::string_view column) {
+  std::int64_t value = 0;
+  return absl::SimpleAtoi(ToAbsl(column), &value) ? value : 0;
+}
+
 absl::Status Transaction::LoadHead() {
   if (head_loaded_) return absl::OkStatus();
   // The next seq follows both the highest stored seq and AUTOINCREMENT's memory of deleted
@@ -64,7 +70,7 @@ absl::Status Transaction::LoadHead() {
       std::vector<SqlRow> rows,
       Query("SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), "
             "COALESCE((SELECT MAX(seq) FROM events), 0))"));
-  head_seq_ = std::stoll(rows.at(0).at(0));
+  head_seq_ = ToInt(rows.at(0).at(0));
   AGENTRT_ASSIGN_OR_RETURN(rows, Query("SELECT hash FROM events ORDER BY seq DESC LIMIT 1"));
   head_hash_ = rows.empty() ? "" : rows[0][0];
   head_loaded_ = true;
@@ -218,7 +224,7 @@ absl::Status Store::CheckSchema() {
   absl::StatusOr<std::vector<SqlRow>> version =
       tx.Query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
   if (!version.ok()) return WithPath(path_, version.status());
-  schema_version_ = std::stoi((*version)[0][0]);
+  schema_version_ = ToInt((*version)[0][0]);
   return absl::OkStatus();
 }
 
@@ -229,7 +235,7 @@ absl::Status Store::Migrate(const world::Clock& clock) {
                                 .status());
     AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
                              tx.Query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"));
-    int current = std::stoi(rows[0][0]);
+    int current = ToInt(rows[0][0]);
     int known = static_cast<int>(Migrations().size());
     if (current > known) {
       return absl::FailedPreconditionError(
@@ -260,9 +266,9 @@ absl::Status Store::Migrate(const world::Clock& clock) {
         std::string previous;
         for (const SqlRow& e : events) {
           std::string hash =
-              EventHash(previous, EventFields{std::stoll(e[0]), e[1], e[2], e[3], e[4], e[5]});
+              EventHash(previous, EventFields{ToInt(e[0]), e[1], e[2], e[3], e[4], e[5]});
           AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE events SET hash = ?1 WHERE seq = ?2",
-                                          {std::string_view(hash), std::stoll(e[0])})
+                                          {std::string_view(hash), ToInt(e[0])})
                                       .status());
           previous = std::move(hash);
         }
@@ -326,7 +332,7 @@ absl::StatusOr<std::vector<Event>> Store::ListEvents(std::string_view run_id) {
                  "WHERE ?1 = '' OR run_id = ?1 ORDER BY seq",
                  {run_id}));
     for (SqlRow& r : rows) {
-      events.push_back(Event{std::stoll(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]),
+      events.push_back(Event{ToInt(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]),
                              std::move(r[4]), std::move(r[5]), std::move(r[6])});
     }
     return absl::OkStatus();
@@ -348,7 +354,7 @@ absl::StatusOr<Store::EventPage> Store::ListEventsPage(std::string_view run_id, 
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count,
                              tx.Query("SELECT COUNT(*) FROM events WHERE run_id = ?1", {run_id}));
-    page.total = std::stoll(count[0][0]);
+    page.total = ToInt(count[0][0]);
     AGENTRT_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
         tx.Query("SELECT seq, run_id, step_id, at, type, substr(payload_json, 1, ?4), "
@@ -357,15 +363,14 @@ absl::StatusOr<Store::EventPage> Store::ListEventsPage(std::string_view run_id, 
                  {run_id, limit, offset, kMaxPageText}));
     for (SqlRow& r : rows) {
       std::string payload = std::move(r[5]);
-      std::int64_t length = std::stoll(r[6]);
+      std::int64_t length = ToInt(r[6]);
       if (length > kMaxPageText) {
         std::string head;
         json::AppendCanonicalString(payload, head);
         payload = absl::StrCat("{\"head\":", head, ",\"length\":", length, ",\"truncated\":true}");
       }
-      page.events.push_back(Event{std::stoll(r[0]), std::move(r[1]), std::move(r[2]),
-                                  std::move(r[3]), std::move(r[4]), std::move(payload),
-                                  std::move(r[7])});
+      page.events.push_back(Event{ToInt(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]),
+                                  std::move(r[4]), std::move(payload), std::move(r[7])});
     }
     return absl::OkStatus();
   }));
@@ -377,7 +382,7 @@ absl::StatusOr<std::pair<std::int64_t, std::string>> Store::ChainHead() {
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
                              tx.Query("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"));
-    if (!rows.empty()) head = {std::stoll(rows[0][0]), rows[0][1]};
+    if (!rows.empty()) head = {ToInt(rows[0][0]), rows[0][1]};
     return absl::OkStatus();
   }));
   return head;
@@ -390,7 +395,7 @@ absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t 
     if (to < 1) {
       AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> head,
                                tx.Query("SELECT COALESCE(MAX(seq), 0) FROM events"));
-      to = std::stoll(head[0][0]);
+      to = ToInt(head[0][0]);
     }
     report.from = from;
     report.to = to;
@@ -402,7 +407,7 @@ absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t 
           tx.Query("SELECT seq, hash FROM events WHERE seq < ?1 ORDER BY seq DESC LIMIT 1",
                    {from}));
       if (!before.empty()) {
-        previous_seq = std::stoll(before[0][0]);
+        previous_seq = ToInt(before[0][0]);
         previous = before[0][1];
       }
     }
@@ -416,7 +421,7 @@ absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t 
                    {next, to, kPage}));
       if (rows.empty()) break;
       for (const SqlRow& r : rows) {
-        std::int64_t seq = std::stoll(r[0]);
+        std::int64_t seq = ToInt(r[0]);
         bool first = report.checked == 0;
         if (first && from == 1 && seq != 1) {
           report.broken = ChainBreak{

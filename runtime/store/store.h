@@ -82,6 +82,10 @@ using SqlValue = std::variant<std::int64_t, std::string_view>;
 // A row read by Transaction::Query: columns as text (integers in decimal).
 using SqlRow = std::vector<std::string>;
 
+// ToInt reads an integer column of a SqlRow. A database is untrusted input: a column someone
+// rewrote to text that is not an integer reads as 0 rather than ending the process.
+std::int64_t ToInt(std::string_view column);
+
 class Transaction {
  public:
   // AppendEvent assigns the next seq (head + 1, so a rolled-back write leaves no gap and a gap

@@ -635,6 +635,29 @@ TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
   EXPECT_FALSE(read.calls.empty());
 }
 
+// The database is untrusted input: integers rewritten as text read as 0, never a crash.
+TEST_F(DriverTest, RewrittenIntegerColumnsDoNotCrashReaders) {
+  AddReadTool();
+  ASSERT_TRUE(RunScript({Call("read", R"({"path":"a"})"), Complete()}).ok());
+  ASSERT_TRUE(store_
+                  ->Write([](store::Transaction& tx) -> absl::Status {
+                    for (const char* sql :
+                         {"UPDATE runs SET step_count = 'many', active_ms = 'x', "
+                          "limits_json = '{\"max_steps\":99999999999999999999999}'",
+                          "UPDATE steps SET idx = 'first' WHERE idx = 0"}) {
+                      if (absl::StatusOr<std::int64_t> n = tx.Exec(sql); !n.ok()) return n.status();
+                    }
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  absl::StatusOr<agentrt::Run> run = ReadRun(*store_, "run-1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->step_count, 0);
+  EXPECT_EQ(run->limits.max_steps, 0);
+  EXPECT_TRUE(ReadSteps(*store_, "run-1").ok());
+  EXPECT_TRUE(ReadStepsPage(*store_, "run-1", 10, 0).ok());
+}
+
 TEST_F(DriverTest, StepPagesReadOnlyThePageAndReduceHugeColumns) {
   AddTool(Spec("big", SideEffect::kReadOnly), [](const ToolCall&) {
     return ToolResult{"{\"blob\":\"" + std::string(100'000, 'x') + "\"}", "a big result"};
