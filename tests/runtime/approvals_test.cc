@@ -54,14 +54,21 @@ class ApprovalsTest : public ::testing::Test {
   absl::StatusOr<agentrt::Run> Drive(std::vector<Decision> script, std::string resume = "",
                                      Limits limits = {}) {
     agent_ = std::make_unique<ScriptedAgent>(std::move(script));
+    auto driver = Driver::Create(*store_, clock_, entropy_, Options());
+    if (!driver.ok()) return driver.status();
+    if (resume.empty()) return (*driver)->StartWithId("run-1", "send it", limits);
+    return (*driver)->Resume(resume);
+  }
+
+  // The driver options every test here starts from: the scripted agent (if any), the default
+  // policy, the post tool, and a lease clock when one is given.
+  DriverOptions Options(const world::Clock* lease_clock = nullptr) {
     DriverOptions options;
     options.agent = agent_.get();
     options.policy = policy_.get();
     options.tools = {&post_};
-    auto driver = Driver::Create(*store_, clock_, entropy_, options);
-    if (!driver.ok()) return driver.status();
-    if (resume.empty()) return (*driver)->StartWithId("run-1", "send it", limits);
-    return (*driver)->Resume(resume);
+    options.lease_clock = lease_clock;
+    return options;
   }
 
   Approval Only() {
@@ -242,11 +249,7 @@ TEST_F(ApprovalsTest, LiveForeignLeaseIsRefusedAndAnExpiredOneTakenOver) {
                   })
                   .ok());
   agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
-  DriverOptions options;
-  options.agent = agent_.get();
-  options.policy = policy_.get();
-  options.tools = {&post_};
-  options.lease_clock = &lease_clock;
+  DriverOptions options = Options(&lease_clock);
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   absl::StatusOr<agentrt::Run> refused = driver->Resume("run-1");
   ASSERT_FALSE(refused.ok());
@@ -333,10 +336,7 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
     Drive({Post("alice")});
     CrashWhilePosting(*store_);
     agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
-    DriverOptions options;
-    options.agent = agent_.get();
-    options.policy = policy_.get();
-    options.tools = {&post_};
+    DriverOptions options = Options();
     RunView seen;
     options.reconcile = [&](const RunView& view) -> absl::StatusOr<Reconciliation> {
       seen = view;
@@ -358,9 +358,8 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
 TEST_F(ApprovalsTest, AGateAttachesToAGrantAndExecutesItOnce) {
   Drive({Post("alice")});
   Approval pending = Only();
-  DriverOptions options;
-  options.policy = policy_.get();
-  options.tools = {&post_};
+  DriverOptions options = Options();
+  options.agent = nullptr;  // a loop the test owns
   auto gate = *Driver::Create(*store_, clock_, entropy_, options);
   // Not approved yet: attaching refuses and nothing changes.
   EXPECT_THAT(gate->Attach("run-1").status().message(), HasSubstr("is pending, not approved"));
@@ -388,9 +387,8 @@ TEST_F(ApprovalsTest, AGrantHeldByAGateExpiresIfNotExecutedInTime) {
   limits.grant_ttl = absl::Minutes(5);
   Drive({Post("alice")}, "", limits);
   ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
-  DriverOptions options;
-  options.policy = policy_.get();
-  options.tools = {&post_};
+  DriverOptions options = Options();
+  options.agent = nullptr;  // a loop the test owns
   auto gate = *Driver::Create(*store_, clock_, entropy_, options);
   auto attached = gate->Attach("run-1");
   ASSERT_TRUE(attached.ok()) << attached.status();
@@ -407,10 +405,8 @@ TEST_F(ApprovalsTest, AGateAttachesToAnInterruptedRunAndGoesOn) {
   Drive({Post("alice")});
   CrashWhilePosting(*store_);
   world::ManualClock lease_clock(absl::Now() + absl::Hours(1));
-  DriverOptions options;
-  options.policy = policy_.get();
-  options.tools = {&post_};
-  options.lease_clock = &lease_clock;
+  DriverOptions options = Options(&lease_clock);
+  options.agent = nullptr;  // a loop the test owns
   Reconciliation cont;
   options.reconcile = [&](const RunView&) -> absl::StatusOr<Reconciliation> { return cont; };
   auto gate = *Driver::Create(*store_, clock_, entropy_, options);
@@ -430,11 +426,7 @@ TEST_F(ApprovalsTest, TakeoverOfAnInterruptedSideEffectFollowsTheCanonicalSequen
   std::size_t before = store_->ListEvents("run-1")->size();
   world::ManualClock lease_clock(absl::Now() + absl::Hours(1));
   agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
-  DriverOptions options;
-  options.agent = agent_.get();
-  options.policy = policy_.get();
-  options.tools = {&post_};
-  options.lease_clock = &lease_clock;
+  DriverOptions options = Options(&lease_clock);
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   absl::StatusOr<agentrt::Run> run = driver->Resume("run-1");
   ASSERT_TRUE(run.ok()) << run.status();
