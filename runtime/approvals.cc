@@ -8,6 +8,7 @@
 #include "runtime/json/sha256.h"
 #include "runtime/json_object.h"
 #include "runtime/records.h"
+#include "runtime/run_end.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -77,27 +78,6 @@ absl::Status Check(const Approval& a, const Decider& decider) {
   return VerifyApprovalHash(a);
 }
 
-// Ends the run inside `tx` and writes run.finished.
-absl::Status FinishRunTx(Transaction& tx, std::string_view run_id, RunStatus status,
-                         std::string_view reason, std::string_view detail, absl::Time at,
-                         std::string_view by = "", bool with_by = false) {
-  std::string finished = world::FormatTimestamp(at);
-  AGENTRT_RETURN_IF_ERROR(
-      tx.Exec("UPDATE runs SET status = ?1, reason = ?2, reason_detail = ?3, finished_at = ?4, "
-              "lease_owner = '', lease_expires_at = '' WHERE id = ?5",
-              {ToString(status), reason, detail, std::string_view(finished), run_id})
-          .status());
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count,
-                           tx.Query("SELECT step_count FROM runs WHERE id = ?1", {run_id}));
-  JsonObject payload;
-  payload.String("status", ToString(status))
-      .String("reason", reason)
-      .String("detail", detail)
-      .Int("steps", store::ToInt(count[0][0]));
-  if (with_by) payload.String("by", by);
-  return tx.AppendEvent(run_id, "", at, "run.finished", payload.Build()).status();
-}
-
 // Expires `a` (pending or approved) and cancels its run, in one transaction.
 absl::Status ExpireTx(Transaction& tx, const Approval& a, absl::Time now) {
   std::string at = world::FormatTimestamp(now);
@@ -118,8 +98,8 @@ absl::Status ExpireTx(Transaction& tx, const Approval& a, absl::Time now) {
       tx.AppendEvent(a.run_id, a.step_id, now, "approval.decided",
                      JsonObject().String("approval_id", a.id).String("status", "expired").Build())
           .status());
-  return FinishRunTx(tx, a.run_id, RunStatus::kCancelled, "approval_expired",
-                     absl::StrCat("approval ", a.id, " expired"), now);
+  std::string detail = absl::StrCat("approval ", a.id, " expired");
+  return FinishRunTx(tx, a.run_id, RunEnd{RunStatus::kCancelled, "approval_expired", detail}, now);
 }
 
 absl::StatusOr<Approval> Decide(store::Store& store, const world::Clock& clock,
@@ -169,8 +149,8 @@ absl::StatusOr<Approval> Decide(store::Store& store, const world::Clock& clock,
                   {std::string_view(ObservationJson(obs)), std::string_view(obs.content_hash),
                    std::string_view(at), std::string_view(a.step_id)})
               .status());
-      AGENTRT_RETURN_IF_ERROR(
-          FinishRunTx(tx, run_id, RunStatus::kCancelled, "approval_rejected", decider.note, now));
+      AGENTRT_RETURN_IF_ERROR(FinishRunTx(
+          tx, run_id, RunEnd{RunStatus::kCancelled, "approval_rejected", decider.note}, now));
     }
     a.status = approve ? ApprovalStatus::kApproved : ApprovalStatus::kRejected;
     a.decided_at = now;
@@ -292,8 +272,10 @@ absl::Status Cancel(store::Store& store, const world::Clock& clock, std::string_
                 {std::string_view(ObservationJson(obs)), std::string_view(obs.content_hash),
                  std::string_view(at), run_id})
             .status());
-    return FinishRunTx(tx, run_id, RunStatus::kCancelled, "operator_cancelled", decider.note, now,
-                       decider.by, /*with_by=*/true);
+    RunEnd end{RunStatus::kCancelled, "operator_cancelled", decider.note};
+    end.with_by = true;
+    end.by = decider.by;
+    return FinishRunTx(tx, run_id, end, now);
   });
 }
 

@@ -17,6 +17,7 @@
 #include "runtime/json/utf8.h"
 #include "runtime/json_object.h"
 #include "runtime/records.h"
+#include "runtime/run_end.h"
 #include "runtime/run_reader.h"
 #include "runtime/world/timestamp.h"
 
@@ -128,21 +129,8 @@ class Driver::Session {
                   {std::string_view(ObservationJson(obs)), std::string_view(obs.content_hash),
                    std::string_view(at), std::string_view(run_.id)})
               .status());
-      AGENTRT_RETURN_IF_ERROR(
-          tx.Exec("UPDATE runs SET status = 'FAILED', reason = 'internal_error', "
-                  "reason_detail = ?1, finished_at = ?2, lease_owner = '', lease_expires_at = '' "
-                  "WHERE id = ?3",
-                  {std::string_view(detail), std::string_view(at), std::string_view(run_.id)})
-              .status());
-      return tx
-          .AppendEvent(run_.id, "", now, "run.finished",
-                       JsonObject()
-                           .String("status", "FAILED")
-                           .String("reason", reason::kInternalError)
-                           .String("detail", detail)
-                           .Int("steps", run_.step_count)
-                           .Build())
-          .status();
+      return FinishRunTx(tx, run_.id, RunEnd{RunStatus::kFailed, reason::kInternalError, detail},
+                         now);
     }));
     return ReadRun(d_.store_, run_.id);
   }
@@ -1255,29 +1243,9 @@ class Driver::Session {
       AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
       if (pre) AGENTRT_RETURN_IF_ERROR(pre(tx));
       if (step_end) AGENTRT_RETURN_IF_ERROR(EndStepTx(tx, *step_end, step_at));
-      std::string finished = FormatTimestamp(at);
-      AGENTRT_RETURN_IF_ERROR(
-          tx.Exec("UPDATE runs SET status = ?1, reason = ?2, reason_detail = ?3, "
-                  "finished_at = ?4, result_json = ?5, lease_owner = '', lease_expires_at = '' "
-                  "WHERE id = ?6",
-                  {ToString(status), reason, std::string_view(detail), std::string_view(finished),
-                   std::string_view(result), std::string_view(run_.id)})
-              .status());
-      if (IsLimitReason(reason)) {
-        AGENTRT_RETURN_IF_ERROR(
-            tx.AppendEvent(run_.id, "", at, "limit.exceeded",
-                           JsonObject().String("reason", reason).String("detail", detail).Build())
-                .status());
-      }
-      return tx
-          .AppendEvent(run_.id, "", at, "run.finished",
-                       JsonObject()
-                           .String("status", ToString(status))
-                           .String("reason", reason)
-                           .String("detail", detail)
-                           .Int("steps", run_.step_count)
-                           .Build())
-          .status();
+      RunEnd run_end{status, reason, detail, result};
+      run_end.limit = IsLimitReason(reason);
+      return FinishRunTx(tx, run_.id, run_end, at);
     });
   }
 

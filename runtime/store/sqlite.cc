@@ -38,7 +38,9 @@ absl::Status Statement::Bind(const std::vector<Param>& params) {
       rc = sqlite3_bind_int64(stmt_, index, *n);
     } else {
       std::string_view s = std::get<std::string_view>(params[i]);
-      rc = sqlite3_bind_text64(stmt_, index, s.data(), s.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+      // An empty view may carry a null pointer, which SQLite would bind as NULL: text is text.
+      rc = sqlite3_bind_text64(stmt_, index, s.data() != nullptr ? s.data() : "", s.size(),
+                               SQLITE_TRANSIENT, SQLITE_UTF8);
     }
     if (rc != SQLITE_OK) return FromSqlite(db_, rc, absl::StrCat("bind ", sql_));
   }

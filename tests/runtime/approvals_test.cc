@@ -125,7 +125,7 @@ TEST_F(ApprovalsTest, RejectCancelsTheRunAndNothingRuns) {
   Drive({Post("bob")});
   absl::StatusOr<Approval> rejected =
       Reject(*store_, clock_, "run-1", Only().id, Decider{"ops", "not today"});
-  ASSERT_TRUE(rejected.ok());
+  ASSERT_TRUE(rejected.ok()) << rejected.status();
   agentrt::Run run = *ReadRun(*store_, "run-1");
   EXPECT_EQ(run.status, RunStatus::kCancelled);
   EXPECT_EQ(run.reason, "approval_rejected");
