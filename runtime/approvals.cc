@@ -264,14 +264,7 @@ absl::Status Cancel(store::Store& store, const world::Clock& clock, std::string_
     Observation obs =
         MakeObservation(ObservationKind::kInterrupted, {{"by", decider.by}, {"note", decider.note}},
                         "cancelled by operator: " + decider.note);
-    std::string at = world::FormatTimestamp(now);
-    AGENTRT_RETURN_IF_ERROR(
-        tx.Exec("UPDATE steps SET status = 'failed', observation_json = ?1, "
-                "observation_hash = ?2, finished_at = ?3 WHERE run_id = ?4 AND status IN "
-                "('deciding', 'awaiting_approval', 'executing')",
-                {std::string_view(ObservationJson(obs)), std::string_view(obs.content_hash),
-                 std::string_view(at), run_id})
-            .status());
+    AGENTRT_RETURN_IF_ERROR(FailStepsInFlightTx(tx, run_id, obs, now));
     RunEnd end{RunStatus::kCancelled, "operator_cancelled", decider.note};
     end.with_by = true;
     end.by = decider.by;

@@ -119,16 +119,9 @@ class Driver::Session {
     std::string detail = absl::StrCat("internal: ", ToAbsl(cause));
     Observation obs =
         MakeObservation(ObservationKind::kInvalidDecision, {{"error", detail}}, detail);
-    std::string at = FormatTimestamp(now);
     AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
       AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
-      AGENTRT_RETURN_IF_ERROR(
-          tx.Exec("UPDATE steps SET status = 'failed', observation_json = ?1, "
-                  "observation_hash = ?2, finished_at = ?3 WHERE run_id = ?4 AND status IN "
-                  "('deciding', 'awaiting_approval', 'executing')",
-                  {std::string_view(ObservationJson(obs)), std::string_view(obs.content_hash),
-                   std::string_view(at), std::string_view(run_.id)})
-              .status());
+      AGENTRT_RETURN_IF_ERROR(FailStepsInFlightTx(tx, run_.id, obs, now));
       return FinishRunTx(tx, run_.id, RunEnd{RunStatus::kFailed, reason::kInternalError, detail},
                          now);
     }));

@@ -2,6 +2,7 @@
 
 #include "runtime/base/status_macros.h"
 #include "runtime/json_object.h"
+#include "runtime/records.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -31,6 +32,20 @@ absl::Status FinishRunTx(store::Transaction& tx, std::string_view run_id, const 
       .Int("steps", count.empty() ? 0 : store::ToInt(count[0][0]));
   if (end.with_by) payload.String("by", end.by);
   return tx.AppendEvent(run_id, "", at, "run.finished", payload.Build()).status();
+}
+
+absl::Status FailStepsInFlightTx(store::Transaction& tx, std::string_view run_id,
+                                 const Observation& observation, absl::Time at) {
+  std::string finished = world::FormatTimestamp(at);
+  std::string json = ObservationJson(observation);
+  return tx
+      .Exec(
+          "UPDATE steps SET status = 'failed', observation_json = ?1, observation_hash = ?2, "
+          "finished_at = ?3 WHERE run_id = ?4 AND status IN "
+          "('deciding', 'awaiting_approval', 'executing')",
+          {std::string_view(json), std::string_view(observation.content_hash),
+           std::string_view(finished), run_id})
+      .status();
 }
 
 }  // namespace agentrt

@@ -28,4 +28,10 @@ struct RunEnd {
 absl::Status FinishRunTx(store::Transaction& tx, std::string_view run_id, const RunEnd& end,
                          absl::Time at);
 
+// FailStepsInFlightTx fails every step of the run still deciding, awaiting approval or
+// executing, with `observation` and end time `at` (a cancel or an internal failure ends them
+// all; no step.failed events).
+absl::Status FailStepsInFlightTx(store::Transaction& tx, std::string_view run_id,
+                                 const Observation& observation, absl::Time at);
+
 }  // namespace agentrt
