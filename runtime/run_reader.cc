@@ -45,6 +45,10 @@ absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id) {
       run.limits.max_active_time = absl::Nanoseconds(integer("max_active_time", 0));
       run.limits.max_elapsed_time = absl::Nanoseconds(integer("max_elapsed_time", 0));
       run.limits.approval_ttl = absl::Nanoseconds(integer("approval_ttl", 0));
+      run.limits.max_model_calls = integer("max_model_calls", 0);
+      run.limits.max_output_tokens_per_call = integer("max_output_tokens_per_call", 0);
+      run.limits.max_total_tokens = integer("max_total_tokens", 0);
+      run.limits.max_estimated_cost_micros = integer("max_estimated_cost_micros", 0);
       run.limits.grant_ttl = absl::Nanoseconds(integer("grant_ttl", 0));
     }
     run.step_count = store::ToInt(r[6]);
