@@ -61,14 +61,14 @@ std::string BlockJson(const ContentBlock& b) {
   return o.Build();
 }
 
+}  // namespace
+
 std::string UsageJson(const Usage& u) {
   JsonObject o;
   o.Int("input_tokens", u.input_tokens).Int("output_tokens", u.output_tokens);
   if (u.cached_input_tokens != 0) o.Int("cached_input_tokens", u.cached_input_tokens);
   return o.Build();
 }
-
-}  // namespace
 
 absl::Status TransientError(std::string_view message, absl::Duration retry_after) {
   return WithKind(absl::UnavailableError(ToAbsl(message)), ModelErrorKind::kTransient, retry_after,

@@ -130,6 +130,9 @@ std::string ModelResponseJson(const ModelResponse& response);
 // ParseModelResponse reads ModelResponseJson's form back. InvalidArgument names the field.
 absl::StatusOr<ModelResponse> ParseModelResponse(std::string_view json);
 
+// UsageJson: {"cached_input_tokens"? ,"input_tokens","output_tokens"} (cached omitted when 0).
+std::string UsageJson(const Usage& usage);
+
 // Why a usage report cannot be charged ("" when it can): a negative count, or more cached
 // input than input.
 std::string UnusableUsageReason(const Usage& usage);
