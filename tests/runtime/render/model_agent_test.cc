@@ -44,8 +44,7 @@ class CannedModel : public Model {
   std::size_t next_ = 0;
 };
 
-// A model caller without accounting: what the test needs until the driver hands each step its
-// accounting caller.
+// A model caller without accounting, for calling an agent outside a driver.
 class PlainCaller : public ModelCaller {
  public:
   explicit PlainCaller(Model& model) : model_(model) {}
@@ -55,21 +54,6 @@ class PlainCaller : public ModelCaller {
 
  private:
   Model& model_;
-};
-
-// Gives the inner agent the caller, as the driver will.
-class WithCaller : public Agent {
- public:
-  WithCaller(Agent& inner, ModelCaller& caller) : inner_(inner), caller_(caller) {}
-  absl::StatusOr<Decision> Decide(const StepInput& input) override {
-    StepInput with = input;
-    with.model = &caller_;
-    return inner_.Decide(with);
-  }
-
- private:
-  Agent& inner_;
-  ModelCaller& caller_;
 };
 
 class FuncTool : public Tool {
@@ -113,8 +97,11 @@ class ModelAgentDriverTest : public ::testing::Test {
  protected:
   void SetUp() override { store_ = *store::Store::OpenInMemory(clock_); }
 
-  absl::StatusOr<agentrt::Run> Drive(Agent& agent) {
+  // Drives a run; with `model`, each step's agent gets the driver's accounting caller for it.
+  absl::StatusOr<agentrt::Run> Drive(Agent& agent, Model* model = nullptr) {
     DriverOptions options;
+    options.model.model = model;
+    options.lease_clock = &clock_;
     options.agent = &agent;
     options.policy = policy_.get();
     options.tools = {&read_, &finish_};
@@ -165,14 +152,14 @@ const std::vector<std::string> kConversationBeforeTheLastStep = {
 
 TEST_F(ModelAgentDriverTest, DrivesARunThroughAScriptedModel) {
   CannedModel model(Script());
-  PlainCaller caller(model);
   ModelAgent agent(AgentOptions());
-  WithCaller with_caller(agent, caller);
 
-  absl::StatusOr<agentrt::Run> run = Drive(with_caller);
+  absl::StatusOr<agentrt::Run> run = Drive(agent, &model);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_EQ(run->result, R"({"answer":"hello"})");
+  EXPECT_EQ(run->model_calls, 4);  // every reply went through the step's accounting caller
+  EXPECT_EQ(run->input_tokens, 400);
 
   // Only the first call and the terminal one ran: not the cut reply's, not the extra one.
   EXPECT_THAT(read_.calls, ElementsAre(R"({ "path" : "a.txt" })"));
@@ -206,10 +193,8 @@ TEST_F(ModelAgentDriverTest, DrivesARunThroughAScriptedModel) {
 // recorded model would no longer answer it.
 TEST_F(ModelAgentDriverTest, StepsReadBackFromTheStoreRenderTheSameConversation) {
   CannedModel model(Script());
-  PlainCaller caller(model);
   ModelAgent agent(AgentOptions());
-  WithCaller with_caller(agent, caller);
-  ASSERT_TRUE(Drive(with_caller).ok());
+  ASSERT_TRUE(Drive(agent, &model).ok());
 
   StepInput from_store;
   from_store.run = *ReadRun(*store_, "run-1");
