@@ -51,6 +51,12 @@ void AppendJsonString(std::string_view text, std::string& out) {
 
 }  // namespace
 
+std::string JsonStringLiteral(std::string_view text) {
+  std::string out;
+  AppendJsonString(text, out);
+  return out;
+}
+
 std::string TextLine(const store::Event& event, const TextOptions& options) {
   std::string line = ShowTime(event.at, options.zone);
   line.append("  ");

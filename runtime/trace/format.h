@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "absl/time/time.h"
 #include "runtime/store/store.h"
@@ -42,5 +43,9 @@ std::string TextLine(const store::Event& event, const TextOptions& options = {})
 // JsonlLine is the JSON Lines record of `event`, newline included. Text that is not UTF-8 in
 // the event's string fields is shown with U+FFFD in its place (JSON strings are UTF-8).
 std::string JsonlLine(const store::Event& event);
+
+// JsonStringLiteral is `text` as a JSON string literal (canonical escaping), with bytes that
+// are not UTF-8 shown as U+FFFD: for stored text, which nothing guarantees to be UTF-8.
+std::string JsonStringLiteral(std::string_view text);
 
 }  // namespace agentrt::trace
