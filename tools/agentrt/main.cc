@@ -8,6 +8,7 @@
 
 #include "runtime/json/sanitize.h"
 #include "tools/agentrt/command_line.h"
+#include "tools/agentrt/event_commands.h"
 #include "tools/agentrt/json_command.h"
 #include "tools/agentrt/operator_commands.h"
 #include "tools/agentrt/run_commands.h"
@@ -28,9 +29,12 @@ Commands:
   schema check SCHEMA   compile a JSON Schema, or say why it is refused
   demo scripted --db PATH [--approval | --resume RUN]
                         run a scripted agent against in-memory tools and print its trace
-  events [--db PATH] RUN
-                        print a run's persisted events
-  verify [--db PATH]    walk the event hash chain and report the first break
+  events [--db PATH] RUN [--limit N] [--offset N] [--json]
+                        print a run's persisted events (aligned text or JSON Lines)
+  verify [--db PATH] [--from N] [--to N] [--head SEQ:HASH] [--json]
+                        walk the event hash chain, report the first break, check a kept head
+  export [--db PATH] [--run RUN] [--cursor FILE] [--once]
+                        follow the event log read-only, writing JSON Lines records
   recheck [--db PATH] RUN
                         re-ask the default policy every decision the run recorded
   approve [--db PATH] RUN
@@ -65,6 +69,7 @@ int main(int argc, char** argv) {
   if (command == "demo") return agentrt::cli::RunDemoCommand(rest);
   if (command == "events") return agentrt::cli::RunEventsCommand(rest);
   if (command == "verify") return agentrt::cli::RunVerifyCommand(rest);
+  if (command == "export") return agentrt::cli::RunExportCommand(rest);
   if (command == "recheck") return agentrt::cli::RunRecheckCommand(rest);
   if (command == "approve") return agentrt::cli::RunApproveCommand(rest);
   if (command == "reject") return agentrt::cli::RunRejectCommand(rest);
