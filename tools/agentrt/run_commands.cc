@@ -12,6 +12,7 @@
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "runtime/trace/format.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 
@@ -91,12 +92,11 @@ Decision ToolCallDecision(std::string tool, std::string args, std::string reason
   return d;
 }
 
+// The demo's events as trace lines (runtime/trace), payloads cut to keep the story readable.
 void PrintEvents(const std::vector<store::Event>& events) {
-  for (const store::Event& e : events) {
-    std::cout << e.seq << "  " << e.at << "  " << e.type;
-    if (!e.step_id.empty()) std::cout << "  step=" << e.step_id.substr(0, 8);
-    std::cout << "  " << json::Truncate(json::Sanitize(e.payload_json), 400) << "\n";
-  }
+  trace::TextOptions options;
+  options.max_payload_bytes = 400;
+  for (const store::Event& e : events) std::cout << trace::TextLine(e, options);
 }
 
 absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading() {
