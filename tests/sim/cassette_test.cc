@@ -122,8 +122,14 @@ TEST_F(CassetteFileTest, CorruptTruncatedAndEmptyFilesAreRefusedNamingTheFile) {
     EXPECT_EQ(read.status().code(), c.code);
     EXPECT_THAT(read.status().message(), HasSubstr("cassette " + path + ": "));
     EXPECT_THAT(read.status().message(), HasSubstr(c.message));
-    // A replay of it is refused before the first request, the same way.
+    // A replay of it is refused before the first request, the same way, and a recorder
+    // refuses to write over it.
     EXPECT_EQ(ReplayingModel::Open("m", path).status(), read.status());
+    EXPECT_EQ(CassetteRecorder::Open(path).status(), read.status());
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream after;
+    after << in.rdbuf();
+    EXPECT_EQ(after.str(), c.bytes);
   }
 }
 

@@ -3,7 +3,10 @@
 #include <sys/stat.h>
 
 #include <memory>
+#include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -211,6 +214,30 @@ TEST_F(ReplayTest, EverySaveLeavesAWholeOwnerOnlyCassetteThatSurvivesAReopen) {
   ASSERT_TRUE(cassette.ok());
   EXPECT_EQ(cassette->chain_head.seq, 7);
   EXPECT_EQ(cassette->chain_head.hash, std::string(64, 'a'));
+}
+
+TEST_F(ReplayTest, ConcurrentIdenticalCallsGetDistinctOrdinalsAndAllReplay) {
+  std::vector<ModelResponse> answers;
+  for (int i = 0; i < 40; ++i) answers.push_back(Answer(std::to_string(i)));
+  ScriptedModel inner(answers);
+  CassetteRecorder recorder;
+  RecordingModel recording(inner, recorder);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) EXPECT_TRUE(recording.Generate(Ask("same"), kNoDeadline).ok());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  Cassette cassette = recorder.cassette();
+  ASSERT_EQ(cassette.exchanges.size(), 40u);
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(cassette.exchanges[i].model->ordinal, i + 1);
+  ASSERT_TRUE(SerializeCassette(cassette).ok());
+
+  ReplayingModel replay("scripted", cassette);
+  std::set<std::string> served;
+  for (int i = 0; i < 40; ++i) served.insert(TextOf(replay.Generate(Ask("same"), kNoDeadline)));
+  EXPECT_EQ(served.size(), 40u);
 }
 
 TEST_F(ReplayTest, StrictOrderStopsAtTheFirstRequestThatDiffersNamingBothKeys) {
