@@ -20,7 +20,7 @@ Cassette NewCassette() {
   return cassette;
 }
 
-CassetteExchange Model(ModelExchange exchange) {
+CassetteExchange ModelEntry(ModelExchange exchange) {
   CassetteExchange e;
   e.model = std::move(exchange);
   return e;
@@ -89,11 +89,11 @@ absl::StatusOr<ModelExchange> CassetteRecorder::RecordModel(std::string_view mod
     std::erase_if(next.exchanges, [&](const CassetteExchange& e) {
       return e.model && e.model->key == exchange.key;
     });
-    next.exchanges.push_back(Model(exchange));
+    next.exchanges.push_back(ModelEntry(exchange));
     AGENTRT_RETURN_IF_ERROR(Persist(next));
     cassette_ = std::move(next);
   } else {
-    cassette_.exchanges.push_back(Model(exchange));
+    cassette_.exchanges.push_back(ModelEntry(exchange));
     if (absl::Status s = Persist(cassette_); !s.ok()) {
       cassette_.exchanges.pop_back();
       return s;
