@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/json/sanitize.h"
+#include "tools/agentrt/cassette_command.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/event_commands.h"
 #include "tools/agentrt/json_command.h"
@@ -43,6 +44,8 @@ Commands:
                         show it and reject it (the run is cancelled)
   cancel [--db PATH] RUN
                         cancel a run that has not ended
+  cassette dump CASSETTE [--json]
+                        print the exchanges a recorded cassette holds
 
 Operator commands take --db PATH or the AGENTRT_DB environment variable.
 
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
   if (command == "approve") return agentrt::cli::RunApproveCommand(rest);
   if (command == "reject") return agentrt::cli::RunRejectCommand(rest);
   if (command == "cancel") return agentrt::cli::RunCancelCommand(rest);
+  if (command == "cassette") return agentrt::cli::RunCassetteCommand(rest);
   std::cerr << "agentrt: unknown command \"" << agentrt::json::Sanitize(command)
             << "\"\nRun 'agentrt --help' for the list of commands.\n";
   return agentrt::cli::kExitUsage;
