@@ -31,22 +31,9 @@ std::string_view Head(std::string_view text, std::size_t n) {
 void AppendJsonString(std::string_view text, std::string& out) {
   if (json::IsValidUtf8(text)) {
     json::AppendCanonicalString(text, out);
-    return;
+  } else {
+    json::AppendCanonicalString(json::ToValidUtf8(text), out);
   }
-  std::string valid;
-  valid.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    char32_t cp;
-    int n = json::DecodeUtf8(text, i, &cp);
-    if (n > 0) {
-      valid.append(text.substr(i, static_cast<std::size_t>(n)));
-      i += static_cast<std::size_t>(n);
-    } else {
-      valid.append("\xEF\xBF\xBD");  // U+FFFD
-      ++i;
-    }
-  }
-  json::AppendCanonicalString(valid, out);
 }
 
 }  // namespace

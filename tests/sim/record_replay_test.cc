@@ -264,18 +264,16 @@ TEST_F(ReplayTest, StrictOrderStopsAtTheFirstRequestThatDiffersNamingBothKeys) {
   EXPECT_THAT(more.status().message(), HasSubstr("all 3 recorded exchanges were served"));
 }
 
-TEST_F(ReplayTest, ACallWhoseRecordingFailsReturnsTheErrorAndLeavesTheCassetteAsItWas) {
-  // A response text that is not UTF-8 has no JSON form that reads back: recording it would
-  // leave a cassette that cannot replay, so the call fails instead of leaving a hole.
-  ScriptedModel inner({Answer("fine"), Answer("bad \xFF text")});
-  CassetteRecorder recorder;
-  RecordingModel recording(inner, recorder);
-  ASSERT_TRUE(recording.Generate(Ask("one"), kNoDeadline).ok());
-  absl::StatusOr<ModelResponse> failed = recording.Generate(Ask("two"), kNoDeadline);
-  EXPECT_EQ(failed.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(failed.status().message(),
-              HasSubstr("record the call of model \"scripted\": response_json does not read back"));
-  EXPECT_EQ(recorder.cassette().exchanges.size(), 1u);
+TEST_F(ReplayTest, TextThatIsNotUtf8IsRecordedAsReplacementCharactersWhileRawStaysExact) {
+  // A JSON string cannot hold bytes that are not UTF-8: the structured response keeps U+FFFD in
+  // their place (one stable form, so the exchange reads back), and the provider's own bytes are
+  // kept exactly in raw.
+  Cassette cassette = Record({Ask("q")}, {Answer("bad \xFF text", "raw \xFF bytes")});
+  ReplayingModel replay("scripted", cassette);
+  absl::StatusOr<ModelResponse> r = replay.Generate(Ask("q"), kNoDeadline);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->text, "bad \xEF\xBF\xBD text");
+  EXPECT_EQ(r->raw, "raw \xFF bytes");
 }
 
 TEST_F(ReplayTest, ARecorderOnAFolderThatDoesNotExistFailsAtOpenNamingThePath) {
