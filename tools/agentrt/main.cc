@@ -12,6 +12,7 @@
 #include "tools/agentrt/operator_commands.h"
 #include "tools/agentrt/run_commands.h"
 #include "tools/agentrt/schema_command.h"
+#include "tools/agentrt/view_commands.h"
 
 namespace {
 
@@ -28,19 +29,21 @@ Commands:
   schema check SCHEMA   compile a JSON Schema, or say why it is refused
   demo scripted --db PATH [--approval | --resume RUN]
                         run a scripted agent against in-memory tools and print its trace
-  events [--db PATH] RUN
-                        print a run's persisted events
-  verify [--db PATH]    walk the event hash chain and report the first break
-  recheck [--db PATH] RUN
-                        re-ask the default policy every decision the run recorded
-  approve [--db PATH] RUN
-                        show the request a run waits on and approve it
-  reject [--db PATH] RUN
-                        show it and reject it (the run is cancelled)
-  cancel [--db PATH] RUN
-                        cancel a run that has not ended
 
-Operator commands take --db PATH or the AGENTRT_DB environment variable.
+Operating on a database of runs (--db PATH, or the AGENTRT_DB environment variable;
+opened existing-only, never created; --json for machine output):
+  runs                  list the runs, newest first, with the approval each waits on
+  show RUN              a run, the approvals it waits on, and its steps
+  events RUN            print a run's persisted events
+  verify                walk the event hash chain and report the first break
+  approve RUN           show the approval a run waits on and approve it (bound to what
+                        was shown; the run stays waiting until the consumer resumes it)
+  reject RUN            show it and reject it (the run is cancelled)
+  cancel RUN            cancel a run that has not ended
+  recheck RUN           re-ask the default policy every decision the run recorded
+
+There is deliberately no 'resume' command: resuming a run needs the consumer's agent,
+tools and policy, so the consumer's own program resumes it after an approval.
 
 Run 'agentrt COMMAND --help' for a command's details.
 Exit status: 0 ok, 1 failure or finding, 2 usage error.
@@ -66,6 +69,13 @@ int main(int argc, char** argv) {
   if (command == "events") return agentrt::cli::RunEventsCommand(rest);
   if (command == "verify") return agentrt::cli::RunVerifyCommand(rest);
   if (command == "recheck") return agentrt::cli::RunRecheckCommand(rest);
+  if (command == "resume") {
+    std::cerr << "agentrt: there is no resume command: resuming a run needs the consumer's "
+                 "agent, tools and policy, so the consumer's program resumes it\n";
+    return agentrt::cli::kExitUsage;
+  }
+  if (command == "runs") return agentrt::cli::RunRunsCommand(rest);
+  if (command == "show") return agentrt::cli::RunShowCommand(rest);
   if (command == "approve") return agentrt::cli::RunApproveCommand(rest);
   if (command == "reject") return agentrt::cli::RunRejectCommand(rest);
   if (command == "cancel") return agentrt::cli::RunCancelCommand(rest);
