@@ -600,7 +600,7 @@ TEST_F(AgentrtOperatorCliTest, Help_SaysResumeBelongsToTheConsumer) {
   }
 }
 
-TEST_F(AgentrtOperatorCliTest, Open_InsecureFileModeAndSymlinkRefusedWithOneSentence) {
+TEST_F(AgentrtOperatorCliTest, Open_InsecureModeSymlinkAndTriggerRefusedWithOneSentence) {
   Waiting("r");
   ASSERT_EQ(::chmod(db_.c_str(), 0666), 0);
   ProcessResult insecure = Agentrt({"runs", "--db", db_});
@@ -616,6 +616,15 @@ TEST_F(AgentrtOperatorCliTest, Open_InsecureFileModeAndSymlinkRefusedWithOneSent
   EXPECT_EQ(Lines(linked.err).size(), 1u) << linked.err;
   EXPECT_THAT(linked.err, HasSubstr("symbolic link"));
   std::filesystem::remove(link);
+  // A schema carrying a trigger could rewrite what a reader is shown.
+  Sql("CREATE TRIGGER t AFTER INSERT ON events BEGIN SELECT 1; END");
+  for (std::vector<std::string> args : {std::vector<std::string>{"runs", "--db", db_},
+                                        std::vector<std::string>{"show", "r", "--db", db_}}) {
+    ProcessResult r = Agentrt(args);
+    EXPECT_EQ(r.exit_code, 1) << args[0];
+    EXPECT_EQ(Lines(r.err).size(), 1u) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("trigger"));
+  }
 }
 
 TEST_F(AgentrtOperatorCliTest, Read_OnlyThePageIsReadFromAHugeDatabase) {
