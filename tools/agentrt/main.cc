@@ -8,6 +8,7 @@
 
 #include "runtime/json/sanitize.h"
 #include "tools/agentrt/command_line.h"
+#include "tools/agentrt/event_commands.h"
 #include "tools/agentrt/json_command.h"
 #include "tools/agentrt/operator_commands.h"
 #include "tools/agentrt/run_commands.h"
@@ -34,8 +35,12 @@ Operating on a database of runs (--db PATH, or the AGENTRT_DB environment variab
 opened existing-only, never created; --json for machine output):
   runs                  list the runs, newest first, with the approval each waits on
   show RUN              a run, the approvals it waits on, and its steps
-  events RUN            print a run's persisted events
-  verify                walk the event hash chain and report the first break
+  events RUN [--limit N] [--offset N]
+                        print a run's persisted events (aligned text or JSON Lines)
+  verify [--from N] [--to N] [--head SEQ:HASH]
+                        walk the event hash chain, report the first break, check a kept head
+  export [--run RUN] [--cursor FILE] [--once]
+                        follow the event log read-only, writing JSON Lines records
   approve RUN           show the approval a run waits on and approve it (bound to what
                         was shown; the run stays waiting until the consumer resumes it)
   reject RUN            show it and reject it (the run is cancelled)
@@ -68,6 +73,7 @@ int main(int argc, char** argv) {
   if (command == "demo") return agentrt::cli::RunDemoCommand(rest);
   if (command == "events") return agentrt::cli::RunEventsCommand(rest);
   if (command == "verify") return agentrt::cli::RunVerifyCommand(rest);
+  if (command == "export") return agentrt::cli::RunExportCommand(rest);
   if (command == "recheck") return agentrt::cli::RunRecheckCommand(rest);
   if (command == "resume") {
     std::cerr << "agentrt: there is no resume command: resuming a run needs the consumer's "
