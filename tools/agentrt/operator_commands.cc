@@ -11,6 +11,7 @@
 #include "runtime/json_object.h"
 #include "runtime/run_reader.h"
 #include "runtime/store/store.h"
+#include "runtime/trace/format.h"
 #include "runtime/view/approval_json.h"
 #include "runtime/view/bound.h"
 #include "runtime/view/summary.h"
@@ -69,12 +70,13 @@ Exit status: 0 cancelled, 1 refused, declined or failed, 2 usage error (also: no
 confirmation).
 )";
 
-// Writes each event the command commits to standard error, one line each.
+// Writes each event the command commits to standard error as a trace line (local time).
 void TraceToStderr(store::Store& store) {
   store.AddObserver([](const store::Event& e) {
-    std::cerr << e.seq << "  " << e.at << "  " << e.type << "  run=" << json::Sanitize(e.run_id);
-    if (!e.step_id.empty()) std::cerr << "  step=" << json::Sanitize(e.step_id);
-    std::cerr << "  " << json::Truncate(json::Sanitize(e.payload_json), 400) << "\n";
+    trace::TextOptions options;
+    options.zone = absl::LocalTimeZone();
+    options.max_payload_bytes = 8000;
+    std::cerr << trace::TextLine(e, options) << std::flush;
   });
 }
 
