@@ -51,9 +51,18 @@ struct Decider {
   std::string shown_hash;  // when set, the approval must still have this hash
 };
 
+// The refusals that share FailedPrecondition, told apart by these (never by message words):
+// the run is not in the state the operation needs; the approval is no longer pending; it had
+// expired (the expiry has then been written). An expired approval is also not pending, as
+// reference/core.md §1.3 has ErrApprovalExpired match ErrNotPending.
+bool IsRunStateError(const absl::Status& status);
+bool IsNotPendingError(const absl::Status& status);  // true for an expired approval too
+bool IsApprovalExpiredError(const absl::Status& status);
+
 // Approve grants the pending approval; the run stays WAITING_FOR_APPROVAL until resumed.
 // Errors: FailedPrecondition (run not waiting, approval not pending, expired — the run is then
-// cancelled), NotFound, DataLoss (hash), Aborted (not the approval that was shown).
+// cancelled; see IsRunStateError and its siblings), NotFound, DataLoss (hash), Aborted (not the
+// approval that was shown).
 absl::StatusOr<Approval> Approve(store::Store& store, const world::Clock& clock,
                                  std::string_view run_id, std::string_view approval_id,
                                  const Decider& decider);
@@ -63,8 +72,8 @@ absl::StatusOr<Approval> Reject(store::Store& store, const world::Clock& clock,
                                 std::string_view run_id, std::string_view approval_id,
                                 const Decider& decider);
 // Cancel ends any run that has not ended (operator_cancelled): every step in flight fails with
-// an interrupted observation; pending approvals stay pending. FailedPrecondition for an ended
-// run.
+// an interrupted observation; pending approvals stay pending. FailedPrecondition
+// (IsRunStateError) for an ended run.
 absl::Status Cancel(store::Store& store, const world::Clock& clock, std::string_view run_id,
                     const Decider& decider);
 
