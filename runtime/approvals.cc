@@ -24,11 +24,16 @@ constexpr std::string_view kRefusalPayload = "agentrt/approval-refusal";
 constexpr std::string_view kRunState = "run_state";
 constexpr std::string_view kNotPending = "not_pending";
 constexpr std::string_view kExpired = "expired";
+constexpr std::string_view kChanged = "approval_changed";
+constexpr std::string_view kHash = "approval_hash";
 
-absl::Status Refused(std::string_view refusal, std::string_view message) {
-  absl::Status status = absl::FailedPreconditionError(ToAbsl(message));
+absl::Status Marked(std::string_view refusal, absl::Status status) {
   status.SetPayload(ToAbsl(kRefusalPayload), absl::Cord(ToAbsl(refusal)));
   return status;
+}
+
+absl::Status Refused(std::string_view refusal, std::string_view message) {
+  return Marked(refusal, absl::FailedPreconditionError(ToAbsl(message)));
 }
 
 std::string RefusalOf(const absl::Status& status) {
@@ -91,8 +96,9 @@ absl::Status Check(const Approval& a, const Decider& decider) {
                    absl::StrCat("approval ", a.id, " is already ", ToAbsl(ToString(a.status))));
   }
   if (!decider.shown_hash.empty() && decider.shown_hash != a.hash) {
-    return absl::AbortedError(
-        absl::StrCat("approval ", a.id, " is not the one that was shown (its hash changed)"));
+    return Marked(kChanged,
+                  absl::AbortedError(absl::StrCat(
+                      "approval ", a.id, " is not the one that was shown (its hash changed)")));
   }
   return VerifyApprovalHash(a);
 }
@@ -196,6 +202,10 @@ bool IsNotPendingError(const absl::Status& status) {
 
 bool IsApprovalExpiredError(const absl::Status& status) { return RefusalOf(status) == kExpired; }
 
+bool IsApprovalChangedError(const absl::Status& status) { return RefusalOf(status) == kChanged; }
+
+bool IsApprovalHashError(const absl::Status& status) { return RefusalOf(status) == kHash; }
+
 std::string ApprovalHash(std::string_view kind, std::string_view capability,
                          std::string_view presentation, std::string_view request) {
   return json::Sha256Hex(JsonObject()
@@ -208,10 +218,10 @@ std::string ApprovalHash(std::string_view kind, std::string_view capability,
 
 absl::Status VerifyApprovalHash(const Approval& a) {
   if (ApprovalHash(a.kind, a.capability, a.presentation, a.request) != a.hash) {
-    return absl::DataLossError(absl::StrCat(
-        "approval ", ToAbsl(json::Sanitize(a.id)),
-        ": its hash does not match its recorded request; the row was changed after it was "
-        "written"));
+    return Marked(kHash, absl::DataLossError(absl::StrCat(
+                             "approval ", ToAbsl(json::Sanitize(a.id)),
+                             ": its hash does not match its recorded request; the row was "
+                             "changed after it was written")));
   }
   return absl::OkStatus();
 }

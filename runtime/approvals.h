@@ -28,8 +28,8 @@ namespace agentrt {
 std::string ApprovalHash(std::string_view kind, std::string_view capability,
                          std::string_view presentation, std::string_view request);
 
-// VerifyApprovalHash: DataLoss naming the approval when the stored hash is not the one its
-// stored fields give (the row was changed).
+// VerifyApprovalHash: DataLoss (IsApprovalHashError) naming the approval when the stored hash
+// is not the one its stored fields give (the row was changed).
 absl::Status VerifyApprovalHash(const Approval& approval);
 
 // ExpireApproval expires a pending approval or an approved grant at `now` and cancels its run
@@ -51,13 +51,17 @@ struct Decider {
   std::string shown_hash;  // when set, the approval must still have this hash
 };
 
-// The refusals that share FailedPrecondition, told apart by these (never by message words):
-// the run is not in the state the operation needs; the approval is no longer pending; it had
-// expired (the expiry has then been written). An expired approval is also not pending, as
-// reference/core.md §1.3 has ErrApprovalExpired match ErrNotPending.
+// The refusals of a decision, told apart by these rather than by message words (three share
+// FailedPrecondition, and a store can fail with any code): the run is not in the state the
+// operation needs; the approval is no longer pending; it had expired (the expiry has then been
+// written); it is not the one that was shown (Aborted); its row does not match its hash
+// (DataLoss). An expired approval is also not pending, as reference/core.md §1.3 has
+// ErrApprovalExpired match ErrNotPending.
 bool IsRunStateError(const absl::Status& status);
 bool IsNotPendingError(const absl::Status& status);  // true for an expired approval too
 bool IsApprovalExpiredError(const absl::Status& status);
+bool IsApprovalChangedError(const absl::Status& status);
+bool IsApprovalHashError(const absl::Status& status);
 
 // Approve grants the pending approval; the run stays WAITING_FOR_APPROVAL until resumed.
 // Errors: FailedPrecondition (run not waiting, approval not pending, expired — the run is then

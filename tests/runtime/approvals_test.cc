@@ -154,6 +154,7 @@ TEST_F(ApprovalsTest, TamperedApprovalRowIsRefusedByHash) {
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(run.status().message(), HasSubstr("does not match its recorded request"));
+  EXPECT_TRUE(IsApprovalHashError(run.status()));
   EXPECT_TRUE(post_.calls.empty());
   EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kWaitingForApproval);
 }
@@ -214,6 +215,7 @@ TEST_F(ApprovalsTest, ShownHashMustStillMatch) {
       Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", "", "0000"});
   ASSERT_FALSE(approved.ok());
   EXPECT_THAT(approved.status().message(), HasSubstr("not the one that was shown"));
+  EXPECT_TRUE(IsApprovalChangedError(approved.status()));
   EXPECT_EQ(Only().status, ApprovalStatus::kPending);
 }
 
