@@ -250,8 +250,8 @@ absl::StatusOr<Approval> PendingApproval(store::Store& store, std::string_view r
     for (const Approval& a : approvals) {
       if (a.id != approval_id) continue;
       if (a.status != ApprovalStatus::kPending) {
-        return Refused(a.status == ApprovalStatus::kExpired ? kExpired : kNotPending,
-                       absl::StrCat("approval ", a.id, " is ", ToAbsl(ToString(a.status))));
+        return absl::FailedPreconditionError(
+            absl::StrCat("approval ", a.id, " is ", ToAbsl(ToString(a.status))));
       }
       return a;
     }
