@@ -243,38 +243,89 @@ absl::StatusOr<std::vector<Approval>> ListApprovals(store::Store& store, std::st
   return approvals;
 }
 
+absl::StatusOr<Approval> GetApproval(store::Store& store, std::string_view run_id,
+                                     std::string_view approval_id) {
+  Approval approval;
+  AGENTRT_RETURN_IF_ERROR(store.Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(approval, GetApprovalTx(tx, run_id, approval_id));
+    return absl::OkStatus();
+  }));
+  return approval;
+}
+
+absl::StatusOr<ApprovalPage> ListApprovalsPage(store::Store& store, std::string_view run_id,
+                                               bool pending_only, std::int64_t limit,
+                                               std::int64_t offset) {
+  AGENTRT_RETURN_IF_ERROR(store::Store::CheckPage(limit, offset));
+  std::string where =
+      pending_only ? "WHERE run_id = ?1 AND status = 'pending' " : "WHERE run_id = ?1 ";
+  ApprovalPage page;
+  AGENTRT_RETURN_IF_ERROR(store.Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> count,
+        tx.Query(absl::StrCat("SELECT COUNT(*) FROM approvals ", where), {run_id}));
+    page.total = store::ToInt(count[0][0]);
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query(absl::StrCat(ToAbsl(kSelectApproval), where, "ORDER BY rowid LIMIT ?2 OFFSET ?3"),
+                 {run_id, limit, offset}));
+    for (const SqlRow& r : rows) page.approvals.push_back(FromRow(r));
+    return absl::OkStatus();
+  }));
+  return page;
+}
+
+absl::StatusOr<std::map<std::string, std::vector<std::string>>> PendingApprovalIds(
+    store::Store& store, std::span<const std::string> run_ids, int per_run) {
+  std::map<std::string, std::vector<std::string>> ids;
+  if (run_ids.empty() || per_run < 1) return ids;
+  std::vector<store::SqlValue> params = {std::int64_t{per_run}};
+  std::vector<std::string> slots;
+  for (const std::string& run : run_ids) {
+    params.push_back(std::string_view(run));
+    slots.push_back(absl::StrCat("?", params.size()));
+  }
+  AGENTRT_RETURN_IF_ERROR(store.Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query(absl::StrCat("SELECT run_id, id FROM (SELECT run_id, id, rowid AS r, "
+                              "row_number() OVER (PARTITION BY run_id ORDER BY rowid) AS n "
+                              "FROM approvals WHERE status = 'pending' AND run_id IN (",
+                              absl::StrJoin(slots, ", "), ")) WHERE n <= ?1 ORDER BY run_id, r"),
+                 params));
+    for (SqlRow& r : rows) ids[r[0]].push_back(std::move(r[1]));
+    return absl::OkStatus();
+  }));
+  return ids;
+}
+
 absl::StatusOr<Approval> PendingApproval(store::Store& store, std::string_view run_id,
                                          std::string_view approval_id) {
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<Approval> approvals, ListApprovals(store, run_id));
   if (!approval_id.empty()) {
-    for (const Approval& a : approvals) {
-      if (a.id != approval_id) continue;
-      if (a.status != ApprovalStatus::kPending) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("approval ", a.id, " is ", ToAbsl(ToString(a.status))));
-      }
-      return a;
+    AGENTRT_ASSIGN_OR_RETURN(Approval a, GetApproval(store, run_id, approval_id));
+    if (a.status != ApprovalStatus::kPending) {
+      return absl::FailedPreconditionError(absl::StrCat("approval ", ToAbsl(json::Sanitize(a.id)),
+                                                        " is ", ToAbsl(ToString(a.status))));
     }
-    return absl::NotFoundError(absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)),
-                                            " has no approval ",
-                                            ToAbsl(json::Sanitize(approval_id))));
+    return a;
   }
-  std::vector<const Approval*> pending;
-  for (const Approval& a : approvals) {
-    if (a.status == ApprovalStatus::kPending) pending.push_back(&a);
-  }
-  if (pending.empty()) {
+  constexpr std::int64_t kCandidates = 20;
+  AGENTRT_ASSIGN_OR_RETURN(ApprovalPage pending,
+                           ListApprovalsPage(store, run_id, /*pending_only=*/true, kCandidates, 0));
+  if (pending.total == 0 || pending.approvals.empty()) {
     return absl::NotFoundError(
         absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)), " has no pending approval"));
   }
-  if (pending.size() > 1) {
+  if (pending.total > 1) {
     std::vector<std::string> ids;
-    for (const Approval* a : pending) ids.push_back(a->id);
+    for (const Approval& a : pending.approvals) ids.push_back(json::Sanitize(a.id));
+    std::int64_t more = pending.total - static_cast<std::int64_t>(ids.size());
     return absl::FailedPreconditionError(
-        absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)), " has ", pending.size(),
-                     " pending approvals; name one of ", absl::StrJoin(ids, ", ")));
+        absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)), " has ", pending.total,
+                     " pending approvals; name one of ", absl::StrJoin(ids, ", "),
+                     more > 0 ? absl::StrCat(" and ", more, " more") : ""));
   }
-  return *pending[0];
+  return pending.approvals[0];
 }
 
 absl::StatusOr<Approval> Approve(store::Store& store, const world::Clock& clock,

@@ -12,6 +12,9 @@
 // resume; Reject and Cancel end it.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,11 +42,34 @@ absl::Status ExpireApproval(store::Store& store, const Approval& approval, absl:
 // ListApprovals returns a run's approvals in the order they were created.
 absl::StatusOr<std::vector<Approval>> ListApprovals(store::Store& store, std::string_view run_id);
 
-// PendingApproval selects the approval an operator means: `approval_id` when given (it must be
-// this run's and pending), otherwise the run's only pending approval. Never guesses among
-// several: FailedPrecondition listing them.
+// PendingApproval selects the approval an operator means (reference/core.md §5.6):
+// `approval_id` when given (NotFound unless it is this run's; FailedPrecondition "approval X is
+// S" unless pending), otherwise the run's only pending approval (NotFound when there is none).
+// Never guesses among several: FailedPrecondition naming up to 20 of them and how many more.
+// Reads at most 20 candidate rows, however many the run has.
 absl::StatusOr<Approval> PendingApproval(store::Store& store, std::string_view run_id,
                                          std::string_view approval_id = "");
+
+// GetApproval reads one approval of a run: NotFound when the run has no such approval.
+absl::StatusOr<Approval> GetApproval(store::Store& store, std::string_view run_id,
+                                     std::string_view approval_id);
+
+// A page of a run's approvals in the order they were created — only the pending ones when
+// `pending_only` — with the total from COUNT. Only the page's rows are read. Errors:
+// InvalidArgument for limit < 1 or offset < 0.
+struct ApprovalPage {
+  std::vector<Approval> approvals;
+  std::int64_t total = 0;
+};
+absl::StatusOr<ApprovalPage> ListApprovalsPage(store::Store& store, std::string_view run_id,
+                                               bool pending_only, std::int64_t limit,
+                                               std::int64_t offset);
+
+// PendingApprovalIds returns, for each run of `run_ids` that has pending approvals, the ids of
+// the first `per_run` of them in creation order, in one query (two are enough to tell "exactly
+// one" from "several").
+absl::StatusOr<std::map<std::string, std::vector<std::string>>> PendingApprovalIds(
+    store::Store& store, std::span<const std::string> run_ids, int per_run);
 
 struct Decider {
   std::string by;  // an unverified label, recorded as given
