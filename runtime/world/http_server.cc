@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <thread>
 #include <utility>
 
@@ -41,6 +42,7 @@ struct HttpServer::Impl {
   int port = 0;
   httplib::Server server;
   std::thread thread;
+  std::atomic<bool> returned = false;  // listen_after_bind returned
   bool stopped = false;
 };
 
@@ -114,7 +116,17 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Listen(const std::string
     impl->port = port;
   }
   Impl* raw = impl.get();
-  impl->thread = std::thread([raw] { raw->server.listen_after_bind(); });
+  impl->thread = std::thread([raw] {
+    raw->server.listen_after_bind();
+    raw->returned = true;
+  });
+  // httplib's stop() does nothing to a server that is not running yet, so a Stop right after
+  // Listen would leave the thread listening for ever: wait until it accepts (microseconds).
+  while (!raw->server.is_running() && !raw->returned) std::this_thread::yield();
+  if (!raw->server.is_running()) {
+    raw->thread.join();
+    return absl::UnavailableError(absl::StrCat("cannot serve on ", host, ":", raw->port));
+  }
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 
