@@ -12,6 +12,7 @@
 #include "tools/agentrt/operator_commands.h"
 #include "tools/agentrt/run_commands.h"
 #include "tools/agentrt/schema_command.h"
+#include "tools/agentrt/webhook_command.h"
 
 namespace {
 
@@ -39,6 +40,8 @@ Commands:
                         show it and reject it (the run is cancelled)
   cancel [--db PATH] RUN
                         cancel a run that has not ended
+  webhook serve [--db PATH] --listen HOST:PORT --secret_file FILE
+                        serve the signed approval webhook over the database
 
 Operator commands take --db PATH or the AGENTRT_DB environment variable.
 
@@ -69,6 +72,7 @@ int main(int argc, char** argv) {
   if (command == "approve") return agentrt::cli::RunApproveCommand(rest);
   if (command == "reject") return agentrt::cli::RunRejectCommand(rest);
   if (command == "cancel") return agentrt::cli::RunCancelCommand(rest);
+  if (command == "webhook") return agentrt::cli::RunWebhookCommand(rest);
   std::cerr << "agentrt: unknown command \"" << agentrt::json::Sanitize(command)
             << "\"\nRun 'agentrt --help' for the list of commands.\n";
   return agentrt::cli::kExitUsage;
