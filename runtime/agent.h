@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "runtime/model.h"
 #include "runtime/types.h"
 
 namespace agentrt {
@@ -15,6 +16,9 @@ struct StepInput {
   Run run;                      // step_count already counts this step
   std::vector<Step> steps;      // the steps before this one
   std::vector<ToolSpec> tools;  // sorted by name
+  // The accounting model caller for this step (model_caller.h); null when the driver has no
+  // model configured. Valid only during Decide.
+  ModelCaller* model = nullptr;
 };
 
 class Agent {

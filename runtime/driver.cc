@@ -31,7 +31,17 @@ using world::FormatTimestamp;
 
 bool IsLimitReason(std::string_view reason) {
   return reason == reason::kLimitSteps || reason == reason::kRepeatedToolFailures ||
-         reason == reason::kLimitActiveTime || reason == reason::kLimitElapsedTime;
+         reason == reason::kLimitActiveTime || reason == reason::kLimitElapsedTime ||
+         reason == reason::kLimitModelCalls || reason == reason::kLimitTokens ||
+         reason == reason::kLimitCost || reason == reason::kModelUnavailable;
+}
+
+// The reason a run ends with when the decision could not be made (reference/core.md §4.11):
+// a model limit or an unavailable model the agent passed on, else agent_error.
+std::string DecisionFailureReason(const absl::Status& error) {
+  if (std::optional<std::string> limit = LimitReasonOf(error)) return *limit;
+  if (IsModelUnavailable(error)) return std::string(reason::kModelUnavailable);
+  return std::string(reason::kAgentError);
 }
 
 std::string FormatMs(absl::Duration d) {
@@ -596,6 +606,12 @@ class Driver::Session {
     if (!claimed) return false;
     ++run_.step_count;
     steps_.push_back(step);
+    if (d_.options_.model.model != nullptr) {
+      model_caller_ = std::make_unique<AccountingModelCaller>(
+          d_.options_.model,
+          ModelCallScope{&d_.store_, &d_.clock_, &d_.entropy_, run_.id, step.id, step.started_at,
+                         [this](Transaction& tx) { return RequireRunning(tx); }});
+    }
     return true;
   }
 
@@ -608,6 +624,7 @@ class Driver::Session {
     input.run = run_;
     if (!steps_.empty()) input.steps.assign(steps_.begin(), steps_.end() - 1);
     for (const RecordedSpec& s : d_.registry_.specs()) input.tools.push_back(s.spec);
+    input.model = model_caller_.get();
     return input;
   }
 
@@ -623,9 +640,10 @@ class Driver::Session {
 
   absl::StatusOr<Next> ProposeDecision(const Decision& decision) { return Propose(decision); }
 
-  absl::Status FailStep(std::string_view error) {
-    return Settle(RunStatus::kFailed, reason::kAgentError, std::string(error),
-                  absl::StrCat("agent error: ", ToAbsl(error)));
+  // The decision could not be made: the run fails with the reason the error carries.
+  absl::Status FailStep(const absl::Status& why) {
+    std::string error(ToStd(why.message()));
+    return Settle(RunStatus::kFailed, DecisionFailureReason(why), error, "agent error: " + error);
   }
 
   const Step* CurrentStep() const { return steps_.empty() ? nullptr : &steps_.back(); }
@@ -643,9 +661,7 @@ class Driver::Session {
       decided = absl::InternalError("agent threw a non-standard exception");
     }
     if (!decided.ok()) {
-      std::string error(ToStd(decided.status().message()));
-      AGENTRT_RETURN_IF_ERROR(
-          Settle(RunStatus::kFailed, reason::kAgentError, error, "agent error: " + error));
+      AGENTRT_RETURN_IF_ERROR(FailStep(decided.status()));
       return false;
     }
     AGENTRT_ASSIGN_OR_RETURN(Next next, Propose(*decided));
@@ -1247,6 +1263,7 @@ class Driver::Session {
   std::vector<Step> steps_;
   std::vector<Approval> approvals_;  // the run's approvals, as this session wrote or read them
   std::optional<Pending> pending_;
+  std::unique_ptr<AccountingModelCaller> model_caller_;  // the open step's, when a model is set
   bool attaching_ = false;         // resumed for a gate: stop where the caller takes over
   std::optional<Approval> grant_;  // the approval a resume executes, until it runs
   RunStatus from_ = RunStatus::kRunning;
@@ -1511,7 +1528,7 @@ absl::Status GateSession::Fail(const absl::Status& why) {
   if (!step_open_ || proposed_) return absl::FailedPreconditionError("no open step to fail");
   if (why.ok()) return absl::InvalidArgumentError("Fail needs the error that stopped the step");
   step_open_ = false;
-  return session_->FailStep(ToStd(why.message()));
+  return session_->FailStep(why);
 }
 
 }  // namespace agentrt

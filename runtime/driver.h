@@ -23,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "runtime/agent.h"
+#include "runtime/model_caller.h"
 #include "runtime/policy.h"
 #include "runtime/run_reader.h"
 #include "runtime/store/store.h"
@@ -65,6 +66,9 @@ struct DriverOptions {
   const world::Clock* lease_clock = nullptr;
   // Called after each heartbeat renewal of the lease (monitoring, tests).
   std::function<void()> on_lease_renewed;
+  // Optional: the model agents may call, through StepInput::model (model_caller.h). Without
+  // one, agents get no model caller.
+  ModelConfig model;
   // Optional: how to go on with a run found interrupted. Without it, a step that was executing
   // a tool that is not read_only pauses for an operator (interrupted_side_effect).
   Reconcile reconcile;

@@ -1,8 +1,13 @@
 #include "runtime/policy.h"
 
+#include <tuple>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
+#include "runtime/json/canonical_json.h"
+#include "runtime/json/intake.h"
 #include "runtime/json_object.h"
+#include "runtime/records.h"
 #include "runtime/tool.h"
 
 namespace agentrt {
@@ -42,6 +47,39 @@ constexpr std::string_view kAbortPayload = "agentrt/abort-run";
 }  // namespace
 
 std::unique_ptr<Policy> DefaultPolicy() { return std::make_unique<SideEffectPolicy>(); }
+
+absl::StatusOr<PolicyDecision> NeedApproval(std::string_view kind, std::string_view reason,
+                                            std::string_view capability,
+                                            std::string_view presentation) {
+  PolicyDecision d;
+  d.outcome = PolicyOutcome::kRequireApproval;
+  d.outcome_text = std::string(ToString(d.outcome));
+  d.kind = std::string(kind);
+  d.reason = std::string(reason);
+  for (auto [name, text, out] : {std::tuple{"capability", capability, &d.capability},
+                                 std::tuple{"presentation", presentation, &d.presentation}}) {
+    absl::StatusOr<std::string> canonical = json::Canonicalize(Blank(text) ? "{}" : text);
+    if (!canonical.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("approval ", name, ": ", canonical.status().message()));
+    }
+    *out = *std::move(canonical);
+  }
+  return d;
+}
+
+absl::StatusOr<json::Document> DecodePresentation(const Approval& approval) {
+  if (Blank(approval.presentation)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("approval ", approval.id, " has no presentation"));
+  }
+  absl::StatusOr<json::Document> doc = json::Parse(approval.presentation);
+  if (!doc.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "approval ", approval.id, ": presentation is not JSON: ", doc.status().message()));
+  }
+  return doc;
+}
 
 absl::Status AbortRun(std::string_view detail) {
   absl::Status status = absl::AbortedError(absl::StrCat("abort run: ", ToAbsl(detail)));

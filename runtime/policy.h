@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "runtime/json/document.h"
 #include "runtime/types.h"
 
 namespace agentrt {
@@ -41,5 +42,17 @@ class Policy {
 // read_only and local_mutation are allowed, remote_mutation requires approval (kind
 // "remote_mutation"; capability and presentation {"args":…,"tool":…}), destructive is denied.
 std::unique_ptr<Policy> DefaultPolicy();
+
+// NeedApproval is the require_approval decision a consumer's policy returns: `capability` (what
+// the grant allows) and `presentation` (what the operator is shown) are JSON texts, "{}" when
+// empty, stored canonical and bound by the approval's hash. InvalidArgument naming which one
+// is not JSON, and why.
+absl::StatusOr<PolicyDecision> NeedApproval(std::string_view kind, std::string_view reason,
+                                            std::string_view capability,
+                                            std::string_view presentation);
+
+// DecodePresentation parses an approval's presentation back, for a consumer that shows it its
+// own way. InvalidArgument naming the approval when it is empty or not JSON.
+absl::StatusOr<json::Document> DecodePresentation(const Approval& approval);
 
 }  // namespace agentrt

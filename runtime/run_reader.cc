@@ -1,5 +1,6 @@
 #include "runtime/run_reader.h"
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
@@ -45,6 +46,10 @@ absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id) {
       run.limits.max_active_time = absl::Nanoseconds(integer("max_active_time", 0));
       run.limits.max_elapsed_time = absl::Nanoseconds(integer("max_elapsed_time", 0));
       run.limits.approval_ttl = absl::Nanoseconds(integer("approval_ttl", 0));
+      run.limits.max_model_calls = integer("max_model_calls", 0);
+      run.limits.max_output_tokens_per_call = integer("max_output_tokens_per_call", 0);
+      run.limits.max_total_tokens = integer("max_total_tokens", 0);
+      run.limits.max_estimated_cost_micros = integer("max_estimated_cost_micros", 0);
       run.limits.grant_ttl = absl::Nanoseconds(integer("grant_ttl", 0));
     }
     run.step_count = store::ToInt(r[6]);
@@ -64,6 +69,23 @@ absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id) {
 
 namespace {
 
+// The bytes a decision's args or result held, as the agent sent them: canonical JSON, or the
+// unusable bytes the recorder kept out of band (invalid_args / invalid_result, base64 when
+// invalid_base64), so a step read back is the step the agent saw.
+std::string RawDecisionMember(const json::Document& d, std::string_view key) {
+  json::Value root = d.root();
+  if (std::optional<json::Value> v = root.Find(key)) return json::WriteCanonical(*v);
+  std::optional<json::Value> kept = root.Find(key == "args" ? "invalid_args" : "invalid_result");
+  if (!kept || !kept->is_string()) return "";
+  std::string bytes(kept->string_value());
+  std::optional<json::Value> base64 = root.Find("invalid_base64");
+  if (base64 && base64->is_bool() && base64->bool_value()) {
+    std::string decoded;
+    return absl::Base64Unescape(ToAbsl(bytes), &decoded) ? decoded : "";
+  }
+  return bytes;
+}
+
 // Decodes one steps row: id, idx, status, decision_json, observation_json, spec_hash,
 // started_at, finished_at. A column that is not JSON leaves its field empty and is named in
 // decode_error.
@@ -82,9 +104,13 @@ Step DecodeStep(SqlRow& r, std::string_view run_id) {
   };
   if (!r[3].empty()) {
     if (absl::StatusOr<json::Document> d = json::Parse(r[3]); d.ok()) {
-      s.decision =
-          Decision{text(*d, "kind"),   text(*d, "tool"),    text(*d, "args"),  text(*d, "reason"),
-                   text(*d, "result"), text(*d, "message"), text(*d, "origin")};
+      s.decision = Decision{text(*d, "kind"),
+                            text(*d, "tool"),
+                            RawDecisionMember(*d, "args"),
+                            text(*d, "reason"),
+                            RawDecisionMember(*d, "result"),
+                            text(*d, "message"),
+                            text(*d, "origin")};
     } else {
       s.decode_error += "decision: not JSON; ";
     }

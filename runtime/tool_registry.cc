@@ -30,7 +30,8 @@ std::string RawKey(const ToolSpec& spec) {
                       absl::ToInt64Nanoseconds(spec.timeout), ":", spec.terminal ? 1 : 0);
 }
 
-// The spec's canonical JSON: what is stored and hashed. Errors when the schema is not JSON.
+}  // namespace
+
 absl::StatusOr<std::string> SpecJson(const ToolSpec& spec) {
   AGENTRT_ASSIGN_OR_RETURN(std::string schema_json, json::Canonicalize(spec.input_schema));
   JsonObject o;
@@ -42,8 +43,6 @@ absl::StatusOr<std::string> SpecJson(const ToolSpec& spec) {
   if (spec.terminal) o.Bool("terminal", true);
   return o.Build();
 }
-
-}  // namespace
 
 absl::StatusOr<RecordedSpec> RecordSpec(const ToolSpec& spec) {
   std::string name = absl::StrCat("tool \"", ToAbsl(json::Sanitize(spec.name)), "\"");

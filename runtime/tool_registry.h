@@ -26,6 +26,10 @@ struct RecordedSpec {
   std::shared_ptr<const schema::Schema> schema;
 };
 
+// SpecJson is the spec's canonical JSON: what is stored, hashed and shown to a model. Errors
+// when the schema is not JSON.
+absl::StatusOr<std::string> SpecJson(const ToolSpec& spec);
+
 // RecordSpec checks `spec` (name, schema, timeout) and compiles its schema. Errors:
 // InvalidArgument naming the tool and what is wrong.
 absl::StatusOr<RecordedSpec> RecordSpec(const ToolSpec& spec);

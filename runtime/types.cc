@@ -134,6 +134,10 @@ absl::Status Limits::Validate() const {
       return absl::InvalidArgumentError("limits: durations must not be negative");
     }
   }
+  for (std::int64_t n : {max_model_calls, max_output_tokens_per_call, max_total_tokens,
+                         max_estimated_cost_micros}) {
+    if (n < 0) return absl::InvalidArgumentError("limits: model limits must not be negative");
+  }
   return absl::OkStatus();
 }
 
@@ -142,6 +146,13 @@ std::string Limits::ToJson() const {
   o.Int("max_steps", max_steps)
       .Int("max_consecutive_tool_failures", max_consecutive_tool_failures)
       .Int("loop_threshold", loop_threshold);
+  auto count = [&](std::string_view key, std::int64_t n) {
+    if (n > 0) o.Int(key, n);
+  };
+  count("max_model_calls", max_model_calls);
+  count("max_output_tokens_per_call", max_output_tokens_per_call);
+  count("max_total_tokens", max_total_tokens);
+  count("max_estimated_cost_micros", max_estimated_cost_micros);
   auto ns = [&](std::string_view key, absl::Duration d) {
     if (d > absl::ZeroDuration()) o.Int(key, absl::ToInt64Nanoseconds(d));
   };

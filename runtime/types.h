@@ -58,6 +58,10 @@ inline constexpr std::string_view kPolicyAbort = "policy_abort";
 inline constexpr std::string_view kToolAbort = "tool_abort";
 inline constexpr std::string_view kAgentError = "agent_error";
 inline constexpr std::string_view kInternalError = "internal_error";
+inline constexpr std::string_view kLimitModelCalls = "limit_model_calls";
+inline constexpr std::string_view kLimitTokens = "limit_tokens";
+inline constexpr std::string_view kLimitCost = "limit_cost";
+inline constexpr std::string_view kModelUnavailable = "model_unavailable";
 }  // namespace reason
 
 struct Limits {
@@ -68,8 +72,14 @@ struct Limits {
   absl::Duration max_elapsed_time = absl::ZeroDuration();  // 0 = unlimited
   absl::Duration approval_ttl = absl::ZeroDuration();
   absl::Duration grant_ttl = absl::ZeroDuration();
+  // Model accounting (0 = unlimited). Calls count every attempt, retries and ambiguous ones
+  // included; the output cap clamps (or sets) each request's max_output_tokens.
+  std::int64_t max_model_calls = 0;
+  std::int64_t max_output_tokens_per_call = 0;
+  std::int64_t max_total_tokens = 0;
+  std::int64_t max_estimated_cost_micros = 0;
 
-  // Validate: the three counts must be positive, durations not negative.
+  // Validate: the three counts must be positive, durations and model limits not negative.
   absl::Status Validate() const;
   // ToJson is the canonical JSON stored as runs.limits_json; durations in nanoseconds.
   std::string ToJson() const;

@@ -494,6 +494,51 @@ TEST_F(ApprovalsTest, PendingApprovalSelectionNeverGuesses) {
               HasSubstr("is approved"));
 }
 
+// A consumer's policy that asks with NeedApproval: what it passed is what the approval binds
+// and what DecodePresentation gives back.
+class AskingPolicy final : public Policy {
+ public:
+  absl::StatusOr<PolicyDecision> Evaluate(const ToolRequest& request, const RunView&) override {
+    return NeedApproval("send_mail", "mail leaves the company", R"({"to": ["alice"], "max": 1})",
+                        R"({ "summary": "send 1 mail to alice", "body": "hi" })");
+  }
+};
+
+TEST_F(ApprovalsTest, NeedApprovalPausesAndBindsWhatWasShown) {
+  policy_ = std::make_unique<AskingPolicy>();
+  ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);
+  Approval pending = Only();
+  EXPECT_EQ(pending.kind, "send_mail");
+  EXPECT_EQ(pending.capability, R"({"max":1,"to":["alice"]})");
+  EXPECT_EQ(pending.presentation, R"({"body":"hi","summary":"send 1 mail to alice"})");
+  EXPECT_EQ(pending.hash,
+            ApprovalHash(pending.kind, pending.capability, pending.presentation, pending.request));
+  absl::StatusOr<json::Document> shown = DecodePresentation(pending);
+  ASSERT_TRUE(shown.ok()) << shown.status();
+  EXPECT_EQ(shown->root().Find("summary")->string_value(), "send 1 mail to alice");
+}
+
+TEST(NeedApprovalTest, RefusesValuesThatAreNotJson) {
+  absl::StatusOr<PolicyDecision> empty = NeedApproval("k", "r", "", " ");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->capability, "{}");
+  EXPECT_EQ(empty->presentation, "{}");
+  absl::StatusOr<PolicyDecision> bad = NeedApproval("k", "r", "{}", R"({"a":1,"a":2})");
+  EXPECT_TRUE(absl::IsInvalidArgument(bad.status()));
+  EXPECT_THAT(bad.status().message(), HasSubstr("approval presentation: "));
+  EXPECT_THAT(NeedApproval("k", "r", "{", "{}").status().message(),
+              HasSubstr("approval capability: "));
+}
+
+TEST(NeedApprovalTest, DecodePresentationReportsWhatIsWrong) {
+  Approval a;
+  a.id = "ap-1";
+  EXPECT_THAT(DecodePresentation(a).status().message(), HasSubstr("ap-1 has no presentation"));
+  a.presentation = "{not json";
+  EXPECT_THAT(DecodePresentation(a).status().message(),
+              HasSubstr("ap-1: presentation is not JSON"));
+}
+
 // reference/core.md §1.3: a decision on an expired approval is ErrApprovalExpired, which also
 // matches ErrNotPending; a decided approval and a run in the wrong state are told apart from it
 // by the error, never by its words.

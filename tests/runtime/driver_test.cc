@@ -173,6 +173,23 @@ TEST_F(DriverTest, UnusableJsonArgumentsAreKeptOutOfBand) {
   EXPECT_THAT(events[4].payload_json, HasSubstr("arguments are not usable JSON: json: duplicate"));
 }
 
+TEST_F(DriverTest, StepsReadBackHoldTheArgumentsTheAgentSent) {
+  // A step read back from the store is the step the agent saw: unusable bytes come back from
+  // where the recorder kept them (base64 for bytes that are not UTF-8), and a JSON string
+  // stays JSON.
+  AddReadTool();
+  const std::string not_utf8 = "{\"path\":\"\xff\"}";
+  ASSERT_TRUE(RunScript({Call("read", R"({"path":"a","path":"b"})"), Call("read", not_utf8),
+                         Call("read", R"( "just text" )"), Complete()},
+                        Limits{.max_consecutive_tool_failures = 5})
+                  .ok());
+  std::vector<Step> steps = *ReadSteps(*store_, "run-1");
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[0].decision->args, R"({"path":"a","path":"b"})");
+  EXPECT_EQ(steps[1].decision->args, not_utf8);
+  EXPECT_EQ(steps[2].decision->args, R"("just text")");
+}
+
 TEST_F(DriverTest, DestructiveRequestIsDeniedAsAnObservation) {
   FuncTool& rm = AddTool(Spec("delete", SideEffect::kDestructive), [](const ToolCall&) {
     return ToolResult{"{}", ""};
