@@ -10,6 +10,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "runtime/approver/local.h"
 #include "runtime/approver/webhook/handler.h"
 #include "runtime/base/string_view.h"
@@ -72,9 +73,17 @@ absl::StatusOr<std::string> ReadSecret(const std::string& path) {
   return secret;
 }
 
-void Log(const store::Event& e) {
-  std::cerr << e.at << " " << e.type << " " << json::Sanitize(e.payload_json) << std::endl;
-}
+// One line an event; requests are served on several threads at once.
+class Log {
+ public:
+  void operator()(const store::Event& e) {
+    absl::MutexLock lock(&mu_);
+    std::cerr << e.at << " " << e.type << " " << json::Sanitize(e.payload_json) << std::endl;
+  }
+
+ private:
+  absl::Mutex mu_;
+};
 
 }  // namespace
 
@@ -111,7 +120,8 @@ int RunWebhookCommand(std::span<const std::string> args) {
   config.approver = local->get();
   config.secret = *secret;
   config.clock = &clock;
-  config.observer = Log;
+  Log log;
+  config.observer = [&log](const store::Event& e) { log(e); };
   absl::StatusOr<std::unique_ptr<approver::webhook::Handler>> handler =
       approver::webhook::Handler::Create(std::move(config));
   if (!handler.ok()) return Failure(kCommand, ToStd(handler.status().message()));

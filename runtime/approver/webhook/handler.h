@@ -52,8 +52,9 @@ struct Config {
   double rate = 10;  // requests per second, sustained
   int burst = 20;
   std::size_t max_body = 16 * 1024;
-  int limit = 20;                       // pending approvals listed at most
-  store::EventObserver observer;        // optional
+  int limit = 20;  // pending approvals listed at most
+  // Optional; called from the serving threads, possibly at once.
+  store::EventObserver observer;
   const world::Clock* clock = nullptr;  // required: the skew check and the rate limit
 };
 
