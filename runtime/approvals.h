@@ -31,8 +31,8 @@ namespace agentrt {
 std::string ApprovalHash(std::string_view kind, std::string_view capability,
                          std::string_view presentation, std::string_view request);
 
-// VerifyApprovalHash: DataLoss naming the approval when the stored hash is not the one its
-// stored fields give (the row was changed).
+// VerifyApprovalHash: DataLoss (IsApprovalHashError) naming the approval when the stored hash
+// is not the one its stored fields give (the row was changed).
 absl::Status VerifyApprovalHash(const Approval& approval);
 
 // ExpireApproval expires a pending approval or an approved grant at `now` and cancels its run
@@ -77,9 +77,22 @@ struct Decider {
   std::string shown_hash;  // when set, the approval must still have this hash
 };
 
+// The refusals of a decision, told apart by these rather than by message words (three share
+// FailedPrecondition, and a store can fail with any code): the run is not in the state the
+// operation needs; the approval is no longer pending; it had expired (the expiry has then been
+// written); it is not the one that was shown (Aborted); its row does not match its hash
+// (DataLoss). An expired approval is also not pending, as reference/core.md §1.3 has
+// ErrApprovalExpired match ErrNotPending.
+bool IsRunStateError(const absl::Status& status);
+bool IsNotPendingError(const absl::Status& status);  // true for an expired approval too
+bool IsApprovalExpiredError(const absl::Status& status);
+bool IsApprovalChangedError(const absl::Status& status);
+bool IsApprovalHashError(const absl::Status& status);
+
 // Approve grants the pending approval; the run stays WAITING_FOR_APPROVAL until resumed.
 // Errors: FailedPrecondition (run not waiting, approval not pending, expired — the run is then
-// cancelled), NotFound, DataLoss (hash), Aborted (not the approval that was shown).
+// cancelled; see IsRunStateError and its siblings), NotFound, DataLoss (hash), Aborted (not the
+// approval that was shown).
 absl::StatusOr<Approval> Approve(store::Store& store, const world::Clock& clock,
                                  std::string_view run_id, std::string_view approval_id,
                                  const Decider& decider);
@@ -89,8 +102,8 @@ absl::StatusOr<Approval> Reject(store::Store& store, const world::Clock& clock,
                                 std::string_view run_id, std::string_view approval_id,
                                 const Decider& decider);
 // Cancel ends any run that has not ended (operator_cancelled): every step in flight fails with
-// an interrupted observation; pending approvals stay pending. FailedPrecondition for an ended
-// run.
+// an interrupted observation; pending approvals stay pending. FailedPrecondition
+// (IsRunStateError) for an ended run.
 absl::Status Cancel(store::Store& store, const world::Clock& clock, std::string_view run_id,
                     const Decider& decider);
 

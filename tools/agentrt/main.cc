@@ -15,6 +15,7 @@
 #include "tools/agentrt/run_commands.h"
 #include "tools/agentrt/schema_command.h"
 #include "tools/agentrt/view_commands.h"
+#include "tools/agentrt/webhook_command.h"
 
 namespace {
 
@@ -49,6 +50,8 @@ opened existing-only, never created; --json for machine output):
   reject RUN            show it and reject it (the run is cancelled)
   cancel RUN            cancel a run that has not ended
   recheck RUN           re-ask the default policy every decision the run recorded
+  webhook serve --listen HOST:PORT --secret_file FILE
+                        serve the signed approval webhook (docs/operators.md)
 
 There is deliberately no 'resume' command: resuming a run needs the consumer's agent,
 tools and policy, so the consumer's own program resumes it after an approval.
@@ -89,6 +92,7 @@ int main(int argc, char** argv) {
   if (command == "reject") return agentrt::cli::RunRejectCommand(rest);
   if (command == "cancel") return agentrt::cli::RunCancelCommand(rest);
   if (command == "cassette") return agentrt::cli::RunCassetteCommand(rest);
+  if (command == "webhook") return agentrt::cli::RunWebhookCommand(rest);
   std::cerr << "agentrt: unknown command \"" << agentrt::json::Sanitize(command)
             << "\"\nRun 'agentrt --help' for the list of commands.\n";
   return agentrt::cli::kExitUsage;
