@@ -200,6 +200,8 @@ bool IsNotPendingError(const absl::Status& status) {
   return refusal == kNotPending || refusal == kExpired;
 }
 
+absl::Status ApprovalExpiredError(std::string_view message) { return Refused(kExpired, message); }
+
 bool IsApprovalExpiredError(const absl::Status& status) { return RefusalOf(status) == kExpired; }
 
 bool IsApprovalChangedError(const absl::Status& status) { return RefusalOf(status) == kChanged; }

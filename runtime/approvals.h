@@ -83,6 +83,9 @@ struct Decider {
 // written); it is not the one that was shown (Aborted); its row does not match its hash
 // (DataLoss). An expired approval is also not pending, as reference/core.md §1.3 has
 // ErrApprovalExpired match ErrNotPending.
+// ApprovalExpiredError is the refusal for a decision or an execution that came too late
+// (FailedPrecondition; IsApprovalExpiredError and IsNotPendingError hold).
+absl::Status ApprovalExpiredError(std::string_view message);
 bool IsRunStateError(const absl::Status& status);
 bool IsNotPendingError(const absl::Status& status);  // true for an expired approval too
 bool IsApprovalExpiredError(const absl::Status& status);

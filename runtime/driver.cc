@@ -1518,7 +1518,7 @@ absl::StatusOr<Observation> GateSession::Execute() {
     if (ttl > absl::ZeroDuration() && now > grant->decided_at + ttl) {
       session_->pending_.reset();
       AGENTRT_RETURN_IF_ERROR(ExpireApproval(session_->d_.store_, *grant, now));
-      return absl::FailedPreconditionError(absl::StrCat(
+      return ApprovalExpiredError(absl::StrCat(
           "approval ", grant->id, " expired before it was executed; the run is cancelled"));
     }
   }

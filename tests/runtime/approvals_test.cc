@@ -399,6 +399,8 @@ TEST_F(ApprovalsTest, AGrantHeldByAGateExpiresIfNotExecutedInTime) {
   absl::StatusOr<Observation> obs = attached->first->Execute();
   ASSERT_FALSE(obs.ok());
   EXPECT_THAT(obs.status().message(), HasSubstr("expired before it was executed"));
+  EXPECT_TRUE(IsApprovalExpiredError(obs.status()));
+  EXPECT_TRUE(IsNotPendingError(obs.status()));
   EXPECT_TRUE(post_.calls.empty());
   EXPECT_EQ(ReadRun(*store_, "run-1")->reason, "approval_expired");
 }
