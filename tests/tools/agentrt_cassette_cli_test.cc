@@ -15,11 +15,13 @@
 #include "sim/model_key.h"
 #include "sim/recording_model.h"
 #include "sim/scripted_model.h"
+#include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
 namespace agentrt {
 namespace {
 
+using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
 using ::testing::ElementsAre;
@@ -27,11 +29,6 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
-
-ProcessResult Agentrt(std::vector<std::string> args) {
-  args.insert(args.begin(), AGENTRT_BIN);
-  return RunProcess(args);
-}
 
 ModelRequest Ask(const std::string& text) {
   ModelRequest request;

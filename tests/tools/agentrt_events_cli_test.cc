@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
+#include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
 extern char** environ;
@@ -24,6 +25,7 @@ extern char** environ;
 namespace agentrt {
 namespace {
 
+using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
 using ::testing::HasSubstr;
@@ -31,11 +33,6 @@ using ::testing::MatchesRegex;
 using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
-
-ProcessResult Agentrt(std::vector<std::string> args) {
-  args.insert(args.begin(), AGENTRT_BIN);
-  return RunProcess(args);
-}
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines = absl::StrSplit(text, '\n');

@@ -21,11 +21,13 @@
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
 namespace agentrt {
 namespace {
 
+using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunOnTerminal;
 using ::agentrt::testing::RunProcess;
@@ -35,11 +37,6 @@ using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
-
-ProcessResult Agentrt(std::vector<std::string> args, const std::string& input = "") {
-  args.insert(args.begin(), AGENTRT_BIN);
-  return RunProcess(args, input);
-}
 
 TerminalResult AgentrtOnTerminal(std::vector<std::string> args, const std::string& answer,
                                  const std::function<void()>& on_prompt = {}) {

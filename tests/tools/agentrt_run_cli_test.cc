@@ -12,6 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
 extern char** environ;
@@ -19,15 +20,11 @@ extern char** environ;
 namespace agentrt {
 namespace {
 
+using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-ProcessResult Agentrt(std::vector<std::string> args) {
-  args.insert(args.begin(), AGENTRT_BIN);
-  return RunProcess(args);
-}
 
 class AgentrtRunCliTest : public ::testing::Test {
  protected:

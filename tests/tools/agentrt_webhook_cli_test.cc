@@ -22,6 +22,7 @@
 #include "runtime/records.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
 extern char** environ;
@@ -29,16 +30,12 @@ extern char** environ;
 namespace agentrt {
 namespace {
 
+using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
 using ::testing::HasSubstr;
 
 const std::string kSecret = "a shared secret of more than thirty-two bytes";
-
-ProcessResult Agentrt(std::vector<std::string> args) {
-  args.insert(args.begin(), AGENTRT_BIN);
-  return RunProcess(args);
-}
 
 // Reads `fd` to its end.
 std::string ReadAll(int fd) {
