@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sim/cassette_file.h"
 #include "sim/cassette_recorder.h"
 #include "sim/model_key.h"
 #include "sim/recording_model.h"
@@ -160,6 +161,40 @@ TEST_F(AgentrtCassetteCliTest, UsageErrorsExitTwoAndHelpExitsZero) {
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_THAT(r.out, HasSubstr("cassette dump"));
   }
+}
+
+// The whole of the issue in one story: a model-backed agent under accounting, recorded to a
+// cassette by one process and replayed by another into a fresh database, which ends with the
+// recorded chain head; the cassette holds the provider's raw bytes exactly.
+TEST_F(AgentrtCassetteCliTest, DemoModelRecordsThenReplaysTheSameAuditLog) {
+  std::string cassette = (dir_ / "demo.cassette").string();
+  std::string recorded_db = (dir_ / "recorded.db").string();
+  std::string replayed_db = (dir_ / "replayed.db").string();
+  ProcessResult recorded = Agentrt({"demo", "model", "--db", recorded_db, "--record", cassette});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  EXPECT_THAT(recorded.out, HasSubstr("COMPLETED (goal_completed) after 2 steps; 2 model call(s)"));
+  EXPECT_THAT(recorded.out, HasSubstr("model.dispatched"));
+  absl::StatusOr<sim::Cassette> read = sim::ReadCassette(cassette);
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->exchanges.size(), 2u);
+  EXPECT_THAT(read->exchanges[0].model->raw, HasSubstr("\"note\":\"<raw & exact>\""));
+  EXPECT_GT(read->chain_head.seq, 0);
+
+  ProcessResult replayed = Agentrt({"demo", "model", "--db", replayed_db, "--replay", cassette});
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.out << replayed.err;
+  EXPECT_THAT(replayed.out, HasSubstr("the audit log is the recorded one, byte for byte"));
+  EXPECT_THAT(replayed.out, HasSubstr(read->chain_head.hash));
+  // The two databases hold the same events: the trace lines printed are identical.
+  EXPECT_EQ(recorded.out.substr(0, recorded.out.find("recorded 2")),
+            replayed.out.substr(0, replayed.out.find("replayed from")));
+
+  // Replaying into the database that already holds the run is refused, and recording never
+  // overwrites a cassette.
+  ProcessResult again = Agentrt({"demo", "model", "--db", replayed_db, "--replay", cassette});
+  EXPECT_EQ(again.exit_code, 1);
+  ProcessResult overwrite = Agentrt({"demo", "model", "--db", recorded_db, "--record", cassette});
+  EXPECT_EQ(overwrite.exit_code, 2);
+  EXPECT_THAT(overwrite.err, HasSubstr("exists; record to a new file"));
 }
 
 }  // namespace

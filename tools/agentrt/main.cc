@@ -32,6 +32,8 @@ Commands:
   schema check SCHEMA   compile a JSON Schema, or say why it is refused
   demo scripted --db PATH [--approval | --resume RUN]
                         run a scripted agent against in-memory tools and print its trace
+  demo model --db PATH (--record CASSETTE | --replay CASSETTE)
+                        a model-backed agent under model accounting, recorded or replayed
   cassette dump CASSETTE [--json]
                         print the exchanges a recorded cassette holds
 

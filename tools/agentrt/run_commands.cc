@@ -10,11 +10,13 @@
 #include "runtime/recheck.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
+#include "runtime/trace/format.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
-#include "runtime/trace/format.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
+#include "tools/agentrt/demo_tools.h"
+#include "tools/agentrt/model_demo.h"
 
 ABSL_FLAG(std::int64_t, limit, 1000, "page size for listings");
 ABSL_FLAG(std::string, resume, "", "agentrt demo scripted: resume this run after its approval");
@@ -26,6 +28,8 @@ namespace {
 
 constexpr char kDemoHelp[] =
     R"(Usage: agentrt demo scripted --db PATH [--approval | --resume RUN]
+       agentrt demo model --db PATH (--record CASSETTE | --replay CASSETTE)
+                         (a model-backed agent, recorded and replayed: 'demo model --help')
 
 Runs a scripted agent against three in-memory tools and prints the persisted event trace:
   1. read_file (read_only) on /etc/hosts: allowed and executed;
@@ -57,31 +61,6 @@ read, 2 usage error.
 
 constexpr std::string_view kDemoFlags[] = {"db", "resume"};
 
-// An in-memory tool for the demonstration.
-class DemoTool final : public Tool {
- public:
-  DemoTool(std::string name, std::string description, SideEffect side_effect, bool terminal,
-           std::string content, std::string summary)
-      : spec_{std::move(name),
-              std::move(description),
-              R"({"type":"object","properties":{"path":{"type":"string"},)"
-              R"("summary":{"type":"string"}},"additionalProperties":false})",
-              side_effect,
-              absl::Seconds(5),
-              terminal},
-        content_(std::move(content)),
-        summary_(std::move(summary)) {}
-  ToolSpec Spec() const override { return spec_; }
-  absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
-    return ToolResult{content_, summary_};
-  }
-
- private:
-  ToolSpec spec_;
-  std::string content_;
-  std::string summary_;
-};
-
 Decision ToolCallDecision(std::string tool, std::string args, std::string reason) {
   Decision d;
   d.kind = "tool_call";
@@ -112,6 +91,7 @@ int RunDemoCommand(std::span<const std::string> args) {
     std::cout << kDemoHelp;
     return args.empty() ? kExitUsage : kExitOk;
   }
+  if (args[0] == "model") return RunModelDemo(args.subspan(1));
   if (args[0] != "scripted") {
     return UsageError("demo", "unknown demonstration \"" + json::Sanitize(args[0]) + "\"");
   }
