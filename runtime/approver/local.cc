@@ -23,7 +23,9 @@ absl::Status Refuse(ErrorKind kind, absl::Status status) {
 
 absl::Status FromRuntime(absl::Status status) {
   if (status.ok()) return status;
-  return WithKind(std::move(status), KindOfDecision(status));
+  // Classified before the move: the order arguments are evaluated in is unspecified.
+  ErrorKind kind = KindOfDecision(status);
+  return WithKind(std::move(status), kind);
 }
 
 // The pausing policy's reason for each of the run's approvals, as approval.requested recorded
