@@ -779,18 +779,8 @@ class Driver::Session {
       if (spec == nullptr) {
         return absl::StrCat("unknown tool \"", ToAbsl(json::Sanitize(decision.tool)), "\"");
       }
-      absl::StatusOr<json::Document> args =
-          json::Parse(Blank(decision.args) ? "{}" : decision.args);
-      if (!args.ok())
-        return absl::StrCat("arguments are not usable JSON: ", args.status().message());
-      schema::ValidationResult result = spec->schema->Validate(args->root(), 5);
-      if (!result.valid) {
-        std::string summary = result.Summary();
-        while (!summary.empty() && summary.back() == '\n') summary.pop_back();
-        for (char& c : summary) {
-          if (c == '\n') c = ';';
-        }
-        return absl::StrCat("arguments do not match schema: ", summary);
+      if (absl::Status s = CheckArgs(*spec, decision.args); !s.ok()) {
+        return std::string(ToStd(s.message()));
       }
       return "";
     }
