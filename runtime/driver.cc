@@ -162,6 +162,16 @@ class Driver::Session {
         if (steps_[i].status == StepStatus::kExecuting) executing = i;
       }
     }
+    // A resume before this one marked the executing step interrupted and died before pausing
+    // it: that call's outcome is still unknown, so it is still the one to pause (reference/
+    // core.md §6.3 step 3).
+    if (!executing && !steps_.empty() && steps_.back().status == StepStatus::kInterrupted &&
+        steps_.back().observation) {
+      absl::StatusOr<json::Document> content = json::Parse(steps_.back().observation->content);
+      if (content.ok() && MemberText(content->root(), "previous_status") == "executing") {
+        executing = steps_.size() - 1;
+      }
+    }
     AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
       AGENTRT_ASSIGN_OR_RETURN(
           std::vector<SqlRow> rows,
