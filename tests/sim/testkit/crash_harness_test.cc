@@ -236,9 +236,105 @@ TEST_F(RunTest, ANondeterministicAgentIsReported) {
   absl::StatusOr<RunResult> result = CrashAndResume(s, options);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_FALSE(result->report.ok());
-  EXPECT_THAT(result->report.Text(),
-              HasSubstr("every crash point is reached | process 0 never reached after "
-                        "step.tool_finished #1"));
+  EXPECT_THAT(result->report.failures,
+              Contains(ElementsAre("after step.tool_finished #1", "every crash point is reached",
+                                   HasSubstr("process 0 never reached after step.tool_finished "
+                                             "#1: it exited with code 0"))));
+}
+
+// The product's own loop over a gate: each step it asks its script, proposes, and executes
+// what is allowed; it stops when the run pauses or ends.
+absl::Status ProductLoop(GateLoop& gate, const std::vector<Decision>& script) {
+  for (;;) {
+    absl::StatusOr<bool> open = gate.Step();
+    if (!open.ok()) return open.status();
+    if (!*open) return absl::OkStatus();
+    StepInput input = gate.Input();
+    const Decision& d = script[std::min(input.steps.size(), script.size() - 1)];
+    absl::StatusOr<GateVerdict> verdict = gate.Propose(d);
+    if (!verdict.ok()) return verdict.status();
+    switch (verdict->outcome) {
+      case GateVerdict::Outcome::kAllowed:
+        if (absl::Status s = gate.Execute().status(); !s.ok()) return s;
+        break;
+      case GateVerdict::Outcome::kDenied:
+      case GateVerdict::Outcome::kOpen:
+        break;
+      case GateVerdict::Outcome::kPending:
+      case GateVerdict::Outcome::kEnded:
+        return absl::OkStatus();
+    }
+  }
+}
+
+TEST_F(RunTest, GateLoopKeepsTheContractAtEveryCrash) {
+  Scenario s = Product();
+  std::vector<Decision> script = s.script;
+  s.script.clear();
+  s.loop = [script](GateLoop& gate) { return ProductLoop(gate, script); };
+  absl::StatusOr<RunResult> result = CrashAndResume(s);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->report.ok()) << result->report.Text();
+  EXPECT_EQ(result->runs[0].status, RunStatus::kCompleted);
+  EXPECT_EQ(result->runs[0].executions, 3);
+  EXPECT_EQ(result->runs[0].resumes, 1);  // the payment's Attach
+  std::set<std::string> labels;
+  for (const CrashedRun& r : result->runs) labels.insert(r.label);
+  for (const char* label : {"after allowed #1", "after allowed #2", "after attach allowed #1",
+                            "after the tool's effect #3", "at a pause #1",
+                            "after the tool's effect #2, then after step.interrupted #1"}) {
+    EXPECT_THAT(labels, Contains(label));
+  }
+}
+
+TEST_F(RunTest, GateLoopAbandonedAfterAttachRunsTheGrantOnce) {
+  Scenario s = Product();
+  std::vector<Decision> script = s.script;
+  s.script.clear();
+  s.loop = [script](GateLoop& gate) { return ProductLoop(gate, script); };
+  RunOptions options;
+  options.points = {CrashPoint::kAfterAttachAllowed};
+  absl::StatusOr<RunResult> result = CrashAndResume(s, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->report.ok()) << result->report.Text();
+  // The granted payment was handed to the loop and the process died before Execute: the run
+  // still waits with its grant, and the next Attach runs it, once, with no new question.
+  const CrashedRun* run = Find(*result, "after attach allowed #1");
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(run->executions, 3);
+  EXPECT_THAT(run->approvals, ElementsAre("payment approved"));
+  EXPECT_EQ(run->status, RunStatus::kCompleted);
+}
+
+TEST_F(RunTest, BrokenGateLoopsAreReported) {
+  // A loop that never executes what it was allowed, and one that gives up with an error.
+  Scenario forgetful = Product();
+  std::vector<Decision> script = forgetful.script;
+  forgetful.script.clear();
+  forgetful.loop = [script](GateLoop& gate) -> absl::Status {
+    if (absl::StatusOr<bool> open = gate.Step(); !open.ok() || !*open) return open.status();
+    return gate.Propose(script[0]).status();  // allowed, never executed
+  };
+  RunOptions none;
+  none.points = {CrashPoint::kAfterAttachAllowed};  // the loop never gets there
+  absl::StatusOr<RunResult> result = CrashAndResume(forgetful, none);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_FALSE(result->report.ok());
+  EXPECT_THAT(result->report.failures,
+              Contains(ElementsAre("no crash", "no step or lease left in flight",
+                                   "the run was left RUNNING")));
+  EXPECT_THAT(result->report.failures,
+              Contains(ElementsAre("no crash", "no step or lease left in flight",
+                                   "step 0 (read_file) was left deciding")));
+
+  Scenario failing = Product();
+  failing.script.clear();
+  failing.loop = [](GateLoop&) { return absl::UnavailableError("the loop's queue is down"); };
+  result = CrashAndResume(failing, none);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(result->report.failures,
+              Contains(ElementsAre("no crash", "the run is driven to its end",
+                                   "process 0: the loop's queue is down")));
 }
 
 // A run left as a crash leaves it, with more broken on top: every broken invariant is listed.
