@@ -25,12 +25,13 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "sim/testkit/internal/child.h"
+#include "sim/testkit/internal/drive.h"
 #include "sim/testkit/internal/world.h"
 
 namespace agentrt::testkit {
 namespace {
 
-constexpr std::string_view kRunId = "crash-run";
+constexpr std::string_view kRunId = internal::kScenarioRun;
 
 // The event whose commit is a crash point.
 std::optional<CrashPoint> PointOf(std::string_view event_type) {
@@ -504,6 +505,22 @@ absl::StatusOr<Report> CheckInvariants(store::Store& store, std::string_view run
   }
   return report;
 }
+
+namespace internal {
+
+absl::Status DriveOnce(const Scenario& scenario, const std::string& db) {
+  if (scenario.policy == nullptr)
+    return absl::InvalidArgumentError("scenario: a policy is required");
+  RunOptions options;
+  std::string error;
+  Process p(scenario, options, db, db + ".effects", 0, std::nullopt, [&](std::string_view line) {
+    if (line.starts_with("error ")) error = std::string(line.substr(6));
+  });
+  if (p.Drive() != 0) return absl::InternalError(absl::StrCat("scenario: ", error));
+  return absl::OkStatus();
+}
+
+}  // namespace internal
 
 absl::StatusOr<RunResult> CrashAndResume(const Scenario& scenario, const RunOptions& options) {
   if (scenario.policy == nullptr)
