@@ -22,7 +22,7 @@ Decision Call(std::string tool, std::string args) {
   return Decision{"tool_call", std::move(tool), std::move(args)};
 }
 
-class RecheckTest : public ::testing::Test {
+class RecheckSameTest : public ::testing::Test {
  protected:
   Scenario Product(Policy& policy) {
     Scenario s;
@@ -39,9 +39,9 @@ class RecheckTest : public ::testing::Test {
   std::unique_ptr<Tool> pay_ = product::Pay();
   product::WorkspacePolicy policy_;
 };
-using RecheckDiffersTest = RecheckTest;
+using RecheckDiffersTest = RecheckSameTest;
 
-TEST_F(RecheckTest, ScenarioPolicyThatDecidesFromItsInputPasses) {
+TEST_F(RecheckSameTest, ScenarioPolicyThatDecidesFromItsInputPasses) {
   absl::StatusOr<Report> report = RecheckSame(Product(policy_));
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_TRUE(report->ok()) << report->Text();
@@ -64,7 +64,7 @@ class QuotaPolicy : public Policy {
   int asked_ = 0;
 };
 
-TEST_F(RecheckTest, PolicyThatReadsOutsideStateFails) {
+TEST_F(RecheckSameTest, PolicyThatReadsOutsideStateFails) {
   QuotaPolicy quota;
   absl::StatusOr<Report> report = RecheckSame(Product(quota));
   ASSERT_TRUE(report.ok()) << report.status();
@@ -100,7 +100,7 @@ TEST_F(RecheckDiffersTest, NamesTheStepsASecondPolicyChanges) {
   EXPECT_TRUE(none->steps.empty()) << none->Text();
 }
 
-TEST_F(RecheckTest, FailsWhenNothingWasRechecked) {
+TEST_F(RecheckSameTest, FailsWhenNothingWasRechecked) {
   // Nothing asked: the agent completes at once.
   Scenario quiet = Product(policy_);
   quiet.script = {Decision{"complete"}};
