@@ -12,6 +12,9 @@
 // resume; Reject and Cancel end it.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,8 +31,8 @@ namespace agentrt {
 std::string ApprovalHash(std::string_view kind, std::string_view capability,
                          std::string_view presentation, std::string_view request);
 
-// VerifyApprovalHash: DataLoss naming the approval when the stored hash is not the one its
-// stored fields give (the row was changed).
+// VerifyApprovalHash: DataLoss (IsApprovalHashError) naming the approval when the stored hash
+// is not the one its stored fields give (the row was changed).
 absl::Status VerifyApprovalHash(const Approval& approval);
 
 // ExpireApproval expires a pending approval or an approved grant at `now` and cancels its run
@@ -39,11 +42,34 @@ absl::Status ExpireApproval(store::Store& store, const Approval& approval, absl:
 // ListApprovals returns a run's approvals in the order they were created.
 absl::StatusOr<std::vector<Approval>> ListApprovals(store::Store& store, std::string_view run_id);
 
-// PendingApproval selects the approval an operator means: `approval_id` when given (it must be
-// this run's and pending), otherwise the run's only pending approval. Never guesses among
-// several: FailedPrecondition listing them.
+// PendingApproval selects the approval an operator means (reference/core.md §5.6):
+// `approval_id` when given (NotFound unless it is this run's; FailedPrecondition "approval X is
+// S" unless pending), otherwise the run's only pending approval (NotFound when there is none).
+// Never guesses among several: FailedPrecondition naming up to 20 of them and how many more.
+// Reads at most 20 candidate rows, however many the run has.
 absl::StatusOr<Approval> PendingApproval(store::Store& store, std::string_view run_id,
                                          std::string_view approval_id = "");
+
+// GetApproval reads one approval of a run: NotFound when the run has no such approval.
+absl::StatusOr<Approval> GetApproval(store::Store& store, std::string_view run_id,
+                                     std::string_view approval_id);
+
+// A page of a run's approvals in the order they were created — only the pending ones when
+// `pending_only` — with the total from COUNT. Only the page's rows are read. Errors:
+// InvalidArgument for limit < 1 or offset < 0.
+struct ApprovalPage {
+  std::vector<Approval> approvals;
+  std::int64_t total = 0;
+};
+absl::StatusOr<ApprovalPage> ListApprovalsPage(store::Store& store, std::string_view run_id,
+                                               bool pending_only, std::int64_t limit,
+                                               std::int64_t offset);
+
+// PendingApprovalIds returns, for each run of `run_ids` that has pending approvals, the ids of
+// the first `per_run` of them in creation order, in one query (two are enough to tell "exactly
+// one" from "several").
+absl::StatusOr<std::map<std::string, std::vector<std::string>>> PendingApprovalIds(
+    store::Store& store, std::span<const std::string> run_ids, int per_run);
 
 struct Decider {
   std::string by;  // an unverified label, recorded as given
@@ -51,9 +77,25 @@ struct Decider {
   std::string shown_hash;  // when set, the approval must still have this hash
 };
 
+// The refusals of a decision, told apart by these rather than by message words (three share
+// FailedPrecondition, and a store can fail with any code): the run is not in the state the
+// operation needs; the approval is no longer pending; it had expired (the expiry has then been
+// written); it is not the one that was shown (Aborted); its row does not match its hash
+// (DataLoss). An expired approval is also not pending, as reference/core.md §1.3 has
+// ErrApprovalExpired match ErrNotPending.
+// ApprovalExpiredError is the refusal for a decision or an execution that came too late
+// (FailedPrecondition; IsApprovalExpiredError and IsNotPendingError hold).
+absl::Status ApprovalExpiredError(std::string_view message);
+bool IsRunStateError(const absl::Status& status);
+bool IsNotPendingError(const absl::Status& status);  // true for an expired approval too
+bool IsApprovalExpiredError(const absl::Status& status);
+bool IsApprovalChangedError(const absl::Status& status);
+bool IsApprovalHashError(const absl::Status& status);
+
 // Approve grants the pending approval; the run stays WAITING_FOR_APPROVAL until resumed.
 // Errors: FailedPrecondition (run not waiting, approval not pending, expired — the run is then
-// cancelled), NotFound, DataLoss (hash), Aborted (not the approval that was shown).
+// cancelled; see IsRunStateError and its siblings), NotFound, DataLoss (hash), Aborted (not the
+// approval that was shown).
 absl::StatusOr<Approval> Approve(store::Store& store, const world::Clock& clock,
                                  std::string_view run_id, std::string_view approval_id,
                                  const Decider& decider);
@@ -63,8 +105,8 @@ absl::StatusOr<Approval> Reject(store::Store& store, const world::Clock& clock,
                                 std::string_view run_id, std::string_view approval_id,
                                 const Decider& decider);
 // Cancel ends any run that has not ended (operator_cancelled): every step in flight fails with
-// an interrupted observation; pending approvals stay pending. FailedPrecondition for an ended
-// run.
+// an interrupted observation; pending approvals stay pending. FailedPrecondition
+// (IsRunStateError) for an ended run.
 absl::Status Cancel(store::Store& store, const world::Clock& clock, std::string_view run_id,
                     const Decider& decider);
 

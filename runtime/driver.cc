@@ -904,7 +904,14 @@ class Driver::Session {
                              .Int("approvals", static_cast<std::int64_t>(view.approvals.size()))
                              .Build())
             .Build();
-    auto write_policy = [&](Transaction& tx) {
+    // The evaluation as the step keeps it (what readers and summaries show) and its event.
+    std::string step_policy_json = PolicyJson(pd);
+    auto write_policy = [&](Transaction& tx) -> absl::Status {
+      AGENTRT_RETURN_IF_ERROR(
+          tx.Exec("UPDATE steps SET policy_json = ?1 WHERE id = ?2",
+                  {std::string_view(step_policy_json), std::string_view(current().id)})
+              .status());
+      current().policy = pd;
       return tx.AppendEvent(run_.id, current().id, policy_at, "step.policy", policy_event).status();
     };
     switch (pd.outcome) {
@@ -1511,7 +1518,7 @@ absl::StatusOr<Observation> GateSession::Execute() {
     if (ttl > absl::ZeroDuration() && now > grant->decided_at + ttl) {
       session_->pending_.reset();
       AGENTRT_RETURN_IF_ERROR(ExpireApproval(session_->d_.store_, *grant, now));
-      return absl::FailedPreconditionError(absl::StrCat(
+      return ApprovalExpiredError(absl::StrCat(
           "approval ", grant->id, " expired before it was executed; the run is cancelled"));
     }
   }

@@ -35,7 +35,8 @@ class JsonObject {
   std::vector<std::pair<std::string, std::string>> members_;
 };
 
-// JsonString is the canonical JSON string literal of `text` (valid UTF-8).
+// JsonString is the canonical JSON string literal of `text`; bytes that are not UTF-8 become
+// U+FFFD, so the result is always valid JSON.
 std::string JsonString(std::string_view text);
 
 }  // namespace agentrt

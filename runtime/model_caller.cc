@@ -53,14 +53,26 @@ std::int64_t AccountingModelCaller::Cost(const Usage& usage) const {
 }
 
 absl::StatusOr<AccountingModelCaller::Reservation> AccountingModelCaller::Reserve(
-    const ModelRequest& request) {
+    const Limits& l, const ModelRequest& request) {
   absl::MutexLock lock(&mu_);
-  AGENTRT_ASSIGN_OR_RETURN(Run run, ReadRun(*scope_.store, scope_.run_id));
-  const Limits& l = run.limits;
-  std::int64_t calls = SaturatingAdd(run.model_calls, in_flight_.calls);
-  std::int64_t tokens = SaturatingAdd(SaturatingAdd(run.input_tokens, in_flight_.input_tokens),
-                                      SaturatingAdd(run.output_tokens, in_flight_.output_tokens));
-  std::int64_t cost = SaturatingAdd(run.estimated_cost_micros, in_flight_.cost_micros);
+  // The totals as committed now (other attempts may have finished since the run was read).
+  Reservation totals;
+  AGENTRT_RETURN_IF_ERROR(scope_.store->Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT model_calls, input_tokens, output_tokens, estimated_cost_micros "
+                 "FROM runs WHERE id = ?1",
+                 {std::string_view(scope_.run_id)}));
+    if (rows.empty()) return absl::NotFoundError(absl::StrCat("run ", scope_.run_id, " not found"));
+    totals = {store::ToInt(rows[0][0]), store::ToInt(rows[0][1]), store::ToInt(rows[0][2]),
+              store::ToInt(rows[0][3])};
+    return absl::OkStatus();
+  }));
+  std::int64_t calls = SaturatingAdd(totals.calls, in_flight_.calls);
+  std::int64_t tokens =
+      SaturatingAdd(SaturatingAdd(totals.input_tokens, in_flight_.input_tokens),
+                    SaturatingAdd(totals.output_tokens, in_flight_.output_tokens));
+  std::int64_t cost = SaturatingAdd(totals.cost_micros, in_flight_.cost_micros);
   std::int64_t cap = request.max_output_tokens;
   if (l.max_model_calls > 0 && calls >= l.max_model_calls) {
     return LimitError(reason::kLimitModelCalls,
@@ -254,7 +266,7 @@ absl::StatusOr<ModelResponse> AccountingModelCaller::Generate(const ModelRequest
       config_.backoff > absl::ZeroDuration() ? config_.backoff : absl::Seconds(1);
   std::string last;
   for (int attempt = 1; attempt <= attempts; ++attempt) {
-    AGENTRT_ASSIGN_OR_RETURN(Reservation estimate, Reserve(request));
+    AGENTRT_ASSIGN_OR_RETURN(Reservation estimate, Reserve(limits, request));
     Attempt a;
     absl::Status recorded = RunAttempt(request, attempt, estimate, a);
     Release(estimate);

@@ -76,7 +76,7 @@ class AccountingModelCaller final : public ModelCaller {
   };
   struct Attempt;
 
-  absl::StatusOr<Reservation> Reserve(const ModelRequest& request);
+  absl::StatusOr<Reservation> Reserve(const Limits& limits, const ModelRequest& request);
   void Release(const Reservation& r);
   absl::Status RunAttempt(const ModelRequest& request, int attempt, const Reservation& estimate,
                           Attempt& out);

@@ -87,8 +87,8 @@ std::string RawDecisionMember(const json::Document& d, std::string_view key) {
 }
 
 // Decodes one steps row: id, idx, status, decision_json, observation_json, spec_hash,
-// started_at, finished_at. A column that is not JSON leaves its field empty and is named in
-// decode_error.
+// started_at, finished_at, policy_json. A column that is not JSON leaves its field empty and is
+// named in decode_error.
 Step DecodeStep(SqlRow& r, std::string_view run_id) {
   Step s;
   s.id = r[0];
@@ -132,6 +132,28 @@ Step DecodeStep(SqlRow& r, std::string_view run_id) {
       s.decode_error += "observation: not JSON; ";
     }
   }
+  if (!r[8].empty()) {
+    if (absl::StatusOr<json::Document> p = json::Parse(r[8]); p.ok()) {
+      PolicyDecision pd;
+      pd.outcome_text = text(*p, "outcome");
+      pd.outcome = PolicyOutcome::kUnknown;
+      for (PolicyOutcome o : {PolicyOutcome::kAllow, PolicyOutcome::kRequireApproval,
+                              PolicyOutcome::kDeny, PolicyOutcome::kAbort}) {
+        if (ToString(o) == pd.outcome_text) pd.outcome = o;
+      }
+      pd.reason = text(*p, "reason");
+      pd.kind = text(*p, "kind");
+      if (std::optional<json::Value> v = p->root().Find("capability")) {
+        pd.capability = json::WriteCanonical(*v);
+      }
+      if (std::optional<json::Value> v = p->root().Find("presentation")) {
+        pd.presentation = json::WriteCanonical(*v);
+      }
+      s.policy = std::move(pd);
+    } else {
+      s.decode_error += "policy: not JSON; ";
+    }
+  }
   s.spec_hash = r[5];
   s.started_at = world::ParseTimestamp(r[6]).value_or(absl::InfinitePast());
   s.finished_at = world::ParseTimestamp(r[7]).value_or(absl::InfinitePast());
@@ -146,7 +168,7 @@ absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_vie
     AGENTRT_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
         tx.Query("SELECT id, idx, status, decision_json, observation_json, spec_hash, "
-                 "started_at, finished_at FROM steps WHERE run_id = ?1 ORDER BY idx",
+                 "started_at, finished_at, policy_json FROM steps WHERE run_id = ?1 ORDER BY idx",
                  {run_id}));
     for (SqlRow& r : rows) steps.push_back(DecodeStep(r, run_id));
     return absl::OkStatus();
@@ -175,15 +197,21 @@ absl::StatusOr<StepPage> ReadStepsPage(store::Store& store, std::string_view run
                  "WHEN json_valid(observation_json) THEN json_object('kind', "
                  "json_extract(observation_json, '$.kind'), 'summary', "
                  "substr(json_extract(observation_json, '$.summary'), 1, 1000)) ELSE '' END, "
-                 "spec_hash, started_at, finished_at, length(decision_json), "
-                 "length(observation_json) FROM steps WHERE run_id = ?1 ORDER BY idx "
+                 "spec_hash, started_at, finished_at, "
+                 "CASE WHEN length(policy_json) <= ?4 THEN policy_json "
+                 "WHEN json_valid(policy_json) THEN json_object('outcome', "
+                 "json_extract(policy_json, '$.outcome'), 'reason', "
+                 "substr(json_extract(policy_json, '$.reason'), 1, 1000)) ELSE '' END, "
+                 "length(decision_json), length(observation_json), length(policy_json) FROM steps "
+                 "WHERE run_id = ?1 ORDER BY idx "
                  "LIMIT ?2 OFFSET ?3",
                  {run_id, limit, offset, store::Store::kMaxPageText}));
     for (SqlRow& r : rows) {
       Step step = DecodeStep(r, run_id);
       for (auto [column, length] :
-           {std::pair<std::string_view, const std::string*>{"decision", &r[8]},
-            {"observation", &r[9]}}) {
+           {std::pair<std::string_view, const std::string*>{"decision", &r[9]},
+            {"observation", &r[10]},
+            {"policy", &r[11]}}) {
         if (store::ToInt(*length) > store::Store::kMaxPageText) {
           absl::StrAppend(&step.decode_error, ToAbsl(column), ": ", *length,
                           " characters, over the page cap, not read whole; ");

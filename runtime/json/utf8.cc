@@ -55,4 +55,22 @@ bool IsValidUtf8(std::string_view text) {
   return true;
 }
 
+std::string ToValidUtf8(std::string_view text) {
+  if (IsValidUtf8(text)) return std::string(text);
+  std::string valid;
+  valid.reserve(text.size() + 8);
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t cp;
+    int n = DecodeUtf8(text, i, &cp);
+    if (n > 0) {
+      valid.append(text.substr(i, static_cast<std::size_t>(n)));
+      i += static_cast<std::size_t>(n);
+    } else {
+      valid.append("\xEF\xBF\xBD");  // U+FFFD
+      ++i;
+    }
+  }
+  return valid;
+}
+
 }  // namespace agentrt::json

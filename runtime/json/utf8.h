@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace agentrt::json {
@@ -18,5 +19,10 @@ int DecodeUtf8(std::string_view text, std::size_t pos, char32_t* cp);
 
 // IsValidUtf8: every byte of `text` belongs to a well-formed sequence.
 bool IsValidUtf8(std::string_view text);
+
+// ToValidUtf8 returns `text` with each byte that does not begin a valid UTF-8 sequence replaced
+// by U+FFFD (text that is valid comes back unchanged): for JSON strings, which cannot hold
+// such bytes.
+std::string ToValidUtf8(std::string_view text);
 
 }  // namespace agentrt::json

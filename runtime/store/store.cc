@@ -2,11 +2,14 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/canonical_json.h"
+#include "runtime/json/sanitize.h"
 #include "runtime/store/event_chain.h"
 #include "runtime/store/file_security.h"
 #include "runtime/store/internal/sqlite.h"
@@ -49,6 +52,27 @@ absl::Status CallRollingBackOnThrow(Connection& connection,
     connection.Exec("ROLLBACK").IgnoreError();
     throw;
   }
+}
+
+// The columns a capped event read selects, in the order CappedEvent reads them; ?CAP is the
+// parameter holding kMaxPageText.
+std::string CappedEventColumns(int cap_param) {
+  return absl::StrCat("seq, run_id, step_id, at, type, substr(payload_json, 1, ?", cap_param,
+                      "), length(payload_json), hash");
+}
+
+// A row of CappedEventColumns as an Event: a payload over the cap becomes
+// {"head":...,"length":N,"truncated":true}, still JSON.
+Event CappedEvent(SqlRow& r, std::int64_t cap) {
+  std::string payload = std::move(r[5]);
+  std::int64_t length = ToInt(r[6]);
+  if (length > cap) {
+    std::string head;
+    json::AppendCanonicalString(payload, head);
+    payload = absl::StrCat("{\"head\":", head, ",\"length\":", length, ",\"truncated\":true}");
+  }
+  return Event{ToInt(r[0]),     std::move(r[1]),    std::move(r[2]), std::move(r[3]),
+               std::move(r[4]), std::move(payload), std::move(r[7])};
 }
 
 constexpr std::string_view kInsertEvent =
@@ -357,24 +381,72 @@ absl::StatusOr<Store::EventPage> Store::ListEventsPage(std::string_view run_id, 
     page.total = ToInt(count[0][0]);
     AGENTRT_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
-        tx.Query("SELECT seq, run_id, step_id, at, type, substr(payload_json, 1, ?4), "
-                 "length(payload_json), hash FROM events WHERE run_id = ?1 ORDER BY seq "
-                 "LIMIT ?2 OFFSET ?3",
+        tx.Query(absl::StrCat("SELECT ", CappedEventColumns(4),
+                              " FROM events WHERE run_id = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3"),
                  {run_id, limit, offset, kMaxPageText}));
-    for (SqlRow& r : rows) {
-      std::string payload = std::move(r[5]);
-      std::int64_t length = ToInt(r[6]);
-      if (length > kMaxPageText) {
-        std::string head;
-        json::AppendCanonicalString(payload, head);
-        payload = absl::StrCat("{\"head\":", head, ",\"length\":", length, ",\"truncated\":true}");
-      }
-      page.events.push_back(Event{ToInt(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]),
-                                  std::move(r[4]), std::move(payload), std::move(r[7])});
-    }
+    for (SqlRow& r : rows) page.events.push_back(CappedEvent(r, kMaxPageText));
     return absl::OkStatus();
   }));
   return page;
+}
+
+absl::StatusOr<std::vector<Event>> Store::ListEventsAfter(std::string_view run_id,
+                                                          std::int64_t after_seq,
+                                                          std::int64_t limit) {
+  if (limit < 1 || after_seq < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("reading events after seq ", after_seq,
+                                                   " needs limit >= 1 (got ", limit,
+                                                   ") and a seq >= 0"));
+  }
+  limit = std::min(limit, kMaxEventsAfter);
+  std::vector<Event> events;
+  AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
+    // Two statements, so each uses its index: the primary key for every run, events_run for one.
+    std::string sql =
+        run_id.empty()
+            ? absl::StrCat("SELECT ", CappedEventColumns(4),
+                           " FROM events WHERE seq > ?2 ORDER BY seq LIMIT ?3")
+            : absl::StrCat("SELECT ", CappedEventColumns(4),
+                           " FROM events WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3");
+    AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                             tx.Query(sql, {run_id, after_seq, limit, kMaxPageText}));
+    events.reserve(rows.size());
+    for (SqlRow& r : rows) events.push_back(CappedEvent(r, kMaxPageText));
+    return absl::OkStatus();
+  }));
+  return events;
+}
+
+absl::StatusOr<RunLease> Store::Lease(std::string_view run_id) {
+  RunLease lease;
+  AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?1", {run_id}));
+    if (rows.empty()) {
+      return absl::NotFoundError(
+          absl::StrCat("no run ", json::Sanitize(run_id), " in database ", path_));
+    }
+    lease.owner = std::move(rows[0][0]);
+    lease.expires_at = std::move(rows[0][1]);
+    return absl::OkStatus();
+  }));
+  return lease;
+}
+
+absl::StatusOr<std::string> Store::StoredHash(std::int64_t seq) {
+  std::string hash;
+  AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT substr(hash, 1, 128) FROM events WHERE seq = ?1", {seq}));
+    if (rows.empty()) {
+      return absl::NotFoundError(absl::StrCat("no event has seq ", seq, " in database ", path_));
+    }
+    hash = std::move(rows[0][0]);
+    return absl::OkStatus();
+  }));
+  return hash;
 }
 
 absl::StatusOr<std::pair<std::int64_t, std::string>> Store::ChainHead() {

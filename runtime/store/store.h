@@ -76,6 +76,14 @@ struct ChainReport {
 
 using EventObserver = std::function<void(const Event&)>;
 
+// A run's lease as stored (docs/decisions/0007-run-leases.md): who may write the RUNNING run,
+// and until when. Both empty when nobody holds it; an expired lease is reported as it is, not
+// released.
+struct RunLease {
+  std::string owner;
+  std::string expires_at;  // stored timestamp text (runtime/world/timestamp.h); "" when unheld
+};
+
 // A value bound to a statement parameter.
 using SqlValue = std::variant<std::int64_t, std::string_view>;
 
@@ -152,6 +160,19 @@ class Store {
   };
   absl::StatusOr<EventPage> ListEventsPage(std::string_view run_id, std::int64_t limit,
                                            std::int64_t offset);
+  // ListEventsAfter is the follower's read (runtime/export/follower.h): the events with
+  // seq > `after_seq`, of one run or of every run (`run_id` ""), in seq order — commit order —
+  // at most `limit` of them, and never more than kMaxEventsAfter (a larger limit is cut to it).
+  // Payloads over kMaxPageText characters are capped as ListEventsPage caps them; the hash is
+  // the stored one. Errors: InvalidArgument for limit < 1 or after_seq < 0.
+  static constexpr std::int64_t kMaxEventsAfter = 10000;
+  absl::StatusOr<std::vector<Event>> ListEventsAfter(std::string_view run_id,
+                                                     std::int64_t after_seq, std::int64_t limit);
+  // Lease reads a run's stored lease (RunLease). Errors: NotFound naming an unknown run.
+  absl::StatusOr<RunLease> Lease(std::string_view run_id);
+  // StoredHash is the stored hash of event `seq` (at most 128 characters of it, as a
+  // ChainBreak's `found`). Errors: NotFound when no event has that seq.
+  absl::StatusOr<std::string> StoredHash(std::int64_t seq);
   // VerifyEvents walks the chain over [from, to] (from < 1 means 1, to < 1 the current head)
   // and reports the first break: a missing seq, or a stored hash that is not the one the
   // fields and the previous hash give. Writes nothing.

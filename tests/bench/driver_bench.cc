@@ -113,7 +113,118 @@ void BM_BareSqliteSameWrites(benchmark::State& state) {
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }
 
+// A model that answers at once: what remains is the accounting around each call.
+class InstantModel final : public Model {
+ public:
+  std::string Name() const override { return "instant"; }
+  absl::StatusOr<ModelResponse> Generate(const ModelRequest&, absl::Time) override {
+    ModelResponse r;
+    r.text = "ok";
+    r.stop_reason = "end_turn";
+    r.usage = Usage{1200, 80, 0};
+    return r;
+  }
+};
+
+// One step that makes kModelCalls model calls through the step's accounting caller, then
+// completes.
+constexpr int kModelCalls = 20;
+class CallingAgent final : public Agent {
+ public:
+  absl::StatusOr<Decision> Decide(const StepInput& input) override {
+    ModelRequest request;
+    request.messages.push_back(Message{"user", {ContentBlock{.type = "text", .text = "go on"}}});
+    request.max_output_tokens = 256;
+    for (int i = 0; i < kModelCalls; ++i) {
+      absl::StatusOr<ModelResponse> r = input.model->Generate(request);
+      if (!r.ok()) return r.status();
+    }
+    Decision d;
+    d.kind = "complete";
+    return d;
+  }
+};
+
+// Per model call: reserve (a run read and the limit checks), the dispatch transaction (row and
+// event) and the outcome transaction (row, run totals, event).
+void BM_ModelCallAccounted(benchmark::State& state) {
+  bool file = state.range(0) == 1;
+  world::RealClock clock;
+  world::SeededEntropy entropy(1);
+  std::string path = TempDb("model");
+  auto store = file ? *store::Store::Open(path, clock) : *store::Store::OpenInMemory(clock);
+  InstantModel model;
+  CallingAgent agent;
+  std::unique_ptr<Policy> policy = DefaultPolicy();
+  DriverOptions options{&agent, policy.get(), {}, "bench"};
+  options.model.model = &model;
+  options.model.prices["instant"] = Price{3'000'000, 15'000'000, 300'000};
+  auto driver = *Driver::Create(*store, clock, entropy, options);
+  Limits limits;
+  limits.max_model_calls = 1'000'000'000;
+  limits.max_total_tokens = INT64_MAX / 2;
+  for (auto _ : state) {
+    absl::StatusOr<Run> run = driver->Start("bench", limits);
+    if (!run.ok() || run->status != RunStatus::kCompleted) {
+      state.SkipWithError(run.ok() ? (run->reason + ": " + run->reason_detail).c_str()
+                                   : std::string(run.status().message()).c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kModelCalls);
+  state.SetLabel("items = model calls");
+  store.reset();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+}
+
+// The floor for one model call: two transactions, the first writing two rows, the second two
+// rows and an update, through the bare library.
+void BM_BareSqliteModelCallWrites(benchmark::State& state) {
+  bool file = state.range(0) == 1;
+  std::string path = TempDb("baremodel");
+  sqlite3* db = nullptr;
+  sqlite3_open(file ? path.c_str() : ":memory:", &db);
+  sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", nullptr, nullptr,
+               nullptr);
+  sqlite3_exec(db,
+               "CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT); "
+               "CREATE TABLE totals (k INTEGER PRIMARY KEY, n INTEGER); "
+               "INSERT INTO totals VALUES (1, 0)",
+               nullptr, nullptr, nullptr);
+  sqlite3_stmt* insert = nullptr;
+  sqlite3_prepare_v2(db, "INSERT INTO t (v) VALUES (?1)", -1, &insert, nullptr);
+  sqlite3_stmt* update = nullptr;
+  sqlite3_prepare_v2(db, "UPDATE totals SET n = n + 1 WHERE k = 1", -1, &update, nullptr);
+  std::string row(200, 'x');
+  auto put = [&] {
+    sqlite3_bind_text(insert, 1, row.data(), static_cast<int>(row.size()), SQLITE_STATIC);
+    sqlite3_step(insert);
+    sqlite3_reset(insert);
+  };
+  for (auto _ : state) {
+    for (int call = 0; call < kModelCalls; ++call) {
+      sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+      put();
+      put();
+      sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+      sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+      put();
+      put();
+      sqlite3_step(update);
+      sqlite3_reset(update);
+      sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kModelCalls);
+  sqlite3_finalize(insert);
+  sqlite3_finalize(update);
+  sqlite3_close(db);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+}
+
 BENCHMARK(BM_DriverRun)->Arg(0)->Arg(1)->ArgName("file");
+BENCHMARK(BM_ModelCallAccounted)->Arg(0)->Arg(1)->ArgName("file");
+BENCHMARK(BM_BareSqliteModelCallWrites)->Arg(0)->Arg(1)->ArgName("file");
 BENCHMARK(BM_BareSqliteSameWrites)->Arg(0)->Arg(1)->ArgName("file");
 
 }  // namespace

@@ -154,6 +154,7 @@ TEST_F(ApprovalsTest, TamperedApprovalRowIsRefusedByHash) {
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(run.status().message(), HasSubstr("does not match its recorded request"));
+  EXPECT_TRUE(IsApprovalHashError(run.status()));
   EXPECT_TRUE(post_.calls.empty());
   EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kWaitingForApproval);
 }
@@ -214,6 +215,7 @@ TEST_F(ApprovalsTest, ShownHashMustStillMatch) {
       Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", "", "0000"});
   ASSERT_FALSE(approved.ok());
   EXPECT_THAT(approved.status().message(), HasSubstr("not the one that was shown"));
+  EXPECT_TRUE(IsApprovalChangedError(approved.status()));
   EXPECT_EQ(Only().status, ApprovalStatus::kPending);
 }
 
@@ -397,6 +399,8 @@ TEST_F(ApprovalsTest, AGrantHeldByAGateExpiresIfNotExecutedInTime) {
   absl::StatusOr<Observation> obs = attached->first->Execute();
   ASSERT_FALSE(obs.ok());
   EXPECT_THAT(obs.status().message(), HasSubstr("expired before it was executed"));
+  EXPECT_TRUE(IsApprovalExpiredError(obs.status()));
+  EXPECT_TRUE(IsNotPendingError(obs.status()));
   EXPECT_TRUE(post_.calls.empty());
   EXPECT_EQ(ReadRun(*store_, "run-1")->reason, "approval_expired");
 }
@@ -535,6 +539,36 @@ TEST(NeedApprovalTest, DecodePresentationReportsWhatIsWrong) {
   a.presentation = "{not json";
   EXPECT_THAT(DecodePresentation(a).status().message(),
               HasSubstr("ap-1: presentation is not JSON"));
+}
+
+// reference/core.md §1.3: a decision on an expired approval is ErrApprovalExpired, which also
+// matches ErrNotPending; a decided approval and a run in the wrong state are told apart from it
+// by the error, never by its words.
+TEST_F(ApprovalsTest, DecisionOnAnExpiredApprovalIsExpiredAndAlsoNotPending) {
+  Limits limits;
+  limits.approval_ttl = absl::Minutes(1);
+  Drive({Post("alice")}, "", limits);
+  clock_.Advance(absl::Minutes(2));
+  absl::Status late = Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).status();
+  EXPECT_EQ(late.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(IsApprovalExpiredError(late));
+  EXPECT_TRUE(IsNotPendingError(late));
+  EXPECT_FALSE(IsRunStateError(late));
+  // The run is cancelled now: deciding again is a run-state refusal, not an expiry.
+  absl::Status again = Reject(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).status();
+  EXPECT_TRUE(IsRunStateError(again));
+  EXPECT_FALSE(IsNotPendingError(again));
+  EXPECT_TRUE(IsRunStateError(Cancel(*store_, clock_, "run-1", Decider{"ops", ""})));
+}
+
+TEST_F(ApprovalsTest, DecisionOnADecidedApprovalIsNotPendingButNotExpired) {
+  Drive({Post("alice")});
+  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  absl::Status twice = Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).status();
+  EXPECT_THAT(twice.message(), HasSubstr("is already approved"));
+  EXPECT_TRUE(IsNotPendingError(twice));
+  EXPECT_FALSE(IsApprovalExpiredError(twice));
+  EXPECT_FALSE(IsRunStateError(twice));
 }
 
 }  // namespace

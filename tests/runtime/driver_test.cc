@@ -201,8 +201,13 @@ TEST_F(DriverTest, DestructiveRequestIsDeniedAsAnObservation) {
   std::vector<std::string> types = Types();
   EXPECT_THAT(std::vector<std::string>(types.begin() + 2, types.begin() + 6),
               ElementsAre("step.started", "step.decided", "step.policy", "step.failed"));
-  EXPECT_EQ((*ReadSteps(*store_, "run-1"))[0].observation->summary,
-            "denied: side effect destructive is deny by policy");
+  std::vector<Step> steps = *ReadSteps(*store_, "run-1");
+  EXPECT_EQ(steps[0].observation->summary, "denied: side effect destructive is deny by policy");
+  // The step keeps the evaluation that denied it, as the agent's next input does.
+  ASSERT_TRUE(steps[0].policy.has_value());
+  EXPECT_EQ(steps[0].policy->outcome, PolicyOutcome::kDeny);
+  ASSERT_TRUE(agent_->inputs[1].steps[0].policy.has_value());
+  EXPECT_EQ(agent_->inputs[1].steps[0].policy->reason, steps[0].policy->reason);
 }
 
 TEST_F(DriverTest, RemoteMutationPausesWithAPendingApprovalBoundByHash) {

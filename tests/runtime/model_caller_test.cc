@@ -567,5 +567,16 @@ TEST(ModelJsonTest, ResponseRoundTripsWithoutRaw) {
   EXPECT_EQ(ModelResponseJson(*back), json);
 }
 
+TEST(ModelJsonTest, RequestsWithBytesThatAreNotUtf8StillHaveOneValidForm) {
+  ModelRequest r = Request();
+  r.system = "be \xff careful";
+  r.messages[0].content[0].text = "tail \xc3";
+  std::string json = ModelRequestJson(r);
+  absl::StatusOr<json::Document> doc = json::Parse(json);
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  EXPECT_EQ(doc->root().Find("system")->string_value(), "be \xEF\xBF\xBD careful");
+  EXPECT_EQ(ModelRequestJson(r), json);
+}
+
 }  // namespace
 }  // namespace agentrt

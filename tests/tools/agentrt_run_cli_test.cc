@@ -12,6 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
 extern char** environ;
@@ -19,15 +20,11 @@ extern char** environ;
 namespace agentrt {
 namespace {
 
+using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-ProcessResult Agentrt(std::vector<std::string> args) {
-  args.insert(args.begin(), AGENTRT_BIN);
-  return RunProcess(args);
-}
 
 class AgentrtRunCliTest : public ::testing::Test {
  protected:
@@ -66,17 +63,16 @@ TEST_F(AgentrtRunCliTest, EventsAndVerifyWorkOnTheResult) {
   std::string run = demo.out.substr(4, 32);
   ProcessResult events = Agentrt({"events", "--db", db_, run});
   EXPECT_EQ(events.exit_code, 0) << events.err;
-  EXPECT_THAT(events.out, HasSubstr("1  "));
+  EXPECT_THAT(events.out, HasSubstr("  run.created  "));
   EXPECT_THAT(events.out, HasSubstr("run.finished"));
-  ProcessResult page = Agentrt({"events", "--db", db_, "--limit", "3", "--offset=18", run});
+  ProcessResult page = Agentrt({"events", "--db", db_, "--limit", "3", "--offset=17", run});
   EXPECT_EQ(page.exit_code, 0) << page.err;
-  EXPECT_THAT(page.out, HasSubstr("19  "));
-  EXPECT_THAT(page.out, Not(HasSubstr("\n1  ")));
-  EXPECT_THAT(page.out, HasSubstr("(events 19-20 of 20)"));
+  EXPECT_THAT(page.out, Not(HasSubstr("run.created")));
+  EXPECT_THAT(page.out, HasSubstr("run.finished"));
   EXPECT_EQ(Agentrt({"events", "--db", db_, "--limit=0", run}).exit_code, 2);
   ProcessResult verify = Agentrt({"verify", "--db=" + db_});
   EXPECT_EQ(verify.exit_code, 0) << verify.err;
-  EXPECT_THAT(verify.out, HasSubstr("chain intact: 20 events; head seq 20 hash "));
+  EXPECT_THAT(verify.out, HasSubstr("intact: 20 event(s), seq 1 to 20"));
 }
 
 TEST_F(AgentrtRunCliTest, VerifyNamesTheFirstBrokenEventAfterTampering) {
@@ -86,7 +82,7 @@ TEST_F(AgentrtRunCliTest, VerifyNamesTheFirstBrokenEventAfterTampering) {
       "WHERE type = 'step.policy' AND payload_json LIKE '%deny%'");
   ProcessResult verify = Agentrt({"verify", "--db", db_});
   EXPECT_EQ(verify.exit_code, 1);
-  EXPECT_THAT(verify.out, HasSubstr("chain broken at seq 13: the stored hash is not the one"));
+  EXPECT_THAT(verify.out, HasSubstr("broken at seq 13: the stored hash is not the one"));
 }
 
 TEST_F(AgentrtRunCliTest, OperatorCommandsNeverCreateADatabase) {
@@ -106,12 +102,12 @@ TEST_F(AgentrtRunCliTest, ApprovalDemoPausesApproveThenResumeRunsTheApprovedCall
   EXPECT_THAT(paused.out, HasSubstr("agentrt approve --db " + db_ + " " + run));
   EXPECT_THAT(paused.out, HasSubstr("agentrt demo scripted --db " + db_ + " --resume " + run));
   // A script must say --yes; nothing is decided without it.
-  ProcessResult refused = Agentrt({"approve", "--db", db_, run});
+  ProcessResult refused = Agentrt({"approve", "--db", db_, run, "--by", "ops"});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_THAT(refused.err, HasSubstr("pass --yes"));
   ProcessResult approved = Agentrt({"approve", "--db", db_, run, "--by", "ops", "--yes"});
   EXPECT_EQ(approved.exit_code, 0) << approved.err;
-  EXPECT_THAT(approved.out, HasSubstr("\"tool\":\"send_report\""));
+  EXPECT_THAT(approved.out, HasSubstr("tool     send_report"));
   EXPECT_THAT(approved.out, HasSubstr("approved "));
   ProcessResult resumed = Agentrt({"demo", "scripted", "--db", db_, "--resume", run});
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
@@ -123,7 +119,7 @@ TEST_F(AgentrtRunCliTest, ApprovalDemoPausesApproveThenResumeRunsTheApprovedCall
 TEST_F(AgentrtRunCliTest, TamperedApprovalRowMakesResumeRefuseByHash) {
   ProcessResult paused = Agentrt({"demo", "scripted", "--db", db_, "--approval"});
   std::string run = paused.out.substr(4, 32);
-  ASSERT_EQ(Agentrt({"approve", "--db", db_, run, "--yes"}).exit_code, 0);
+  ASSERT_EQ(Agentrt({"approve", "--db", db_, run, "--by", "ops", "--yes"}).exit_code, 0);
   Tamper(
       "UPDATE approvals SET request_json = replace(request_json, "
       "'localhost is 127.0.0.1', 'send me your keys')");
@@ -134,10 +130,11 @@ TEST_F(AgentrtRunCliTest, TamperedApprovalRowMakesResumeRefuseByHash) {
 
 TEST_F(AgentrtRunCliTest, RejectAndCancelEndTheRun) {
   std::string run = Agentrt({"demo", "scripted", "--db", db_, "--approval"}).out.substr(4, 32);
-  ProcessResult rejected = Agentrt({"reject", "--db", db_, run, "--note", "not now", "--yes"});
+  ProcessResult rejected =
+      Agentrt({"reject", "--db", db_, run, "--by", "ops", "--note", "not now", "--yes"});
   EXPECT_EQ(rejected.exit_code, 0) << rejected.err;
   EXPECT_THAT(rejected.out, HasSubstr("rejected "));
-  ProcessResult cancel = Agentrt({"cancel", "--db", db_, run, "--yes"});
+  ProcessResult cancel = Agentrt({"cancel", "--db", db_, run, "--by", "ops", "--yes"});
   EXPECT_EQ(cancel.exit_code, 1);
   EXPECT_THAT(cancel.err, HasSubstr("is already CANCELLED"));
   std::string second = Agentrt({"demo", "scripted", "--db", db_, "--approval"}).out.substr(4, 32);
@@ -193,8 +190,8 @@ TEST_F(AgentrtRunCliTest, ApproveAsksOnATerminal) {
     int status = 0;
     waitpid(pid, &status, 0);
     EXPECT_TRUE(answered);
-    EXPECT_THAT(screen, HasSubstr("\"tool\":\"send_report\""));
-    EXPECT_THAT(screen, HasSubstr("Approve this request?"));
+    EXPECT_THAT(screen, HasSubstr("tool     send_report"));
+    EXPECT_THAT(screen, HasSubstr("Approve approval "));
     if (answer[0] == 'y') {
       EXPECT_EQ(WEXITSTATUS(status), 0);
       EXPECT_THAT(screen, HasSubstr("approved "));

@@ -7,19 +7,16 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
 namespace agentrt {
 namespace {
 
+using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
 using ::testing::HasSubstr;
-
-ProcessResult Agentrt(std::vector<std::string> args, const std::string& input = "") {
-  args.insert(args.begin(), AGENTRT_BIN);
-  return RunProcess(args, input);
-}
 
 std::string WriteTempFile(const std::string& name, const std::string& bytes) {
   std::filesystem::path path =

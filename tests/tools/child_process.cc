@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -81,6 +83,48 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
       }
     }
   }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+TerminalResult RunOnTerminal(const std::vector<std::string>& argv, const std::string& prompt,
+                             const std::string& answer, const std::function<void()>& on_prompt) {
+  int master = -1, slave = -1;
+  Check(openpty(&master, &slave, nullptr, nullptr, nullptr) == 0, "openpty");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    posix_spawn_file_actions_adddup2(&actions, slave, fd);
+  }
+  posix_spawn_file_actions_addclose(&actions, master);
+  posix_spawn_file_actions_addclose(&actions, slave);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  Check(posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) == 0, "posix_spawn");
+  posix_spawn_file_actions_destroy(&actions);
+  close(slave);
+  TerminalResult result;
+  char buffer[4096];
+  for (;;) {
+    ssize_t n = read(master, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EIO once the child has exited and the terminal has no other user
+    result.out.append(buffer, static_cast<std::size_t>(n));
+    if (!result.prompted && result.out.find(prompt) != std::string::npos) {
+      result.prompted = true;
+      if (on_prompt) on_prompt();
+      // In canonical mode the terminal's end-of-file character ends the read with nothing.
+      std::string typed = answer.empty() ? std::string(1, '\x04') : answer;
+      Check(write(master, typed.data(), typed.size()) == static_cast<ssize_t>(typed.size()),
+            "write to the terminal");
+    }
+  }
+  close(master);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

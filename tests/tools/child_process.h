@@ -4,6 +4,7 @@
 // input and collecting standard output, standard error and the exit status. Test-only.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,5 +19,18 @@ struct ProcessResult {
 // RunProcess starts argv[0] with `argv`, writes `input` to its standard input and closes it,
 // and waits for it to exit. Aborts the test binary if the process cannot be started.
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& input = "");
+
+// RunOnTerminal starts argv[0] with `argv` on a new pseudo-terminal (its standard input,
+// output and error), as a person at a terminal would. When what it printed contains `prompt`,
+// `answer` is typed (a line, e.g. "y\n"), or, when `answer` is empty, end of input (Ctrl-D).
+// `on_prompt` runs just before, e.g. to change the database under the waiting command.
+// Everything the terminal showed is in `out` (with "\r\n" line ends); `err` stays empty.
+// `prompted` says whether the prompt appeared.
+struct TerminalResult : ProcessResult {
+  bool prompted = false;
+};
+TerminalResult RunOnTerminal(const std::vector<std::string>& argv, const std::string& prompt,
+                             const std::string& answer,
+                             const std::function<void()>& on_prompt = {});
 
 }  // namespace agentrt::testing

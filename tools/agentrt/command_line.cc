@@ -52,6 +52,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
     if (!flag->ParseFrom(value, &error)) {
       return absl::InvalidArgumentError(absl::StrCat("flag --", ToAbsl(name), ": ", error));
     }
+    parsed.given.emplace_back(name);
   }
   return parsed;
 }

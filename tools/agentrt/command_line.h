@@ -22,6 +22,15 @@ inline constexpr int kExitUsage = 2;    // the command line was wrong
 struct ParsedArgs {
   std::vector<std::string> positional;
   bool help = false;  // --help or -h appeared
+  // The flags that appeared, by name: a flag's default can differ between commands, and a
+  // value given equal to the default is still given.
+  std::vector<std::string> given;
+  bool Given(std::string_view name) const {
+    for (const std::string& g : given) {
+      if (g == name) return true;
+    }
+    return false;
+  }
 };
 
 // ParseArgs reads `args` (the words after the subcommand): `--name=value` and `--name value`

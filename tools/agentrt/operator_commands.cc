@@ -1,75 +1,143 @@
 #include "tools/agentrt/operator_commands.h"
 
-#include <unistd.h>
-
 #include <iostream>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/approvals.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/json_object.h"
+#include "runtime/run_reader.h"
 #include "runtime/store/store.h"
+#include "runtime/trace/format.h"
+#include "runtime/view/approval_json.h"
+#include "runtime/view/bound.h"
+#include "runtime/view/summary.h"
 #include "runtime/world/clock.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
+#include "tools/agentrt/operator_io.h"
 
 ABSL_FLAG(std::string, approval, "",
           "the approval to decide (default: the run's only pending one)");
-ABSL_FLAG(std::string, by, "", "who decides (recorded as given)");
+ABSL_FLAG(std::string, by, "", "who decides, recorded as given (default: $USER)");
 ABSL_FLAG(std::string, note, "", "a note recorded with the decision");
 ABSL_FLAG(bool, yes, false, "decide without asking (for scripts)");
+ABSL_DECLARE_FLAG(bool, json);
 
 namespace agentrt::cli {
 namespace {
 
-constexpr std::string_view kDecideFlags[] = {"db", "approval", "by", "note", "yes"};
-constexpr std::string_view kCancelFlags[] = {"db", "by", "note", "yes"};
+constexpr std::string_view kDecideFlags[] = {"db", "approval", "by", "note", "yes", "json"};
+constexpr std::string_view kCancelFlags[] = {"db", "by", "note", "yes", "json"};
 
 std::string DecideHelp(std::string_view verb) {
   return absl::StrCat(
       "Usage: agentrt ", ToAbsl(verb),
-      " [--db PATH] RUN [--approval ID] [--by NAME] [--note TEXT] [--yes]\n\n",
-      "Shows the "
-      "request the run is waiting on (tool, arguments, approval kind and hash) and ",
+      " RUN [--db PATH] [--approval ID] [--by NAME] [--note TEXT] [--yes] [--json]\n\n"
+      "Prints the approval RUN is waiting on as an APPROVAL WAITING block — the tool call the "
+      "model\nasked for, field by field with sizes, and what the consumer's policy chose to "
+      "present — and\n",
       ToAbsl(verb),
-      "s it. Without --approval the run's only pending approval is meant; with "
-      "several, name one. The decision is bound to the hash shown: if the approval changed in "
-      "between, nothing is decided. On a terminal you are asked to confirm; in a script pass "
-      "--yes.\n",
+      "s it. Without --approval the run's only pending approval is meant; with several, name\n"
+      "one. The decision is bound to the hash of the block printed: if the approval changed "
+      "in\nbetween, nothing is decided. Read the block to its closing line, which agentrt "
+      "writes itself.\n\n"
+      "It goes ahead when --approval names the approval, or --yes is given, or, on a "
+      "terminal,\nyou answer y at the prompt. --by (default $USER) and --note are recorded "
+      "with the decision.\n",
       verb == "approve"
-          ? "Approving does not run anything: the run stays waiting until it is resumed.\n"
+          ? "Approving runs nothing: the run stays waiting until the consumer resumes it.\n"
           : "Rejecting cancels the run (approval_rejected).\n",
-      "\nExit status: 0 decided, 1 refused or failed, 2 usage error.\n");
+      "--json prints {\"run\", \"approval\"} instead of text and never asks.\n\n"
+      "Exit status: 0 decided, 1 refused, declined or failed, 2 usage error (also: no "
+      "confirmation).\n");
 }
 
 constexpr char kCancelHelp[] =
-    R"(Usage: agentrt cancel [--db PATH] RUN [--by NAME] [--note TEXT] [--yes]
+    R"(Usage: agentrt cancel RUN [--db PATH] [--by NAME] [--note TEXT] [--yes] [--json]
 
 Cancels a run that has not ended (operator_cancelled): steps in flight fail with an
 interrupted observation; a tool already running is not recalled and its outcome is recorded
-late. On a terminal you are asked to confirm; in a script pass --yes.
+late. Pending approvals stay pending but can no longer be decided. This is also how to close a
+run whose approval was granted but that will never be resumed. It goes ahead with --yes or
+when you answer y at the prompt on a terminal. --by (default $USER) and --note are recorded.
+--json prints {"run"} instead of text and never asks.
 
-Exit status: 0 cancelled, 1 refused or failed, 2 usage error.
+Exit status: 0 cancelled, 1 refused, declined or failed, 2 usage error (also: no
+confirmation).
 )";
 
-bool Confirm(std::string_view question) {
-  std::cout << question << " [y/N] " << std::flush;
-  std::string answer;
-  if (!std::getline(std::cin, answer)) return false;
-  return answer == "y" || answer == "Y" || answer == "yes";
+// Writes each event the command commits to standard error as a trace line (local time).
+void TraceToStderr(store::Store& store) {
+  store.AddObserver([](const store::Event& e) {
+    trace::TextOptions options;
+    options.zone = absl::LocalTimeZone();
+    options.max_payload_bytes = 8000;
+    std::cerr << trace::TextLine(e, options) << std::flush;
+  });
 }
 
-void Show(const Approval& a) {
-  auto field = [](std::string_view name, std::string_view value) {
-    std::cout << "  " << name << ": " << json::Truncate(json::Sanitize(value), 2000) << "\n";
-  };
-  std::cout << "run " << json::Sanitize(a.run_id) << " is waiting for approval "
-            << json::Sanitize(a.id) << "\n";
-  field("kind", a.kind);
-  field("request", a.request);
-  field("presentation", a.presentation);
-  field("hash", a.hash);
+// The report after a decision: the run as it now is (and the approval, for a decision).
+int Report(store::Store& store, std::string_view command, std::string_view run_id,
+           const Approval* decided, bool json) {
+  absl::StatusOr<Run> run = ReadRun(store, run_id);
+  if (!run.ok()) return Failure(command, ToStd(run.status().message()));
+  absl::StatusOr<view::RunSummary> summary = view::Summary(store, *run);
+  if (!summary.ok()) return Failure(command, ToStd(summary.status().message()));
+  if (json) {
+    JsonObject out;
+    out.Raw("run", view::ToJson(*summary));
+    if (decided != nullptr) out.Raw("approval", view::ApprovalJson(view::BoundApproval(*decided)));
+    std::cout << out.Build() << "\n";
+    return kExitOk;
+  }
+  if (decided != nullptr) {
+    std::cout << "approval " << json::Sanitize(decided->id) << ": " << ToString(decided->status)
+              << " by " << json::Sanitize(decided->decided_by) << "\n";
+  }
+  std::cout << "run " << json::Sanitize(summary->id) << ": " << ToString(summary->status);
+  if (!summary->reason.empty()) std::cout << " (" << json::Sanitize(summary->reason) << ")";
+  std::cout << "\n";
+  if (decided != nullptr && decided->status == ApprovalStatus::kApproved &&
+      summary->status == RunStatus::kWaitingForApproval) {
+    std::cout << "the run stays waiting until the consumer resumes it\n";
+  }
+  return kExitOk;
+}
+
+// What every decision needs before the database is opened.
+struct Checked {
+  std::string run;
+  std::string path;
+  std::string by;
+  bool json = false;
+  bool ask = false;  // confirm at the prompt
+};
+
+// `named`: --approval was given; `bypass` says how a script goes ahead without being asked.
+absl::StatusOr<Checked> CheckArgs(const ParsedArgs& parsed, bool named, std::string_view bypass) {
+  if (parsed.positional.size() != 1) return absl::InvalidArgumentError("expected one RUN id");
+  Checked c;
+  c.run = parsed.positional[0];
+  absl::StatusOr<std::string> by = Who(absl::GetFlag(FLAGS_by));
+  if (!by.ok()) return by.status();
+  c.by = *by;
+  absl::StatusOr<std::string> path = DatabasePath();
+  if (!path.ok()) return path.status();
+  c.path = *path;
+  c.json = absl::GetFlag(FLAGS_json);
+  if (!named && !absl::GetFlag(FLAGS_yes)) {
+    if (c.json || !StdinIsTerminal()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          c.json ? "--json never asks" : "standard input is not a terminal, so nobody can be asked",
+          ": ", ToAbsl(bypass)));
+    }
+    c.ask = true;
+  }
+  return c;
 }
 
 int Decide(std::string_view verb, std::span<const std::string> args) {
@@ -80,33 +148,51 @@ int Decide(std::string_view verb, std::span<const std::string> args) {
     std::cout << DecideHelp(verb);
     return kExitOk;
   }
-  if (parsed->positional.size() != 1) return UsageError(command, "expected one RUN id");
-  absl::StatusOr<std::string> path = DatabasePath();
-  if (!path.ok()) return UsageError(command, ToStd(path.status().message()));
-  bool yes = absl::GetFlag(FLAGS_yes);
-  if (!yes && !::isatty(STDIN_FILENO)) {
-    return UsageError(command, "standard input is not a terminal: pass --yes to decide");
-  }
+  std::string named = absl::GetFlag(FLAGS_approval);
+  absl::StatusOr<Checked> c = CheckArgs(
+      *parsed, !named.empty(), "pass --yes, or name the approval with --approval, to decide");
+  if (!c.ok()) return UsageError(command, ToStd(c.status().message()));
+
   absl::StatusOr<std::unique_ptr<store::Store>> store =
-      store::Store::OpenExisting(*path, /*read_only=*/false);
+      store::Store::OpenExisting(c->path, /*read_only=*/false);
   if (!store.ok()) return Failure(command, ToStd(store.status().message()));
-  const std::string& run = parsed->positional[0];
-  absl::StatusOr<Approval> pending = PendingApproval(**store, run, absl::GetFlag(FLAGS_approval));
-  if (!pending.ok()) return Failure(command, ToStd(pending.status().message()));
-  Show(*pending);
-  if (!yes && !Confirm(absl::StrCat(verb == "approve" ? "Approve" : "Reject", " this request?"))) {
-    std::cout << "nothing decided\n";
-    return kExitFailure;
+  absl::StatusOr<Run> run = ReadRun(**store, c->run);
+  if (!run.ok()) return Failure(command, ToStd(run.status().message()));
+  if (run->status != RunStatus::kWaitingForApproval) {
+    return Failure(
+        command, absl::StrCat("run ", json::Sanitize(c->run), " is ", ToAbsl(ToString(run->status)),
+                              ", not waiting for approval"));
   }
+  absl::StatusOr<Approval> shown = PendingApproval(**store, c->run, named);
+  if (!shown.ok()) return Failure(command, ToStd(shown.status().message()));
+  if (!c->json) std::cout << WaitingApprovalBlock(*shown, "") << std::flush;
+  if (c->ask) {
+    switch (Ask(absl::StrCat(verb == "approve" ? "Approve" : "Reject", " approval ",
+                             json::Sanitize(shown->id), " of run ", json::Sanitize(c->run), "?"))) {
+      case Answer::kYes:
+        break;
+      case Answer::kNo:
+        return Failure(command, "declined at the prompt; nothing decided");
+      case Answer::kNoAnswer:
+        return UsageError(command, "no answer at the prompt (end of input); nothing decided");
+    }
+  }
+  TraceToStderr(**store);
   world::RealClock clock;
-  Decider decider{absl::GetFlag(FLAGS_by), absl::GetFlag(FLAGS_note), pending->hash};
+  // Bound to the hash of the block just printed: a row that changed since is refused.
+  Decider decider{c->by, absl::GetFlag(FLAGS_note), shown->hash};
   absl::StatusOr<Approval> decided = verb == "approve"
-                                         ? Approve(**store, clock, run, pending->id, decider)
-                                         : Reject(**store, clock, run, pending->id, decider);
-  if (!decided.ok()) return Failure(command, ToStd(decided.status().message()));
-  std::cout << ToString(decided->status) << " " << decided->id << " (hash " << decided->hash
-            << ")\n";
-  return kExitOk;
+                                         ? Approve(**store, clock, c->run, shown->id, decider)
+                                         : Reject(**store, clock, c->run, shown->id, decider);
+  if (!decided.ok()) {
+    if (decided.status().code() == absl::StatusCode::kAborted) {
+      return Failure(command, absl::StrCat("approval ", json::Sanitize(shown->id),
+                                           " changed after it was shown; run the command "
+                                           "again to see it"));
+    }
+    return Failure(command, ToStd(decided.status().message()));
+  }
+  return Report(**store, command, c->run, &*decided, c->json);
 }
 
 }  // namespace
@@ -121,27 +207,34 @@ int RunCancelCommand(std::span<const std::string> args) {
     std::cout << kCancelHelp;
     return kExitOk;
   }
-  if (parsed->positional.size() != 1) return UsageError("cancel", "expected one RUN id");
-  absl::StatusOr<std::string> path = DatabasePath();
-  if (!path.ok()) return UsageError("cancel", ToStd(path.status().message()));
-  bool yes = absl::GetFlag(FLAGS_yes);
-  if (!yes && !::isatty(STDIN_FILENO)) {
-    return UsageError("cancel", "standard input is not a terminal: pass --yes to cancel");
-  }
+  absl::StatusOr<Checked> c = CheckArgs(*parsed, /*named=*/false, "pass --yes to cancel");
+  if (!c.ok()) return UsageError("cancel", ToStd(c.status().message()));
   absl::StatusOr<std::unique_ptr<store::Store>> store =
-      store::Store::OpenExisting(*path, /*read_only=*/false);
+      store::Store::OpenExisting(c->path, /*read_only=*/false);
   if (!store.ok()) return Failure("cancel", ToStd(store.status().message()));
-  const std::string& run = parsed->positional[0];
-  if (!yes && !Confirm("Cancel run " + json::Sanitize(run) + "?")) {
-    std::cout << "nothing cancelled\n";
-    return kExitFailure;
+  absl::StatusOr<Run> run = ReadRun(**store, c->run);
+  if (!run.ok()) return Failure("cancel", ToStd(run.status().message()));
+  if (IsTerminal(run->status)) {
+    return Failure("cancel", absl::StrCat("run ", json::Sanitize(c->run), " is already ",
+                                          ToAbsl(ToString(run->status))));
   }
+  if (c->ask) {
+    switch (Ask(absl::StrCat("Cancel run ", json::Sanitize(c->run), " (",
+                             ToAbsl(ToString(run->status)), ")?"))) {
+      case Answer::kYes:
+        break;
+      case Answer::kNo:
+        return Failure("cancel", "declined at the prompt; nothing cancelled");
+      case Answer::kNoAnswer:
+        return UsageError("cancel", "no answer at the prompt (end of input); nothing cancelled");
+    }
+  }
+  TraceToStderr(**store);
   world::RealClock clock;
   absl::Status cancelled =
-      Cancel(**store, clock, run, Decider{absl::GetFlag(FLAGS_by), absl::GetFlag(FLAGS_note)});
+      Cancel(**store, clock, c->run, Decider{c->by, absl::GetFlag(FLAGS_note)});
   if (!cancelled.ok()) return Failure("cancel", ToStd(cancelled.message()));
-  std::cout << "cancelled " << json::Sanitize(run) << "\n";
-  return kExitOk;
+  return Report(**store, "cancel", c->run, nullptr, c->json);
 }
 
 }  // namespace agentrt::cli

@@ -1,12 +1,14 @@
 // tools/agentrt/operator_commands.h
 //
-// The operator's decisions on a run (a first version; the full operator command is a later
-// issue):
-//   agentrt approve [--db PATH] RUN [--approval ID] [--by NAME] [--note TEXT] [--yes]
-//   agentrt reject  [--db PATH] RUN [--approval ID] [--by NAME] [--note TEXT] [--yes]
-//   agentrt cancel  [--db PATH] RUN [--by NAME] [--note TEXT] [--yes]
-// Approve and reject show the exact request first and bind the decision to the hash shown; on
-// a terminal they ask, in a script they need --yes.
+// The operator's decisions on a run (reference/core.md §15):
+//   agentrt approve RUN [--db PATH] [--approval ID] [--by NAME] [--note TEXT] [--yes] [--json]
+//   agentrt reject  RUN [--db PATH] [--approval ID] [--by NAME] [--note TEXT] [--yes] [--json]
+//   agentrt cancel  RUN [--db PATH] [--by NAME] [--note TEXT] [--yes] [--json]
+// Approve and reject print the APPROVAL WAITING block first and bind the decision to the hash
+// of what was printed: an approval that changed in between is refused. They go ahead only when
+// --approval named it, or --yes was given, or the operator answered y at the prompt on a
+// terminal; a script without either is refused (usage error) before the database is opened.
+// --by defaults to $USER. Events the decision wrote go to standard error, one line each.
 #pragma once
 
 #include <span>

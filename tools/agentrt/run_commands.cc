@@ -10,10 +10,13 @@
 #include "runtime/recheck.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
+#include "runtime/trace/format.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
+#include "tools/agentrt/demo_tools.h"
+#include "tools/agentrt/model_demo.h"
 
 ABSL_FLAG(std::int64_t, limit, 1000, "page size for listings");
 ABSL_FLAG(std::string, resume, "", "agentrt demo scripted: resume this run after its approval");
@@ -25,6 +28,8 @@ namespace {
 
 constexpr char kDemoHelp[] =
     R"(Usage: agentrt demo scripted --db PATH [--approval | --resume RUN]
+       agentrt demo model --db PATH (--record CASSETTE | --replay CASSETTE)
+                         (a model-backed agent, recorded and replayed: 'demo model --help')
 
 Runs a scripted agent against three in-memory tools and prints the persisted event trace:
   1. read_file (read_only) on /etc/hosts: allowed and executed;
@@ -41,29 +46,6 @@ resumes it: exactly the approved call runs, then the agent finishes.
 Exit status: 0 the run completed, 1 it did not or the database failed, 2 usage error.
 )";
 
-constexpr char kEventsHelp[] =
-    R"(Usage: agentrt events [--db PATH] [--limit N] [--offset M] RUN
-
-Prints the events of RUN in commit order, one per line: seq, time, type, step and payload
-(at most 400 characters of it; a payload over 65536 characters is read only that far). Text
-a model or server chose is escaped. --limit (default 1000) and --offset page through a long
-run; the last line says how many there are. The database (--db or $AGENTRT_DB) is opened
-existing-only and read-only.
-
-Exit status: 0 printed, 1 no such run or database, 2 usage error.
-)";
-
-constexpr char kVerifyHelp[] =
-    R"(Usage: agentrt verify [--db PATH]
-
-Walks the hash chain of every event in the database (--db or $AGENTRT_DB, opened read-only)
-and reports the first break: a missing event or one whose stored hash is not the one its
-fields and the previous event's hash give. Keep the printed head somewhere the database's
-writers cannot reach: only that proves the log was not cut short.
-
-Exit status: 0 the chain is intact, 1 it is broken or the database failed, 2 usage error.
-)";
-
 constexpr char kRecheckHelp[] =
     R"(Usage: agentrt recheck [--db PATH] [--json] RUN
 
@@ -77,34 +59,7 @@ Exit status: 0 every re-checked evaluation is the same, 1 some differ or the run
 read, 2 usage error.
 )";
 
-constexpr std::string_view kDbFlag[] = {"db"};
 constexpr std::string_view kDemoFlags[] = {"db", "resume"};
-constexpr std::string_view kPageFlags[] = {"db", "limit", "offset"};
-
-// An in-memory tool for the demonstration.
-class DemoTool final : public Tool {
- public:
-  DemoTool(std::string name, std::string description, SideEffect side_effect, bool terminal,
-           std::string content, std::string summary)
-      : spec_{std::move(name),
-              std::move(description),
-              R"({"type":"object","properties":{"path":{"type":"string"},)"
-              R"("summary":{"type":"string"}},"additionalProperties":false})",
-              side_effect,
-              absl::Seconds(5),
-              terminal},
-        content_(std::move(content)),
-        summary_(std::move(summary)) {}
-  ToolSpec Spec() const override { return spec_; }
-  absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
-    return ToolResult{content_, summary_};
-  }
-
- private:
-  ToolSpec spec_;
-  std::string content_;
-  std::string summary_;
-};
 
 Decision ToolCallDecision(std::string tool, std::string args, std::string reason) {
   Decision d;
@@ -116,12 +71,11 @@ Decision ToolCallDecision(std::string tool, std::string args, std::string reason
   return d;
 }
 
+// The demo's events as trace lines (runtime/trace), payloads cut to keep the story readable.
 void PrintEvents(const std::vector<store::Event>& events) {
-  for (const store::Event& e : events) {
-    std::cout << e.seq << "  " << e.at << "  " << e.type;
-    if (!e.step_id.empty()) std::cout << "  step=" << e.step_id.substr(0, 8);
-    std::cout << "  " << json::Truncate(json::Sanitize(e.payload_json), 400) << "\n";
-  }
+  trace::TextOptions options;
+  options.max_payload_bytes = 400;
+  for (const store::Event& e : events) std::cout << trace::TextLine(e, options);
 }
 
 absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading() {
@@ -137,6 +91,7 @@ int RunDemoCommand(std::span<const std::string> args) {
     std::cout << kDemoHelp;
     return args.empty() ? kExitUsage : kExitOk;
   }
+  if (args[0] == "model") return RunModelDemo(args.subspan(1));
   if (args[0] != "scripted") {
     return UsageError("demo", "unknown demonstration \"" + json::Sanitize(args[0]) + "\"");
   }
@@ -224,32 +179,6 @@ int RunDemoCommand(std::span<const std::string> args) {
   return run->status == RunStatus::kCompleted ? kExitOk : kExitFailure;
 }
 
-int RunEventsCommand(std::span<const std::string> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kPageFlags);
-  if (!parsed.ok()) return UsageError("events", ToStd(parsed.status().message()));
-  if (parsed->help) {
-    std::cout << kEventsHelp;
-    return kExitOk;
-  }
-  if (parsed->positional.size() != 1) return UsageError("events", "expected one RUN id");
-  if (!DatabasePath().ok()) return UsageError("events", ToStd(DatabasePath().status().message()));
-  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading();
-  if (!store.ok()) return Failure("events", ToStd(store.status().message()));
-  const std::string& run = parsed->positional[0];
-  std::int64_t limit = absl::GetFlag(FLAGS_limit), offset = absl::GetFlag(FLAGS_offset);
-  if (limit < 1 || offset < 0) return UsageError("events", "--limit must be >= 1, --offset >= 0");
-  absl::StatusOr<store::Store::EventPage> page = (*store)->ListEventsPage(run, limit, offset);
-  if (!page.ok()) return Failure("events", ToStd(page.status().message()));
-  if (page->total == 0) {
-    return Failure("events", "no run \"" + json::Sanitize(run) + "\" in this database");
-  }
-  PrintEvents(page->events);
-  std::cout << "(events " << offset + 1 << "-"
-            << offset + static_cast<std::int64_t>(page->events.size()) << " of " << page->total
-            << ")\n";
-  return kExitOk;
-}
-
 int RunRecheckCommand(std::span<const std::string> args) {
   constexpr std::string_view kRecheckFlags[] = {"db", "json"};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kRecheckFlags);
@@ -267,29 +196,6 @@ int RunRecheckCommand(std::span<const std::string> args) {
   if (!report.ok()) return Failure("recheck", ToStd(report.status().message()));
   std::cout << (absl::GetFlag(FLAGS_json) ? RecheckJson(*report) + "\n" : FormatRecheck(*report));
   return report->Same() ? kExitOk : kExitFailure;
-}
-
-int RunVerifyCommand(std::span<const std::string> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kDbFlag);
-  if (!parsed.ok()) return UsageError("verify", ToStd(parsed.status().message()));
-  if (parsed->help) {
-    std::cout << kVerifyHelp;
-    return kExitOk;
-  }
-  if (!parsed->positional.empty()) return UsageError("verify", "unexpected argument");
-  if (!DatabasePath().ok()) return UsageError("verify", ToStd(DatabasePath().status().message()));
-  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading();
-  if (!store.ok()) return Failure("verify", ToStd(store.status().message()));
-  absl::StatusOr<store::ChainReport> report = (*store)->VerifyEvents();
-  if (!report.ok()) return Failure("verify", ToStd(report.status().message()));
-  if (report->broken) {
-    std::cout << "chain broken at seq " << report->broken->seq << ": " << report->broken->detail
-              << " (" << report->checked << " events intact before it)\n";
-    return kExitFailure;
-  }
-  std::cout << "chain intact: " << report->checked << " events; head seq " << report->to << " hash "
-            << (report->hash.empty() ? "(none)" : report->hash) << "\n";
-  return kExitOk;
 }
 
 }  // namespace agentrt::cli

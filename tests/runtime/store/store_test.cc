@@ -431,5 +431,98 @@ TEST_F(StoreTest, DurabilityIsASetting) {
   EXPECT_EQ(level, "2");  // FULL
 }
 
+TEST_F(StoreTest, ListEventsAfterFollowsSeqAcrossRuns) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 3);   // seq 1-3
+  WriteRun(*store, "run-b", 2);   // seq 4-5
+  WriteRun(*store, "run-a2", 1);  // seq 6
+  ASSERT_TRUE(store
+                  ->Write([&](Transaction& tx) {
+                    return tx.AppendEvent("run-a", "s1", kStart, "late", "{}").status();
+                  })
+                  .ok());  // seq 7, run-a again
+  auto seqs = [](const std::vector<Event>& events) {
+    std::vector<std::int64_t> out;
+    for (const Event& e : events) out.push_back(e.seq);
+    return out;
+  };
+  EXPECT_THAT(seqs(*store->ListEventsAfter("", 0, 100)),
+              ::testing::ElementsAre(1, 2, 3, 4, 5, 6, 7));
+  EXPECT_THAT(seqs(*store->ListEventsAfter("", 2, 3)), ::testing::ElementsAre(3, 4, 5));
+  EXPECT_THAT(seqs(*store->ListEventsAfter("run-a", 2, 100)), ::testing::ElementsAre(3, 7));
+  EXPECT_THAT(seqs(*store->ListEventsAfter("run-a", 7, 100)), ::testing::IsEmpty());
+  EXPECT_THAT(*store->ListEventsAfter("nobody", 0, 100), ::testing::IsEmpty());
+  std::vector<Event> all = *store->ListEvents("");
+  std::vector<Event> after = *store->ListEventsAfter("", 6, 1);
+  ASSERT_THAT(after, SizeIs(1));
+  EXPECT_EQ(after[0].run_id, "run-a");
+  EXPECT_EQ(after[0].step_id, "s1");
+  EXPECT_EQ(after[0].type, "late");
+  EXPECT_EQ(after[0].payload_json, "{}");
+  EXPECT_EQ(after[0].hash, all[6].hash);
+  absl::StatusOr<std::vector<Event>> bad = store->ListEventsAfter("", -1, 10);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("seq >= 0"));
+  EXPECT_EQ(store->ListEventsAfter("", 0, 0).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(StoreTest, ListEventsAfterCapsTheLimitAndHugePayloads) {
+  auto store = OpenOrDie();
+  ASSERT_TRUE(store
+                  ->Write([&](Transaction& tx) -> absl::Status {
+                    absl::StatusOr<std::int64_t> inserted = tx.Exec(
+                        "INSERT INTO runs (id, goal, status, limits_json, created_at) "
+                        "VALUES ('r', 'g', 'RUNNING', '{}', '')");
+                    if (!inserted.ok()) return inserted.status();
+                    for (int i = 0; i < Store::kMaxEventsAfter + 5; ++i) {
+                      absl::StatusOr<Event> e = tx.AppendEvent("r", "", kStart, "e", "{}");
+                      if (!e.ok()) return e.status();
+                    }
+                    std::string huge =
+                        "{\"x\":\"" + std::string(Store::kMaxPageText * 2, 'y') + "\"}";
+                    return tx.AppendEvent("r", "", kStart, "big", huge).status();
+                  })
+                  .ok());
+  absl::StatusOr<std::vector<Event>> page = store->ListEventsAfter("", 0, 1'000'000);
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_THAT(*page, SizeIs(Store::kMaxEventsAfter));
+  std::vector<Event> big = *store->ListEventsAfter("r", Store::kMaxEventsAfter + 5, 10);
+  ASSERT_THAT(big, SizeIs(1));
+  EXPECT_THAT(big[0].payload_json, HasSubstr("\"truncated\":true}"));
+  EXPECT_TRUE(json::Parse(big[0].payload_json).ok());
+}
+
+TEST_F(StoreTest, LeaseReadsTheStoredLease) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "held", 1);
+  WriteRun(*store, "free", 1);
+  ASSERT_TRUE(Tamper("UPDATE runs SET lease_owner = 'driver-1', "
+                     "lease_expires_at = '2027-01-15T08:00:30.000000000Z' WHERE id = 'held'")
+                  .ok());
+  absl::StatusOr<RunLease> held = store->Lease("held");
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_EQ(held->owner, "driver-1");
+  EXPECT_EQ(held->expires_at, "2027-01-15T08:00:30.000000000Z");
+  absl::StatusOr<RunLease> free = store->Lease("free");
+  ASSERT_TRUE(free.ok()) << free.status();
+  EXPECT_EQ(free->owner, "");
+  EXPECT_EQ(free->expires_at, "");
+  absl::StatusOr<RunLease> unknown = store->Lease("nobody\x1b[2J");
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("no run nobody\\x1b[2J"));
+}
+
+TEST_F(StoreTest, StoredHashReadsOneEventsHash) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 3);
+  std::vector<Event> all = *store->ListEvents("");
+  EXPECT_EQ(*store->StoredHash(2), all[1].hash);
+  EXPECT_EQ(store->StoredHash(4).status().code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(
+      Tamper("UPDATE events SET hash = hash || '" + std::string(200, 'f') + "' WHERE seq = 3")
+          .ok());
+  EXPECT_THAT(*store->StoredHash(3), SizeIs(128));
+}
+
 }  // namespace
 }  // namespace agentrt::store

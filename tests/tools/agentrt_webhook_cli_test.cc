@@ -1,0 +1,229 @@
+// `agentrt webhook serve` as an operator runs it: the built binary serving a real database on
+// loopback, decided over signed HTTP, and the run then resumed by its consumer.
+#include <fcntl.h>
+#include <httplib.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/approver/webhook/signature.h"
+#include "runtime/json/intake.h"
+#include "runtime/json_object.h"
+#include "runtime/records.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/entropy.h"
+#include "tests/tools/agentrt_binary.h"
+#include "tests/tools/child_process.h"
+
+extern char** environ;
+
+namespace agentrt {
+namespace {
+
+using ::agentrt::testing::Agentrt;
+using ::agentrt::testing::ProcessResult;
+using ::agentrt::testing::RunProcess;
+using ::testing::HasSubstr;
+
+const std::string kSecret = "a shared secret of more than thirty-two bytes";
+
+// Reads `fd` to its end.
+std::string ReadAll(int fd) {
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+// The command running in the background: its first line of output is read as it comes.
+class Server {
+ public:
+  explicit Server(const std::vector<std::string>& argv) {
+    int out[2], err[2];
+    EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
+    EXPECT_EQ(pipe2(err, O_CLOEXEC), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    EXPECT_EQ(posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    close(out[1]);
+    close(err[1]);
+    out_ = out[0];
+    err_ = err[0];
+  }
+  ~Server() {
+    if (pid_ > 0) Stop();
+  }
+
+  // The first line the command prints (blocks until it is printed or the command exits).
+  std::string FirstLine() {
+    std::string line;
+    char c;
+    while (read(out_, &c, 1) == 1 && c != '\n') line.push_back(c);
+    return line;
+  }
+
+  // Sends SIGTERM and waits: the exit code, the rest of stdout, and stderr.
+  ProcessResult Stop() {
+    kill(pid_, SIGTERM);
+    ProcessResult result;
+    result.out = ReadAll(out_);
+    result.err = ReadAll(err_);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    close(out_);
+    close(err_);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int out_ = -1;
+  int err_ = -1;
+};
+
+class AgentrtWebhookCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("agentrt_webhook_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    db_ = (dir_ / "audit.db").string();
+    secret_file_ =
+        WriteSecret("secret", kSecret + "\n",
+                    std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    ::unsetenv("AGENTRT_DB");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string WriteSecret(const std::string& name, const std::string& text,
+                          std::filesystem::perms perms) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    std::filesystem::permissions(path, perms);
+    return path;
+  }
+
+  std::vector<std::string> Serve(const std::string& secret_file) {
+    return {AGENTRT_BIN, "webhook",     "serve",         "--db",     db_,
+            "--listen",  "127.0.0.1:0", "--secret_file", secret_file};
+  }
+
+  std::filesystem::path dir_;
+  std::string db_;
+  std::string secret_file_;
+};
+
+TEST_F(AgentrtWebhookCliTest, ServesSignedDecisionsUntilSignalled) {
+  ProcessResult paused = Agentrt({"demo", "scripted", "--db", db_, "--approval"});
+  ASSERT_EQ(paused.exit_code, 0) << paused.err;
+  std::string run = paused.out.substr(4, 32);
+
+  Server server(Serve(secret_file_));
+  std::string listening = server.FirstLine();
+  ASSERT_THAT(listening, HasSubstr("listening on http://127.0.0.1:"));
+  int port = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(listening.substr(listening.rfind(':') + 1), &port)) << listening;
+
+  // The command reads the real clock, so the client signs with it too.
+  world::RealClock clock;
+  world::OsEntropy entropy;
+  httplib::Client client("127.0.0.1", port);
+  auto headers = [](const world::ServerRequest& request) {
+    httplib::Headers h;
+    for (const auto& [key, value] : request.headers) h.emplace(key, value);
+    return h;
+  };
+  std::string list_path = absl::StrCat("/runs/", run, "/approvals");
+  httplib::Result list = client.Get(
+      list_path.c_str(),
+      headers(approver::webhook::NewRequest(kSecret, clock.Now(), entropy, "GET", list_path)));
+  ASSERT_TRUE(list);
+  ASSERT_EQ(list->status, 200) << list->body;
+  absl::StatusOr<json::Document> doc = json::Parse(list->body);
+  ASSERT_TRUE(doc.ok());
+  json::Value pending = doc->root().Find("pending")->element(0);
+  std::string id = MemberText(pending, "id");
+  std::string hash = MemberText(pending, "hash");
+
+  std::string approve_path = absl::StrCat(list_path, "/", id, "/approve");
+  std::string body = JsonObject()
+                         .String("run_id", run)
+                         .String("approval_id", id)
+                         .String("hash", hash)
+                         .String("by", "ops")
+                         .Build();
+  httplib::Result approved =
+      client.Post(approve_path.c_str(),
+                  headers(approver::webhook::NewRequest(kSecret, clock.Now(), entropy, "POST",
+                                                        approve_path, body)),
+                  body, "application/json");
+  ASSERT_TRUE(approved);
+  EXPECT_EQ(approved->status, 202) << approved->body;
+
+  ProcessResult stopped = server.Stop();
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
+  EXPECT_THAT(stopped.out, HasSubstr("stopped"));
+  EXPECT_THAT(stopped.err, HasSubstr("webhook.decision"));
+
+  ProcessResult resumed = Agentrt({"demo", "scripted", "--db", db_, "--resume", run});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_THAT(resumed.out, HasSubstr("COMPLETED"));
+}
+
+TEST_F(AgentrtWebhookCliTest, RefusesAWeakSecretAndADatabaseThatIsNotThere) {
+  ASSERT_EQ(Agentrt({"demo", "scripted", "--db", db_, "--approval"}).exit_code, 0);
+  std::string shared =
+      WriteSecret("shared", kSecret,
+                  std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                      std::filesystem::perms::others_read);
+  ProcessResult r = RunProcess(Serve(shared));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("chmod 600"));
+
+  std::string short_secret =
+      WriteSecret("short", "too short\n",
+                  std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  r = RunProcess(Serve(short_secret));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("at least 32 bytes"));
+
+  std::string missing = (dir_ / "missing.db").string();
+  r = Agentrt({"webhook", "serve", "--db", missing, "--listen", "127.0.0.1:0", "--secret_file",
+               secret_file_});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("does not exist"));
+  EXPECT_FALSE(std::filesystem::exists(missing));
+
+  r = Agentrt({"webhook", "serve", "--db", db_, "--secret_file", secret_file_});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--listen must be HOST:PORT"));
+  r = Agentrt({"webhook", "listen"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace agentrt

@@ -1,0 +1,400 @@
+#include "tools/agentrt/event_commands.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "runtime/base/string_view.h"
+#include "runtime/export/cursor.h"
+#include "runtime/export/follower.h"
+#include "runtime/export/jsonl_sink.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/json_object.h"
+#include "runtime/store/store.h"
+#include "runtime/trace/format.h"
+#include "runtime/trace/writer.h"
+#include "runtime/world/clock.h"
+#include "tools/agentrt/command_line.h"
+#include "tools/agentrt/db_flag.h"
+
+// Shared with the other listing commands (run_commands.cc).
+ABSL_DECLARE_FLAG(std::int64_t, limit);
+ABSL_DECLARE_FLAG(std::int64_t, offset);
+ABSL_DECLARE_FLAG(bool, json);
+
+ABSL_FLAG(std::int64_t, from, 0, "agentrt verify: the first seq to check (default 1)");
+ABSL_FLAG(std::int64_t, to, 0, "agentrt verify: the last seq to check (default the head)");
+ABSL_FLAG(std::string, head, "",
+          "agentrt verify: a head kept elsewhere, SEQ:HASH, that must still be in the log");
+ABSL_FLAG(std::string, run, "", "agentrt export: follow this run only (default every run)");
+ABSL_FLAG(std::string, cursor, "",
+          "agentrt export: file keeping the last seq written (default: start at the beginning)");
+ABSL_FLAG(bool, once, false, "agentrt export: stop once caught up");
+ABSL_FLAG(absl::Duration, interval, agentrt::exporter::kDefaultInterval,
+          "agentrt export: wait between polls (at most 1m)");
+
+namespace agentrt::cli {
+namespace {
+
+constexpr char kEventsHelp[] =
+    R"(Usage: agentrt events [--db PATH] RUN [--limit N] [--offset N] [--json]
+
+Prints the events of RUN in commit order, one line each: the time (UTC), the type, and the
+payload as recorded, with every character a model or server could use to move the cursor,
+recolour the terminal or reorder text shown as an escape. A payload is shown up to 8000 bytes,
+then "...[N more bytes]".
+
+With --json each event is one JSON Lines record instead (docs/formats/events.md), the payload
+whole as stored (a payload over 65536 characters is read only that far, as a JSON object
+saying so).
+
+--limit (default 500) and --offset page through a long run. When events remain, the last line
+says so: "... K more event(s); rerun with --offset X", or with --json the record
+{"meta":true,"truncated":true,"total":T,"returned":R,"offset":O}.
+
+The database (--db or $AGENTRT_DB) is opened existing-only and read-only.
+Exit status: 0 printed, 1 no such run or the database failed, 2 usage error.
+)";
+
+constexpr char kVerifyHelp[] =
+    R"(Usage: agentrt verify [--db PATH] [--from N] [--to N] [--head SEQ:HASH] [--json]
+
+Walks the hash chain of the event log and reports the first break: a missing event, or one
+whose stored hash is not the one its fields and the previous event's hash give. The newest
+event (the head) is read first; events committed after it are not checked.
+
+  --from N, --to N   check only seqs N to M (the walk starts from the stored hash before N)
+  --head SEQ:HASH    a head you kept somewhere the database's writers cannot reach (from an
+                     earlier verify, or `agentrt export --cursor`): it must still be in the
+                     log with the same hash. Anyone who can write the file can recompute the
+                     whole chain, and a log cut at its end still verifies: only a kept head
+                     proves the log intact up to it.
+  --json             one JSON object: head, from, to, hash, checked, intact, and break,
+                     requested {to, reached}, kept_head {seq, hash, found, matches} when they
+                     apply.
+
+Exit status: 0 intact; 1 a break, a --to the log does not reach, a kept head not reached or
+with another hash now, or the database failed; 2 usage error (a negative seq, --to before
+--from, a malformed --head, a --head outside --from..--to).
+)";
+
+constexpr char kExportHelp[] =
+    R"(Usage: agentrt export [--db PATH] [--run RUN] [--cursor FILE] [--once] [--interval D]
+
+Follows the event log read-only and writes every event to standard output as a JSON Lines
+record (docs/formats/events.md), in commit order, a page at a time; then waits for more,
+polling every --interval (default 250ms, at most 1m), until interrupted (SIGINT or SIGTERM).
+
+  --run RUN       only that run's events
+  --cursor FILE   where the seq of the last event written is kept (created 0600, replaced
+                  atomically): a restart goes on after it. Every event is written exactly
+                  once across stops; after a crash, at most one page is written again —
+                  consumers that must not act twice key on "seq".
+  --once          stop once caught up
+
+With --cursor, the line "head SEQ:HASH" goes to standard error at the end: keep it where the
+database's writers cannot reach, and check it later with 'agentrt verify --head SEQ:HASH'.
+
+Exit status: 0 stopped or caught up, 1 the database, cursor or output failed, 2 usage error.
+)";
+
+constexpr std::string_view kEventsFlags[] = {"db", "limit", "offset", "json"};
+constexpr std::string_view kVerifyFlags[] = {"db", "from", "to", "head", "json"};
+constexpr std::string_view kExportFlags[] = {"db", "run", "cursor", "once", "interval"};
+
+constexpr std::int64_t kDefaultEventsLimit = 500;
+constexpr std::size_t kMaxTextPayloadBytes = 8000;
+
+absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading(const std::string& path) {
+  return store::Store::OpenExisting(path, /*read_only=*/true);
+}
+
+// The final JSON Lines record of a page that did not reach the end.
+std::string TruncatedRecord(std::int64_t total, std::int64_t returned, std::int64_t offset) {
+  return absl::StrCat("{\"meta\":true,\"truncated\":true,\"total\":", total,
+                      ",\"returned\":", returned, ",\"offset\":", offset, "}\n");
+}
+
+struct KeptHead {
+  std::int64_t seq = 0;
+  std::string hash;
+};
+
+// SEQ:HASH with SEQ >= 1 and HASH the 64 lowercase hex digits of an event hash.
+std::optional<KeptHead> ParseKeptHead(std::string_view text) {
+  std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  KeptHead head;
+  if (!absl::SimpleAtoi(ToAbsl(text.substr(0, colon)), &head.seq) || head.seq < 1) {
+    return std::nullopt;
+  }
+  head.hash = std::string(text.substr(colon + 1));
+  if (head.hash.size() != 64) return std::nullopt;
+  for (char c : head.hash) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c)) && (c < 'a' || c > 'f')) {
+      return std::nullopt;
+    }
+  }
+  return head;
+}
+
+}  // namespace
+
+int RunEventsCommand(std::span<const std::string> args) {
+  absl::SetFlag(&FLAGS_limit, kDefaultEventsLimit);  // this command's default page
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kEventsFlags);
+  if (!parsed.ok()) return UsageError("events", ToStd(parsed.status().message()));
+  if (parsed->help) {
+    std::cout << kEventsHelp;
+    return kExitOk;
+  }
+  if (parsed->positional.size() != 1) return UsageError("events", "expected one RUN id");
+  std::int64_t limit = absl::GetFlag(FLAGS_limit), offset = absl::GetFlag(FLAGS_offset);
+  if (limit < 1) return UsageError("events", "--limit must be at least 1");
+  if (offset < 0) return UsageError("events", "--offset must not be negative");
+  absl::StatusOr<std::string> path = DatabasePath();
+  if (!path.ok()) return UsageError("events", ToStd(path.status().message()));
+  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
+  if (!store.ok()) return Failure("events", ToStd(store.status().message()));
+  const std::string& run = parsed->positional[0];
+  absl::StatusOr<store::Store::EventPage> page = (*store)->ListEventsPage(run, limit, offset);
+  if (!page.ok()) return Failure("events", ToStd(page.status().message()));
+  if (page->total == 0) {
+    absl::Status known = (*store)->Lease(run).status();
+    if (!known.ok()) return Failure("events", ToStd(known.message()));
+  }
+  bool json = absl::GetFlag(FLAGS_json);
+  std::int64_t returned = static_cast<std::int64_t>(page->events.size());
+  std::int64_t remaining = page->total - offset - returned;
+  absl::Status written;
+  if (json) {
+    trace::JsonlWriter writer(std::cout);
+    for (const store::Event& e : page->events) written.Update(writer.Write(e));
+    if (remaining > 0) {
+      trace::LineOutput out(std::cout);
+      written.Update(out.WriteLine(TruncatedRecord(page->total, returned, offset)));
+    }
+  } else {
+    trace::TextOptions options;
+    options.max_payload_bytes = kMaxTextPayloadBytes;
+    trace::TextWriter writer(std::cout, options);
+    for (const store::Event& e : page->events) written.Update(writer.Write(e));
+    trace::LineOutput out(std::cout);
+    if (remaining > 0) {
+      written.Update(out.WriteLine(absl::StrCat(
+          "... ", remaining, " more event(s); rerun with --offset ", offset + returned, "\n")));
+    } else if (returned == 0 && page->total > 0) {
+      written.Update(out.WriteLine(
+          absl::StrCat("no events from offset ", offset, "; the run has ", page->total, "\n")));
+    }
+  }
+  if (!written.ok()) return Failure("events", ToStd(written.message()));
+  return kExitOk;
+}
+
+int RunVerifyCommand(std::span<const std::string> args) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kVerifyFlags);
+  if (!parsed.ok()) return UsageError("verify", ToStd(parsed.status().message()));
+  if (parsed->help) {
+    std::cout << kVerifyHelp;
+    return kExitOk;
+  }
+  if (!parsed->positional.empty()) return UsageError("verify", "unexpected argument");
+  std::int64_t from = absl::GetFlag(FLAGS_from), to = absl::GetFlag(FLAGS_to);
+  if (from < 0 || to < 0) return UsageError("verify", "--from and --to are seqs, never negative");
+  if (to > 0 && from > to) {
+    return UsageError("verify", absl::StrCat("--to ", to, " is before --from ", from));
+  }
+  std::optional<KeptHead> kept;
+  if (std::string text = absl::GetFlag(FLAGS_head); !text.empty()) {
+    kept = ParseKeptHead(text);
+    if (!kept) {
+      return UsageError("verify", "--head \"" + json::Sanitize(text.substr(0, 200)) +
+                                      "\" is not SEQ:HASH (a seq from 1 and 64 lowercase hex "
+                                      "digits)");
+    }
+    if (to > 0 && kept->seq > to) {
+      return UsageError("verify", absl::StrCat("--head seq ", kept->seq, " is past --to ", to));
+    }
+    if (kept->seq < from) {
+      return UsageError("verify",
+                        absl::StrCat("--head seq ", kept->seq, " is before --from ", from));
+    }
+  }
+  absl::StatusOr<std::string> path = DatabasePath();
+  if (!path.ok()) return UsageError("verify", ToStd(path.status().message()));
+  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
+  if (!store.ok()) return Failure("verify", ToStd(store.status().message()));
+
+  // The head first: what is committed after it is not this walk's to check.
+  absl::StatusOr<std::pair<std::int64_t, std::string>> head = (*store)->ChainHead();
+  if (!head.ok()) return Failure("verify", ToStd(head.status().message()));
+  std::int64_t end = to > 0 ? std::min(to, head->first) : head->first;
+  store::ChainReport report;
+  report.from = std::max<std::int64_t>(from, 1);
+  report.to = end;
+  if (end >= report.from) {
+    absl::StatusOr<store::ChainReport> walked = (*store)->VerifyEvents(report.from, end);
+    if (!walked.ok()) return Failure("verify", ToStd(walked.status().message()));
+    report = *std::move(walked);
+  }
+  bool intact = !report.broken.has_value();
+  bool reached = to == 0 || head->first >= to;
+  std::optional<std::string> kept_stored;  // the kept seq's hash now, if it is in the log
+  if (kept && kept->seq <= head->first) {
+    absl::StatusOr<std::string> stored = (*store)->StoredHash(kept->seq);
+    if (stored.ok()) {
+      kept_stored = *stored;
+    } else if (!absl::IsNotFound(stored.status())) {
+      return Failure("verify", ToStd(stored.status().message()));
+    }
+  }
+  bool kept_matches = kept_stored.has_value() && *kept_stored == kept->hash;
+
+  if (absl::GetFlag(FLAGS_json)) {
+    JsonObject out;
+    out.Raw("head", JsonObject()
+                        .Int("seq", head->first)
+                        .Raw("hash", trace::JsonStringLiteral(head->second))
+                        .Build())
+        .Int("from", report.from)
+        .Int("to", report.to)
+        .Raw("hash", trace::JsonStringLiteral(report.hash))
+        .Int("checked", report.checked)
+        .Bool("intact", intact);
+    if (report.broken) {
+      out.Raw("break", JsonObject()
+                           .Int("seq", report.broken->seq)
+                           .Raw("expected", trace::JsonStringLiteral(report.broken->expected))
+                           .Raw("found", trace::JsonStringLiteral(report.broken->found))
+                           .String("detail", report.broken->detail)
+                           .Build());
+    }
+    if (to > 0) out.Raw("requested", JsonObject().Int("to", to).Bool("reached", reached).Build());
+    if (kept) {
+      out.Raw("kept_head", JsonObject()
+                               .Int("seq", kept->seq)
+                               .String("hash", kept->hash)
+                               .Bool("found", kept_stored.has_value())
+                               .Bool("matches", kept_matches)
+                               .Build());
+    }
+    std::cout << out.Build() << "\n";
+  } else {
+    if (head->first == 0) {
+      std::cout << "head: no events\n";
+    } else {
+      std::cout << "head: seq " << head->first << " " << json::Sanitize(head->second) << "\n";
+    }
+    if (report.broken) {
+      std::cout << "broken at seq " << report.broken->seq << ": " << report.broken->detail << "\n";
+      if (!report.broken->expected.empty() || !report.broken->found.empty()) {
+        std::cout << "  expected " << json::Sanitize(report.broken->expected) << "\n"
+                  << "  found    " << json::Sanitize(report.broken->found) << "\n";
+      }
+    } else if (report.checked == 0) {
+      std::cout << "intact: no events in the range\n";
+    } else {
+      std::int64_t last = report.to;
+      std::cout << "intact: " << report.checked << " event(s), seq " << last - report.checked + 1
+                << " to " << last << "\nlast checked: seq " << last << " "
+                << json::Sanitize(report.hash) << "\n";
+    }
+    if (!reached) {
+      std::cout << "not reached: --to " << to << ", but the log ends at seq " << head->first
+                << "\n";
+    }
+    if (kept) {
+      if (kept_matches) {
+        std::cout << "kept head: seq " << kept->seq << " matches\n";
+      } else if (kept_stored) {
+        std::cout << "kept head: seq " << kept->seq << " has another hash now: kept " << kept->hash
+                  << ", stored " << json::Sanitize(*kept_stored) << "\n";
+      } else if (kept->seq > head->first) {
+        std::cout << "kept head: seq " << kept->seq << " not reached: the log ends at seq "
+                  << head->first << " (events after it were removed)\n";
+      } else {
+        std::cout << "kept head: seq " << kept->seq << " is no longer in the log\n";
+      }
+    }
+  }
+  std::cout.flush();
+  bool ok = intact && reached && (!kept || kept_matches);
+  return ok ? kExitOk : kExitFailure;
+}
+
+int RunExportCommand(std::span<const std::string> args) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kExportFlags);
+  if (!parsed.ok()) return UsageError("export", ToStd(parsed.status().message()));
+  if (parsed->help) {
+    std::cout << kExportHelp;
+    return kExitOk;
+  }
+  if (!parsed->positional.empty()) return UsageError("export", "unexpected argument");
+  absl::Duration interval = absl::GetFlag(FLAGS_interval);
+  if (interval <= absl::ZeroDuration()) return UsageError("export", "--interval must be positive");
+  absl::StatusOr<std::string> path = DatabasePath();
+  if (!path.ok()) return UsageError("export", ToStd(path.status().message()));
+  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
+  if (!store.ok()) return Failure("export", ToStd(store.status().message()));
+
+  std::string cursor_path = absl::GetFlag(FLAGS_cursor);
+  std::optional<exporter::FileCursor> file_cursor;
+  if (!cursor_path.empty()) file_cursor.emplace(cursor_path);
+  world::RealClock clock;
+  exporter::FollowerOptions options;
+  options.store = store->get();
+  options.run_id = absl::GetFlag(FLAGS_run);
+  options.cursor = file_cursor ? &*file_cursor : nullptr;
+  options.interval = interval;
+  options.once = absl::GetFlag(FLAGS_once);
+  absl::StatusOr<exporter::Follower> follower = exporter::Follower::Create(options, clock);
+  if (!follower.ok()) return Failure("export", ToStd(follower.status().message()));
+
+  // A closed pipe is a write error the follower stops on (with its cursor saved), not a
+  // signal that ends the process between a write and the save.
+  ::signal(SIGPIPE, SIG_IGN);
+  // SIGINT and SIGTERM stop the follower cleanly: one thread waits for them (they are blocked
+  // in every thread) and notifies; SIGUSR1 ends that thread once the follower is done.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  absl::Notification stop;
+  std::thread waiter([&] {
+    int received = 0;
+    sigwait(&signals, &received);
+    if (received != SIGUSR1) {
+      stop.Notify();
+      clock.Wake();
+    }
+  });
+  exporter::JsonlSink sink(std::cout);
+  absl::Status followed = follower->Follow(sink, &stop);
+  if (!stop.HasBeenNotified()) pthread_kill(waiter.native_handle(), SIGUSR1);
+  waiter.join();
+  if (file_cursor) {
+    absl::StatusOr<exporter::CursorHead> head = follower->Head();
+    if (head.ok() && head->seq > 0) {
+      std::cerr << "head " << head->seq << ":" << json::Sanitize(head->hash) << "\n";
+    } else if (!head.ok() && followed.ok()) {
+      followed = head.status();
+    }
+  }
+  if (!followed.ok()) return Failure("export", ToStd(followed.message()));
+  return kExitOk;
+}
+
+}  // namespace agentrt::cli

@@ -1,0 +1,216 @@
+// `agentrt demo model`: a model-backed agent, recorded to a cassette and replayed from it.
+//
+// The run's world is deterministic — a clock that moves one millisecond per reading and
+// seeded ids — so the only thing that could make a replay differ is the model. Recording
+// wraps a scripted model (standing in for a provider) in a RecordingModel; replaying serves
+// the cassette in strict order and never reaches a model. Both end by comparing the audit
+// log's chain head with the one the cassette holds: the same head means the same events, byte
+// for byte.
+#include "tools/agentrt/model_demo.h"
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "runtime/base/string_view.h"
+#include "runtime/driver.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/render/model_agent.h"
+#include "runtime/trace/format.h"
+#include "runtime/view/display.h"
+#include "runtime/world/entropy.h"
+#include "sim/cassette.h"
+#include "sim/cassette_file.h"
+#include "sim/cassette_recorder.h"
+#include "sim/recording_model.h"
+#include "sim/replaying_model.h"
+#include "sim/scripted_model.h"
+#include "tools/agentrt/command_line.h"
+#include "tools/agentrt/db_flag.h"
+#include "tools/agentrt/demo_tools.h"
+
+ABSL_FLAG(std::string, record, "", "agentrt demo model: record the model's calls to this cassette");
+ABSL_FLAG(std::string, replay, "",
+          "agentrt demo model: replay the model's calls from this cassette");
+
+namespace agentrt::cli {
+namespace {
+
+constexpr char kHelp[] =
+    R"(Usage: agentrt demo model --db PATH (--record CASSETTE | --replay CASSETTE)
+
+Runs an agent that asks a model for every step, under model accounting (each call reserved,
+limited, recorded and charged), against in-memory tools, and prints the persisted trace.
+
+--record CASSETTE: the model is a scripted stand-in for a provider (it asks to read
+  /etc/hosts, then finishes); every call is recorded to CASSETTE (created; it must not exist)
+  with the provider's raw bytes, and the audit log's chain head is stored with it.
+--replay CASSETTE: no model is reached: the cassette answers, in strict order, and the run's
+  chain head is compared with the recorded one.
+
+The clock and ids are deterministic, so a replay into a fresh database reproduces the audit
+log byte for byte. The database is created if missing (mode 0600); a run with the same id
+already in it is refused, so replay into a new file.
+
+Exit status: 0 the run completed (and, replaying, the chain head matched), 1 otherwise,
+2 usage error.
+)";
+
+constexpr std::string_view kFlags[] = {"db", "record", "replay"};
+constexpr std::string_view kModelName = "scripted-demo";
+constexpr std::string_view kGoal = "Find the address of localhost";
+
+// A deterministic clock: each reading is one millisecond after the last, and a wait ends at
+// once at its deadline.
+class TickingClock final : public world::Clock {
+ public:
+  absl::Time Now() const override {
+    absl::MutexLock lock(&mu_);
+    now_ += absl::Milliseconds(1);
+    return now_;
+  }
+  bool WaitUntil(absl::Notification& done, absl::Time deadline) const override {
+    if (done.HasBeenNotified()) return true;
+    absl::MutexLock lock(&mu_);
+    if (deadline > now_) now_ = deadline;
+    return false;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  mutable absl::Time now_ = absl::FromUnixSeconds(1'767'225'600);  // 2026-01-01T00:00:00Z
+};
+
+// What the stand-in provider answers: a tool call, then the terminal call. The raw bytes are
+// a provider's own form (with characters a re-encoder would escape), kept exactly.
+std::vector<ModelResponse> ScriptedAnswers() {
+  ModelResponse read;
+  read.text = "I will read the hosts file first.";
+  read.tool_uses = {ToolUse{"toolu_01", "read_file", R"({"path":"/etc/hosts"})"}};
+  read.stop_reason = std::string(stop_reason::kToolUse);
+  read.usage = Usage{812, 46, 0};
+  read.raw = R"({"id":"msg_01","content":[{"type":"text","text":"I will read the hosts file )"
+             R"(first."},{"type":"tool_use","id":"toolu_01","name":"read_file","input":)"
+             R"({"path":"/etc/hosts"}}],"stop_reason":"tool_use","note":"<raw & exact>"})";
+  ModelResponse finish;
+  finish.text = "localhost is 127.0.0.1.";
+  finish.tool_uses = {ToolUse{"toolu_02", "finish", R"({"summary":"localhost is 127.0.0.1"})"}};
+  finish.stop_reason = std::string(stop_reason::kToolUse);
+  finish.usage = Usage{1010, 38, 800};
+  finish.raw = R"({"id":"msg_02","stop_reason":"tool_use"})";
+  return {read, finish};
+}
+
+}  // namespace
+
+int RunModelDemo(std::span<const std::string> args) {
+  const std::string command = "demo model";
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  if (!parsed.ok()) return UsageError(command, ToStd(parsed.status().message()));
+  if (parsed->help) {
+    std::cout << kHelp;
+    return kExitOk;
+  }
+  if (!parsed->positional.empty()) return UsageError(command, "unexpected argument");
+  std::string record = absl::GetFlag(FLAGS_record);
+  std::string replay = absl::GetFlag(FLAGS_replay);
+  if (record.empty() == replay.empty()) {
+    return UsageError(command, "give exactly one of --record CASSETTE or --replay CASSETTE");
+  }
+  if (!record.empty() && std::filesystem::exists(record)) {
+    return UsageError(command, "cassette " + json::Sanitize(record) +
+                                   " exists; record to a new file (recording never mixes runs)");
+  }
+  absl::StatusOr<std::string> path = DatabasePath();
+  if (!path.ok()) return UsageError(command, ToStd(path.status().message()));
+
+  // The model: a recorded stand-in, or the cassette.
+  std::unique_ptr<sim::ScriptedModel> provider;
+  std::unique_ptr<sim::CassetteRecorder> recorder;
+  std::unique_ptr<Model> model;
+  sim::ChainHead recorded_head;
+  if (!record.empty()) {
+    provider = std::make_unique<sim::ScriptedModel>(ScriptedAnswers(), std::vector<absl::Status>{},
+                                                    std::string(kModelName));
+    absl::StatusOr<std::unique_ptr<sim::CassetteRecorder>> opened =
+        sim::CassetteRecorder::Open(record);
+    if (!opened.ok()) return Failure(command, ToStd(opened.status().message()));
+    recorder = *std::move(opened);
+    model = std::make_unique<sim::RecordingModel>(*provider, *recorder);
+  } else {
+    absl::StatusOr<sim::Cassette> cassette = sim::ReadCassette(replay);
+    if (!cassette.ok()) return Failure(command, ToStd(cassette.status().message()));
+    recorded_head = cassette->chain_head;
+    model = std::make_unique<sim::ReplayingModel>(std::string(kModelName), *cassette,
+                                                  sim::ReplayOrder::kStrict);
+  }
+
+  TickingClock clock;
+  world::SeededEntropy entropy(2026);
+  absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(*path, clock);
+  if (!store.ok()) return Failure(command, ToStd(store.status().message()));
+  DemoTool read("read_file", "Read a text file.", SideEffect::kReadOnly, false,
+                R"({"text":"127.0.0.1 localhost\n"})", "read 20 bytes");
+  DemoTool finish("finish", "Report the answer and end the run.", SideEffect::kReadOnly, true,
+                  R"({"answer":"localhost is 127.0.0.1"})", "answered");
+  render::ModelAgentOptions agent_options;
+  agent_options.render.opening = [](const StepInput& in) {
+    return absl::StrCat("Goal: ", ToAbsl(in.run.goal),
+                        "\nUse the tools; call finish with the answer.");
+  };
+  agent_options.system = "You are a careful agent. Ask for one tool call at a time.";
+  agent_options.max_output_tokens = 512;
+  render::ModelAgent agent(agent_options);
+  std::unique_ptr<Policy> policy = DefaultPolicy();
+  DriverOptions options;
+  options.agent = &agent;
+  options.policy = policy.get();
+  options.tools = {&read, &finish};
+  options.model.model = model.get();
+  options.model.prices[std::string(kModelName)] = Price{3'000'000, 15'000'000, 300'000};
+  absl::StatusOr<std::unique_ptr<Driver>> driver =
+      Driver::Create(**store, clock, entropy, std::move(options));
+  if (!driver.ok()) return Failure(command, ToStd(driver.status().message()));
+  Limits limits;
+  limits.max_model_calls = 10;
+  limits.max_output_tokens_per_call = 512;
+  limits.max_total_tokens = 20'000;
+  absl::StatusOr<Run> run = (*driver)->Start(kGoal, limits);
+  if (!run.ok()) return Failure(command, ToStd(run.status().message()));
+
+  absl::StatusOr<std::vector<store::Event>> events = (*store)->ListEvents(run->id);
+  if (!events.ok()) return Failure(command, ToStd(events.status().message()));
+  trace::TextOptions trace_options;
+  trace_options.max_payload_bytes = 300;
+  for (const store::Event& e : *events) std::cout << trace::TextLine(e, trace_options);
+  std::cout << "run " << run->id << ": " << ToString(run->status) << " (" << run->reason
+            << ") after " << run->step_count << " steps; " << run->model_calls << " model call(s), "
+            << run->input_tokens << " in, " << run->output_tokens << " out, estimated "
+            << view::DisplayMoney(run->estimated_cost_micros) << "\n";
+
+  absl::StatusOr<std::pair<std::int64_t, std::string>> head = (*store)->ChainHead();
+  if (!head.ok()) return Failure(command, ToStd(head.status().message()));
+  if (recorder != nullptr) {
+    if (absl::Status set = recorder->SetChainHead({head->first, head->second}); !set.ok()) {
+      return Failure(command, ToStd(set.message()));
+    }
+    std::cout << "recorded " << provider->calls() << " model call(s) to " << json::Sanitize(record)
+              << " with chain head seq " << head->first << " " << head->second << "\n"
+              << "replay it into a new database:\n  agentrt demo model --db NEW.db --replay "
+              << json::Sanitize(record) << "\n";
+  } else {
+    bool same = head->first == recorded_head.seq && head->second == recorded_head.hash;
+    std::cout << "replayed from " << json::Sanitize(replay) << ": chain head seq " << head->first
+              << " " << head->second << "\n"
+              << (same ? "the audit log is the recorded one, byte for byte\n"
+                       : absl::StrCat("DIFFERENT from the recording (seq ", recorded_head.seq, " ",
+                                      recorded_head.hash, ")\n"));
+    if (!same) return kExitFailure;
+  }
+  return run->status == RunStatus::kCompleted ? kExitOk : kExitFailure;
+}
+
+}  // namespace agentrt::cli

@@ -1,0 +1,18 @@
+// tools/agentrt/view_commands.h
+//
+// The operator's read commands (reference/core.md §15), over a database opened existing-only
+// and read-only, reading only the page they print:
+//   agentrt runs [--db PATH] [--limit N] [--offset N] [--json]   the runs, newest first
+//   agentrt show RUN [--db PATH] [--limit N] [--offset N] [--json]
+//                                a run, every pending approval on the page, and its steps
+#pragma once
+
+#include <span>
+#include <string>
+
+namespace agentrt::cli {
+
+int RunRunsCommand(std::span<const std::string> args);
+int RunShowCommand(std::span<const std::string> args);
+
+}  // namespace agentrt::cli

@@ -1,0 +1,146 @@
+#include "tools/agentrt/webhook_command.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "runtime/approver/local.h"
+#include "runtime/approver/webhook/handler.h"
+#include "runtime/base/string_view.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/http_server.h"
+#include "tools/agentrt/command_line.h"
+#include "tools/agentrt/db_flag.h"
+
+ABSL_FLAG(std::string, listen, "",
+          "agentrt webhook serve: HOST:PORT to listen on (port 0: any free port)");
+ABSL_FLAG(std::string, secret_file, "",
+          "agentrt webhook serve: the file holding the shared secret (mode 600, >= 32 bytes)");
+
+namespace agentrt::cli {
+namespace {
+
+constexpr std::string_view kCommand = "webhook serve";
+constexpr std::string_view kFlags[] = {"db", "listen", "secret_file"};
+
+constexpr char kHelp[] =
+    R"(Usage: agentrt webhook serve [--db PATH] --listen HOST:PORT --secret_file FILE
+
+Serves the approval webhook over the database until interrupted (SIGINT or SIGTERM). Clients
+sign each request with the shared secret (docs/operators.md, "Approving over HTTP"):
+  GET  /runs/RUN/approvals                 the run's pending approvals
+  GET  /runs/RUN/approvals/ID              one approval (text with ?format=text)
+  POST /runs/RUN/approvals/ID/approve      {"run_id","approval_id","hash","by","note"}
+  POST /runs/RUN/approvals/ID/reject       the same; the run is cancelled
+  POST /runs/RUN/cancel                    {"run_id","by","note"}
+The secret file must be readable by its owner only and hold at least 32 bytes. Approving runs
+nothing: the run waits until its consumer resumes it.
+
+Exit status: 0 stopped by a signal, 1 could not serve, 2 usage error.
+)";
+
+// The secret: the file's bytes without one trailing newline. Refuses a file others may read.
+absl::StatusOr<std::string> ReadSecret(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return absl::NotFoundError(absl::StrCat("secret file ", path, " cannot be read"));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat("secret file ", path, " is not a file"));
+  }
+  if ((st.st_mode & 077) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "secret file ", path, " is readable by group or others; run chmod 600 ", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  if (!in) return absl::NotFoundError(absl::StrCat("secret file ", path, " cannot be read"));
+  std::string secret = bytes.str();
+  if (secret.ends_with("\r\n")) {
+    secret.resize(secret.size() - 2);
+  } else if (secret.ends_with("\n")) {
+    secret.pop_back();
+  }
+  return secret;
+}
+
+// One line an event; requests are served on several threads at once.
+class Log {
+ public:
+  void operator()(const store::Event& e) {
+    absl::MutexLock lock(&mu_);
+    std::cerr << e.at << " " << e.type << " " << json::Sanitize(e.payload_json) << std::endl;
+  }
+
+ private:
+  absl::Mutex mu_;
+};
+
+}  // namespace
+
+int RunWebhookCommand(std::span<const std::string> args) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  if (!parsed.ok()) return UsageError(kCommand, ToStd(parsed.status().message()));
+  if (parsed->help) {
+    std::cout << kHelp;
+    return kExitOk;
+  }
+  if (parsed->positional.size() != 1 || parsed->positional[0] != "serve") {
+    return UsageError(kCommand, "expected: agentrt webhook serve");
+  }
+  std::string listen = absl::GetFlag(FLAGS_listen);
+  std::size_t colon = listen.rfind(':');
+  int port = -1;
+  if (colon == std::string::npos || colon == 0 ||
+      !absl::SimpleAtoi(listen.substr(colon + 1), &port) || port < 0 || port > 65535) {
+    return UsageError(kCommand, "--listen must be HOST:PORT, e.g. 127.0.0.1:8787");
+  }
+  std::string host = listen.substr(0, colon);
+  if (absl::GetFlag(FLAGS_secret_file).empty()) {
+    return UsageError(kCommand, "--secret_file is required");
+  }
+  absl::StatusOr<std::string> path = DatabasePath();
+  if (!path.ok()) return UsageError(kCommand, ToStd(path.status().message()));
+
+  absl::StatusOr<std::string> secret = ReadSecret(absl::GetFlag(FLAGS_secret_file));
+  if (!secret.ok()) return Failure(kCommand, ToStd(secret.status().message()));
+  world::RealClock clock;
+  absl::StatusOr<std::unique_ptr<approver::Local>> local = approver::Local::Open(*path, clock);
+  if (!local.ok()) return Failure(kCommand, ToStd(local.status().message()));
+  approver::webhook::Config config;
+  config.approver = local->get();
+  config.secret = *secret;
+  config.clock = &clock;
+  Log log;
+  config.observer = [&log](const store::Event& e) { log(e); };
+  absl::StatusOr<std::unique_ptr<approver::webhook::Handler>> handler =
+      approver::webhook::Handler::Create(std::move(config));
+  if (!handler.ok()) return Failure(kCommand, ToStd(handler.status().message()));
+
+  // The serving threads inherit this mask, so the signals reach only sigwait below.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  absl::StatusOr<std::unique_ptr<world::HttpServer>> server =
+      world::HttpServer::Listen(host, port, **handler);
+  if (!server.ok()) return Failure(kCommand, ToStd(server.status().message()));
+  std::cout << "listening on http://" << host << ":" << (*server)->port() << std::endl;
+  int received = 0;
+  sigwait(&stop, &received);
+  (*server)->Stop();
+  std::cout << "stopped" << std::endl;
+  return kExitOk;
+}
+
+}  // namespace agentrt::cli

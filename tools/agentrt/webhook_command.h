@@ -1,0 +1,19 @@
+// tools/agentrt/webhook_command.h
+//
+//   agentrt webhook serve [--db PATH] --listen HOST:PORT --secret_file FILE
+//
+// Serves the approval webhook (runtime/approver/webhook/handler.h) over the database until
+// SIGINT or SIGTERM: signed HTTP requests list, show, approve, reject and cancel runs there.
+// The secret file (mode 600, at least 32 bytes; one trailing newline is not part of it) is the
+// secret clients sign with. Prints "listening on http://HOST:PORT" once it accepts requests
+// (PORT 0 picks a free port and prints it); every decision and refusal is logged on stderr.
+#pragma once
+
+#include <span>
+#include <string>
+
+namespace agentrt::cli {
+
+int RunWebhookCommand(std::span<const std::string> args);
+
+}  // namespace agentrt::cli
