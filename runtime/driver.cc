@@ -162,6 +162,16 @@ class Driver::Session {
         if (steps_[i].status == StepStatus::kExecuting) executing = i;
       }
     }
+    // A resume before this one marked the executing step interrupted and died before pausing
+    // it: that call's outcome is still unknown, so it is still the one to pause (reference/
+    // core.md §6.3 step 3).
+    if (!executing && !steps_.empty() && steps_.back().status == StepStatus::kInterrupted &&
+        steps_.back().observation) {
+      absl::StatusOr<json::Document> content = json::Parse(steps_.back().observation->content);
+      if (content.ok() && MemberText(content->root(), "previous_status") == "executing") {
+        executing = steps_.size() - 1;
+      }
+    }
     AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
       AGENTRT_ASSIGN_OR_RETURN(
           std::vector<SqlRow> rows,
@@ -779,18 +789,8 @@ class Driver::Session {
       if (spec == nullptr) {
         return absl::StrCat("unknown tool \"", ToAbsl(json::Sanitize(decision.tool)), "\"");
       }
-      absl::StatusOr<json::Document> args =
-          json::Parse(Blank(decision.args) ? "{}" : decision.args);
-      if (!args.ok())
-        return absl::StrCat("arguments are not usable JSON: ", args.status().message());
-      schema::ValidationResult result = spec->schema->Validate(args->root(), 5);
-      if (!result.valid) {
-        std::string summary = result.Summary();
-        while (!summary.empty() && summary.back() == '\n') summary.pop_back();
-        for (char& c : summary) {
-          if (c == '\n') c = ';';
-        }
-        return absl::StrCat("arguments do not match schema: ", summary);
+      if (absl::Status s = CheckArgs(*spec, decision.args); !s.ok()) {
+        return std::string(ToStd(s.message()));
       }
       return "";
     }

@@ -7,9 +7,11 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/canonical_json.h"
+#include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
 #include "runtime/json_object.h"
+#include "runtime/records.h"
 
 namespace agentrt {
 namespace {
@@ -67,6 +69,23 @@ absl::StatusOr<RecordedSpec> RecordSpec(const ToolSpec& spec) {
   recorded.hash = json::Sha256Hex(recorded.json);
   recorded.schema = std::make_shared<const schema::Schema>(*std::move(compiled));
   return recorded;
+}
+
+absl::Status CheckArgs(const RecordedSpec& spec, std::string_view args) {
+  absl::StatusOr<json::Document> parsed = json::Parse(Blank(args) ? "{}" : args);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("arguments are not usable JSON: ", parsed.status().message()));
+  }
+  schema::ValidationResult result = spec.schema->Validate(parsed->root(), 5);
+  if (result.valid) return absl::OkStatus();
+  // One line for the agent: the validator's errors joined by ';'.
+  std::string summary = result.Summary();
+  while (!summary.empty() && summary.back() == '\n') summary.pop_back();
+  for (char& c : summary) {
+    if (c == '\n') c = ';';
+  }
+  return absl::InvalidArgumentError(absl::StrCat("arguments do not match schema: ", summary));
 }
 
 absl::StatusOr<ToolRegistry> ToolRegistry::Create(const std::vector<Tool*>& tools) {

@@ -34,6 +34,12 @@ absl::StatusOr<std::string> SpecJson(const ToolSpec& spec);
 // InvalidArgument naming the tool and what is wrong.
 absl::StatusOr<RecordedSpec> RecordSpec(const ToolSpec& spec);
 
+// CheckArgs is the driver's acceptance of a tool call's arguments, exactly: blank arguments are
+// checked as {}, then strict JSON intake, then the spec's compiled schema. OK when the driver
+// would accept them; otherwise InvalidArgument whose message is the text the agent is shown
+// ("arguments are not usable JSON: ..." or "arguments do not match schema: ...").
+absl::Status CheckArgs(const RecordedSpec& spec, std::string_view args);
+
 class ToolRegistry {
  public:
   // Create checks every tool; refuses duplicates and anything RecordSpec refuses.

@@ -1,0 +1,69 @@
+// StandIn (reference/core.md §18 [I4]): a tool of a class no real tool of the product has, to
+// test the control for that class before such a tool exists.
+#include "sim/testkit/stand_in.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/driver.h"
+#include "runtime/run_reader.h"
+#include "runtime/scripted_agent.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/entropy.h"
+#include "sim/testkit/policy_check.h"
+#include "tests/sim/testkit/product.h"
+
+namespace agentrt::testkit {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(StandInTest, StandsForAClassNoToolHas) {
+  // The product has no destructive tool yet; its policy must still end a run that asks for one.
+  auto read = product::ReadFile();
+  auto drop = StandIn("drop_table", SideEffect::kDestructive,
+                      R"({"type":"object","properties":{"table":{"type":"string"}},)"
+                      R"("required":["table"]})",
+                      R"({"dropped":true})");
+  ToolSpec spec = drop->Spec();
+  EXPECT_EQ(spec.side_effect, SideEffect::kDestructive);
+  EXPECT_THAT(spec.description, HasSubstr("Stands in for a destructive tool"));
+  product::WorkspacePolicy policy;
+  absl::StatusOr<Report> report =
+      CheckPolicy(policy, {read.get(), drop.get()},
+                  {{"drop", "drop_table", R"({"table":"users"})", Abort()},
+                   {"drop without a table", "drop_table", "{}", Refused()}});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->ok()) << report->Text();
+
+  // Through the driver: the aborted call never reaches the stand-in.
+  world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
+  world::SeededEntropy entropy(11);
+  auto store = *store::Store::OpenInMemory(clock);
+  ScriptedAgent agent({Decision{"tool_call", "drop_table", R"({"table":"users"})"}});
+  auto driver = *Driver::Create(*store, clock, entropy,
+                                DriverOptions{&agent, &policy, {read.get(), drop.get()}, "t"});
+  absl::StatusOr<agentrt::Run> run = driver->StartWithId("r1", "clean up", Limits{});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->reason, "policy_abort");
+  EXPECT_TRUE(drop->calls().empty());
+
+  // Allowed, it records the call as the agent sent it and answers with its fixed result.
+  auto allow = DefaultPolicy();
+  auto wipe = StandIn("wipe", SideEffect::kLocalMutation);
+  ScriptedAgent agent2(
+      {Decision{"tool_call", "wipe", R"({ "all" : true })"}, Decision{"complete"}});
+  auto driver2 = *Driver::Create(*store, clock, entropy,
+                                 DriverOptions{&agent2, allow.get(), {wipe.get()}, "t"});
+  ASSERT_TRUE(driver2->StartWithId("r2", "wipe", Limits{}).ok());
+  std::vector<RecordedCall> calls = wipe->calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].run_id, "r2");
+  EXPECT_EQ(calls[0].args, R"({ "all" : true })");
+  std::vector<Step> steps = *ReadSteps(*store, "r2");
+  ASSERT_TRUE(steps[0].observation.has_value());
+  EXPECT_EQ(steps[0].observation->content, "{}");
+}
+
+}  // namespace
+}  // namespace agentrt::testkit
