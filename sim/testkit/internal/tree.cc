@@ -22,7 +22,7 @@ Tree Tree::From(json::Value value) {
     case json::Kind::kObject: {
       Tree t = Object();
       for (std::size_t i = 0; i < value.size(); ++i) {
-        t.members.emplace_back(std::string(value.key(i)), From(value.member(i)));
+        t.members.push_back(Member{std::string(value.key(i)), From(value.member(i))});
       }
       return t;
     }
@@ -52,7 +52,7 @@ void Tree::Set(std::string key, Tree value) {
     *existing = std::move(value);
     return;
   }
-  members.emplace_back(std::move(key), std::move(value));
+  members.push_back(Member{std::move(key), std::move(value)});
 }
 
 std::string Tree::Json() const {

@@ -15,22 +15,22 @@
 namespace agentrt::testkit::internal {
 
 struct Tree {
+  // An object member. Defined after Tree: a member holding a Tree by value needs it complete
+  // (std::pair<std::string, Tree> does not compile with every standard library here).
+  struct Member;
+
   json::Kind kind = json::Kind::kNull;
   bool flag = false;  // kBool
   std::string text;   // kNumber: the literal; kString: the decoded text
   std::vector<Tree> items;
-  std::vector<std::pair<std::string, Tree>> members;  // unique keys
+  std::vector<Member> members;  // unique keys
 
-  static Tree Null() { return Tree{}; }
-  static Tree Bool(bool b) { return Tree{json::Kind::kBool, b, "", {}, {}}; }
-  static Tree Number(std::string literal) {
-    return Tree{json::Kind::kNumber, false, std::move(literal), {}, {}};
-  }
-  static Tree String(std::string s) {
-    return Tree{json::Kind::kString, false, std::move(s), {}, {}};
-  }
-  static Tree Array() { return Tree{json::Kind::kArray, false, "", {}, {}}; }
-  static Tree Object() { return Tree{json::Kind::kObject, false, "", {}, {}}; }
+  static Tree Null();
+  static Tree Bool(bool b);
+  static Tree Number(std::string literal);
+  static Tree String(std::string s);
+  static Tree Array();
+  static Tree Object();
   static Tree From(json::Value value);
 
   Tree* Find(std::string_view key);
@@ -39,5 +39,21 @@ struct Tree {
 
   std::string Json() const;
 };
+
+struct Tree::Member {
+  std::string first;  // the key
+  Tree second;        // the value
+};
+
+inline Tree Tree::Null() { return Tree{}; }
+inline Tree Tree::Bool(bool b) { return Tree{json::Kind::kBool, b, "", {}, {}}; }
+inline Tree Tree::Number(std::string literal) {
+  return Tree{json::Kind::kNumber, false, std::move(literal), {}, {}};
+}
+inline Tree Tree::String(std::string s) {
+  return Tree{json::Kind::kString, false, std::move(s), {}, {}};
+}
+inline Tree Tree::Array() { return Tree{json::Kind::kArray, false, "", {}, {}}; }
+inline Tree Tree::Object() { return Tree{json::Kind::kObject, false, "", {}, {}}; }
 
 }  // namespace agentrt::testkit::internal
