@@ -115,6 +115,14 @@ class CallingAgent final : public Agent {
   ModelRequest request_;
 };
 
+// How ModelCallerTest::Play sets a run up: the step makes `calls` model calls of `request`.
+struct Story {
+  int calls = 1;
+  ModelRequest request = Request();
+  ModelConfig config;
+  Limits limits;
+};
+
 class ModelCallerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -140,6 +148,21 @@ class ModelCallerTest : public ::testing::Test {
     if (!driver.ok()) return driver.status();
     driver_ = *std::move(driver);
     return driver_->Start("answer with the model", limits);
+  }
+
+  // Runs one step against a model answering `script`; model_ and agent_ stay for the test to
+  // look at.
+  absl::StatusOr<agentrt::Run> Play(std::vector<absl::StatusOr<ModelResponse>> script,
+                                    Story story = {}) {
+    model_ = std::make_unique<ScriptModel>(clock_, std::move(script));
+    agent_ = std::make_unique<CallingAgent>(story.calls, story.request);
+    return Start(*agent_, *model_, story.config, story.limits);
+  }
+
+  static Story Retries(int n) {
+    Story story;
+    story.config.max_retries = n;
+    return story;
   }
 
   std::vector<store::SqlRow> Rows(std::string_view sql) {
@@ -175,15 +198,15 @@ class ModelCallerTest : public ::testing::Test {
   std::unique_ptr<Policy> policy_ = DefaultPolicy();
   ModelConfig config_;
   std::unique_ptr<Driver> driver_;
+  std::unique_ptr<ScriptModel> model_;
+  std::unique_ptr<CallingAgent> agent_;
   std::string agent_run_id_;
 };
 
 TEST_F(ModelCallerTest, UsageAndCostRecorded) {
-  ScriptModel model(clock_, {Reply(1200, 300, 200)});
-  CallingAgent agent(1);
-  ModelConfig config;
-  config.prices["test-model"] = Price{3'000'000, 15'000'000, 300'000};
-  absl::StatusOr<agentrt::Run> run = Start(agent, model, config);
+  Story story;
+  story.config.prices["test-model"] = Price{3'000'000, 15'000'000, 300'000};
+  absl::StatusOr<agentrt::Run> run = Play({Reply(1200, 300, 200)}, story);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   // (1200-200) x 3 + 200 x 0.3 + 300 x 15 = 3000 + 60 + 4500 micros.
@@ -200,8 +223,8 @@ TEST_F(ModelCallerTest, UsageAndCostRecorded) {
               ElementsAre("1", "ok", "test-model", "1200", "300", "200", "7560", "250", ""));
   EXPECT_THAT(ModelEvents(), ElementsAre("model.dispatched", "model.completed"));
   // The per-attempt deadline is the call timeout from dispatch.
-  ASSERT_EQ(model.deadlines.size(), 1u);
-  EXPECT_EQ(model.deadlines[0] - (clock_.Now() - absl::Milliseconds(250)), absl::Minutes(2));
+  ASSERT_EQ(model_->deadlines.size(), 1u);
+  EXPECT_EQ(model_->deadlines[0] - (clock_.Now() - absl::Milliseconds(250)), absl::Minutes(2));
 }
 
 TEST_F(ModelCallerTest, TheRowIsReservedBeforeTheModelIsCalled) {
@@ -224,12 +247,8 @@ TEST_F(ModelCallerTest, TheRowIsReservedBeforeTheModelIsCalled) {
 }
 
 TEST_F(ModelCallerTest, TransientRetryThenSuccess) {
-  ScriptModel model(clock_,
-                    {TransientError("overloaded"), TransientError("overloaded"), Reply(100, 10)});
-  CallingAgent agent(1);
-  ModelConfig config;
-  config.max_retries = 2;
-  absl::StatusOr<agentrt::Run> run = Start(agent, model, config);
+  absl::StatusOr<agentrt::Run> run = Play(
+      {TransientError("overloaded"), TransientError("overloaded"), Reply(100, 10)}, Retries(2));
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_EQ(run->model_calls, 3);  // every attempt counted
@@ -243,70 +262,56 @@ TEST_F(ModelCallerTest, TransientRetryThenSuccess) {
 }
 
 TEST_F(ModelCallerTest, RetriesAreOffByDefault) {
-  ScriptModel model(clock_, {TransientError("overloaded"), Reply(1, 1)});
-  CallingAgent agent(1);
-  absl::StatusOr<agentrt::Run> run = Start(agent, model, {});
+  absl::StatusOr<agentrt::Run> run = Play({TransientError("overloaded"), Reply(1, 1)});
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->reason, reason::kModelUnavailable);
-  EXPECT_EQ(model.requests.size(), 1u);
+  EXPECT_EQ(model_->requests.size(), 1u);
 }
 
 TEST_F(ModelCallerTest, ExhaustedRetriesIsUnavailable) {
-  ScriptModel model(clock_,
-                    {TransientError("busy"), TransientError("busy"), TransientError("still busy")});
-  CallingAgent agent(1);
-  ModelConfig config;
-  config.max_retries = 2;
-  absl::StatusOr<agentrt::Run> run = Start(agent, model, config);
+  absl::StatusOr<agentrt::Run> run = Play(
+      {TransientError("busy"), TransientError("busy"), TransientError("still busy")}, Retries(2));
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->status, RunStatus::kFailed);
   EXPECT_EQ(run->reason, reason::kModelUnavailable);
   EXPECT_EQ(run->reason_detail, "model unavailable after 3 attempts: still busy");
   EXPECT_EQ(run->model_calls, 3);
-  ASSERT_EQ(agent.errors.size(), 1u);
-  EXPECT_TRUE(IsModelUnavailable(agent.errors[0]));
+  ASSERT_EQ(agent_->errors.size(), 1u);
+  EXPECT_TRUE(IsModelUnavailable(agent_->errors[0]));
   // model_unavailable, like a limit, is explained by a limit.exceeded event.
   EXPECT_EQ(ModelEvents().back(), "limit.exceeded");
 }
 
 TEST_F(ModelCallerTest, PermanentAndServedErrorsAreNotRetried) {
   {
-    ScriptModel model(clock_, {absl::PermissionDeniedError("bad key"), Reply(1, 1)});
-    CallingAgent agent(1);
-    ModelConfig config;
-    config.max_retries = 3;
-    absl::StatusOr<agentrt::Run> run = Start(agent, model, config);
+    absl::StatusOr<agentrt::Run> run =
+        Play({absl::PermissionDeniedError("bad key"), Reply(1, 1)}, Retries(3));
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->reason, reason::kModelUnavailable);
     EXPECT_EQ(run->reason_detail, "model unavailable after 1 attempt: bad key");
-    EXPECT_EQ(model.requests.size(), 1u);
+    EXPECT_EQ(model_->requests.size(), 1u);
     EXPECT_EQ(run->input_tokens, 0);  // a permanent failure is charged nothing
   }
   {
-    ScriptModel model(clock_, {ServedError("content filtered", Usage{500, 20, 0})});
-    CallingAgent agent(1);
-    ModelConfig config;
-    config.max_retries = 3;
-    absl::StatusOr<agentrt::Run> run = Start(agent, model, config);
+    absl::StatusOr<agentrt::Run> run =
+        Play({ServedError("content filtered", Usage{500, 20, 0})}, Retries(3));
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->reason, reason::kModelUnavailable);
-    EXPECT_EQ(model.requests.size(), 1u);
+    EXPECT_EQ(model_->requests.size(), 1u);
     EXPECT_EQ(run->input_tokens, 500);  // the work the provider did is charged
     EXPECT_EQ(run->output_tokens, 20);
   }
 }
 
 TEST_F(ModelCallerTest, AmbiguousAttemptChargedConservatively) {
-  ModelRequest request = Request(/*cap=*/64);
-  ScriptModel model(clock_, {AmbiguousError("connection reset"),
-                             absl::DeadlineExceededError("timed out"), Reply(10, 5)});
-  CallingAgent agent(1, request);
-  ModelConfig config;
-  config.max_retries = 2;
-  absl::StatusOr<agentrt::Run> run = Start(agent, model, config);
+  Story story = Retries(2);
+  story.request = Request(/*cap=*/64);
+  absl::StatusOr<agentrt::Run> run = Play(
+      {AmbiguousError("connection reset"), absl::DeadlineExceededError("timed out"), Reply(10, 5)},
+      story);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->status, RunStatus::kCompleted);
-  std::int64_t estimate = EstimateInputTokens(request);
+  std::int64_t estimate = EstimateInputTokens(story.request);
   EXPECT_EQ(run->model_calls, 3);
   EXPECT_EQ(run->input_tokens, 2 * estimate + 10);
   EXPECT_EQ(run->output_tokens, 2 * 64 + 5);
@@ -315,11 +320,7 @@ TEST_F(ModelCallerTest, AmbiguousAttemptChargedConservatively) {
 }
 
 TEST_F(ModelCallerTest, UnusableUsageIsChargedTheEstimateAndNotRetried) {
-  ScriptModel model(clock_, {Reply(10, 5, /*cached=*/11), Reply(10, 5)});
-  CallingAgent agent(1);
-  ModelConfig config;
-  config.max_retries = 2;
-  absl::StatusOr<agentrt::Run> run = Start(agent, model, config);
+  absl::StatusOr<agentrt::Run> run = Play({Reply(10, 5, /*cached=*/11), Reply(10, 5)}, Retries(2));
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->reason, reason::kModelUnavailable);
   EXPECT_THAT(run->reason_detail, HasSubstr("the provider reported unusable usage: cached input"));
@@ -331,19 +332,13 @@ TEST_F(ModelCallerTest, UnusableUsageIsChargedTheEstimateAndNotRetried) {
 
 TEST_F(ModelCallerTest, RetryAfterIsHonouredAndBounded) {
   {
-    ScriptModel model(clock_, {TransientError("slow down", absl::Seconds(7)), Reply(1, 1)});
-    CallingAgent agent(1);
-    ModelConfig config;
-    config.max_retries = 1;
-    ASSERT_TRUE(Start(agent, model, config).ok());
+    ASSERT_TRUE(
+        Play({TransientError("slow down", absl::Seconds(7)), Reply(1, 1)}, Retries(1)).ok());
     EXPECT_THAT(clock_.waits(), ElementsAre(absl::Seconds(7)));
   }
   {
-    ScriptModel model(clock_, {TransientError("come back tomorrow", absl::Hours(24))});
-    CallingAgent agent(1);
-    ModelConfig config;
-    config.max_retries = 1;
-    absl::StatusOr<agentrt::Run> run = Start(agent, model, config);
+    absl::StatusOr<agentrt::Run> run =
+        Play({TransientError("come back tomorrow", absl::Hours(24))}, Retries(1));
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->reason, reason::kModelUnavailable);
     EXPECT_THAT(run->reason_detail, HasSubstr("longer than 1m"));
@@ -352,14 +347,10 @@ TEST_F(ModelCallerTest, RetryAfterIsHonouredAndBounded) {
 }
 
 TEST_F(ModelCallerTest, NoRetryPastTheElapsedLimit) {
-  ScriptModel model(clock_, {TransientError("busy"), Reply(1, 1)});
-  CallingAgent agent(1);
-  ModelConfig config;
-  config.max_retries = 1;
-  config.backoff = absl::Minutes(10);
-  Limits limits;
-  limits.max_elapsed_time = absl::Minutes(5);
-  absl::StatusOr<agentrt::Run> run = Start(agent, model, config, limits);
+  Story story = Retries(1);
+  story.config.backoff = absl::Minutes(10);
+  story.limits.max_elapsed_time = absl::Minutes(5);
+  absl::StatusOr<agentrt::Run> run = Play({TransientError("busy"), Reply(1, 1)}, story);
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->reason, reason::kModelUnavailable);
   EXPECT_THAT(run->reason_detail, HasSubstr("no time left to retry"));
@@ -367,16 +358,15 @@ TEST_F(ModelCallerTest, NoRetryPastTheElapsedLimit) {
 }
 
 TEST_F(ModelCallerTest, CallLimitStopsBeforeDispatch) {
-  ScriptModel model(clock_, {Reply(1, 1), Reply(1, 1), Reply(1, 1)});
-  CallingAgent agent(3);
-  Limits limits;
-  limits.max_model_calls = 2;
-  absl::StatusOr<agentrt::Run> run = Start(agent, model, {}, limits);
+  Story story;
+  story.calls = 3;
+  story.limits.max_model_calls = 2;
+  absl::StatusOr<agentrt::Run> run = Play({Reply(1, 1), Reply(1, 1), Reply(1, 1)}, story);
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->status, RunStatus::kFailed);
   EXPECT_EQ(run->reason, reason::kLimitModelCalls);
   EXPECT_EQ(run->reason_detail, "limit_model_calls: 2 model calls made, limit 2");
-  EXPECT_EQ(model.requests.size(), 2u);  // the third was never sent
+  EXPECT_EQ(model_->requests.size(), 2u);  // the third was never sent
   EXPECT_EQ(Rows("SELECT id FROM model_calls").size(), 2u);
   EXPECT_EQ(ModelEvents().back(), "limit.exceeded");
 }
@@ -385,55 +375,50 @@ TEST_F(ModelCallerTest, TokenAndCostLimitsProjected) {
   std::int64_t estimate = EstimateInputTokens(Request(100));
   {
     // The first call fits; the second's projection (totals + estimate + cap) does not.
-    ScriptModel model(clock_, {Reply(estimate, 100), Reply(1, 1)});
-    CallingAgent agent(2);
-    Limits limits;
-    limits.max_total_tokens = 2 * estimate + 150;
-    absl::StatusOr<agentrt::Run> run = Start(agent, model, {}, limits);
+    Story story;
+    story.calls = 2;
+    story.limits.max_total_tokens = 2 * estimate + 150;
+    absl::StatusOr<agentrt::Run> run = Play({Reply(estimate, 100), Reply(1, 1)}, story);
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->reason, reason::kLimitTokens);
     EXPECT_THAT(run->reason_detail,
                 HasSubstr(absl::StrCat("projected ", 2 * estimate + 200, " tokens, limit ")));
-    EXPECT_EQ(model.requests.size(), 1u);
+    EXPECT_EQ(model_->requests.size(), 1u);
   }
   {
     // A request without an output cap cannot be held to a token limit at all...
-    ScriptModel model(clock_, {Reply(1, 1)});
-    CallingAgent agent(1, Request(/*cap=*/0));
-    Limits limits;
-    limits.max_total_tokens = 1'000'000;
-    absl::StatusOr<agentrt::Run> run = Start(agent, model, {}, limits);
+    Story story;
+    story.request = Request(/*cap=*/0);
+    story.limits.max_total_tokens = 1'000'000;
+    absl::StatusOr<agentrt::Run> run = Play({Reply(1, 1)}, story);
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->reason, reason::kLimitTokens);
     EXPECT_THAT(run->reason_detail, HasSubstr("sets no output cap"));
-    EXPECT_TRUE(model.requests.empty());
+    EXPECT_TRUE(model_->requests.empty());
   }
   {
     // ...unless the run caps every call, which then sets the request's cap.
-    ScriptModel model(clock_, {Reply(1, 1)});
-    CallingAgent agent(1, Request(/*cap=*/0));
-    Limits limits;
-    limits.max_total_tokens = 1'000'000;
-    limits.max_output_tokens_per_call = 50;
-    absl::StatusOr<agentrt::Run> run = Start(agent, model, {}, limits);
+    Story story;
+    story.request = Request(/*cap=*/0);
+    story.limits.max_total_tokens = 1'000'000;
+    story.limits.max_output_tokens_per_call = 50;
+    absl::StatusOr<agentrt::Run> run = Play({Reply(1, 1)}, story);
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->status, RunStatus::kCompleted);
-    ASSERT_EQ(model.requests.size(), 1u);
-    EXPECT_EQ(model.requests[0].max_output_tokens, 50);
+    ASSERT_EQ(model_->requests.size(), 1u);
+    EXPECT_EQ(model_->requests[0].max_output_tokens, 50);
   }
   {
     // Cost: projected on the price of estimate + cap.
-    ScriptModel model(clock_, {Reply(1, 1)});
-    CallingAgent agent(1, Request(/*cap=*/1000));
-    ModelConfig config;
-    config.prices["test-model"] = Price{0, 2'000'000, 0};  // 2 micros per output token
-    Limits limits;
-    limits.max_estimated_cost_micros = 1999;
-    absl::StatusOr<agentrt::Run> run = Start(agent, model, config, limits);
+    Story story;
+    story.request = Request(/*cap=*/1000);
+    story.config.prices["test-model"] = Price{0, 2'000'000, 0};  // 2 micros per output token
+    story.limits.max_estimated_cost_micros = 1999;
+    absl::StatusOr<agentrt::Run> run = Play({Reply(1, 1)}, story);
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->reason, reason::kLimitCost);
     EXPECT_THAT(run->reason_detail, HasSubstr("projected cost 2000 micros, limit 1999"));
-    EXPECT_TRUE(model.requests.empty());
+    EXPECT_TRUE(model_->requests.empty());
   }
 }
 
