@@ -2,6 +2,9 @@
 // file, a clock that jumps over waits (so backoff is observed, never slept), seeded ids.
 #include "runtime/model_caller.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <functional>
 #include <thread>
@@ -14,6 +17,7 @@
 #include "runtime/driver.h"
 #include "runtime/json/intake.h"
 #include "runtime/records.h"
+#include "runtime/run_reader.h"
 #include "runtime/world/entropy.h"
 
 namespace agentrt {
@@ -495,6 +499,70 @@ TEST_F(ModelCallerTest, AMovedRunIsNeverDispatched) {
   EXPECT_FALSE(agent.result.ok());
   EXPECT_TRUE(model.requests.empty());
   EXPECT_TRUE(Rows("SELECT id FROM model_calls").empty());
+}
+
+// A process that dies while the model answers leaves the attempt's row `dispatched` and the run
+// uncharged; the run's next owner never charges it either (reference/core.md §7).
+TEST_F(ModelCallerTest, ACallCutByACrashStaysDispatchedAndIsNeverCharged) {
+  std::string path = (dir_ / "runs.db").string();
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The child opens its own connection (the inherited one is never touched) and dies inside
+    // the model call, as a killed process would: no destructor, no flush.
+    class Dies final : public Model {
+     public:
+      std::string Name() const override { return "dies"; }
+      absl::StatusOr<ModelResponse> Generate(const ModelRequest&, absl::Time) override {
+        ::_exit(0);
+      }
+    } model;
+    auto store = store::Store::Open(path, clock_);
+    if (!store.ok()) ::_exit(3);
+    CallingAgent agent(1);
+    DriverOptions options;
+    options.agent = &agent;
+    options.policy = policy_.get();
+    options.lease_clock = &lease_clock_;
+    options.model.model = &model;
+    world::SeededEntropy child_entropy(99);  // ids of its own, not a copy of the parent's
+    auto driver = Driver::Create(**store, clock_, child_entropy, std::move(options));
+    if (!driver.ok()) ::_exit(4);
+    (void)(*driver)->StartWithId("run-crashed", "goal");
+    ::_exit(5);  // not reached: the model ends the process
+  }
+  int wait_status = 0;
+  ASSERT_EQ(::waitpid(child, &wait_status, 0), child);
+  ASSERT_TRUE(WIFEXITED(wait_status));
+  ASSERT_EQ(WEXITSTATUS(wait_status), 0) << "the child did not die inside the model call";
+
+  EXPECT_THAT(Rows("SELECT attempt, status, input_tokens, output_tokens FROM model_calls"),
+              ElementsAre(ElementsAre("1", "dispatched", "0", "0")));
+  absl::StatusOr<agentrt::Run> crashed = ReadRun(*store_, "run-crashed");
+  ASSERT_TRUE(crashed.ok());
+  EXPECT_EQ(crashed->status, RunStatus::kRunning);
+  EXPECT_EQ(crashed->model_calls, 0);
+  EXPECT_EQ(crashed->input_tokens, 0);
+
+  // A new owner takes over once the lease lapsed and finishes with its own call.
+  lease_clock_.Advance(absl::Minutes(5));
+  ScriptModel model(clock_, {Reply(7, 3)});
+  CallingAgent agent(1);
+  config_.model = &model;
+  DriverOptions options;
+  options.agent = &agent;
+  options.policy = policy_.get();
+  options.lease_clock = &lease_clock_;
+  options.model = config_;
+  auto driver = Driver::Create(*store_, clock_, entropy_, std::move(options));
+  ASSERT_TRUE(driver.ok());
+  absl::StatusOr<agentrt::Run> resumed = (*driver)->Resume("run-crashed");
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->status, RunStatus::kCompleted);
+  EXPECT_EQ(resumed->model_calls, 1);  // only the call that completed
+  EXPECT_EQ(resumed->input_tokens, 7);
+  EXPECT_THAT(Rows("SELECT status FROM model_calls ORDER BY dispatched_at, attempt"),
+              ElementsAre(ElementsAre("dispatched"), ElementsAre("ok")));
 }
 
 TEST_F(ModelCallerTest, GateModelLimitsFireThroughTheStepsModel) {
