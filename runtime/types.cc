@@ -134,8 +134,8 @@ absl::Status Limits::Validate() const {
       return absl::InvalidArgumentError("limits: durations must not be negative");
     }
   }
-  for (std::int64_t n : {max_model_calls, max_output_tokens_per_call, max_total_tokens,
-                         max_estimated_cost_micros}) {
+  for (std::int64_t n :
+       {max_model_calls, max_output_tokens_per_call, max_total_tokens, max_estimated_cost_micros}) {
     if (n < 0) return absl::InvalidArgumentError("limits: model limits must not be negative");
   }
   return absl::OkStatus();
