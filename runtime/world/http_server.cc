@@ -67,6 +67,10 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Listen(const std::string
   impl->host = host;
   httplib::Server& server = impl->server;
   server.set_payload_max_length(service.max_body());
+  // One request per connection: a body refused unread can never be parsed as a next request on
+  // the same connection, and a refused client holds no connection open. (Approvals are rare;
+  // a new connection each costs nothing that matters.)
+  server.set_keep_alive_max_count(1);
   server.set_pre_routing_handler([&service](const httplib::Request& req, httplib::Response& res) {
     ServerRequest head = Head(req);
     std::optional<ServerResponse> refusal = service.Admit(head);

@@ -1,6 +1,11 @@
 // The approval webhook over real HTTP on loopback (runtime/approver/webhook/handler.h served by
 // runtime/world/http_server.h), against a real database holding runs paused by the driver.
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -31,6 +36,7 @@ using ::testing::Not;
 using testing::PausedRunTest;
 using testing::PostTo;
 using ::testing::SizeIs;
+using ::testing::StartsWith;
 
 const std::string kSecret = "0123456789abcdef0123456789abcdef-test";
 
@@ -309,6 +315,32 @@ TEST_F(WebhookTest, BodyAndRateBounds) {
   clock_.Advance(absl::Milliseconds(100));
   EXPECT_EQ(Get("/runs/run-1/approvals").status, 200);
   EXPECT_EQ(Get("/runs/run-1/approvals").status, 429);
+}
+
+// A body refused by its declared length is never read: the connection must end with the
+// refusal, or the unread bytes would be parsed as the next request on it (request smuggling).
+TEST_F(WebhookTest, ARefusedBodyIsNotTakenForTheNextRequest) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(server_->port()));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  timeval bound{10, 0};  // only bounds a failure; a passing run ends when the server closes
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound));
+  const std::string requests =
+      "POST /runs/run-1/approvals/x/approve HTTP/1.1\r\nHost: a\r\n"
+      "Content-Length: 100000\r\n\r\n"
+      "GET /runs/run-1/approvals HTTP/1.1\r\nHost: a\r\n\r\n";
+  ASSERT_EQ(::send(fd, requests.data(), requests.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(requests.size()));
+  std::string answer;
+  char buffer[4096];
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0;) answer.append(buffer, n);
+  ::close(fd);
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 413"));
+  EXPECT_EQ(answer.find("HTTP/1.1", 1), std::string::npos) << answer;
 }
 
 TEST_F(WebhookTest, MissingHashIsABadRequest) {
