@@ -13,6 +13,7 @@
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "runtime/world/timestamp.h"
 
 namespace agentrt {
 namespace {
@@ -222,6 +223,26 @@ void BM_BareSqliteModelCallWrites(benchmark::State& state) {
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }
 
+// The timestamp every write stamps: the hand-written fixed-width formatter against the general
+// one it replaced (the same text, checked by TimestampTest.AgreesWithTheGeneralFormatter).
+void BM_FormatTimestamp(benchmark::State& state) {
+  absl::Time t = absl::FromUnixNanos(1'800'000'000'123'456'789);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(world::FormatTimestamp(t));
+    t += absl::Nanoseconds(1'000'003);
+  }
+}
+
+void BM_AbslFormatTimeSameText(benchmark::State& state) {
+  absl::Time t = absl::FromUnixNanos(1'800'000'000'123'456'789);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(absl::FormatTime("%Y-%m-%d%ET%H:%M:%E9SZ", t, absl::UTCTimeZone()));
+    t += absl::Nanoseconds(1'000'003);
+  }
+}
+
+BENCHMARK(BM_FormatTimestamp);
+BENCHMARK(BM_AbslFormatTimeSameText);
 BENCHMARK(BM_DriverRun)->Arg(0)->Arg(1)->ArgName("file");
 BENCHMARK(BM_ModelCallAccounted)->Arg(0)->Arg(1)->ArgName("file");
 BENCHMARK(BM_BareSqliteModelCallWrites)->Arg(0)->Arg(1)->ArgName("file");

@@ -46,6 +46,41 @@ TEST(TimestampTest, FixedWidthUtcWithNineFractionalDigits) {
   EXPECT_EQ(*ParseTimestamp(""), ZeroTime());
 }
 
+// The hand-written formatter agrees with the general one everywhere the form is fixed-width:
+// both ends of the range, around the epoch, leap days and centuries, and a spread of instants
+// with every nanosecond digit in play.
+TEST(TimestampTest, AgreesWithTheGeneralFormatter) {
+  auto general = [](absl::Time t) {
+    return absl::FormatTime("%Y-%m-%d%ET%H:%M:%E9SZ", t, absl::UTCTimeZone());
+  };
+  std::vector<absl::Time> times = {
+      absl::FromUnixSeconds(-30'610'224'000),  // 1000-01-01
+      absl::FromUnixSeconds(253'402'300'799) + absl::Nanoseconds(999'999'999),
+      absl::FromUnixSeconds(0) - absl::Nanoseconds(1),
+      absl::FromUnixSeconds(0),
+      absl::FromCivil(absl::CivilSecond(2000, 2, 29, 23, 59, 59), absl::UTCTimeZone()),
+      absl::FromCivil(absl::CivilSecond(1900, 3, 1, 0, 0, 0), absl::UTCTimeZone()),
+      absl::FromCivil(absl::CivilSecond(2100, 2, 28, 12, 0, 0), absl::UTCTimeZone()),
+      absl::FromCivil(absl::CivilSecond(1600, 12, 31, 1, 2, 3), absl::UTCTimeZone()),
+  };
+  std::uint64_t x = 0x9e3779b97f4a7c15u;
+  for (int i = 0; i < 20'000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    std::int64_t seconds = -30'610'224'000 + static_cast<std::int64_t>(x % 284'012'524'800u);
+    times.push_back(absl::FromUnixSeconds(seconds) +
+                    absl::Nanoseconds(static_cast<std::int64_t>((x >> 20) % 1'000'000'000)));
+  }
+  for (absl::Time t : times) {
+    ASSERT_EQ(FormatTimestamp(t), general(t)) << absl::ToUnixNanos(t);
+    ASSERT_EQ(*ParseTimestamp(FormatTimestamp(t)), t);
+  }
+  // Outside 1000-9999 the general formatter answers (the form is no longer fixed-width).
+  for (absl::Time far :
+       {absl::FromUnixSeconds(253'402'300'800), absl::FromUnixSeconds(-30'610'224'001)}) {
+    EXPECT_EQ(FormatTimestamp(far), general(far));
+  }
+}
+
 TEST(TimestampTest, TextOrderIsTimeOrder) {
   absl::Time base = absl::FromUnixSeconds(1'800'000'000);
   std::string earlier = FormatTimestamp(base + absl::Nanoseconds(900'000'000));
