@@ -127,15 +127,19 @@ absl::StatusOr<bool> Driver::Session::Execute(
   absl::Status recorded;
   bool go_on = false;
   if (abort) {
-    recorded = Settle(RunStatus::kFailed, reason::kToolAbort, abort_detail, "", {},
-                      StepEnd{StepStatus::kFailed, obs, obs.summary});
+    recorded = Settle({.status = RunStatus::kFailed,
+                       .reason = reason::kToolAbort,
+                       .detail = abort_detail,
+                       .step = StepEnd{StepStatus::kFailed, obs, obs.summary}});
   } else if (obs.is_failure()) {
     recorded = EndStep(StepStatus::kFailed, obs, obs.summary);
     go_on = true;
   } else if (spec.spec.terminal) {
-    recorded = Settle(RunStatus::kCompleted, reason::kGoalCompleted,
-                      absl::StrCat("terminal tool ", ToAbsl(name)), "", {},
-                      StepEnd{StepStatus::kDone, obs, ""}, obs.content);
+    recorded = Settle({.status = RunStatus::kCompleted,
+                       .reason = reason::kGoalCompleted,
+                       .detail = absl::StrCat("terminal tool ", ToAbsl(name)),
+                       .result = obs.content,
+                       .step = StepEnd{StepStatus::kDone, obs, ""}});
   } else {
     recorded = EndStep(StepStatus::kDone, obs, "");
     go_on = true;
@@ -239,21 +243,15 @@ absl::Status Driver::Session::EndStep(StepStatus status, std::optional<Observati
 
 // Ends the run (and, when `step_end` is set or `step_detail` given, its current step) in
 // one transaction: a finished step never sits under a running run.
-absl::Status Driver::Session::Settle(RunStatus status, std::string_view reason, std::string detail,
-                                     std::string step_detail,
-                                     const std::function<absl::Status(Transaction&)>& pre,
-                                     std::optional<StepEnd> step_end, std::string result) {
-  if (!step_end && !step_detail.empty()) {
-    step_end = StepEnd{StepStatus::kFailed, std::nullopt, step_detail};
-  }
-  absl::Time step_at = step_end ? Now() : absl::InfinitePast();
+absl::Status Driver::Session::Settle(Ending ending) {
+  absl::Time step_at = ending.step ? Now() : absl::InfinitePast();
   absl::Time at = Now();
   return d_.store_.Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
-    if (pre) AGENTRT_RETURN_IF_ERROR(pre(tx));
-    if (step_end) AGENTRT_RETURN_IF_ERROR(EndStepTx(tx, *step_end, step_at));
-    RunEnd run_end{status, reason, detail, result};
-    run_end.limit = IsLimitReason(reason);
+    if (ending.pre) AGENTRT_RETURN_IF_ERROR(ending.pre(tx));
+    if (ending.step) AGENTRT_RETURN_IF_ERROR(EndStepTx(tx, *ending.step, step_at));
+    RunEnd run_end{ending.status, ending.reason, ending.detail, ending.result};
+    run_end.limit = IsLimitReason(ending.reason);
     return FinishRunTx(tx, run_.id, run_end, at);
   });
 }

@@ -39,8 +39,10 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
   }
   if (!evaluated.ok()) {
     std::string error(ToStd(evaluated.status().message()));
-    AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kInternalError, "policy: " + error,
-                                   "policy error: " + error));
+    AGENTRT_RETURN_IF_ERROR(Settle({.status = RunStatus::kFailed,
+                                    .reason = reason::kInternalError,
+                                    .detail = "policy: " + error,
+                                    .step = FailedStep("policy error: " + error)}));
     return Next::kStop;
   }
   PolicyDecision pd = *evaluated;
@@ -112,8 +114,11 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
                                         {{"tool", spec.spec.name}, {"reason", pd.reason}},
                                         "aborted: " + pd.reason);
       AGENTRT_RETURN_IF_ERROR(
-          Settle(RunStatus::kFailed, reason::kPolicyAbort, pd.reason, "", write_policy,
-                 StepEnd{StepStatus::kFailed, obs, "policy abort: " + pd.reason}));
+          Settle({.status = RunStatus::kFailed,
+                  .reason = reason::kPolicyAbort,
+                  .detail = pd.reason,
+                  .step = StepEnd{StepStatus::kFailed, obs, "policy abort: " + pd.reason},
+                  .pre = write_policy}));
       return Next::kStop;
     }
     case PolicyOutcome::kRequireApproval:
@@ -122,10 +127,13 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
     case PolicyOutcome::kUnknown:
       break;
   }
-  AGENTRT_RETURN_IF_ERROR(Settle(
-      RunStatus::kFailed, reason::kInternalError,
-      absl::StrCat("unknown policy outcome \"", ToAbsl(json::Sanitize(pd.outcome_text)), "\""), "",
-      write_policy, StepEnd{StepStatus::kFailed, std::nullopt, "unknown policy outcome"}));
+  AGENTRT_RETURN_IF_ERROR(
+      Settle({.status = RunStatus::kFailed,
+              .reason = reason::kInternalError,
+              .detail = absl::StrCat("unknown policy outcome \"",
+                                     ToAbsl(json::Sanitize(pd.outcome_text)), "\""),
+              .step = FailedStep("unknown policy outcome"),
+              .pre = write_policy}));
   return Next::kStop;
 }
 
@@ -162,9 +170,11 @@ absl::Status Driver::Session::Pause(const PolicyDecision& pd, const ToolRequest&
   if (!capability.ok() || !presentation.ok()) {
     std::string which = !capability.ok() ? "capability" : "presentation";
     std::string why(ToStd((!capability.ok() ? capability : presentation).status().message()));
-    return Settle(RunStatus::kFailed, reason::kInternalError,
-                  absl::StrCat("policy: ", which, " is not usable JSON: ", why), "", write_policy,
-                  StepEnd{StepStatus::kFailed, std::nullopt, "policy error: " + which});
+    return Settle({.status = RunStatus::kFailed,
+                   .reason = reason::kInternalError,
+                   .detail = absl::StrCat("policy: ", which, " is not usable JSON: ", why),
+                   .step = FailedStep("policy error: " + which),
+                   .pre = write_policy});
   }
   std::string request_json = RequestJson(request, spec);
   std::string hash = ApprovalHash(pd.kind, *capability, *presentation, request_json);

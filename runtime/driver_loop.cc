@@ -111,26 +111,33 @@ std::pair<int, const Step*> Driver::Session::LoopRepeats() const {
 absl::StatusOr<bool> Driver::Session::CheckLimits() {
   const Limits& l = run_.limits;
   if (run_.step_count >= l.max_steps) {
-    AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kLimitSteps,
-                                   absl::StrCat("step limit ", l.max_steps, " reached")));
+    AGENTRT_RETURN_IF_ERROR(
+        Settle({.status = RunStatus::kFailed,
+                .reason = reason::kLimitSteps,
+                .detail = absl::StrCat("step limit ", l.max_steps, " reached")}));
     return true;
   }
   if (int failures = ConsecutiveFailures(); failures >= l.max_consecutive_tool_failures) {
-    AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kRepeatedToolFailures,
-                                   absl::StrCat(failures, " consecutive failed steps")));
+    AGENTRT_RETURN_IF_ERROR(
+        Settle({.status = RunStatus::kFailed,
+                .reason = reason::kRepeatedToolFailures,
+                .detail = absl::StrCat(failures, " consecutive failed steps")}));
     return true;
   }
   if (l.max_active_time > absl::ZeroDuration() && run_.active_time >= l.max_active_time) {
-    AGENTRT_RETURN_IF_ERROR(
-        Settle(RunStatus::kFailed, reason::kLimitActiveTime,
-               absl::StrCat("active time ", FormatMs(run_.active_time), " reached limit ",
-                            absl::FormatDuration(l.max_active_time))));
+    AGENTRT_RETURN_IF_ERROR(Settle(
+        {.status = RunStatus::kFailed,
+         .reason = reason::kLimitActiveTime,
+         .detail = absl::StrCat("active time ", FormatMs(run_.active_time), " reached limit ",
+                                absl::FormatDuration(l.max_active_time))}));
     return true;
   }
   if (l.max_elapsed_time > absl::ZeroDuration() && Now() - run_.created_at >= l.max_elapsed_time) {
-    AGENTRT_RETURN_IF_ERROR(Settle(
-        RunStatus::kFailed, reason::kLimitElapsedTime,
-        absl::StrCat("elapsed time reached limit ", absl::FormatDuration(l.max_elapsed_time))));
+    AGENTRT_RETURN_IF_ERROR(
+        Settle({.status = RunStatus::kFailed,
+                .reason = reason::kLimitElapsedTime,
+                .detail = absl::StrCat("elapsed time reached limit ",
+                                       absl::FormatDuration(l.max_elapsed_time))}));
     return true;
   }
   auto [repeats, step] = LoopRepeats();
@@ -143,12 +150,14 @@ absl::StatusOr<bool> Driver::Session::CheckLimits() {
                            .String("observation_hash", step->observation->content_hash)
                            .Build();
     absl::Time at = Now();
-    AGENTRT_RETURN_IF_ERROR(Settle(
-        RunStatus::kFailed, reason::kLoopDetected,
-        absl::StrCat(ToAbsl(tool), " produced the same observation ", repeats, " times in a row"),
-        "", [&](Transaction& tx) {
-          return tx.AppendEvent(run_.id, "", at, "loop.detected", loop).status();
-        }));
+    AGENTRT_RETURN_IF_ERROR(
+        Settle({.status = RunStatus::kFailed,
+                .reason = reason::kLoopDetected,
+                .detail = absl::StrCat(ToAbsl(tool), " produced the same observation ", repeats,
+                                       " times in a row"),
+                .pre = [&](Transaction& tx) {
+                  return tx.AppendEvent(run_.id, "", at, "loop.detected", loop).status();
+                }}));
     return true;
   }
   return false;
@@ -221,7 +230,10 @@ absl::StatusOr<bool> Driver::Session::OpenStep() {
 // The decision could not be made: the run fails with the reason the error carries.
 absl::Status Driver::Session::FailStep(const absl::Status& why) {
   std::string error(ToStd(why.message()));
-  return Settle(RunStatus::kFailed, DecisionFailureReason(why), error, "agent error: " + error);
+  return Settle({.status = RunStatus::kFailed,
+                 .reason = DecisionFailureReason(why),
+                 .detail = error,
+                 .step = FailedStep("agent error: " + error)});
 }
 
 absl::StatusOr<bool> Driver::Session::DecideAndAct() {
@@ -375,9 +387,11 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Propose(Decision decision
   if (tool != nullptr) {
     absl::StatusOr<const RecordedSpec*> current = d_.registry_.Current(tool);
     if (!current.ok()) {
-      AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kInternalError,
-                                     absl::StrCat("internal: ", current.status().message()),
-                                     "tool spec refused"));
+      AGENTRT_RETURN_IF_ERROR(
+          Settle({.status = RunStatus::kFailed,
+                  .reason = reason::kInternalError,
+                  .detail = absl::StrCat("internal: ", current.status().message()),
+                  .step = FailedStep("tool spec refused")}));
       return Next::kStop;
     }
     spec = *current;
@@ -393,13 +407,17 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Propose(Decision decision
   if (decision.kind == "complete") {
     std::string result;
     if (!decision.result.empty()) result = *json::Canonicalize(decision.result);
-    AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kCompleted, reason::kGoalCompleted, "", "", {},
-                                   StepEnd{StepStatus::kDone, std::nullopt, ""}, result));
+    AGENTRT_RETURN_IF_ERROR(Settle({.status = RunStatus::kCompleted,
+                                    .reason = reason::kGoalCompleted,
+                                    .result = result,
+                                    .step = StepEnd{StepStatus::kDone, std::nullopt, ""}}));
     return Next::kStop;
   }
   if (decision.kind == "fail") {
-    AGENTRT_RETURN_IF_ERROR(Settle(RunStatus::kFailed, reason::kGoalFailed, decision.message, "",
-                                   {}, StepEnd{StepStatus::kDone, std::nullopt, ""}));
+    AGENTRT_RETURN_IF_ERROR(Settle({.status = RunStatus::kFailed,
+                                    .reason = reason::kGoalFailed,
+                                    .detail = decision.message,
+                                    .step = StepEnd{StepStatus::kDone, std::nullopt, ""}}));
     return Next::kStop;
   }
   return Judge(decision, *spec, tool);

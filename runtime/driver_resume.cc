@@ -163,8 +163,9 @@ std::optional<absl::StatusOr<Run>> Driver::Session::Reconciled(
     return ReadRun(d_.store_, run_.id);
   };
   if (!rec.ok()) {
-    return settled(Settle(RunStatus::kFailed, reason::kInternalError,
-                          absl::StrCat("reconcile: ", rec.status().message())));
+    return settled(Settle({.status = RunStatus::kFailed,
+                           .reason = reason::kInternalError,
+                           .detail = absl::StrCat("reconcile: ", rec.status().message())}));
   }
   switch (rec->outcome) {
     case Reconciliation::Outcome::kContinue:
@@ -174,26 +175,33 @@ std::optional<absl::StatusOr<Run>> Driver::Session::Reconciled(
       if (!Blank(rec->result)) {
         absl::StatusOr<std::string> c = json::Canonicalize(rec->result);
         if (!c.ok()) {
-          return settled(
-              Settle(RunStatus::kFailed, reason::kInternalError,
-                     absl::StrCat("reconcile: result is not usable JSON: ", c.status().message())));
+          return settled(Settle({.status = RunStatus::kFailed,
+                                 .reason = reason::kInternalError,
+                                 .detail = absl::StrCat("reconcile: result is not usable JSON: ",
+                                                        c.status().message())}));
         }
         result = *c;
       }
-      return settled(Settle(RunStatus::kCompleted, reason::kGoalCompleted,
-                            "completed by reconciliation: " + rec->detail, "", {}, std::nullopt,
-                            result));
+      return settled(Settle({.status = RunStatus::kCompleted,
+                             .reason = reason::kGoalCompleted,
+                             .detail = "completed by reconciliation: " + rec->detail,
+                             .result = result}));
     }
     case Reconciliation::Outcome::kConflict:
-      return settled(Settle(RunStatus::kFailed, "reconcile_conflict", rec->detail));
+      return settled(Settle(
+          {.status = RunStatus::kFailed, .reason = "reconcile_conflict", .detail = rec->detail}));
     case Reconciliation::Outcome::kWaiting: {
       if (!rec->pause || rec->pause->outcome != PolicyOutcome::kRequireApproval) {
-        return settled(Settle(RunStatus::kFailed, "reconcile_conflict",
-                              "reconciliation asked to wait but gave no approval to wait for"));
+        return settled(
+            Settle({.status = RunStatus::kFailed,
+                    .reason = "reconcile_conflict",
+                    .detail = "reconciliation asked to wait but gave no approval to wait for"}));
       }
       if (!executing) {
-        return settled(Settle(RunStatus::kFailed, "reconcile_conflict",
-                              "reconciliation asked to wait but no tool call was executing"));
+        return settled(
+            Settle({.status = RunStatus::kFailed,
+                    .reason = "reconcile_conflict",
+                    .detail = "reconciliation asked to wait but no tool call was executing"}));
       }
       const Step& step = steps_[*executing];
       Tool* tool = step.decision ? d_.registry_.Find(step.decision->tool) : nullptr;
@@ -210,11 +218,13 @@ absl::Status Driver::Session::InterruptedPause(std::size_t index, Tool* tool,
   Step& step = steps_[index];
   const Decision& decision = *step.decision;
   auto conflict = [&](std::string why) {
-    return Settle(RunStatus::kFailed, "reconcile_conflict",
-                  absl::StrCat("step ", step.index,
-                               " was interrupted while executing a tool call whose outcome is "
-                               "unknown, and it cannot wait for an operator: ",
-                               ToAbsl(why)));
+    return Settle(
+        {.status = RunStatus::kFailed,
+         .reason = "reconcile_conflict",
+         .detail = absl::StrCat("step ", step.index,
+                                " was interrupted while executing a tool call whose outcome is "
+                                "unknown, and it cannot wait for an operator: ",
+                                ToAbsl(why))});
   };
   if (tool == nullptr) return conflict("its tool is not registered");
   AGENTRT_ASSIGN_OR_RETURN(const RecordedSpec* spec, d_.registry_.Current(tool));

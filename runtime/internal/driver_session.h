@@ -172,12 +172,23 @@ class Driver::Session {
   absl::Status EndStep(StepStatus status, std::optional<Observation> obs, std::string detail,
                        const std::function<absl::Status(store::Transaction&)>& pre = {});
 
-  // Ends the run (and, when `step_end` is set or `step_detail` given, its current step) in
-  // one transaction: a finished step never sits under a running run.
-  absl::Status Settle(RunStatus status, std::string_view reason, std::string detail,
-                      std::string step_detail = "",
-                      const std::function<absl::Status(store::Transaction&)>& pre = {},
-                      std::optional<StepEnd> step_end = std::nullopt, std::string result = "");
+  // How a run ends: its status, reason and detail; a completed run's result; the step that
+  // ends with it, if any; and what must be written before, in the same transaction.
+  struct Ending {
+    RunStatus status = RunStatus::kFailed;
+    std::string_view reason;  // outlives the call (a constant, or a temporary of the caller's)
+    std::string detail;
+    std::string result;
+    std::optional<StepEnd> step;
+    std::function<absl::Status(store::Transaction&)> pre;
+  };
+  static StepEnd FailedStep(std::string detail) {
+    return StepEnd{StepStatus::kFailed, std::nullopt, std::move(detail)};
+  }
+
+  // Ends the run (and its current step, when `ending.step` is set) in one transaction: a
+  // finished step never sits under a running run.
+  absl::Status Settle(Ending ending);
 
   Driver& d_;
   Run run_;
