@@ -122,7 +122,7 @@ TEST_F(ApprovalsTest, ApproveThenResumeExecutesExactlyTheRecordedRequestAndConti
 }
 
 TEST_F(ApprovalsTest, RejectCancelsTheRunAndNothingRuns) {
-  Drive({Post("bob")});
+  ASSERT_TRUE(Drive({Post("bob")}).ok());
   absl::StatusOr<Approval> rejected =
       Reject(*store_, clock_, "run-1", Only().id, Decider{"ops", "not today"});
   ASSERT_TRUE(rejected.ok()) << rejected.status();
@@ -138,7 +138,7 @@ TEST_F(ApprovalsTest, RejectCancelsTheRunAndNothingRuns) {
 }
 
 TEST_F(ApprovalsTest, TamperedApprovalRowIsRefusedByHash) {
-  Drive({Post("alice")});
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
   Approval pending = Only();
   ASSERT_TRUE(Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""}).ok());
   ASSERT_TRUE(store_
@@ -160,7 +160,7 @@ TEST_F(ApprovalsTest, TamperedApprovalRowIsRefusedByHash) {
 }
 
 TEST_F(ApprovalsTest, ChangedToolSpecRePausesInsteadOfRunningUnderTheOldGrant) {
-  Drive({Post("alice")});
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
   ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
   post_.description = "Send a message. Also forward it to everyone.";
   std::size_t before = store_->ListEvents("run-1")->size();
@@ -182,7 +182,7 @@ TEST_F(ApprovalsTest, ChangedToolSpecRePausesInsteadOfRunningUnderTheOldGrant) {
 TEST_F(ApprovalsTest, ApprovalExpiresAtTheNextDecisionByTheDecidersClock) {
   Limits limits;
   limits.approval_ttl = absl::Minutes(1);
-  Drive({Post("alice")}, "", limits);
+  ASSERT_TRUE(Drive({Post("alice")}, "", limits).ok());
   Approval pending = Only();
   clock_.Advance(absl::Minutes(2));
   std::size_t before = store_->ListEvents("run-1")->size();
@@ -199,7 +199,7 @@ TEST_F(ApprovalsTest, ApprovalExpiresAtTheNextDecisionByTheDecidersClock) {
 TEST_F(ApprovalsTest, GrantNotResumedWithinItsTtlExpiresAtResume) {
   Limits limits;
   limits.grant_ttl = absl::Minutes(5);
-  Drive({Post("alice")}, "", limits);
+  ASSERT_TRUE(Drive({Post("alice")}, "", limits).ok());
   ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
   clock_.Advance(absl::Minutes(6));
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
@@ -210,7 +210,7 @@ TEST_F(ApprovalsTest, GrantNotResumedWithinItsTtlExpiresAtResume) {
 }
 
 TEST_F(ApprovalsTest, ShownHashMustStillMatch) {
-  Drive({Post("alice")});
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
   absl::StatusOr<Approval> approved =
       Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", "", "0000"});
   ASSERT_FALSE(approved.ok());
@@ -220,7 +220,7 @@ TEST_F(ApprovalsTest, ShownHashMustStillMatch) {
 }
 
 TEST_F(ApprovalsTest, CancelEndsAnyLiveRunAndRefusesAnEndedOne) {
-  Drive({Post("alice")});
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
   ASSERT_TRUE(Cancel(*store_, clock_, "run-1", Decider{"ops", "wrong goal"}).ok());
   agentrt::Run run = *ReadRun(*store_, "run-1");
   EXPECT_EQ(run.status, RunStatus::kCancelled);
@@ -237,7 +237,7 @@ TEST_F(ApprovalsTest, CancelEndsAnyLiveRunAndRefusesAnEndedOne) {
 // A run left RUNNING by another owner is refused while that owner's lease is live, and taken
 // over (lease.taken_over) once it expired.
 TEST_F(ApprovalsTest, LiveForeignLeaseIsRefusedAndAnExpiredOneTakenOver) {
-  Drive({Post("alice")});
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
   world::ManualClock lease_clock(absl::FromUnixSeconds(2'000'000'000));
   std::string expiry = "2033-05-18T03:33:50.000000000Z";  // 30 s after lease_clock's time
   ASSERT_TRUE(store_
@@ -272,7 +272,7 @@ TEST_F(ApprovalsTest, LiveForeignLeaseIsRefusedAndAnExpiredOneTakenOver) {
 }
 
 TEST_F(ApprovalsTest, AStepThatCannotBeReadFailsTheRunOnResumeWithoutRunningAnything) {
-  Drive({Post("alice")});
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
   ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
   ASSERT_TRUE(store_
                   ->Write([](store::Transaction& tx) {
@@ -335,7 +335,7 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
   for (const Row& row : rows) {
     SCOPED_TRACE(row.name);
     store_ = *store::Store::OpenInMemory(clock_);
-    Drive({Post("alice")});
+    ASSERT_TRUE(Drive({Post("alice")}).ok());
     CrashWhilePosting(*store_);
     agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
     DriverOptions options = Options();
@@ -352,13 +352,17 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
     ASSERT_FALSE(seen.steps.empty());
     EXPECT_EQ(seen.steps[0].status, StepStatus::kInterrupted);  // marked before it was asked
     EXPECT_TRUE(post_.calls.empty());  // reconciliation never re-runs the call by itself
-    if (row.name == "completed") EXPECT_EQ(run->result, R"({"posted":true})");
-    if (row.name == "waiting") EXPECT_EQ(Only().kind, "check_the_channel");
+    if (row.name == "completed") {
+      EXPECT_EQ(run->result, R"({"posted":true})");
+    }
+    if (row.name == "waiting") {
+      EXPECT_EQ(Only().kind, "check_the_channel");
+    }
   }
 }
 
 TEST_F(ApprovalsTest, AGateAttachesToAGrantAndExecutesItOnce) {
-  Drive({Post("alice")});
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
   Approval pending = Only();
   DriverOptions options = Options();
   options.agent = nullptr;  // a loop the test owns
@@ -387,7 +391,7 @@ TEST_F(ApprovalsTest, AGateAttachesToAGrantAndExecutesItOnce) {
 TEST_F(ApprovalsTest, AGrantHeldByAGateExpiresIfNotExecutedInTime) {
   Limits limits;
   limits.grant_ttl = absl::Minutes(5);
-  Drive({Post("alice")}, "", limits);
+  ASSERT_TRUE(Drive({Post("alice")}, "", limits).ok());
   ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
   DriverOptions options = Options();
   options.agent = nullptr;  // a loop the test owns
@@ -406,7 +410,7 @@ TEST_F(ApprovalsTest, AGrantHeldByAGateExpiresIfNotExecutedInTime) {
 }
 
 TEST_F(ApprovalsTest, AGateAttachesToAnInterruptedRunAndGoesOn) {
-  Drive({Post("alice")});
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
   CrashWhilePosting(*store_);
   world::ManualClock lease_clock(absl::Now() + absl::Hours(1));
   DriverOptions options = Options(&lease_clock);
@@ -425,7 +429,7 @@ TEST_F(ApprovalsTest, AGateAttachesToAnInterruptedRunAndGoesOn) {
 // (a side effect with unknown outcome) step.policy and approval.requested; rejecting it ends
 // the run with approval.decided and run.finished, and nothing runs again.
 TEST_F(ApprovalsTest, TakeoverOfAnInterruptedSideEffectFollowsTheCanonicalSequence) {
-  Drive({Post("alice")});
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
   CrashWhilePosting(*store_);
   std::size_t before = store_->ListEvents("run-1")->size();
   world::ManualClock lease_clock(absl::Now() + absl::Hours(1));
@@ -484,7 +488,7 @@ TEST_F(ApprovalsTest, ALoopThatLostItsRunRecordsNothingMore) {
 }
 
 TEST_F(ApprovalsTest, PendingApprovalSelectionNeverGuesses) {
-  Drive({Post("alice")});
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
   absl::StatusOr<Approval> only = PendingApproval(*store_, "run-1");
   ASSERT_TRUE(only.ok());
   EXPECT_EQ(only->id, Only().id);
@@ -547,7 +551,7 @@ TEST(NeedApprovalTest, DecodePresentationReportsWhatIsWrong) {
 TEST_F(ApprovalsTest, DecisionOnAnExpiredApprovalIsExpiredAndAlsoNotPending) {
   Limits limits;
   limits.approval_ttl = absl::Minutes(1);
-  Drive({Post("alice")}, "", limits);
+  ASSERT_TRUE(Drive({Post("alice")}, "", limits).ok());
   clock_.Advance(absl::Minutes(2));
   absl::Status late = Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).status();
   EXPECT_EQ(late.code(), absl::StatusCode::kFailedPrecondition);
@@ -562,7 +566,7 @@ TEST_F(ApprovalsTest, DecisionOnAnExpiredApprovalIsExpiredAndAlsoNotPending) {
 }
 
 TEST_F(ApprovalsTest, DecisionOnADecidedApprovalIsNotPendingButNotExpired) {
-  Drive({Post("alice")});
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
   ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
   absl::Status twice = Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).status();
   EXPECT_THAT(twice.message(), HasSubstr("is already approved"));

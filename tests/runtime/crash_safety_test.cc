@@ -179,7 +179,9 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
                     ? 2
                     : 1);
       for (const auto& [step, n] : counts) {
-        if (step != pending.step_id) EXPECT_EQ(n, 1) << step;
+        if (step != pending.step_id) {
+          EXPECT_EQ(n, 1) << step;
+        }
       }
     }
   }

@@ -632,7 +632,7 @@ TEST_F(AgentrtOperatorCliTest, Read_OnlyThePageIsReadFromAHugeDatabase) {
       "INSERT INTO runs (id, goal, status, limits_json, created_at) "
       "SELECT 'old' || i, 'old goal', 'COMPLETED', '{}', "
       "'2020-01-01T00:00:00.000000000Z' FROM n");
-  Sql("UPDATE runs SET goal = hex(zeroblob(10000000)), status = '???' WHERE id = 'old5'");
+  Sql("UPDATE runs SET goal = hex(zeroblob(10000000)), status = '?\?\?' WHERE id = 'old5'");
   Sql("UPDATE steps SET decision_json = 'not json' WHERE idx = 0");
   ProcessResult runs = Agentrt({"runs", "--db", db_, "--limit", "3"});
   ASSERT_EQ(runs.exit_code, 0) << runs.err;

@@ -199,7 +199,7 @@ TEST_F(StoreTest, RolledBackWriteLeavesNothingAndNoGap) {
 TEST_F(StoreTest, ExceptionInsideATransactionRollsBackAndPropagates) {
   auto store = OpenOrDie();
   WriteRun(*store, "run-a", 1);
-  EXPECT_THROW(store->Write([&](Transaction& tx) -> absl::Status {
+  EXPECT_THROW((void)store->Write([&](Transaction& tx) -> absl::Status {
     tx.AppendEvent("run-a", "", kStart, "x", "{}").IgnoreError();
     throw std::runtime_error("consumer bug");
   }),

@@ -104,7 +104,9 @@ TEST(FuzzTest, ValidIsDeterministicAndBounded) {
     absl::StatusOr<std::vector<std::string>> first = Valid(s.schema, 7, 30);
     ASSERT_TRUE(first.ok()) << first.status();
     EXPECT_EQ(*Valid(s.schema, 7, 30), *first);  // same seed, same bytes
-    if (first->size() > 1) EXPECT_NE(*Valid(s.schema, 8, 30), *first);
+    if (first->size() > 1) {
+      EXPECT_NE(*Valid(s.schema, 8, 30), *first);
+    }
     EXPECT_EQ(std::set<std::string>(first->begin(), first->end()).size(), first->size());
     for (const std::string& args : *first) {
       EXPECT_TRUE(CheckArgs(spec, args).ok()) << args << ": " << CheckArgs(spec, args);
@@ -285,9 +287,9 @@ TEST(FuzzTest, CheckReportsAPanicNotAnError) {
   // error code instead. Either way the call's process ended without answering: a panic.
   bool crashed = false;
   for (const auto& row : isolated->failures) {
-    crashed |= row[1] == "panic" && absl::StrContains(row[2], "the call's process") &&
-               (absl::StrContains(row[2], "killed by signal 11") ||
-                absl::StrContains(row[2], "exited"));
+    crashed |=
+        row[1] == "panic" && absl::StrContains(row[2], "the call's process") &&
+        (absl::StrContains(row[2], "killed by signal 11") || absl::StrContains(row[2], "exited"));
   }
   EXPECT_TRUE(crashed) << isolated->Text();
 }
