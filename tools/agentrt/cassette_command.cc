@@ -2,7 +2,6 @@
 
 #include <iostream>
 
-#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
@@ -14,8 +13,7 @@
 #include "sim/cassette_file.h"
 #include "sim/model_key.h"
 #include "tools/agentrt/command_line.h"
-
-ABSL_DECLARE_FLAG(bool, json);  // run_commands.cc
+#include "tools/agentrt/shared_flags.h"
 
 namespace agentrt::cli {
 namespace {

@@ -7,7 +7,6 @@
 #include <optional>
 #include <thread>
 
-#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -26,11 +25,9 @@
 #include "runtime/world/clock.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
+#include "tools/agentrt/shared_flags.h"
 
 // Shared with the other listing commands (run_commands.cc).
-ABSL_DECLARE_FLAG(std::int64_t, limit);
-ABSL_DECLARE_FLAG(std::int64_t, offset);
-ABSL_DECLARE_FLAG(bool, json);
 
 ABSL_FLAG(std::int64_t, from, 0, "agentrt verify: the first seq to check (default 1)");
 ABSL_FLAG(std::int64_t, to, 0, "agentrt verify: the last seq to check (default the head)");

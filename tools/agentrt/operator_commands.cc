@@ -2,7 +2,6 @@
 
 #include <iostream>
 
-#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/approvals.h"
@@ -19,13 +18,13 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/operator_io.h"
+#include "tools/agentrt/shared_flags.h"
 
 ABSL_FLAG(std::string, approval, "",
           "the approval to decide (default: the run's only pending one)");
 ABSL_FLAG(std::string, by, "", "who decides, recorded as given (default: $USER)");
 ABSL_FLAG(std::string, note, "", "a note recorded with the decision");
 ABSL_FLAG(bool, yes, false, "decide without asking (for scripts)");
-ABSL_DECLARE_FLAG(bool, json);
 
 namespace agentrt::cli {
 namespace {

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -14,9 +13,7 @@
 #include "runtime/view/approval_text.h"
 #include "runtime/world/clock.h"
 #include "tools/agentrt/command_line.h"
-
-ABSL_DECLARE_FLAG(std::int64_t, limit);
-ABSL_DECLARE_FLAG(std::int64_t, offset);
+#include "tools/agentrt/shared_flags.h"
 
 namespace agentrt::cli {
 

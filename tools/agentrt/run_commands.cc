@@ -17,11 +17,9 @@
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demo_tools.h"
 #include "tools/agentrt/model_demo.h"
+#include "tools/agentrt/shared_flags.h"
 
-ABSL_FLAG(std::int64_t, limit, 1000, "page size for listings");
 ABSL_FLAG(std::string, resume, "", "agentrt demo scripted: resume this run after its approval");
-ABSL_FLAG(bool, json, false, "machine output: one JSON object");
-ABSL_FLAG(std::int64_t, offset, 0, "items to skip in listings");
 
 namespace agentrt::cli {
 namespace {

@@ -3,7 +3,6 @@
 #include <iostream>
 #include <vector>
 
-#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -18,8 +17,7 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/operator_io.h"
-
-ABSL_DECLARE_FLAG(bool, json);
+#include "tools/agentrt/shared_flags.h"
 
 namespace agentrt::cli {
 namespace {
