@@ -46,7 +46,7 @@ absl::StatusOr<bool> Driver::Session::Execute(
     if (from_ == RunStatus::kRunning) {
       // A side effect starts only under a live lease: a loop whose lease lapsed (another
       // owner may be taking over) stops here, before the call.
-      AGENTRT_RETURN_IF_ERROR(RequireLiveLease(tx, lease_now));
+      AGENTRT_RETURN_IF_ERROR(RequireLiveLease(tx, lease_now, "no tool is started"));
     }
     AGENTRT_RETURN_IF_ERROR(EnterIfResuming(tx));
     AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE runs SET lease_expires_at = ?1 WHERE id = ?2",

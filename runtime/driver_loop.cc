@@ -199,9 +199,14 @@ absl::StatusOr<bool> Driver::Session::StartStep() {
   steps_.push_back(step);
   if (d_.options_.model.model != nullptr) {
     model_caller_ = std::make_unique<AccountingModelCaller>(
-        d_.options_.model,
-        ModelCallScope{&d_.store_, &d_.clock_, &d_.entropy_, run_.id, step.id, step.started_at,
-                       [this](Transaction& tx) { return RequireRunning(tx); }});
+        d_.options_.model, ModelCallScope{&d_.store_, &d_.clock_, &d_.entropy_, run_.id, step.id,
+                                          step.started_at, [this](Transaction& tx) -> absl::Status {
+                                            // Only the run's live owner may spend on the model for
+                                            // it.
+                                            AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+                                            return RequireLiveLease(tx, LeaseNow(),
+                                                                    "nothing is sent to the model");
+                                          }});
   }
   return true;
 }
@@ -310,7 +315,8 @@ absl::Status Driver::Session::RequireRunning(Transaction& tx) {
   return absl::OkStatus();
 }
 
-absl::Status Driver::Session::RequireLiveLease(Transaction& tx, absl::Time lease_now) {
+absl::Status Driver::Session::RequireLiveLease(Transaction& tx, absl::Time lease_now,
+                                               std::string_view refused) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
       tx.Query("SELECT lease_expires_at FROM runs WHERE id = ?1", {std::string_view(run_.id)}));
@@ -319,8 +325,8 @@ absl::Status Driver::Session::RequireLiveLease(Transaction& tx, absl::Time lease
                                           : world::ParseTimestamp(rows[0][0]);
   if (!expiry.ok() || *expiry <= lease_now) {
     return absl::FailedPreconditionError(absl::StrCat("run ", run_.id, ": the lease expired at ",
-                                                      ToAbsl(rows.empty() ? "" : rows[0][0]),
-                                                      "; no tool is started"));
+                                                      ToAbsl(rows.empty() ? "" : rows[0][0]), "; ",
+                                                      ToAbsl(refused)));
   }
   return absl::OkStatus();
 }

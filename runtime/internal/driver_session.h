@@ -128,7 +128,10 @@ class Driver::Session {
   // the loop; WAITING_FOR_APPROVAL for the first write of a resumed step).
   absl::Status RequireRunning(store::Transaction& tx);
 
-  absl::Status RequireLiveLease(store::Transaction& tx, absl::Time lease_now);
+  // FailedPrecondition naming the expiry and saying what was `refused` unless the run's
+  // lease is unexpired at `lease_now`.
+  absl::Status RequireLiveLease(store::Transaction& tx, absl::Time lease_now,
+                                std::string_view refused);
 
   // Resuming a grant moves the run back to RUNNING in the same transaction as the step's
   // first write (the tool start, or the step's end), with run.resumed.

@@ -503,6 +503,32 @@ TEST_F(ModelCallerTest, AMovedRunIsNeverDispatched) {
 
 // A process that dies while the model answers leaves the attempt's row `dispatched` and the run
 // uncharged; the run's next owner never charges it either (reference/core.md §7).
+TEST_F(ModelCallerTest, AnExpiredLeaseSendsNothing) {
+  // The lease lapsed (its owner stalled past the TTL and may already be replaced): the dispatch
+  // transaction refuses before the model is called, and no row is written.
+  class LapseFirst final : public Agent {
+   public:
+    absl::StatusOr<Decision> Decide(const StepInput& input) override {
+      EXPECT_TRUE(lapse().ok());
+      result = input.model->Generate(Request()).status();
+      return result;
+    }
+    std::function<absl::Status()> lapse;
+    absl::Status result;
+  } agent;
+  agent.lapse = [&] {
+    return store_->Write([](store::Transaction& tx) {
+      return tx.Exec("UPDATE runs SET lease_expires_at = '2000-01-01T00:00:00.000000000Z'")
+          .status();
+    });
+  };
+  ScriptModel model(clock_, {Reply(1, 1)});
+  absl::StatusOr<agentrt::Run> run = Start(agent, model, {});
+  EXPECT_THAT(agent.result.message(), HasSubstr("nothing is sent to the model"));
+  EXPECT_TRUE(model.requests.empty());
+  EXPECT_TRUE(Rows("SELECT id FROM model_calls").empty());
+}
+
 TEST_F(ModelCallerTest, ACallCutByACrashStaysDispatchedAndIsNeverCharged) {
   std::string path = (dir_ / "runs.db").string();
   pid_t child = ::fork();
