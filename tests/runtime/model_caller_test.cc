@@ -139,16 +139,20 @@ class ModelCallerTest : public ::testing::Test {
     store_ = *std::move(store);
   }
 
-  absl::StatusOr<agentrt::Run> Start(Agent& agent, Model& model, ModelConfig config,
-                                     const Limits& limits = {}) {
-    config.model = &model;
-    config_ = std::move(config);
+  // Driver options: `agent` over `model` with this fixture's policy and lease clock.
+  DriverOptions Options(Agent& agent, Model& model, ModelConfig config = {}) {
     DriverOptions options;
     options.agent = &agent;
     options.policy = policy_.get();
     options.lease_clock = &lease_clock_;
-    options.model = config_;
-    auto driver = Driver::Create(*store_, clock_, entropy_, std::move(options));
+    options.model = std::move(config);
+    options.model.model = &model;
+    return options;
+  }
+
+  absl::StatusOr<agentrt::Run> Start(Agent& agent, Model& model, ModelConfig config,
+                                     const Limits& limits = {}) {
+    auto driver = Driver::Create(*store_, clock_, entropy_, Options(agent, model, config));
     if (!driver.ok()) return driver.status();
     driver_ = *std::move(driver);
     return driver_->Start("answer with the model", limits);
@@ -200,11 +204,9 @@ class ModelCallerTest : public ::testing::Test {
   world::SeededEntropy entropy_{7};
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Policy> policy_ = DefaultPolicy();
-  ModelConfig config_;
   std::unique_ptr<Driver> driver_;
   std::unique_ptr<ScriptModel> model_;
   std::unique_ptr<CallingAgent> agent_;
-  std::string agent_run_id_;
 };
 
 TEST_F(ModelCallerTest, UsageAndCostRecorded) {
@@ -471,64 +473,54 @@ TEST_F(ModelCallerTest, ConcurrentCallsReserveBeforeDispatch) {
   EXPECT_EQ(run->model_calls, 1);
 }
 
+// An agent that changes the world under its own run (`before`), then makes one model call and
+// passes its result on.
+class ActsThenCalls final : public Agent {
+ public:
+  explicit ActsThenCalls(std::function<absl::Status(const StepInput&)> before)
+      : before_(std::move(before)) {}
+  absl::StatusOr<Decision> Decide(const StepInput& input) override {
+    EXPECT_TRUE(before_(input).ok());
+    result = input.model->Generate(Request()).status();
+    return result;
+  }
+  absl::Status result;
+
+ private:
+  std::function<absl::Status(const StepInput&)> before_;
+};
+
 TEST_F(ModelCallerTest, AMovedRunIsNeverDispatched) {
   // The dispatch transaction checks the run is still this driver's: a cancelled run sends
   // nothing and leaves no row.
-  class CancelFirst final : public Agent {
-   public:
-    absl::StatusOr<Decision> Decide(const StepInput& input) override {
-      EXPECT_TRUE(cancel().ok());
-      result = input.model->Generate(Request()).status();
-      return result;
-    }
-    std::function<absl::Status()> cancel;
-    absl::Status result;
-  } agent;
-  agent.cancel = [&] { return Cancel(*store_, clock_, agent_run_id_, Decider{"op", ""}); };
+  ActsThenCalls agent([&](const StepInput& input) {
+    return Cancel(*store_, clock_, input.run.id, Decider{"op", ""});
+  });
   ScriptModel model(clock_, {Reply(1, 1)});
-  config_.model = &model;
-  DriverOptions options;
-  options.agent = &agent;
-  options.policy = policy_.get();
-  options.lease_clock = &lease_clock_;
-  options.model = config_;
-  auto driver = Driver::Create(*store_, clock_, entropy_, std::move(options));
-  ASSERT_TRUE(driver.ok());
-  agent_run_id_ = "run-moved";
-  absl::StatusOr<agentrt::Run> run = (*driver)->StartWithId(agent_run_id_, "goal");
+  (void)Start(agent, model, {});
   EXPECT_FALSE(agent.result.ok());
+  EXPECT_TRUE(model.requests.empty());
+  EXPECT_TRUE(Rows("SELECT id FROM model_calls").empty());
+}
+
+TEST_F(ModelCallerTest, AnExpiredLeaseSendsNothing) {
+  // The lease lapsed (its owner stalled past the TTL and may already be replaced): the dispatch
+  // transaction refuses before the model is called, and no row is written.
+  ActsThenCalls agent([&](const StepInput&) {
+    return store_->Write([](store::Transaction& tx) {
+      return tx.Exec("UPDATE runs SET lease_expires_at = '2000-01-01T00:00:00.000000000Z'")
+          .status();
+    });
+  });
+  ScriptModel model(clock_, {Reply(1, 1)});
+  (void)Start(agent, model, {});
+  EXPECT_THAT(agent.result.message(), HasSubstr("nothing is sent to the model"));
   EXPECT_TRUE(model.requests.empty());
   EXPECT_TRUE(Rows("SELECT id FROM model_calls").empty());
 }
 
 // A process that dies while the model answers leaves the attempt's row `dispatched` and the run
 // uncharged; the run's next owner never charges it either (reference/core.md §7).
-TEST_F(ModelCallerTest, AnExpiredLeaseSendsNothing) {
-  // The lease lapsed (its owner stalled past the TTL and may already be replaced): the dispatch
-  // transaction refuses before the model is called, and no row is written.
-  class LapseFirst final : public Agent {
-   public:
-    absl::StatusOr<Decision> Decide(const StepInput& input) override {
-      EXPECT_TRUE(lapse().ok());
-      result = input.model->Generate(Request()).status();
-      return result;
-    }
-    std::function<absl::Status()> lapse;
-    absl::Status result;
-  } agent;
-  agent.lapse = [&] {
-    return store_->Write([](store::Transaction& tx) {
-      return tx.Exec("UPDATE runs SET lease_expires_at = '2000-01-01T00:00:00.000000000Z'")
-          .status();
-    });
-  };
-  ScriptModel model(clock_, {Reply(1, 1)});
-  absl::StatusOr<agentrt::Run> run = Start(agent, model, {});
-  EXPECT_THAT(agent.result.message(), HasSubstr("nothing is sent to the model"));
-  EXPECT_TRUE(model.requests.empty());
-  EXPECT_TRUE(Rows("SELECT id FROM model_calls").empty());
-}
-
 TEST_F(ModelCallerTest, ACallCutByACrashStaysDispatchedAndIsNeverCharged) {
   std::string path = (dir_ / "runs.db").string();
   pid_t child = ::fork();
@@ -546,13 +538,8 @@ TEST_F(ModelCallerTest, ACallCutByACrashStaysDispatchedAndIsNeverCharged) {
     auto store = store::Store::Open(path, clock_);
     if (!store.ok()) ::_exit(3);
     CallingAgent agent(1);
-    DriverOptions options;
-    options.agent = &agent;
-    options.policy = policy_.get();
-    options.lease_clock = &lease_clock_;
-    options.model.model = &model;
     world::SeededEntropy child_entropy(99);  // ids of its own, not a copy of the parent's
-    auto driver = Driver::Create(**store, clock_, child_entropy, std::move(options));
+    auto driver = Driver::Create(**store, clock_, child_entropy, Options(agent, model));
     if (!driver.ok()) ::_exit(4);
     (void)(*driver)->StartWithId("run-crashed", "goal");
     ::_exit(5);  // not reached: the model ends the process
@@ -574,13 +561,7 @@ TEST_F(ModelCallerTest, ACallCutByACrashStaysDispatchedAndIsNeverCharged) {
   lease_clock_.Advance(absl::Minutes(5));
   ScriptModel model(clock_, {Reply(7, 3)});
   CallingAgent agent(1);
-  config_.model = &model;
-  DriverOptions options;
-  options.agent = &agent;
-  options.policy = policy_.get();
-  options.lease_clock = &lease_clock_;
-  options.model = config_;
-  auto driver = Driver::Create(*store_, clock_, entropy_, std::move(options));
+  auto driver = Driver::Create(*store_, clock_, entropy_, Options(agent, model));
   ASSERT_TRUE(driver.ok());
   absl::StatusOr<agentrt::Run> resumed = (*driver)->Resume("run-crashed");
   ASSERT_TRUE(resumed.ok()) << resumed.status();
