@@ -17,6 +17,10 @@ inline bool IsContinuationByte(unsigned char byte) { return (byte & 0xC0) == 0x8
 // returns 0 when the bytes there are not a well-formed sequence.
 int DecodeUtf8(std::string_view text, std::size_t pos, char32_t* cp);
 
+// AppendUtf8 appends the UTF-8 encoding of `cp`; a surrogate or a value past U+10FFFF, which
+// UTF-8 cannot carry, is appended as U+FFFD.
+void AppendUtf8(char32_t cp, std::string& out);
+
 // IsValidUtf8: every byte of `text` belongs to a well-formed sequence.
 bool IsValidUtf8(std::string_view text);
 

@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/json/utf8.h"
+
 namespace agentrt::testkit::internal {
 namespace {
 
@@ -32,18 +34,17 @@ constexpr std::u32string_view kPool =
     U"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-./:@#%+=,;!?~()[]{}<>'\"\\"
     U"\t\néü日";
 
-std::vector<char32_t> DecodeUtf8(std::string_view s, bool& ok) {
+// The pattern's code points; `ok` is false when it is not valid UTF-8.
+std::vector<char32_t> CodePoints(std::string_view s, bool& ok) {
   std::vector<char32_t> out;
   ok = true;
   for (std::size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) {
+    char32_t cp;
+    int n = json::DecodeUtf8(s, i, &cp);
+    if (n <= 0) {
       ok = false;
       return out;
     }
-    char32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-    for (int k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
     out.push_back(cp);
     i += static_cast<std::size_t>(n);
   }
@@ -334,7 +335,7 @@ bool Draw(const Alt& alt, Rng& rng, std::string& out, int depth);
 bool DrawAtom(const Atom& a, Rng& rng, std::string& out, int depth) {
   switch (a.kind) {
     case Atom::Kind::kLiteral:
-      AppendUtf8(a.literal, out);
+      json::AppendUtf8(a.literal, out);
       return true;
     case Atom::Kind::kGroup:
       return Draw(*a.group, rng, out, depth + 1);
@@ -343,7 +344,7 @@ bool DrawAtom(const Atom& a, Rng& rng, std::string& out, int depth) {
         for (int tries = 0; tries < 64; ++tries) {
           char32_t c = kPool[rng.Below(kPool.size())];
           if (!InClass(a, c)) {
-            AppendUtf8(c, out);
+            json::AppendUtf8(c, out);
             return true;
           }
         }
@@ -351,8 +352,8 @@ bool DrawAtom(const Atom& a, Rng& rng, std::string& out, int depth) {
       }
       if (a.ranges.empty()) return false;
       auto [lo, hi] = a.ranges[rng.Below(a.ranges.size())];
-      AppendUtf8(lo + static_cast<char32_t>(rng.Below(static_cast<std::uint64_t>(hi - lo) + 1)),
-                 out);
+      json::AppendUtf8(
+          lo + static_cast<char32_t>(rng.Below(static_cast<std::uint64_t>(hi - lo) + 1)), out);
       return true;
     }
   }
@@ -373,28 +374,9 @@ bool Draw(const Alt& alt, Rng& rng, std::string& out, int depth) {
 
 }  // namespace
 
-void AppendUtf8(char32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;  // never a lone surrogate
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 std::optional<std::string> FromPattern(std::string_view pattern, Rng& rng, int max_repeat) {
   bool ok = false;
-  std::vector<char32_t> cps = DecodeUtf8(pattern, ok);
+  std::vector<char32_t> cps = CodePoints(pattern, ok);
   if (!ok) return std::nullopt;
   std::optional<Alt> alt = Parser(std::move(cps), max_repeat).Parse();
   if (!alt) return std::nullopt;

@@ -21,7 +21,4 @@ namespace agentrt::testkit::internal {
 // times than their minimum.
 std::optional<std::string> FromPattern(std::string_view pattern, Rng& rng, int max_repeat = 3);
 
-// AppendUtf8 appends code point `cp` encoded as UTF-8.
-void AppendUtf8(char32_t cp, std::string& out);
-
 }  // namespace agentrt::testkit::internal

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/json/combining_marks.h"
+#include "runtime/json/utf8.h"
 
 namespace agentrt::json {
 namespace {
@@ -21,21 +22,7 @@ using ::testing::Not;
 // Encodes a scalar value as UTF-8, so rows can name code points instead of spelling bytes.
 std::string U8(char32_t cp) {
   std::string out;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
+  AppendUtf8(cp, out);
   return out;
 }
 

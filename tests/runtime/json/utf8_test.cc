@@ -31,5 +31,23 @@ TEST(Utf8Test, OnlyWellFormedSequencesAreValid) {
   EXPECT_EQ(cp, U'\U0001F602');
 }
 
+TEST(Utf8Test, AppendUtf8EncodesWhatDecodeUtf8Reads) {
+  for (char32_t cp :
+       {U'\0', U'\x7F', U'\x80', U'\x7FF', U'\x800', U'\xFFFF', U'\x10000', U'\x10FFFF'}) {
+    std::string out;
+    AppendUtf8(cp, out);
+    char32_t back = 0;
+    EXPECT_EQ(DecodeUtf8(out, 0, &back), static_cast<int>(out.size()))
+        << std::hex << static_cast<std::uint32_t>(cp);
+    EXPECT_EQ(static_cast<std::uint32_t>(back), static_cast<std::uint32_t>(cp));
+  }
+  // What UTF-8 cannot carry comes out as U+FFFD, so the result is always valid.
+  for (char32_t cp : {char32_t{0xD800}, char32_t{0xDFFF}, char32_t{0x110000}}) {
+    std::string out;
+    AppendUtf8(cp, out);
+    EXPECT_EQ(out, "\xEF\xBF\xBD") << std::hex << static_cast<std::uint32_t>(cp);
+  }
+}
+
 }  // namespace
 }  // namespace agentrt::json
