@@ -80,16 +80,7 @@ TEST_F(LocalTest, ReturnsTypedErrors) {
   // A row rewritten without its hash: refused by the hash, not taken for a changed approval.
   Start("run-2");
   Approval b = Only("run-2");
-  ASSERT_TRUE(store_
-                  ->Write([&](store::Transaction& tx) {
-                    return tx
-                        .Exec(
-                            "UPDATE approvals SET request_json = replace(request_json, "
-                            "'alice', 'mallory') WHERE id = ?1",
-                            {std::string_view(b.id)})
-                        .status();
-                  })
-                  .ok());
+  RewriteRequest(b, R"("to":"alice")", R"("to":"mallory")", /*rehash=*/false);
   EXPECT_EQ(KindOf(local.Approve(DecisionFor(b))), ErrorKind::kApprovalHash);
 
   EXPECT_EQ(KindOf(local.Cancel("run-2", "", "")), ErrorKind::kDecision);

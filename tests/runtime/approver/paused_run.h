@@ -112,14 +112,17 @@ class PausedRunTest : public ::testing::Test {
 
   std::size_t EventCount() { return store_->ListEvents("")->size(); }
 
-  // Rewrites the approval's request as someone with the database could, hash and all: the row
-  // is consistent, but it is no longer what was shown.
-  void ReplaceRequest(const Approval& a, const std::string& from, const std::string& to) {
+  // Rewrites the approval's request as someone with the database could. With `rehash`, hash and
+  // all: the row is consistent, but it is no longer what was shown. Without, the stored hash
+  // stays: a tampered row the hash check refuses.
+  void RewriteRequest(const Approval& a, const std::string& from, const std::string& to,
+                      bool rehash) {
     std::string request = a.request;
     std::size_t at = request.find(from);
     ASSERT_NE(at, std::string::npos) << request;
     request.replace(at, from.size(), to);
-    std::string hash = ApprovalHash(a.kind, a.capability, a.presentation, request);
+    std::string hash =
+        rehash ? ApprovalHash(a.kind, a.capability, a.presentation, request) : a.hash;
     ASSERT_TRUE(
         store_
             ->Write([&](store::Transaction& tx) {

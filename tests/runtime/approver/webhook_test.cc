@@ -385,7 +385,7 @@ TEST_F(WebhookTest, HashBindsAgainstAConcurrentChange) {
   ASSERT_EQ(shown, a.hash);
   // Between showing and deciding, the approval is replaced by a consistent row for another
   // request: the decision made on what was shown does not carry over.
-  ReplaceRequest(a, R"("to":"alice")", R"("to":"mallory")");
+  RewriteRequest(a, R"("to":"alice")", R"("to":"mallory")", /*rehash=*/true);
   std::size_t events = EventCount();
   Reply reply = Decide(a, "approve", shown);
   EXPECT_EQ(reply.status, 409);
@@ -583,16 +583,7 @@ TEST_F(WebhookTest, GrantThenResumeBindsTheHash) {
   Start("run-2");
   Approval b = Only("run-2");
   ASSERT_EQ(Decide(b, "approve", b.hash).status, 202);
-  ASSERT_TRUE(store_
-                  ->Write([&](store::Transaction& tx) {
-                    return tx
-                        .Exec(
-                            "UPDATE approvals SET request_json = replace(request_json, "
-                            "'alice', 'mallory') WHERE id = ?1",
-                            {std::string_view(b.id)})
-                        .status();
-                  })
-                  .ok());
+  RewriteRequest(b, R"("to":"alice")", R"("to":"mallory")", /*rehash=*/false);
   absl::StatusOr<agentrt::Run> refused = Resume("run-2", {Complete()});
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss);
