@@ -13,4 +13,31 @@ absl::StatusOr<Decision> ScriptedAgent::Decide(const StepInput& input) {
   return script_[next_++];
 }
 
+namespace scripted {
+
+Decision Call(std::string tool, std::string args, std::string reason) {
+  Decision d;
+  d.kind = "tool_call";
+  d.tool = std::move(tool);
+  d.args = std::move(args);
+  d.reason = std::move(reason);
+  return d;
+}
+
+Decision Complete(std::string result) {
+  Decision d;
+  d.kind = "complete";
+  d.result = std::move(result);
+  return d;
+}
+
+Decision Fail(std::string message) {
+  Decision d;
+  d.kind = "fail";
+  d.message = std::move(message);
+  return d;
+}
+
+}  // namespace scripted
+
 }  // namespace agentrt

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "runtime/agent.h"
@@ -21,5 +22,15 @@ class ScriptedAgent final : public Agent {
   std::vector<Decision> script_;
   std::size_t next_ = 0;
 };
+
+// The decisions a script is written in (reference/core.md §16).
+namespace scripted {
+// A tool call: `args` is the agent's JSON text, kept as written.
+Decision Call(std::string tool, std::string args, std::string reason = "");
+// Completes the run; `result` is JSON ("" for none).
+Decision Complete(std::string result = "");
+// Fails the run (goal_failed) with `message`.
+Decision Fail(std::string message);
+}  // namespace scripted
 
 }  // namespace agentrt

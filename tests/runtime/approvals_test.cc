@@ -7,6 +7,7 @@
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/runtime/post_tool.h"
 
 namespace agentrt {
 namespace {
@@ -15,36 +16,10 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::SizeIs;
 
-class PostTool : public Tool {
- public:
-  ToolSpec Spec() const override {
-    return ToolSpec{"post",
-                    description,
-                    R"({"type":"object","properties":{"to":{"type":"string"}},"required":["to"]})",
-                    SideEffect::kRemoteMutation,
-                    absl::Seconds(5),
-                    false};
-  }
-  absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
-    calls.push_back(call);
-    return ToolResult{R"({"sent":true})", "sent"};
-  }
-  std::string description = "Send a message.";
-  std::vector<ToolCall> calls;
-};
+using ::agentrt::scripted::Complete;
+using ::agentrt::testing::PostTool;
 
-Decision Post(std::string to) {
-  Decision d;
-  d.kind = "tool_call";
-  d.tool = "post";
-  d.args = R"({"to":")" + to + R"("})";
-  return d;
-}
-Decision Complete() {
-  Decision d;
-  d.kind = "complete";
-  return d;
-}
+Decision Post(std::string to) { return scripted::Call("post", R"({"to":")" + to + R"("})"); }
 
 class ApprovalsTest : public ::testing::Test {
  protected:

@@ -12,11 +12,15 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
+#include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 
 namespace agentrt {
 namespace {
+
+using ::agentrt::scripted::Call;
+using ::agentrt::scripted::Complete;
 
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
@@ -61,20 +65,6 @@ ToolSpec Spec(std::string name, SideEffect side_effect, bool terminal = false) {
                   side_effect,
                   absl::Seconds(10),
                   terminal};
-}
-
-Decision Call(std::string tool, std::string args) {
-  Decision d;
-  d.kind = "tool_call";
-  d.tool = std::move(tool);
-  d.args = std::move(args);
-  return d;
-}
-Decision Complete(std::string result = "") {
-  Decision d;
-  d.kind = "complete";
-  d.result = std::move(result);
-  return d;
 }
 
 class DriverTest : public ::testing::Test {

@@ -10,6 +10,8 @@
 namespace agentrt {
 namespace {
 
+using ::agentrt::scripted::Call;
+
 using ::testing::HasSubstr;
 
 class EchoTool : public Tool {
@@ -33,14 +35,6 @@ class EchoTool : public Tool {
   std::string name_;
   SideEffect se_;
 };
-
-Decision Call(std::string tool, std::string args) {
-  Decision d;
-  d.kind = "tool_call";
-  d.tool = std::move(tool);
-  d.args = std::move(args);
-  return d;
-}
 
 std::vector<Decision> Story() {
   Decision done;

@@ -51,13 +51,7 @@ class StricterPolicy : public Policy {
   std::string presentation_;
 };
 
-Decision Call(std::string tool) {
-  Decision d;
-  d.kind = "tool_call";
-  d.tool = std::move(tool);
-  d.args = R"({"x":1})";
-  return d;
-}
+Decision Call(std::string tool) { return scripted::Call(std::move(tool), R"({"x":1})"); }
 
 class RecheckTest : public ::testing::Test {
  protected:
@@ -78,11 +72,7 @@ class RecheckTest : public ::testing::Test {
   SpecTool post_{"post", SideEffect::kRemoteMutation};
 };
 
-Decision Complete() {
-  Decision d;
-  d.kind = "complete";
-  return d;
-}
+using ::agentrt::scripted::Complete;
 
 TEST_F(RecheckTest, TheSamePolicyDecidesEveryEvaluationAlike) {
   RunWith({Call("read"), Call("write"), Call("post")});

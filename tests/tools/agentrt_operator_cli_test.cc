@@ -87,18 +87,8 @@ class ReadTool : public Tool {
   }
 };
 
-Decision Tool(std::string tool, std::string args) {
-  Decision d;
-  d.kind = "tool_call";
-  d.tool = std::move(tool);
-  d.args = std::move(args);
-  return d;
-}
-Decision Complete() {
-  Decision d;
-  d.kind = "complete";
-  return d;
-}
+using ::agentrt::scripted::Call;
+using ::agentrt::scripted::Complete;
 
 class AgentrtOperatorCliTest : public ::testing::Test {
  protected:
@@ -133,7 +123,7 @@ class AgentrtOperatorCliTest : public ::testing::Test {
 
   // A run waiting for approval of a post with `args`, after one read.
   void Waiting(const std::string& id, std::string args = R"({"to":"ops@example.com"})") {
-    Drive(id, {Tool("read", "{}"), Tool("post", std::move(args))});
+    Drive(id, {Call("read", "{}"), Call("post", std::move(args))});
   }
 
   // Edits the database the way anyone with write access to the file could.
@@ -173,7 +163,7 @@ class AgentrtOperatorCliTest : public ::testing::Test {
 };
 
 TEST_F(AgentrtOperatorCliTest, Runs_ListsAndEmitsJSON) {
-  Drive("done", {Tool("read", "{}"), Complete()});
+  Drive("done", {Call("read", "{}"), Complete()});
   Waiting("waits");
   Sql("UPDATE runs SET goal = char(27) || '[31m' || '" + std::string(100, 'g') +
       "' WHERE id = 'done'");
@@ -312,7 +302,7 @@ TEST_F(AgentrtOperatorCliTest, Show_PutsTheWaitingApprovalInFront) {
 }
 
 TEST_F(AgentrtOperatorCliTest, Show_LimitAndOffsetPageSteps) {
-  Drive("r", {Tool("read", "{}"), Tool("post", "{}")});
+  Drive("r", {Call("read", "{}"), Call("post", "{}")});
   ProcessResult r = Agentrt({"show", "r", "--db", db_, "--limit", "1", "--offset", "0"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, ContainsRegex("\nSTEP +TOOL[^\n]*\n0 +read [^\n]*\n"

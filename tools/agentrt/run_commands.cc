@@ -59,12 +59,9 @@ read, 2 usage error.
 
 constexpr std::string_view kDemoFlags[] = {"db", "resume"};
 
+// The demo's script is a plan the operator wrote, so its decisions say so.
 Decision ToolCallDecision(std::string tool, std::string args, std::string reason) {
-  Decision d;
-  d.kind = "tool_call";
-  d.tool = std::move(tool);
-  d.args = std::move(args);
-  d.reason = std::move(reason);
+  Decision d = scripted::Call(std::move(tool), std::move(args), std::move(reason));
   d.origin = "plan";
   return d;
 }

@@ -17,40 +17,16 @@
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/runtime/post_tool.h"
 
 namespace agentrt::testing {
 
 inline const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 
-class PostTool : public Tool {
- public:
-  ToolSpec Spec() const override {
-    return ToolSpec{"post",
-                    "Send a message.",
-                    R"({"type":"object","properties":{"to":{"type":"string"}},"required":["to"]})",
-                    SideEffect::kRemoteMutation,
-                    absl::Seconds(5),
-                    false};
-  }
-  absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
-    calls.push_back(call);
-    return ToolResult{R"({"sent":true})", "sent"};
-  }
-  std::vector<ToolCall> calls;
-};
+using ::agentrt::scripted::Complete;
 
 inline Decision PostTo(const std::string& to_json_string) {
-  Decision d;
-  d.kind = "tool_call";
-  d.tool = "post";
-  d.args = R"({"to":)" + to_json_string + "}";
-  return d;
-}
-
-inline Decision Complete() {
-  Decision d;
-  d.kind = "complete";
-  return d;
+  return scripted::Call("post", R"({"to":)" + to_json_string + "}");
 }
 
 class PausedRunTest : public ::testing::Test {

@@ -49,17 +49,9 @@ class NamedTool : public Tool {
 };
 
 Decision Call(std::string tool, std::string to = "alice") {
-  Decision d;
-  d.kind = "tool_call";
-  d.tool = std::move(tool);
-  d.args = R"({"to":")" + to + R"("})";
-  return d;
+  return scripted::Call(std::move(tool), R"({"to":")" + to + R"("})");
 }
-Decision Complete() {
-  Decision d;
-  d.kind = "complete";
-  return d;
-}
+using ::agentrt::scripted::Complete;
 
 class ViewTest : public ::testing::Test {
  protected:

@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/driver.h"
+#include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/sim/testkit/product.h"
@@ -25,9 +26,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-Decision Call(std::string tool, std::string args) {
-  return Decision{"tool_call", std::move(tool), std::move(args)};
-}
+using ::agentrt::scripted::Call;
 
 class CrashHarnessTest : public ::testing::Test {
  protected:

@@ -18,9 +18,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-Decision Call(std::string tool, std::string args) {
-  return Decision{"tool_call", std::move(tool), std::move(args)};
-}
+using ::agentrt::scripted::Call;
 
 class RecheckSameTest : public ::testing::Test {
  protected:
