@@ -53,7 +53,7 @@ std::int64_t AccountingModelCaller::Cost(const Usage& usage) const {
 }
 
 absl::StatusOr<AccountingModelCaller::Reservation> AccountingModelCaller::Reserve(
-    const Limits& l, const ModelRequest& request) {
+    const Limits& l, std::int64_t estimated_input, std::int64_t cap) {
   absl::MutexLock lock(&mu_);
   // The totals as committed now (other attempts may have finished since the run was read).
   Reservation totals;
@@ -73,7 +73,6 @@ absl::StatusOr<AccountingModelCaller::Reservation> AccountingModelCaller::Reserv
       SaturatingAdd(SaturatingAdd(totals.input_tokens, in_flight_.input_tokens),
                     SaturatingAdd(totals.output_tokens, in_flight_.output_tokens));
   std::int64_t cost = SaturatingAdd(totals.cost_micros, in_flight_.cost_micros);
-  std::int64_t cap = request.max_output_tokens;
   if (l.max_model_calls > 0 && calls >= l.max_model_calls) {
     return LimitError(reason::kLimitModelCalls,
                       absl::StrCat(calls, " model calls made, limit ", l.max_model_calls));
@@ -92,7 +91,7 @@ absl::StatusOr<AccountingModelCaller::Reservation> AccountingModelCaller::Reserv
                                      l.max_estimated_cost_micros, " micros"));
     }
   }
-  Reservation estimate{1, EstimateInputTokens(request), cap > 0 ? cap : 0, 0};
+  Reservation estimate{1, estimated_input, cap > 0 ? cap : 0, 0};
   estimate.cost_micros = Cost(Usage{estimate.input_tokens, estimate.output_tokens, 0});
   std::int64_t projected_tokens =
       SaturatingAdd(tokens, SaturatingAdd(estimate.input_tokens, estimate.output_tokens));
@@ -261,12 +260,15 @@ absl::StatusOr<ModelResponse> AccountingModelCaller::Generate(const ModelRequest
        request.max_output_tokens > limits.max_output_tokens_per_call)) {
     request.max_output_tokens = limits.max_output_tokens_per_call;
   }
+  // The request is the same at every attempt: its estimate is worked out once.
+  const std::int64_t estimated_input = EstimateInputTokens(request);
   int attempts = 1 + (config_.max_retries > 0 ? config_.max_retries : 0);
   absl::Duration backoff =
       config_.backoff > absl::ZeroDuration() ? config_.backoff : absl::Seconds(1);
   std::string last;
   for (int attempt = 1; attempt <= attempts; ++attempt) {
-    AGENTRT_ASSIGN_OR_RETURN(Reservation estimate, Reserve(limits, request));
+    AGENTRT_ASSIGN_OR_RETURN(Reservation estimate,
+                             Reserve(limits, estimated_input, request.max_output_tokens));
     Attempt a;
     absl::Status recorded = RunAttempt(request, attempt, estimate, a);
     Release(estimate);

@@ -76,7 +76,10 @@ class AccountingModelCaller final : public ModelCaller {
   };
   struct Attempt;
 
-  absl::StatusOr<Reservation> Reserve(const Limits& limits, const ModelRequest& request);
+  // Checks the limits against the totals, the other attempts in flight and this attempt's
+  // projection (`estimated_input` plus the output `cap`), and reserves the projection.
+  absl::StatusOr<Reservation> Reserve(const Limits& limits, std::int64_t estimated_input,
+                                      std::int64_t cap);
   void Release(const Reservation& r);
   absl::Status RunAttempt(const ModelRequest& request, int attempt, const Reservation& estimate,
                           Attempt& out);
