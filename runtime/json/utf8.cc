@@ -66,8 +66,9 @@ std::string ToValidUtf8(std::string_view text) {
       valid.append(text.substr(i, static_cast<std::size_t>(n)));
       i += static_cast<std::size_t>(n);
     } else {
-      valid.append("\xEF\xBF\xBD");  // U+FFFD
-      ++i;
+      valid.append("\xEF\xBF\xBD");  // U+FFFD for each maximal run of bad bytes
+      for (++i; i < text.size() && DecodeUtf8(text, i, &cp) == 0; ++i) {
+      }
     }
   }
   return valid;

@@ -24,9 +24,9 @@ void AppendUtf8(char32_t cp, std::string& out);
 // IsValidUtf8: every byte of `text` belongs to a well-formed sequence.
 bool IsValidUtf8(std::string_view text);
 
-// ToValidUtf8 returns `text` with each byte that does not begin a valid UTF-8 sequence replaced
-// by U+FFFD (text that is valid comes back unchanged): for JSON strings, which cannot hold
-// such bytes.
+// ToValidUtf8 returns `text` with each maximal run of bytes that are not valid UTF-8 replaced
+// by one U+FFFD, as Sanitize does (text that is valid comes back unchanged): for JSON strings,
+// which cannot hold such bytes.
 std::string ToValidUtf8(std::string_view text);
 
 }  // namespace agentrt::json

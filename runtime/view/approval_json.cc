@@ -13,20 +13,19 @@
 namespace agentrt::view {
 
 std::string ApprovalJson(const Approval& a) {
-  // Text columns are shown whole but made valid UTF-8, so the output is JSON.
-  auto text = [](std::string_view s) { return ValidUtf8(s); };
+  // Text columns are shown whole; JsonObject makes them valid UTF-8, so the output is JSON.
   JsonObject o;
-  o.String("id", text(a.id))
-      .String("run_id", text(a.run_id))
-      .String("step_id", text(a.step_id))
-      .String("kind", text(a.kind))
-      .String("hash", text(a.hash))
+  o.String("id", a.id)
+      .String("run_id", a.run_id)
+      .String("step_id", a.step_id)
+      .String("kind", a.kind)
+      .String("hash", a.hash)
       .String("status", ToString(a.status))
       .String("created_at", world::FormatTimestamp(a.created_at))
       .StringIfSet("expires_at", world::FormatTimestamp(a.expires_at))
       .StringIfSet("decided_at", world::FormatTimestamp(a.decided_at))
-      .StringIfSet("decided_by", text(a.decided_by))
-      .StringIfSet("note", text(a.note));
+      .StringIfSet("decided_by", a.decided_by)
+      .StringIfSet("note", a.note);
   std::vector<std::string> unreadable;
   for (auto [name, raw] :
        {std::pair<std::string_view, const std::string*>{"capability", &a.capability},

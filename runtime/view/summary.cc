@@ -11,30 +11,8 @@
 
 namespace agentrt::view {
 
-std::string ValidUtf8(std::string_view text) {
-  std::string valid;
-  if (json::IsValidUtf8(text)) {
-    valid.assign(text);
-  } else {
-    valid.reserve(text.size());
-    for (std::size_t i = 0; i < text.size();) {
-      char32_t cp;
-      int n = json::DecodeUtf8(text, i, &cp);
-      if (n > 0) {
-        valid.append(text.substr(i, static_cast<std::size_t>(n)));
-        i += static_cast<std::size_t>(n);
-        continue;
-      }
-      valid.append("\xEF\xBF\xBD");  // U+FFFD for each maximal run of bad bytes
-      ++i;
-      while (i < text.size() && json::DecodeUtf8(text, i, &cp) == 0) ++i;
-    }
-  }
-  return valid;
-}
-
 std::string DisplayText(std::string_view text, std::int64_t max_bytes) {
-  return json::Truncate(ValidUtf8(text), static_cast<int>(max_bytes));
+  return json::Truncate(json::ToValidUtf8(text), static_cast<int>(max_bytes));
 }
 
 RunSummary Summarize(const Run& run, std::span<const std::string> pending_ids) {

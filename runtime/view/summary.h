@@ -68,10 +68,6 @@ RunSummary Summarize(const Run& run, std::span<const std::string> pending_ids);
 // Summary is Summarize with the run's pending approvals read from `store` (at most two rows).
 absl::StatusOr<RunSummary> Summary(store::Store& store, const Run& run);
 
-// ValidUtf8 returns `text` with each maximal run of bytes that are not valid UTF-8 replaced by
-// U+FFFD, so it can go into JSON.
-std::string ValidUtf8(std::string_view text);
-
 // DisplayText makes text from the database fit to show: valid UTF-8 (invalid sequences become
 // U+FFFD) and at most `max_bytes` bytes (json::Truncate marks the cut).
 std::string DisplayText(std::string_view text, std::int64_t max_bytes);

@@ -49,5 +49,12 @@ TEST(Utf8Test, AppendUtf8EncodesWhatDecodeUtf8Reads) {
   }
 }
 
+TEST(Utf8Test, ToValidUtf8ReplacesEachBadRunOnce) {
+  EXPECT_EQ(ToValidUtf8("plain \xC3\xA9"), "plain \xC3\xA9");  // valid: unchanged
+  EXPECT_EQ(ToValidUtf8("a\xFF\xFE b\xC3"), "a\xEF\xBF\xBD b\xEF\xBF\xBD");
+  EXPECT_EQ(ToValidUtf8("\xED\xA0\x80x"), "\xEF\xBF\xBDx");  // an encoded surrogate
+  EXPECT_TRUE(IsValidUtf8(ToValidUtf8("\x80\xC0\xAF\xF8")));
+}
+
 }  // namespace
 }  // namespace agentrt::json
