@@ -4,17 +4,12 @@
 
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/document.h"
-#include "runtime/json/utf8.h"
 
 namespace agentrt {
 
 std::string JsonString(std::string_view text) {
   std::string out;
-  if (json::IsValidUtf8(text)) {
-    json::AppendCanonicalString(text, out);
-  } else {
-    json::AppendCanonicalString(json::ToValidUtf8(text), out);
-  }
+  json::AppendJsonString(text, out);
   return out;
 }
 

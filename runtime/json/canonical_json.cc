@@ -6,6 +6,7 @@
 #include "runtime/json/canonical_number.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sha256.h"
+#include "runtime/json/utf8.h"
 
 namespace agentrt::json {
 namespace {
@@ -117,6 +118,14 @@ absl::StatusOr<std::string> Canonicalize(std::string_view bytes) {
 absl::StatusOr<std::string> HashCanonical(std::string_view json) {
   AGENTRT_ASSIGN_OR_RETURN(std::string canonical, Canonicalize(json));
   return Sha256Hex(canonical);
+}
+
+void AppendJsonString(std::string_view text, std::string& out) {
+  if (IsValidUtf8(text)) {
+    AppendCanonicalString(text, out);
+  } else {
+    AppendCanonicalString(ToValidUtf8(text), out);
+  }
 }
 
 }  // namespace agentrt::json

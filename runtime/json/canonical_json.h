@@ -31,6 +31,9 @@ void AppendCanonical(Value value, std::string& out);
 
 // AppendCanonicalString appends `text` (valid UTF-8) as a canonical JSON string literal.
 void AppendCanonicalString(std::string_view text, std::string& out);
+// AppendJsonString is AppendCanonicalString for any bytes: each run that is not valid UTF-8
+// becomes U+FFFD (utf8.h ToValidUtf8), so the literal is always valid JSON.
+void AppendJsonString(std::string_view text, std::string& out);
 
 // HashCanonical is the hash the rest of agentrt stores and compares: the lowercase hex
 // SHA-256 of Canonicalize(json). Errors as Canonicalize.

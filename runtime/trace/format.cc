@@ -26,23 +26,7 @@ std::string_view Head(std::string_view text, std::size_t n) {
   return text.substr(0, cut);
 }
 
-// Appends `text` as a JSON string literal; bytes that are not UTF-8 become U+FFFD, since a
-// JSON string cannot hold them.
-void AppendJsonString(std::string_view text, std::string& out) {
-  if (json::IsValidUtf8(text)) {
-    json::AppendCanonicalString(text, out);
-  } else {
-    json::AppendCanonicalString(json::ToValidUtf8(text), out);
-  }
-}
-
 }  // namespace
-
-std::string JsonStringLiteral(std::string_view text) {
-  std::string out;
-  AppendJsonString(text, out);
-  return out;
-}
 
 std::string TextLine(const store::Event& event, const TextOptions& options) {
   std::string line = ShowTime(event.at, options.zone);
@@ -65,15 +49,15 @@ std::string TextLine(const store::Event& event, const TextOptions& options) {
 
 std::string JsonlLine(const store::Event& event) {
   std::string line = absl::StrCat("{\"seq\":", event.seq, ",\"run_id\":");
-  AppendJsonString(event.run_id, line);
+  json::AppendJsonString(event.run_id, line);
   if (!event.step_id.empty()) {
     line.append(",\"step_id\":");
-    AppendJsonString(event.step_id, line);
+    json::AppendJsonString(event.step_id, line);
   }
   line.append(",\"at\":");
-  AppendJsonString(event.at, line);
+  json::AppendJsonString(event.at, line);
   line.append(",\"type\":");
-  AppendJsonString(event.type, line);
+  json::AppendJsonString(event.type, line);
   line.append(",\"payload\":");
   // The store writes canonical payloads, so the canonical form is the recorded bytes; a
   // payload someone rewrote with whitespace (even newlines) still makes one compact line.
@@ -82,7 +66,7 @@ std::string JsonlLine(const store::Event& event) {
   if (payload.ok()) {
     line.append(*payload);
   } else {
-    AppendJsonString(event.payload_json, line);
+    json::AppendJsonString(event.payload_json, line);
     line.append(",\"invalid_payload\":true");
   }
   line.append("}\n");

@@ -44,8 +44,4 @@ std::string TextLine(const store::Event& event, const TextOptions& options = {})
 // the event's string fields is shown with U+FFFD in its place (JSON strings are UTF-8).
 std::string JsonlLine(const store::Event& event);
 
-// JsonStringLiteral is `text` as a JSON string literal (canonical escaping), with bytes that
-// are not UTF-8 shown as U+FFFD: for stored text, which nothing guarantees to be UTF-8.
-std::string JsonStringLiteral(std::string_view text);
-
 }  // namespace agentrt::trace

@@ -260,20 +260,17 @@ int RunVerifyCommand(std::span<const std::string> args) {
 
   if (absl::GetFlag(FLAGS_json)) {
     JsonObject out;
-    out.Raw("head", JsonObject()
-                        .Int("seq", head->first)
-                        .Raw("hash", trace::JsonStringLiteral(head->second))
-                        .Build())
+    out.Raw("head", JsonObject().Int("seq", head->first).String("hash", head->second).Build())
         .Int("from", report.from)
         .Int("to", report.to)
-        .Raw("hash", trace::JsonStringLiteral(report.hash))
+        .String("hash", report.hash)
         .Int("checked", report.checked)
         .Bool("intact", intact);
     if (report.broken) {
       out.Raw("break", JsonObject()
                            .Int("seq", report.broken->seq)
-                           .Raw("expected", trace::JsonStringLiteral(report.broken->expected))
-                           .Raw("found", trace::JsonStringLiteral(report.broken->found))
+                           .String("expected", report.broken->expected)
+                           .String("found", report.broken->found)
                            .String("detail", report.broken->detail)
                            .Build());
     }
