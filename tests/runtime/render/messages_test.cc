@@ -11,6 +11,7 @@
 #include "runtime/json/sanitize.h"
 #include "runtime/json/utf8.h"
 #include "runtime/records.h"
+#include "runtime/scripted_agent.h"
 #include "tests/runtime/render/dump.h"
 
 namespace agentrt::render {
@@ -20,14 +21,7 @@ using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
-Decision ToolCall(std::string tool, std::string args, std::string reason = "") {
-  Decision d;
-  d.kind = "tool_call";
-  d.tool = std::move(tool);
-  d.args = std::move(args);
-  d.reason = std::move(reason);
-  return d;
-}
+using ::agentrt::scripted::Call;
 
 Decision Kind(std::string kind, std::string reason = "") {
   Decision d;
@@ -83,15 +77,15 @@ std::vector<std::string> Render(const StepInput& input, const RenderOptions& opt
 
 TEST(MessagesTest, WholeSequence) {
   StepInput input = Input({
-      MakeStep(0, ToolCall("read", R"({ "path" : "a.txt" })", "Reading the file first."),
+      MakeStep(0, Call("read", R"({ "path" : "a.txt" })", "Reading the file first."),
                Result(R"({"text":"hello"})", "read 5 bytes")),
       MakeStep(
-          1, ToolCall("delete", R"({"path":"a.txt"})"),
+          1, Call("delete", R"({"path":"a.txt"})"),
           MakeObservation(ObservationKind::kPolicyDenied,
                           {{"reason", "destructive"}, {"tool", "delete"}}, "denied: destructive")),
       MakeStep(2, Kind("no_tool_call", "I think we are done."),
                Invalid("the reply contained no tool call")),
-      MakeStep(3, ToolCall("list", ""), Result("{}", "0 entries")),
+      MakeStep(3, Call("list", ""), Result("{}", "0 entries")),
   });
 
   EXPECT_THAT(
@@ -118,7 +112,7 @@ TEST(MessagesTest, RecentWindowAndContentCap) {
   EXPECT_EQ(defaults.max_content_bytes, 24000u);
 
   auto read = [](int i, std::string content) {
-    return MakeStep(i, ToolCall("read", R"({"path":"f)" + std::to_string(i) + R"("})"),
+    return MakeStep(i, Call("read", R"({"path":"f)" + std::to_string(i) + R"("})"),
                     Result(std::move(content), "summary " + std::to_string(i)));
   };
   RenderOptions options = Options();
@@ -163,11 +157,10 @@ TEST(MessagesTest, SkipsTheStepBeingDecided) {
 
   RenderOptions options = Options();
   options.recent_results = 2;
-  StepInput input =
-      Input({MakeStep(0, ToolCall("read", R"({"path":"a"})"), Result(R"({"n":0})", "zero")),
-             interrupted_while_deciding,
-             MakeStep(2, ToolCall("read", R"({"path":"b"})"), Result(R"({"n":2})", "two")),
-             being_decided});
+  StepInput input = Input(
+      {MakeStep(0, Call("read", R"({"path":"a"})"), Result(R"({"n":0})", "zero")),
+       interrupted_while_deciding,
+       MakeStep(2, Call("read", R"({"path":"b"})"), Result(R"({"n":2})", "two")), being_decided});
   // Neither undecided step is rendered nor counted: both decided steps are in the window of 2.
   EXPECT_THAT(Render(input, options), ElementsAre("user: text:Goal: summarize a.txt",
                                                   R"(assistant: tool_use:step_0:read:{"path":"a"})",
@@ -178,8 +171,8 @@ TEST(MessagesTest, SkipsTheStepBeingDecided) {
 
 TEST(MessagesTest, HooksOverrideAndFallBack) {
   StepInput input =
-      Input({MakeStep(0, ToolCall("read", R"({"path":"a"})"), Result(R"({"n":0})", "zero")),
-             MakeStep(1, ToolCall("read", R"({"path":"b"})"), Result(R"({"n":1})", "one"))});
+      Input({MakeStep(0, Call("read", R"({"path":"a"})"), Result(R"({"n":0})", "zero")),
+             MakeStep(1, Call("read", R"({"path":"b"})"), Result(R"({"n":1})", "one"))});
   std::vector<std::string> seen;
   RenderOptions options = Options();
   options.recent_results = 1;
@@ -227,10 +220,9 @@ TEST(MessagesTest, DeniedAndTruncatedNudges) {
                     "executed"),
                Invalid("the reply was cut off by the output cap before a tool call")),
       MakeStep(1, Kind("no_tool_call"), Invalid("the reply contained no tool call")),
-      MakeStep(2, ToolCall("", R"({"path":"a"})", "no name"),
-               Invalid("tool_call without a tool name")),
+      MakeStep(2, Call("", R"({"path":"a"})", "no name"), Invalid("tool_call without a tool name")),
       MakeStep(3, complete_bad, Invalid("result is not usable JSON: bad")),
-      MakeStep(4, ToolCall("rm", R"({"path":"/"})"),
+      MakeStep(4, Call("rm", R"({"path":"/"})"),
                MakeObservation(ObservationKind::kPolicyDenied,
                                {{"reason", "destructive"}, {"tool", "rm"}}, "denied: destructive")),
   });
@@ -261,7 +253,7 @@ TEST(MessagesTest, DeniedAndTruncatedNudges) {
 
 TEST(MessagesTest, InterruptedResultAsksAgain) {
   Step step =
-      MakeStep(0, ToolCall("charge", R"({"amount":5})"),
+      MakeStep(0, Call("charge", R"({"amount":5})"),
                MakeObservation(ObservationKind::kInterrupted, {{"previous_status", "executing"}},
                                "step interrupted while executing"));
   step.status = StepStatus::kInterrupted;
@@ -279,11 +271,11 @@ TEST(MessagesTest, InterruptedResultAsksAgain) {
 }
 
 TEST(MessagesTest, ArgumentsRenderCanonicalOrOutOfBand) {
-  EXPECT_EQ(Args(ToolCall("t", R"({ "b" : 1.0, "a" : [ ] })")), R"({"a":[],"b":1})");
-  EXPECT_EQ(Args(ToolCall("t", "")), "{}");
-  EXPECT_EQ(Args(ToolCall("t", " \n ")), "{}");
-  EXPECT_EQ(Args(ToolCall("t", R"({"path": )")), R"({"invalid_json":"{\"path\": "})");
-  EXPECT_EQ(Args(ToolCall("t", "\xff{")), R"({"invalid_json_base64":"/3s="})");
+  EXPECT_EQ(Args(Call("t", R"({ "b" : 1.0, "a" : [ ] })")), R"({"a":[],"b":1})");
+  EXPECT_EQ(Args(Call("t", "")), "{}");
+  EXPECT_EQ(Args(Call("t", " \n ")), "{}");
+  EXPECT_EQ(Args(Call("t", R"({"path": )")), R"({"invalid_json":"{\"path\": "})");
+  EXPECT_EQ(Args(Call("t", "\xff{")), R"({"invalid_json_base64":"/3s="})");
 }
 
 // render uses json::Truncate (reference/core.md §10 Truncate): the mark "…" counts 3 bytes, the
