@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/base/file_util.h"
 #include "runtime/base/status_macros.h"
-#include "sim/atomic_file.h"
+#include "runtime/base/atomic_file.h"
 
 namespace agentrt::sim {
 

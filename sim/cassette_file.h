@@ -1,7 +1,7 @@
 // sim/cassette_file.h
 //
 // Cassette files on disk: read with every check ParseCassette makes, written atomically
-// (atomic_file.h) with mode 0600, since a cassette holds whole conversations with a model.
+// (runtime/base/atomic_file.h) with mode 0600, since a cassette holds whole conversations with a model.
 #pragma once
 
 #include <string>

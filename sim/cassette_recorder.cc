@@ -6,7 +6,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/utf8.h"
-#include "sim/atomic_file.h"
+#include "runtime/base/atomic_file.h"
 #include "sim/cassette_file.h"
 #include "sim/internal/cassette_codec.h"
 #include "sim/model_key.h"

@@ -1,7 +1,8 @@
 // runtime/base/file_util.h
 //
-// Reading whole inputs the command line names: a file path, or `-` for standard input. Reads
-// are bounded so a runaway input is refused with its size instead of exhausting memory.
+// Reading whole files, and the inputs the command line names (a file path, or `-` for standard
+// input). Reads are bounded so a runaway input is refused with its size instead of exhausting
+// memory.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,12 @@
 namespace agentrt {
 
 inline constexpr std::size_t kDefaultMaxInputBytes = std::size_t{256} << 20;  // 256 MiB
+
+// ReadFile returns the bytes of the file at `path`. Errors: NotFound / PermissionDenied /
+// InvalidArgument naming the path and the OS reason; OutOfRange when the file is larger than
+// `max_bytes`.
+absl::StatusOr<std::string> ReadFile(std::string_view path,
+                                     std::size_t max_bytes = kDefaultMaxInputBytes);
 
 // ReadInput returns the bytes of the file at `path`, or of standard input when `path` is "-".
 // Errors: NotFound / PermissionDenied / InvalidArgument naming the path and the OS reason;

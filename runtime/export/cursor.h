@@ -3,8 +3,9 @@
 // Where a follower (follower.h) keeps its place: the seq of the last event it delivered.
 //
 // FileCursor keeps it in a file (docs/formats/events.md): the seq in decimal and a newline.
-// A save writes a temporary file beside it, syncs it to disk, makes it 0600 and renames it
-// over the old one, so a crash leaves either the old or the new seq, never a torn one. A
+// A save replaces the file atomically (runtime/base/atomic_file.h: a fresh 0600 temporary
+// beside it, synced, renamed over the old one, the folder synced), so a crash leaves either
+// the old or the new seq, never a torn one. A
 // missing file is seq 0 (nothing delivered yet); a file that does not hold exactly that form,
 // or holds a negative number, is an error naming the file — it is never guessed at.
 //

@@ -17,6 +17,7 @@
 #include "runtime/approvals.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
+#include "runtime/base/write_all.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/records.h"
@@ -113,7 +114,8 @@ class Process {
     std::string line = absl::StrCat(ToAbsl(step_id), "\n");
     int fd = ::open(effects_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (fd >= 0) {
-      internal::WriteAll(fd, line);
+      // A lost line shows as a missing effect, which the check reports.
+      WriteAll(fd, line).IgnoreError();
       ::close(fd);
     }
   }
@@ -559,7 +561,7 @@ absl::StatusOr<RunResult> CrashAndResume(const Scenario& scenario, const RunOpti
                                    Process p(
                                        scenario, options, db, effects, static_cast<int>(process),
                                        crash, [fd](std::string_view line) {
-                                         internal::WriteAll(fd, absl::StrCat(ToAbsl(line), "\n"));
+                                         WriteAll(fd, absl::StrCat(ToAbsl(line), "\n")).IgnoreError();
                                        });
                                    return p.Drive();
                                  }));

@@ -11,6 +11,7 @@
 #include "runtime/approvals.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
+#include "runtime/base/write_all.h"
 #include "runtime/driver.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -181,7 +182,7 @@ absl::StatusOr<Report> SameRenders(const RenderScenario& scenario) {
     std::string db = dir.File(absl::StrCat("crash-", k, ".db"));
     AGENTRT_ASSIGN_OR_RETURN(internal::ChildEnd child, internal::RunChild([&](int fd) {
                                ScriptModel model(scenario.calls, [&](std::string r) {
-                                 internal::WriteAll(fd, Frame(r));
+                                 WriteAll(fd, Frame(r)).IgnoreError();
                                });
                                auto store = store::Store::Open(db, store_clock);
                                if (!store.ok()) return 1;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
+#include "runtime/base/write_all.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
@@ -913,7 +914,8 @@ Outcome CallIsolated(Tool& tool, const ToolCall& call) {
     char kind = o.kind == Outcome::Kind::kResult  ? 'r'
                 : o.kind == Outcome::Kind::kError ? 'e'
                                                   : 'p';
-    internal::WriteAll(fd, std::string(1, kind) + o.detail);
+    // A child whose answer is lost is reported as a panic by the parent.
+    WriteAll(fd, std::string(1, kind) + o.detail).IgnoreError();
     return 0;
   });
   if (!end.ok()) return {Outcome::Kind::kPanic, std::string(ToStd(end.status().message()))};

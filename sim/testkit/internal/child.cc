@@ -18,18 +18,6 @@ std::string ChildEnd::Describe() const {
   return absl::StrCat("killed by signal ", signal, " (", strsignal(signal), ")");
 }
 
-bool WriteAll(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
 absl::StatusOr<ChildEnd> RunChild(const std::function<int(int fd)>& body) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {

@@ -33,7 +33,4 @@ inline constexpr int kChildThrew = 120;
 // or the fork failed.
 absl::StatusOr<ChildEnd> RunChild(const std::function<int(int fd)>& body);
 
-// WriteAll writes `bytes` to `fd` whole (retrying short writes); false on error.
-bool WriteAll(int fd, std::string_view bytes);
-
 }  // namespace agentrt::testkit::internal

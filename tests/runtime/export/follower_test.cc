@@ -572,7 +572,10 @@ TEST_F(FollowerTest, FileCursorFormatAndRefusals) {
   struct stat st;
   ASSERT_EQ(::stat(cursor_path_.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600);
-  EXPECT_FALSE(fs::exists(cursor_path_ + ".tmp"));
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir_)) {
+    EXPECT_THAT(entry.path().filename().string(), ::testing::Not(HasSubstr(".tmp")))
+        << "a temporary file was left beside the cursor";
+  }
   EXPECT_EQ(*cursor.Load(), 42);
   EXPECT_EQ(cursor.Save(-1).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(*cursor.Load(), 42);
@@ -587,6 +590,9 @@ TEST_F(FollowerTest, FileCursorFormatAndRefusals) {
   }
   { std::ofstream(cursor_path_, std::ios::binary | std::ios::trunc) << "-3\n"; }
   EXPECT_THAT(cursor.Load().status().message(), HasSubstr("holds -3, and a seq is never negative"));
+  { std::ofstream(cursor_path_, std::ios::binary | std::ios::trunc) << std::string(65, '7'); }
+  EXPECT_THAT(cursor.Load().status().message(),
+              HasSubstr("cursor file " + cursor_path_ + " holds more than 64 bytes"));
   { std::ofstream(cursor_path_, std::ios::binary | std::ios::trunc) << "17"; }
   EXPECT_EQ(*cursor.Load(), 17);  // the newline is optional on reading
   // A follower refuses to start from a cursor it cannot read.

@@ -1,4 +1,4 @@
-#include "sim/atomic_file.h"
+#include "runtime/base/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,29 +13,20 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
+#include "runtime/base/write_all.h"
 
-namespace agentrt::sim {
+namespace agentrt {
 namespace {
 
-absl::Status OsError(std::string_view what, const std::string& path, std::string_view op, int err) {
-  std::string message =
-      absl::StrCat("write ", ToAbsl(what), " ", path, ": ", ToAbsl(op), ": ", std::strerror(err));
-  if (err == ENOENT) return absl::NotFoundError(message);
-  if (err == EACCES || err == EPERM) return absl::PermissionDeniedError(message);
-  return absl::UnavailableError(message);
+absl::StatusCode CodeFor(int err) {
+  if (err == ENOENT) return absl::StatusCode::kNotFound;
+  if (err == EACCES || err == EPERM) return absl::StatusCode::kPermissionDenied;
+  return absl::StatusCode::kUnavailable;
 }
 
-// WriteAll returns 0 or the errno of the write that failed.
-int WriteAll(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return 0;
+absl::Status OsError(std::string_view what, const std::string& path, std::string_view op, int err) {
+  return absl::Status(CodeFor(err), absl::StrCat("write ", ToAbsl(what), " ", path, ": ",
+                                                 ToAbsl(op), ": ", std::strerror(err)));
 }
 
 }  // namespace
@@ -52,14 +43,25 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes
   int fd = ::mkostemps(name.data(), 4, O_CLOEXEC);
   if (fd < 0) return OsError(what, path, "create a temporary file", errno);
   std::string temp(name.data());
-  auto fail = [&](std::string_view op, int err) {
+  auto discard = [&] {
     ::close(fd);
     ::unlink(temp.c_str());
-    return OsError(what, path, op, err);
   };
-  if (::fchmod(fd, 0600) != 0) return fail("chmod", errno);
-  if (int err = WriteAll(fd, bytes); err != 0) return fail("write", err);
-  if (::fsync(fd) != 0) return fail("fsync", errno);
+  if (::fchmod(fd, 0600) != 0) {
+    int err = errno;
+    discard();
+    return OsError(what, path, "chmod", err);
+  }
+  if (absl::Status written = WriteAll(fd, bytes); !written.ok()) {
+    discard();
+    return absl::Status(written.code(), absl::StrCat("write ", ToAbsl(what), " ", path, ": ",
+                                                     written.message()));
+  }
+  if (::fsync(fd) != 0) {
+    int err = errno;
+    discard();
+    return OsError(what, path, "fsync", err);
+  }
   if (::close(fd) != 0) {
     int err = errno;
     ::unlink(temp.c_str());
@@ -80,4 +82,4 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes
   return absl::OkStatus();
 }
 
-}  // namespace agentrt::sim
+}  // namespace agentrt
