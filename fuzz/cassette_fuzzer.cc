@@ -7,29 +7,29 @@
 #include <string>
 #include <string_view>
 
-#include "sim/cassette.h"
+#include "runtime/replay/cassette.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  absl::StatusOr<agentrt::sim::Cassette> cassette =
-      agentrt::sim::ParseCassette(bytes, "fuzz.cassette");
+  absl::StatusOr<agentrt::replay::Cassette> cassette =
+      agentrt::replay::ParseCassette(bytes, "fuzz.cassette");
   if (!cassette.ok()) {
     std::string_view message(cassette.status().message().data(),
                              cassette.status().message().size());
     if (!message.starts_with("cassette fuzz.cassette: ")) std::abort();
     return 0;
   }
-  absl::StatusOr<std::string> written = agentrt::sim::SerializeCassette(*cassette);
+  absl::StatusOr<std::string> written = agentrt::replay::SerializeCassette(*cassette);
   if (cassette->from_newer_build) {
     // Never written back: that would drop what this build does not know.
     if (written.ok()) std::abort();
     return 0;
   }
   if (!written.ok()) std::abort();
-  absl::StatusOr<agentrt::sim::Cassette> again =
-      agentrt::sim::ParseCassette(*written, "fuzz.cassette");
+  absl::StatusOr<agentrt::replay::Cassette> again =
+      agentrt::replay::ParseCassette(*written, "fuzz.cassette");
   if (!again.ok() || again->exchanges.size() != cassette->exchanges.size()) std::abort();
-  absl::StatusOr<std::string> rewritten = agentrt::sim::SerializeCassette(*again);
+  absl::StatusOr<std::string> rewritten = agentrt::replay::SerializeCassette(*again);
   if (!rewritten.ok() || *rewritten != *written) std::abort();
   return 0;
 }

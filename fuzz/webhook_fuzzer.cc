@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "runtime/approver/local.h"
-#include "runtime/approver/webhook/handler.h"
-#include "runtime/approver/webhook/signature.h"
+#include "runtime/operator/approver/local.h"
+#include "runtime/operator/approver/webhook/handler.h"
+#include "runtime/operator/approver/webhook/signature.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 

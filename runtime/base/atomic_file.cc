@@ -54,8 +54,8 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes
   }
   if (absl::Status written = WriteAll(fd, bytes); !written.ok()) {
     discard();
-    return absl::Status(written.code(), absl::StrCat("write ", ToAbsl(what), " ", path, ": ",
-                                                     written.message()));
+    return absl::Status(written.code(),
+                        absl::StrCat("write ", ToAbsl(what), " ", path, ": ", written.message()));
   }
   if (::fsync(fd) != 0) {
     int err = errno;

@@ -7,10 +7,10 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
+#include "runtime/engine/records.h"
 #include "runtime/json/canonical_json.h"
+#include "runtime/json/json_object.h"
 #include "runtime/json/utf8.h"
-#include "runtime/json_object.h"
-#include "runtime/records.h"
 
 namespace agentrt::render {
 namespace {
@@ -54,11 +54,11 @@ std::string Args(const Decision& decision) {
   const bool base64 = !json::IsValidUtf8(decision.args) ||
                       (Unusable(decision.result) && !json::IsValidUtf8(decision.result));
   if (base64) {
-    return JsonObject()
+    return json::JsonObject()
         .String("invalid_json_base64", absl::Base64Escape(ToAbsl(decision.args)))
         .Build();
   }
-  return JsonObject().String("invalid_json", decision.args).Build();
+  return json::JsonObject().String("invalid_json", decision.args).Build();
 }
 
 Message DefaultAssistant(const Step& step, std::string_view id) {

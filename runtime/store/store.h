@@ -160,7 +160,7 @@ class Store {
   };
   absl::StatusOr<EventPage> ListEventsPage(std::string_view run_id, std::int64_t limit,
                                            std::int64_t offset);
-  // ListEventsAfter is the follower's read (runtime/export/follower.h): the events with
+  // ListEventsAfter is the follower's read (runtime/observe/export/follower.h): the events with
   // seq > `after_seq`, of one run or of every run (`run_id` ""), in seq order — commit order —
   // at most `limit` of them, and never more than kMaxEventsAfter (a larger limit is cut to it).
   // Payloads over kMaxPageText characters are capped as ListEventsPage caps them; the hash is

@@ -18,11 +18,12 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/base/write_all.h"
+#include "runtime/engine/records.h"
+#include "runtime/engine/run_reader.h"
+#include "runtime/engine/tool_registry.h"
 #include "runtime/json/intake.h"
+#include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
-#include "runtime/records.h"
-#include "runtime/run_reader.h"
-#include "runtime/tool_registry.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "sim/testkit/internal/child.h"
@@ -335,7 +336,7 @@ constexpr std::string_view kChainIntact = "the event chain is intact";
 std::string PayloadText(const store::Event& e, std::string_view key) {
   absl::StatusOr<json::Document> doc = json::Parse(e.payload_json);
   if (!doc.ok()) return "";
-  return MemberText(doc->root(), key);
+  return json::MemberText(doc->root(), key);
 }
 
 // step.interrupted nests the observation's content: {"previous_status":{"previous_status":…}}.
@@ -390,7 +391,7 @@ absl::StatusOr<Report> CheckInvariants(store::Store& store, std::string_view run
     AGENTRT_ASSIGN_OR_RETURN(rows, tx.Query("SELECT hash, spec_json FROM tool_specs"));
     for (const store::SqlRow& row : rows) {
       absl::StatusOr<json::Document> spec = json::Parse(row[1]);
-      if (spec.ok()) side_effects[row[0]] = MemberText(spec->root(), "side_effect");
+      if (spec.ok()) side_effects[row[0]] = json::MemberText(spec->root(), "side_effect");
     }
     return absl::OkStatus();
   }));
@@ -557,14 +558,14 @@ absl::StatusOr<RunResult> CrashAndResume(const Scenario& scenario, const RunOpti
       std::string how;
       if (crash) {
         // The planned crash happens in a child: a real process stopping dead.
-        AGENTRT_ASSIGN_OR_RETURN(internal::ChildEnd end, internal::RunChild([&](int fd) {
-                                   Process p(
-                                       scenario, options, db, effects, static_cast<int>(process),
-                                       crash, [fd](std::string_view line) {
-                                         WriteAll(fd, absl::StrCat(ToAbsl(line), "\n")).IgnoreError();
-                                       });
-                                   return p.Drive();
-                                 }));
+        AGENTRT_ASSIGN_OR_RETURN(
+            internal::ChildEnd end, internal::RunChild([&](int fd) {
+              Process p(scenario, options, db, effects, static_cast<int>(process), crash,
+                        [fd](std::string_view line) {
+                          WriteAll(fd, absl::StrCat(ToAbsl(line), "\n")).IgnoreError();
+                        });
+              return p.Drive();
+            }));
         output = end.output;
         crashed = end.exited && end.code == internal::kCrashed;
         how = end.Describe();

@@ -6,7 +6,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
-#include "runtime/recheck.h"
+#include "runtime/operator/recheck.h"
 #include "sim/testkit/internal/drive.h"
 #include "sim/testkit/internal/world.h"
 

@@ -2,8 +2,8 @@
 //
 // Re-check helpers (reference/core.md §8 and §18 [RCK testkit]): a product proves its policy
 // decides from its input only — the request and the run view it is handed — by re-asking it
-// every evaluation a run recorded (runtime/recheck.h) and getting the same answers. A policy
-// that reads anything else (a counter, the clock, a database) answers differently and fails.
+// every evaluation a run recorded (runtime/operator/recheck.h) and getting the same answers. A
+// policy that reads anything else (a counter, the clock, a database) answers differently and fails.
 // A re-check that proves nothing fails too: a run with no evaluation, or only evaluations that
 // cannot be re-checked (a policy that failed, a run recorded before evaluations were kept).
 //

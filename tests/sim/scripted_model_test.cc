@@ -7,13 +7,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/sim/sim_test_util.h"
+#include "tests/runtime/model_fixtures.h"
 
 namespace agentrt::sim {
 namespace {
 
-using ::agentrt::sim::testing::Answer;
-using ::agentrt::sim::testing::Ask;
+using ::agentrt::model_fixtures::Answer;
+using ::agentrt::model_fixtures::Ask;
 
 TEST(ScriptedModelTest, CallIReturnsItsErrorWhenSetElseItsResponse) {
   ScriptedModel model({Answer("zero"), Answer("one"), Answer("two")},

@@ -11,10 +11,10 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "sim/cassette_file.h"
-#include "sim/cassette_recorder.h"
-#include "sim/model_key.h"
-#include "sim/recording_model.h"
+#include "runtime/replay/cassette_file.h"
+#include "runtime/replay/cassette_recorder.h"
+#include "runtime/replay/model_key.h"
+#include "runtime/replay/recording_model.h"
 #include "sim/scripted_model.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
@@ -64,10 +64,10 @@ class AgentrtCassetteCliTest : public ::testing::Test {
   void Record(const std::string& model, const std::string& notes = "") {
     sim::ScriptedModel inner(
         {Answer("4", R"({"t":"4"})"), Answer("2", "\xFF\xFE"), Answer("n", "<n>")}, {}, model);
-    absl::StatusOr<std::unique_ptr<sim::CassetteRecorder>> recorder =
-        sim::CassetteRecorder::Open(path_);
+    absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> recorder =
+        replay::CassetteRecorder::Open(path_);
     ASSERT_TRUE(recorder.ok()) << recorder.status();
-    sim::RecordingModel recording(inner, **recorder);
+    replay::RecordingModel recording(inner, **recorder);
     for (const char* q : {"roll", "roll", "name"}) {
       ASSERT_TRUE(recording.Generate(Ask(q), absl::InfiniteFuture()).ok());
     }
@@ -81,8 +81,8 @@ class AgentrtCassetteCliTest : public ::testing::Test {
 
 TEST_F(AgentrtCassetteCliTest, DumpPrintsEachExchangeInOrderAndTheChainHead) {
   Record("gpt-test", "two rolls and a name");
-  std::string roll = std::string(sim::KeyPrefix(sim::ModelKey("gpt-test", Ask("roll"))));
-  std::string name = std::string(sim::KeyPrefix(sim::ModelKey("gpt-test", Ask("name"))));
+  std::string roll = std::string(replay::KeyPrefix(replay::ModelKey("gpt-test", Ask("roll"))));
+  std::string name = std::string(replay::KeyPrefix(replay::ModelKey("gpt-test", Ask("name"))));
   ProcessResult r = Agentrt({"cassette", "dump", path_});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, IsEmpty());
@@ -109,7 +109,7 @@ TEST_F(AgentrtCassetteCliTest, DumpJsonPrintsTheCassetteThenOneObjectPerExchange
   EXPECT_EQ(lines[0], R"({"chain_head":{"hash":")" + std::string(64, 'c') +
                           R"(","seq":12},"created_by":"agentrt","exchanges":3,"format_version":1,)"
                           R"("kind":"cassette","notes":""})");
-  std::string key = sim::ModelKey("gpt-test", Ask("roll"));
+  std::string key = replay::ModelKey("gpt-test", Ask("roll"));
   EXPECT_THAT(lines[1], StartsWith(R"({"exchange":1,"key":")" + key + R"(","kind":"model",)"));
   EXPECT_THAT(lines[1], HasSubstr(R"("ordinal":1,"raw":"{\"t\":\"4\"}","raw_bytes":9,)"));
   EXPECT_THAT(lines[1], HasSubstr(R"("request":{"messages":[{"content":[{"text":"roll")"));
@@ -174,7 +174,7 @@ TEST_F(AgentrtCassetteCliTest, DemoModelRecordsThenReplaysTheSameAuditLog) {
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   EXPECT_THAT(recorded.out, HasSubstr("COMPLETED (goal_completed) after 2 steps; 2 model call(s)"));
   EXPECT_THAT(recorded.out, HasSubstr("model.dispatched"));
-  absl::StatusOr<sim::Cassette> read = sim::ReadCassette(cassette);
+  absl::StatusOr<replay::Cassette> read = replay::ReadCassette(cassette);
   ASSERT_TRUE(read.ok()) << read.status();
   ASSERT_EQ(read->exchanges.size(), 2u);
   EXPECT_THAT(read->exchanges[0].model->raw, HasSubstr("\"note\":\"<raw & exact>\""));

@@ -16,10 +16,11 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/approver/webhook/signature.h"
+#include "runtime/engine/records.h"
 #include "runtime/json/intake.h"
-#include "runtime/json_object.h"
-#include "runtime/records.h"
+#include "runtime/json/json_object.h"
+#include "runtime/json/members.h"
+#include "runtime/operator/approver/webhook/signature.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/tools/agentrt_binary.h"
@@ -166,11 +167,11 @@ TEST_F(AgentrtWebhookCliTest, ServesSignedDecisionsUntilSignalled) {
   absl::StatusOr<json::Document> doc = json::Parse(list->body);
   ASSERT_TRUE(doc.ok());
   json::Value pending = doc->root().Find("pending")->element(0);
-  std::string id = MemberText(pending, "id");
-  std::string hash = MemberText(pending, "hash");
+  std::string id = json::MemberText(pending, "id");
+  std::string hash = json::MemberText(pending, "hash");
 
   std::string approve_path = absl::StrCat(list_path, "/", id, "/approve");
-  std::string body = JsonObject()
+  std::string body = json::JsonObject()
                          .String("run_id", run)
                          .String("approval_id", id)
                          .String("hash", hash)

@@ -6,12 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/canonical_json.h"
+#include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/utf8.h"
-#include "runtime/json_object.h"
-#include "sim/cassette.h"
-#include "sim/cassette_file.h"
-#include "sim/model_key.h"
+#include "runtime/replay/cassette.h"
+#include "runtime/replay/cassette_file.h"
+#include "runtime/replay/model_key.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/shared_flags.h"
 
@@ -48,25 +48,25 @@ Exit status: 0 printed, 1 the cassette is unreadable or refused (the reason name
 2 usage error.
 )";
 
-std::string ChainHeadText(const sim::ChainHead& head) {
+std::string ChainHeadText(const replay::ChainHead& head) {
   if (head.seq == 0) return "chain head: none recorded";
   return absl::StrCat("chain head: seq ", head.seq, ", hash ", head.hash);
 }
 
-void PrintText(const std::string& path, const sim::Cassette& cassette) {
-  std::cout << "cassette " << json::Sanitize(path) << ": format " << sim::kCassetteFormatVersion
+void PrintText(const std::string& path, const replay::Cassette& cassette) {
+  std::cout << "cassette " << json::Sanitize(path) << ": format " << replay::kCassetteFormatVersion
             << ", created by \"" << json::Sanitize(cassette.created_by) << "\", "
             << cassette.exchanges.size() << " exchanges\n";
   if (!cassette.notes.empty()) std::cout << "notes: " << json::Sanitize(cassette.notes) << "\n";
   for (std::size_t i = 0; i < cassette.exchanges.size(); ++i) {
-    const sim::CassetteExchange& exchange = cassette.exchanges[i];
+    const replay::CassetteExchange& exchange = cassette.exchanges[i];
     std::cout << "  " << i + 1 << "  ";
     if (!exchange.model) {
       std::cout << "an exchange of kind " << exchange.unknown_kind << ", not known to this build\n";
       continue;
     }
-    const sim::ModelExchange& m = *exchange.model;
-    std::cout << "model \"" << json::Sanitize(m.model) << "\"  key " << sim::KeyPrefix(m.key)
+    const replay::ModelExchange& m = *exchange.model;
+    std::cout << "model \"" << json::Sanitize(m.model) << "\"  key " << replay::KeyPrefix(m.key)
               << "  ordinal " << m.ordinal << "  request " << m.request_json.size()
               << " B  response " << m.response_json.size() << " B  raw " << m.raw.size() << " B\n";
   }
@@ -79,28 +79,28 @@ std::string Canonical(const std::string& json_text) {
   return canonical.ok() ? *canonical : "null";
 }
 
-void PrintJson(const sim::Cassette& cassette) {
-  std::cout << JsonObject()
+void PrintJson(const replay::Cassette& cassette) {
+  std::cout << json::JsonObject()
                    .String("kind", "cassette")
-                   .Int("format_version", sim::kCassetteFormatVersion)
+                   .Int("format_version", replay::kCassetteFormatVersion)
                    .String("created_by", cassette.created_by)
                    .String("notes", cassette.notes)
                    .Int("exchanges", static_cast<std::int64_t>(cassette.exchanges.size()))
-                   .Raw("chain_head", JsonObject()
+                   .Raw("chain_head", json::JsonObject()
                                           .Int("seq", cassette.chain_head.seq)
                                           .String("hash", cassette.chain_head.hash)
                                           .Build())
                    .Build()
             << "\n";
   for (std::size_t i = 0; i < cassette.exchanges.size(); ++i) {
-    const sim::CassetteExchange& exchange = cassette.exchanges[i];
-    JsonObject o;
+    const replay::CassetteExchange& exchange = cassette.exchanges[i];
+    json::JsonObject o;
     o.Int("exchange", static_cast<std::int64_t>(i + 1));
     if (!exchange.model) {
       std::cout << o.String("kind", "unknown").Int("field", exchange.unknown_kind).Build() << "\n";
       continue;
     }
-    const sim::ModelExchange& m = *exchange.model;
+    const replay::ModelExchange& m = *exchange.model;
     o.String("kind", "model")
         .String("model", m.model)
         .String("key", m.key)
@@ -125,7 +125,7 @@ int RunDump(std::span<const std::string> args) {
   }
   if (parsed->positional.size() != 1) return UsageError("cassette dump", "expected one CASSETTE");
   const std::string& path = parsed->positional[0];
-  absl::StatusOr<sim::Cassette> cassette = sim::ReadCassette(path);
+  absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(path);
   if (!cassette.ok()) {
     return Failure("cassette dump", json::Sanitize(ToStd(cassette.status().message())));
   }

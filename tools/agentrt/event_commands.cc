@@ -14,14 +14,14 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "runtime/base/string_view.h"
-#include "runtime/export/cursor.h"
-#include "runtime/export/follower.h"
-#include "runtime/export/jsonl_sink.h"
+#include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
-#include "runtime/json_object.h"
+#include "runtime/observe/export/cursor.h"
+#include "runtime/observe/export/follower.h"
+#include "runtime/observe/export/jsonl_sink.h"
+#include "runtime/observe/trace/format.h"
+#include "runtime/observe/trace/writer.h"
 #include "runtime/store/store.h"
-#include "runtime/trace/format.h"
-#include "runtime/trace/writer.h"
 #include "runtime/world/clock.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
@@ -259,24 +259,25 @@ int RunVerifyCommand(std::span<const std::string> args) {
   bool kept_matches = kept_stored.has_value() && *kept_stored == kept->hash;
 
   if (absl::GetFlag(FLAGS_json)) {
-    JsonObject out;
-    out.Raw("head", JsonObject().Int("seq", head->first).String("hash", head->second).Build())
+    json::JsonObject out;
+    out.Raw("head", json::JsonObject().Int("seq", head->first).String("hash", head->second).Build())
         .Int("from", report.from)
         .Int("to", report.to)
         .String("hash", report.hash)
         .Int("checked", report.checked)
         .Bool("intact", intact);
     if (report.broken) {
-      out.Raw("break", JsonObject()
+      out.Raw("break", json::JsonObject()
                            .Int("seq", report.broken->seq)
                            .String("expected", report.broken->expected)
                            .String("found", report.broken->found)
                            .String("detail", report.broken->detail)
                            .Build());
     }
-    if (to > 0) out.Raw("requested", JsonObject().Int("to", to).Bool("reached", reached).Build());
+    if (to > 0)
+      out.Raw("requested", json::JsonObject().Int("to", to).Bool("reached", reached).Build());
     if (kept) {
-      out.Raw("kept_head", JsonObject()
+      out.Raw("kept_head", json::JsonObject()
                                .Int("seq", kept->seq)
                                .String("hash", kept->hash)
                                .Bool("found", kept_stored.has_value())

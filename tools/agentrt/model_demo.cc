@@ -18,15 +18,15 @@
 #include "runtime/base/string_view.h"
 #include "runtime/driver.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/observe/trace/format.h"
+#include "runtime/operator/view/display.h"
 #include "runtime/render/model_agent.h"
-#include "runtime/trace/format.h"
-#include "runtime/view/display.h"
+#include "runtime/replay/cassette.h"
+#include "runtime/replay/cassette_file.h"
+#include "runtime/replay/cassette_recorder.h"
+#include "runtime/replay/recording_model.h"
+#include "runtime/replay/replaying_model.h"
 #include "runtime/world/entropy.h"
-#include "sim/cassette.h"
-#include "sim/cassette_file.h"
-#include "sim/cassette_recorder.h"
-#include "sim/recording_model.h"
-#include "sim/replaying_model.h"
 #include "sim/scripted_model.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
@@ -129,23 +129,23 @@ int RunModelDemo(std::span<const std::string> args) {
 
   // The model: a recorded stand-in, or the cassette.
   std::unique_ptr<sim::ScriptedModel> provider;
-  std::unique_ptr<sim::CassetteRecorder> recorder;
+  std::unique_ptr<replay::CassetteRecorder> recorder;
   std::unique_ptr<Model> model;
-  sim::ChainHead recorded_head;
+  replay::ChainHead recorded_head;
   if (!record.empty()) {
     provider = std::make_unique<sim::ScriptedModel>(ScriptedAnswers(), std::vector<absl::Status>{},
                                                     std::string(kModelName));
-    absl::StatusOr<std::unique_ptr<sim::CassetteRecorder>> opened =
-        sim::CassetteRecorder::Open(record);
+    absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> opened =
+        replay::CassetteRecorder::Open(record);
     if (!opened.ok()) return Failure(command, ToStd(opened.status().message()));
     recorder = *std::move(opened);
-    model = std::make_unique<sim::RecordingModel>(*provider, *recorder);
+    model = std::make_unique<replay::RecordingModel>(*provider, *recorder);
   } else {
-    absl::StatusOr<sim::Cassette> cassette = sim::ReadCassette(replay);
+    absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(replay);
     if (!cassette.ok()) return Failure(command, ToStd(cassette.status().message()));
     recorded_head = cassette->chain_head;
-    model = std::make_unique<sim::ReplayingModel>(std::string(kModelName), *cassette,
-                                                  sim::ReplayOrder::kStrict);
+    model = std::make_unique<replay::ReplayingModel>(std::string(kModelName), *cassette,
+                                                     replay::ReplayOrder::kStrict);
   }
 
   TickingClock clock;

@@ -6,14 +6,14 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/approvals.h"
 #include "runtime/base/string_view.h"
+#include "runtime/engine/run_reader.h"
+#include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
-#include "runtime/json_object.h"
-#include "runtime/run_reader.h"
+#include "runtime/observe/trace/format.h"
+#include "runtime/operator/view/approval_json.h"
+#include "runtime/operator/view/bound.h"
+#include "runtime/operator/view/summary.h"
 #include "runtime/store/store.h"
-#include "runtime/trace/format.h"
-#include "runtime/view/approval_json.h"
-#include "runtime/view/bound.h"
-#include "runtime/view/summary.h"
 #include "runtime/world/clock.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
@@ -87,7 +87,7 @@ int Report(store::Store& store, std::string_view command, std::string_view run_i
   absl::StatusOr<view::RunSummary> summary = view::Summary(store, *run);
   if (!summary.ok()) return Failure(command, ToStd(summary.status().message()));
   if (json) {
-    JsonObject out;
+    json::JsonObject out;
     out.Raw("run", view::ToJson(*summary));
     if (decided != nullptr) out.Raw("approval", view::ApprovalJson(view::BoundApproval(*decided)));
     std::cout << out.Build() << "\n";

@@ -10,7 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
-#include "runtime/view/approval_text.h"
+#include "runtime/operator/view/approval_text.h"
 #include "runtime/world/clock.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/shared_flags.h"

@@ -7,13 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/base/string_view.h"
+#include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
-#include "runtime/json_object.h"
+#include "runtime/operator/view/approval_json.h"
+#include "runtime/operator/view/bound.h"
+#include "runtime/operator/view/display.h"
+#include "runtime/operator/view/pages.h"
 #include "runtime/store/store.h"
-#include "runtime/view/approval_json.h"
-#include "runtime/view/bound.h"
-#include "runtime/view/display.h"
-#include "runtime/view/pages.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/operator_io.h"
@@ -123,7 +123,7 @@ int RunRunsCommand(std::span<const std::string> args) {
   if (json) {
     std::vector<std::string> items;
     for (const view::RunSummary& r : runs) items.push_back(view::ToJson(r));
-    JsonObject out;
+    json::JsonObject out;
     out.Raw("runs", absl::StrCat("[", absl::StrJoin(items, ","), "]"))
         .Int("total", total)
         .Int("limit", page->limit)
@@ -181,7 +181,7 @@ int RunShowCommand(std::span<const std::string> args) {
     for (const Approval& a : detail->approvals) {
       approvals.push_back(view::ApprovalJson(view::BoundApproval(a)));
     }
-    JsonObject out;
+    json::JsonObject out;
     out.Raw("run", view::ToJson(detail->run))
         .Raw("steps", absl::StrCat("[", absl::StrJoin(steps, ","), "]"))
         .Int("steps_total", detail->steps_total)

@@ -2,7 +2,7 @@
 //
 //   agentrt webhook serve [--db PATH] --listen HOST:PORT --secret_file FILE
 //
-// Serves the approval webhook (runtime/approver/webhook/handler.h) over the database until
+// Serves the approval webhook (runtime/operator/approver/webhook/handler.h) over the database until
 // SIGINT or SIGTERM: signed HTTP requests list, show, approve, reject and cancel runs there.
 // The secret file (mode 600, at least 32 bytes; one trailing newline is not part of it) is the
 // secret clients sign with. Prints "listening on http://HOST:PORT" once it accepts requests

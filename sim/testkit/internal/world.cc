@@ -8,7 +8,7 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/json_object.h"
+#include "runtime/json/json_object.h"
 
 namespace agentrt::testkit::internal {
 namespace {
@@ -27,7 +27,7 @@ class ApproveAll final : public Policy {
  public:
   absl::StatusOr<PolicyDecision> Evaluate(const ToolRequest& request, const RunView&) override {
     std::string what =
-        JsonObject().Raw("args", request.args).String("tool", request.spec.name).Build();
+        json::JsonObject().Raw("args", request.args).String("tool", request.spec.name).Build();
     return NeedApproval("testkit", "test kit: every call waits for an operator", what, what);
   }
 };

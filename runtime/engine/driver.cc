@@ -1,0 +1,281 @@
+#include "runtime/driver.h"
+
+#include "absl/strings/str_cat.h"
+#include "runtime/approvals.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/string_view.h"
+#include "runtime/engine/lease_heartbeat.h"
+#include "runtime/engine/run_reader.h"
+#include "runtime/engine/session.h"
+#include "runtime/json/json_object.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/world/timestamp.h"
+
+namespace agentrt {
+
+using internal::LeaseHeartbeat;
+using store::SqlRow;
+using store::Transaction;
+using world::FormatTimestamp;
+
+Driver::Driver(store::Store& store, const world::Clock& clock, world::Entropy& entropy,
+               DriverOptions options, ToolRegistry registry)
+    : store_(store),
+      clock_(clock),
+      entropy_(entropy),
+      options_(std::move(options)),
+      registry_(std::move(registry)) {}
+
+absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
+                                                       const world::Clock& clock,
+                                                       world::Entropy& entropy,
+                                                       DriverOptions options) {
+  if (options.policy == nullptr) return absl::InvalidArgumentError("driver: a policy is required");
+  AGENTRT_ASSIGN_OR_RETURN(ToolRegistry registry, ToolRegistry::Create(options.tools));
+  // Two drivers never share an owner, even with the same name: a restarted process is a new
+  // owner and must wait for (or take over) its predecessor's lease.
+  options.lease_owner = options.lease_owner.empty()
+                            ? entropy.NewId()
+                            : absl::StrCat(options.lease_owner, "/", entropy.NewId().substr(0, 12));
+  if (options.lease_ttl <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("driver: lease_ttl must be positive");
+  }
+  return std::unique_ptr<Driver>(
+      new Driver(store, clock, entropy, std::move(options), std::move(registry)));
+}
+
+const world::Clock& Driver::lease_clock() const {
+  return options_.lease_clock != nullptr ? *options_.lease_clock : wall_clock_;
+}
+
+absl::StatusOr<std::pair<std::string, std::string>> Driver::ReadLease(std::string_view run_id) {
+  std::pair<std::string, std::string> lease;
+  AGENTRT_RETURN_IF_ERROR(store_.Read([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> rows,
+        tx.Query("SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?1", {run_id}));
+    if (!rows.empty()) lease = {rows[0][0], rows[0][1]};
+    return absl::OkStatus();
+  }));
+  return lease;
+}
+
+absl::Status Driver::RefuseLiveForeignLease(std::string_view run_id, std::string_view owner,
+                                            std::string_view expires_at) const {
+  if (owner.empty() || owner == options_.lease_owner) return absl::OkStatus();
+  absl::StatusOr<absl::Time> expiry = world::ParseTimestamp(expires_at);
+  if (expiry.ok() && *expiry > lease_clock().Now()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "run ", ToAbsl(json::Sanitize(run_id)), " is leased by ", ToAbsl(json::Sanitize(owner)),
+        " until ", ToAbsl(expires_at), "; it may still be running"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Run> Driver::Resume(std::string_view run_id) {
+  if (options_.agent == nullptr) {
+    return absl::FailedPreconditionError("driver: Resume needs an agent");
+  }
+  AGENTRT_ASSIGN_OR_RETURN(auto session, ResumeSession(run_id, /*attaching=*/false));
+  return session.second;
+}
+
+absl::StatusOr<std::pair<std::unique_ptr<GateSession>, GateVerdict>> Driver::Attach(
+    std::string_view run_id) {
+  AGENTRT_ASSIGN_OR_RETURN(auto resumed, ResumeSession(run_id, /*attaching=*/true));
+  auto& [session, run] = resumed;
+  GateVerdict verdict;
+  verdict.run = run;
+  bool allowed = session->has_pending();
+  if (allowed) {
+    verdict.outcome = GateVerdict::Outcome::kAllowed;
+  } else if (run.status == RunStatus::kWaitingForApproval) {
+    verdict.outcome = GateVerdict::Outcome::kPending;
+  } else if (IsTerminal(run.status)) {
+    verdict.outcome = GateVerdict::Outcome::kEnded;
+  } else {
+    verdict.outcome = GateVerdict::Outcome::kOpen;
+  }
+  auto gate = std::unique_ptr<GateSession>(new GateSession(std::move(session)));
+  if (allowed) gate->step_open_ = gate->proposed_ = true;
+  return std::pair<std::unique_ptr<GateSession>, GateVerdict>(std::move(gate), verdict);
+}
+
+absl::StatusOr<std::pair<std::unique_ptr<Driver::Session>, Run>> Driver::ResumeSession(
+    std::string_view run_id, bool attaching) {
+  AGENTRT_ASSIGN_OR_RETURN(Run run, ReadRun(store_, run_id));
+  if (IsTerminal(run.status)) {
+    return absl::FailedPreconditionError(absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)),
+                                                      " is ", ToAbsl(ToString(run.status)),
+                                                      " and cannot be resumed"));
+  }
+  auto session = std::make_unique<Session>(*this, run);
+  session->attaching_ = attaching;
+  absl::StatusOr<Run> resumed;
+  if (run.status == RunStatus::kWaitingForApproval) {
+    resumed = session->ResumeApproved();
+  } else {
+    // A live lease of another owner is refused before anything else, the run's clock included.
+    AGENTRT_ASSIGN_OR_RETURN(auto lease, ReadLease(run_id));
+    AGENTRT_RETURN_IF_ERROR(RefuseLiveForeignLease(run_id, lease.first, lease.second));
+    resumed = session->ResumeInterrupted();
+  }
+  if (!resumed.ok()) return resumed.status();
+  return std::pair<std::unique_ptr<Session>, Run>(std::move(session), *std::move(resumed));
+}
+
+absl::StatusOr<Run> Driver::Start(std::string_view goal, const Limits& limits) {
+  return StartWithId(entropy_.NewId(), goal, limits);
+}
+
+absl::StatusOr<Run> Driver::StartWithId(std::string_view run_id, std::string_view goal,
+                                        const Limits& limits) {
+  if (options_.agent == nullptr) {
+    return absl::FailedPreconditionError(
+        "driver: Start needs an agent (use Begin for a loop you own)");
+  }
+  AGENTRT_ASSIGN_OR_RETURN(Run run, CreateRun(run_id, goal, limits));
+  Session session(*this, run);
+  return session.Loop();
+}
+
+absl::StatusOr<std::unique_ptr<GateSession>> Driver::Begin(std::string_view run_id,
+                                                           std::string_view goal,
+                                                           const Limits& limits) {
+  AGENTRT_ASSIGN_OR_RETURN(Run run, CreateRun(run_id, goal, limits));
+  return std::unique_ptr<GateSession>(new GateSession(std::make_unique<Session>(*this, run)));
+}
+
+absl::StatusOr<Run> Driver::CreateRun(std::string_view run_id, std::string_view goal,
+                                      const Limits& limits) {
+  AGENTRT_RETURN_IF_ERROR(limits.Validate());
+  if (run_id.empty()) return absl::InvalidArgumentError("run id is required");
+  Run run;
+  run.id = std::string(run_id);
+  run.goal = std::string(goal);
+  run.limits = limits;
+  run.created_at = clock_.Now();
+  std::string created = world::FormatTimestamp(run.created_at);
+  std::string expiry = world::FormatTimestamp(lease_clock().Now() + options_.lease_ttl);
+  std::string limits_json = limits.ToJson();
+  std::string tools = "[";
+  for (const RecordedSpec& s : registry_.specs()) {
+    if (tools.size() > 1) tools += ",";
+    tools += json::JsonString(s.hash);
+  }
+  tools += "]";
+  AGENTRT_RETURN_IF_ERROR(store_.Write([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(
+        tx.Exec("INSERT INTO runs (id, goal, status, limits_json, created_at, started_at, "
+                "lease_owner, lease_expires_at) VALUES (?1, ?2, 'RUNNING', ?3, ?4, ?4, ?5, ?6)",
+                {std::string_view(run.id), std::string_view(run.goal),
+                 std::string_view(limits_json), std::string_view(created),
+                 std::string_view(options_.lease_owner), std::string_view(expiry)})
+            .status());
+    for (const RecordedSpec& s : registry_.specs()) {
+      AGENTRT_RETURN_IF_ERROR(
+          tx.Exec("INSERT OR IGNORE INTO tool_specs (hash, spec_json) VALUES (?1, ?2)",
+                  {std::string_view(s.hash), std::string_view(s.json)})
+              .status());
+    }
+    AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run.id, "", run.created_at, "run.created",
+                                           json::JsonObject()
+                                               .String("goal", run.goal)
+                                               .Raw("limits", limits_json)
+                                               .Raw("tools", tools)
+                                               .Build())
+                                .status());
+    return tx.AppendEvent(run.id, "", run.created_at, "run.started", "{}").status();
+  }));
+  return run;
+}
+
+GateSession::GateSession(std::unique_ptr<Driver::Session> session) : session_(std::move(session)) {}
+
+GateSession::~GateSession() = default;
+
+void GateSession::KeepLease() {
+  if (heartbeat_ != nullptr) return;
+  const Driver& d = session_->d_;
+  heartbeat_ = std::make_unique<LeaseHeartbeat>(session_->d_.store_, d.lease_clock(),
+                                                session_->run().id, d.options_.lease_owner,
+                                                d.options_.lease_ttl, d.options_.on_lease_renewed);
+}
+
+absl::StatusOr<bool> GateSession::Step() {
+  if (step_open_) {
+    return absl::FailedPreconditionError("a step is already open: propose or fail it first");
+  }
+  KeepLease();
+  AGENTRT_ASSIGN_OR_RETURN(bool open, session_->OpenStep());
+  step_open_ = open;
+  return open;
+}
+
+StepInput GateSession::Input() const { return session_->Input(); }
+
+const Run& GateSession::run() const { return session_->run(); }
+
+absl::StatusOr<GateVerdict> GateSession::Propose(const Decision& decision) {
+  if (!step_open_ || proposed_) {
+    return absl::FailedPreconditionError("no open step awaiting a decision");
+  }
+  proposed_ = true;
+  AGENTRT_ASSIGN_OR_RETURN(Driver::Session::Next next, session_->ProposeDecision(decision));
+  GateVerdict verdict;
+  switch (next) {
+    case Driver::Session::Next::kAllowed:
+      verdict.outcome = GateVerdict::Outcome::kAllowed;
+      return verdict;
+    case Driver::Session::Next::kContinue:
+      verdict.outcome = GateVerdict::Outcome::kDenied;
+      if (const agentrt::Step* step = session_->CurrentStep(); step != nullptr) {
+        verdict.observation = step->observation;
+      }
+      step_open_ = proposed_ = false;
+      return verdict;
+    case Driver::Session::Next::kStop:
+      break;
+  }
+  step_open_ = proposed_ = false;
+  AGENTRT_ASSIGN_OR_RETURN(verdict.run, ReadRun(session_->d_.store_, session_->run().id));
+  verdict.outcome = verdict.run.status == RunStatus::kWaitingForApproval
+                        ? GateVerdict::Outcome::kPending
+                        : GateVerdict::Outcome::kEnded;
+  return verdict;
+}
+
+absl::StatusOr<Observation> GateSession::Execute() {
+  if (!session_->has_pending()) {
+    return absl::FailedPreconditionError("nothing to execute: the last proposal was not allowed");
+  }
+  step_open_ = proposed_ = false;
+  // A grant the caller held on to is judged again now: GrantTTL counts until it runs.
+  if (const std::optional<Approval>& grant = session_->grant_;
+      grant && !session_->resumed_approval_.empty()) {
+    absl::Duration ttl = session_->run().limits.grant_ttl;
+    absl::Time now = session_->Now();
+    if (ttl > absl::ZeroDuration() && now > grant->decided_at + ttl) {
+      session_->pending_.reset();
+      AGENTRT_RETURN_IF_ERROR(ExpireApproval(session_->d_.store_, *grant, now));
+      return ApprovalExpiredError(absl::StrCat(
+          "approval ", grant->id, " expired before it was executed; the run is cancelled"));
+    }
+  }
+  KeepLease();
+  AGENTRT_RETURN_IF_ERROR(session_->ExecutePending().status());
+  const agentrt::Step* step = session_->CurrentStep();
+  if (step == nullptr || !step->observation) {
+    return absl::InternalError("the executed step has no observation");
+  }
+  return *step->observation;
+}
+
+absl::Status GateSession::Fail(const absl::Status& why) {
+  if (!step_open_ || proposed_) return absl::FailedPreconditionError("no open step to fail");
+  if (why.ok()) return absl::InvalidArgumentError("Fail needs the error that stopped the step");
+  step_open_ = false;
+  return session_->FailStep(why);
+}
+
+}  // namespace agentrt

@@ -1,0 +1,432 @@
+// The step loop: limits, claiming a step, recording and validating a decision (reference/core.md
+// §4.3, §4.4).
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/string_view.h"
+#include "runtime/engine/lease_heartbeat.h"
+#include "runtime/engine/records.h"
+#include "runtime/engine/run_reader.h"
+#include "runtime/engine/session.h"
+#include "runtime/json/canonical_json.h"
+#include "runtime/json/intake.h"
+#include "runtime/json/json_object.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/world/timestamp.h"
+
+namespace agentrt {
+namespace {
+
+// The reason a run ends with when the decision could not be made (reference/core.md §4.11):
+// a model limit or an unavailable model the agent passed on, else agent_error.
+std::string DecisionFailureReason(const absl::Status& error) {
+  if (std::optional<std::string> limit = LimitReasonOf(error)) return *limit;
+  if (IsModelUnavailable(error)) return std::string(reason::kModelUnavailable);
+  return std::string(reason::kAgentError);
+}
+
+std::string FormatMs(absl::Duration d) {
+  return absl::FormatDuration(absl::Trunc(d, absl::Milliseconds(1)));
+}
+
+}  // namespace
+
+using internal::LeaseHeartbeat;
+using store::SqlRow;
+using store::Transaction;
+using world::FormatTimestamp;
+
+// After a resume: the driver's loop goes on; a gate attaching hands the run back.
+absl::StatusOr<Run> Driver::Session::Continue() {
+  if (attaching_) return ReadRun(d_.store_, run_.id);
+  return Loop();
+}
+
+// Drives the run until it ends or pauses. A write refused because the run was moved by
+// someone else (an operator's cancel, say) returns the run as that writer left it.
+absl::StatusOr<Run> Driver::Session::Loop() {
+  absl::StatusOr<Run> result;
+  {
+    LeaseHeartbeat heartbeat(d_.store_, d_.lease_clock(), run_.id, d_.options_.lease_owner,
+                             d_.options_.lease_ttl, d_.options_.on_lease_renewed);
+    result = Iterate();
+  }
+  if (!result.ok() && absl::IsFailedPrecondition(result.status())) {
+    absl::StatusOr<Run> now = ReadRun(d_.store_, run_.id);
+    if (now.ok() && now->status != RunStatus::kRunning) return now;
+  }
+  return result;
+}
+
+absl::StatusOr<Run> Driver::Session::Iterate() {
+  for (;;) {
+    AGENTRT_ASSIGN_OR_RETURN(run_, ReadRun(d_.store_, run_.id));
+    if (run_.status != RunStatus::kRunning) return run_;
+    AGENTRT_ASSIGN_OR_RETURN(bool ended, CheckLimits());
+    if (ended) return ReadRun(d_.store_, run_.id);
+    AGENTRT_ASSIGN_OR_RETURN(bool started, StartStep());
+    if (!started) return ReadRun(d_.store_, run_.id);
+    AGENTRT_ASSIGN_OR_RETURN(bool go_on, DecideAndAct());
+    if (!go_on) return ReadRun(d_.store_, run_.id);
+  }
+}
+
+// Trailing steps whose observation is a failure; a step without one, or a success, ends it.
+int Driver::Session::ConsecutiveFailures() const {
+  int n = 0;
+  for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
+    if (!it->observation || !it->observation->is_failure()) break;
+    ++n;
+  }
+  return n;
+}
+
+// Identical trailing (tool, canonical args, observation) signatures; a changed result is
+// progress. Invalid decisions take no part.
+std::pair<int, const Step*> Driver::Session::LoopRepeats() const {
+  int repeats = 0;
+  const Step* last = nullptr;
+  std::string signature;
+  for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
+    const Step& s = *it;
+    if (!s.decision || s.decision->kind != "tool_call" || !s.observation ||
+        s.observation->kind == ObservationKind::kInvalidDecision) {
+      break;
+    }
+    std::string sig =
+        absl::StrCat(ToAbsl(s.decision->tool), "\n", ToAbsl(ContentHash(s.decision->args)), "\n",
+                     ToAbsl(s.observation->content_hash));
+    if (last == nullptr) {
+      signature = sig;
+      last = &s;
+    } else if (sig != signature) {
+      break;
+    }
+    ++repeats;
+  }
+  return {repeats, last};
+}
+
+absl::StatusOr<bool> Driver::Session::CheckLimits() {
+  const Limits& l = run_.limits;
+  if (run_.step_count >= l.max_steps) {
+    AGENTRT_RETURN_IF_ERROR(
+        Settle({.status = RunStatus::kFailed,
+                .reason = reason::kLimitSteps,
+                .detail = absl::StrCat("step limit ", l.max_steps, " reached")}));
+    return true;
+  }
+  if (int failures = ConsecutiveFailures(); failures >= l.max_consecutive_tool_failures) {
+    AGENTRT_RETURN_IF_ERROR(
+        Settle({.status = RunStatus::kFailed,
+                .reason = reason::kRepeatedToolFailures,
+                .detail = absl::StrCat(failures, " consecutive failed steps")}));
+    return true;
+  }
+  if (l.max_active_time > absl::ZeroDuration() && run_.active_time >= l.max_active_time) {
+    AGENTRT_RETURN_IF_ERROR(Settle(
+        {.status = RunStatus::kFailed,
+         .reason = reason::kLimitActiveTime,
+         .detail = absl::StrCat("active time ", FormatMs(run_.active_time), " reached limit ",
+                                absl::FormatDuration(l.max_active_time))}));
+    return true;
+  }
+  if (l.max_elapsed_time > absl::ZeroDuration() && Now() - run_.created_at >= l.max_elapsed_time) {
+    AGENTRT_RETURN_IF_ERROR(
+        Settle({.status = RunStatus::kFailed,
+                .reason = reason::kLimitElapsedTime,
+                .detail = absl::StrCat("elapsed time reached limit ",
+                                       absl::FormatDuration(l.max_elapsed_time))}));
+    return true;
+  }
+  auto [repeats, step] = LoopRepeats();
+  if (repeats >= l.loop_threshold) {
+    std::string tool = step->decision->tool;
+    std::string loop = json::JsonObject()
+                           .Int("repeats", repeats)
+                           .String("tool", tool)
+                           .String("args_hash", ContentHash(step->decision->args))
+                           .String("observation_hash", step->observation->content_hash)
+                           .Build();
+    absl::Time at = Now();
+    AGENTRT_RETURN_IF_ERROR(
+        Settle({.status = RunStatus::kFailed,
+                .reason = reason::kLoopDetected,
+                .detail = absl::StrCat(ToAbsl(tool), " produced the same observation ", repeats,
+                                       " times in a row"),
+                .pre = [&](Transaction& tx) {
+                  return tx.AppendEvent(run_.id, "", at, "loop.detected", loop).status();
+                }}));
+    return true;
+  }
+  return false;
+}
+
+absl::StatusOr<bool> Driver::Session::StartStep() {
+  Step step;
+  step.id = d_.entropy_.NewId();
+  step.run_id = run_.id;
+  step.index = run_.step_count;
+  step.status = StepStatus::kDeciding;
+  step.started_at = Now();
+  bool claimed = false;
+  std::string expiry = LeaseExpiry();
+  AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
+    // Claiming the step renews the lease: only the owner can, so of two loops on one run
+    // exactly one starts each step.
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::int64_t changed,
+        tx.Exec("UPDATE runs SET step_count = step_count + 1, lease_expires_at = ?4 "
+                "WHERE id = ?1 AND status = 'RUNNING' AND step_count = ?2 AND lease_owner = ?3",
+                {std::string_view(run_.id), std::int64_t{step.index},
+                 std::string_view(d_.options_.lease_owner), std::string_view(expiry)}));
+    if (changed == 0) return absl::OkStatus();  // someone else moved the run
+    std::string at = FormatTimestamp(step.started_at);
+    AGENTRT_RETURN_IF_ERROR(tx.Exec("INSERT INTO steps (id, run_id, idx, status, started_at) "
+                                    "VALUES (?1, ?2, ?3, 'deciding', ?4)",
+                                    {std::string_view(step.id), std::string_view(run_.id),
+                                     std::int64_t{step.index}, std::string_view(at)})
+                                .status());
+    AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run_.id, step.id, step.started_at, "step.started",
+                                           json::JsonObject().Int("index", step.index).Build())
+                                .status());
+    claimed = true;
+    return absl::OkStatus();
+  }));
+  if (!claimed) return false;
+  ++run_.step_count;
+  steps_.push_back(step);
+  if (d_.options_.model.model != nullptr) {
+    model_caller_ = std::make_unique<AccountingModelCaller>(
+        d_.options_.model, ModelCallScope{&d_.store_, &d_.clock_, &d_.entropy_, run_.id, step.id,
+                                          step.started_at, [this](Transaction& tx) -> absl::Status {
+                                            // Only the run's live owner may spend on the model for
+                                            // it.
+                                            AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+                                            return RequireLiveLease(tx, LeaseNow(),
+                                                                    "nothing is sent to the model");
+                                          }});
+  }
+  return true;
+}
+
+// What an agent is handed for the open step: copies of the run (this step already counted),
+// the steps before it and the registered tools.
+StepInput Driver::Session::Input() const {
+  StepInput input;
+  input.run = run_;
+  if (!steps_.empty()) input.steps.assign(steps_.begin(), steps_.end() - 1);
+  for (const RecordedSpec& s : d_.registry_.specs()) input.tools.push_back(s.spec);
+  input.model = model_caller_.get();
+  return input;
+}
+
+// Opens the next step for a caller-owned loop: the same checks and claim as the driver's
+// loop. False when the run is no longer RUNNING or a limit ended it.
+absl::StatusOr<bool> Driver::Session::OpenStep() {
+  AGENTRT_ASSIGN_OR_RETURN(run_, ReadRun(d_.store_, run_.id));
+  if (run_.status != RunStatus::kRunning) return false;
+  AGENTRT_ASSIGN_OR_RETURN(bool ended, CheckLimits());
+  if (ended) return false;
+  return StartStep();
+}
+
+// The decision could not be made: the run fails with the reason the error carries.
+absl::Status Driver::Session::FailStep(const absl::Status& why) {
+  std::string error(ToStd(why.message()));
+  return Settle({.status = RunStatus::kFailed,
+                 .reason = DecisionFailureReason(why),
+                 .detail = error,
+                 .step = FailedStep("agent error: " + error)});
+}
+
+absl::StatusOr<bool> Driver::Session::DecideAndAct() {
+  StepInput input = Input();
+  absl::StatusOr<Decision> decided;
+  try {
+    decided = d_.options_.agent->Decide(input);
+  } catch (const std::exception& e) {
+    decided = absl::InternalError(absl::StrCat("agent threw: ", e.what()));
+  } catch (...) {
+    decided = absl::InternalError("agent threw a non-standard exception");
+  }
+  if (!decided.ok()) {
+    AGENTRT_RETURN_IF_ERROR(FailStep(decided.status()));
+    return false;
+  }
+  AGENTRT_ASSIGN_OR_RETURN(Next next, Propose(*decided));
+  if (next == Next::kAllowed) return ExecutePending();
+  return next == Next::kContinue;
+}
+
+// Runs the allowed call: the policy record and the tool start commit together, then the tool
+// runs and its outcome is recorded.
+absl::StatusOr<bool> Driver::Session::ExecutePending() {
+  if (!pending_) return absl::FailedPreconditionError("no allowed call to execute");
+  Pending p = *std::move(pending_);
+  pending_.reset();
+  return Execute(p.decision, *p.spec, p.tool, p.start_at, [&](Transaction& tx) {
+    return tx.AppendEvent(run_.id, current().id, p.policy_at, "step.policy", p.policy_event)
+        .status();
+  });
+}
+
+// Records the decision as the agent made it, before anything judges it.
+absl::Status Driver::Session::RecordDecision(const Decision& decision, const RecordedSpec* spec) {
+  Step& step = current();
+  step.decision = decision;
+  if (spec != nullptr) step.spec_hash = spec->hash;
+  std::string json = DecisionJson(decision);
+  absl::Time at = Now();
+  return d_.store_.Write([&](Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+    AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE steps SET decision_json = ?1, spec_hash = ?2 "
+                                    "WHERE id = ?3 AND status = 'deciding'",
+                                    {std::string_view(json), std::string_view(step.spec_hash),
+                                     std::string_view(step.id)})
+                                .status());
+    if (spec != nullptr) {
+      AGENTRT_RETURN_IF_ERROR(
+          tx.Exec("INSERT OR IGNORE INTO tool_specs (hash, spec_json) VALUES (?1, ?2)",
+                  {std::string_view(spec->hash), std::string_view(spec->json)})
+              .status());
+    }
+    return tx.AppendEvent(run_.id, step.id, at, "step.decided", json).status();
+  });
+}
+
+// The compare-and-set guard of every write: the run must still be in `from_` (RUNNING in
+// the loop; WAITING_FOR_APPROVAL for the first write of a resumed step).
+absl::Status Driver::Session::RequireRunning(Transaction& tx) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query("SELECT status, lease_owner FROM runs WHERE id = ?1", {std::string_view(run_.id)}));
+  if (rows.empty()) return absl::NotFoundError(absl::StrCat("run ", run_.id, " not found"));
+  if (rows[0][0] != ToString(from_)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("run ", run_.id, " is ", rows[0][0], ", not ", ToAbsl(ToString(from_))));
+  }
+  // A run taken over by another owner is no longer this loop's to write.
+  if (from_ == RunStatus::kRunning && rows[0][1] != d_.options_.lease_owner) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("run ", run_.id, " is leased by ", rows[0][1], ", not this driver"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Driver::Session::RequireLiveLease(Transaction& tx, absl::Time lease_now,
+                                               std::string_view refused) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query("SELECT lease_expires_at FROM runs WHERE id = ?1", {std::string_view(run_.id)}));
+  absl::StatusOr<absl::Time> expiry = rows.empty()
+                                          ? absl::StatusOr<absl::Time>(absl::InfinitePast())
+                                          : world::ParseTimestamp(rows[0][0]);
+  if (!expiry.ok() || *expiry <= lease_now) {
+    return absl::FailedPreconditionError(absl::StrCat("run ", run_.id, ": the lease expired at ",
+                                                      ToAbsl(rows.empty() ? "" : rows[0][0]), "; ",
+                                                      ToAbsl(refused)));
+  }
+  return absl::OkStatus();
+}
+
+// Resuming a grant moves the run back to RUNNING in the same transaction as the step's
+// first write (the tool start, or the step's end), with run.resumed.
+absl::Status Driver::Session::EnterIfResuming(Transaction& tx) {
+  if (resumed_approval_.empty()) return absl::OkStatus();
+  AGENTRT_RETURN_IF_ERROR(
+      tx.Exec("UPDATE runs SET status = 'RUNNING', lease_owner = ?1, lease_expires_at = ?2 "
+              "WHERE id = ?3 AND status = 'WAITING_FOR_APPROVAL'",
+              {std::string_view(d_.options_.lease_owner), std::string_view(LeaseExpiry()),
+               std::string_view(run_.id)})
+          .status());
+  return tx
+      .AppendEvent(run_.id, current().id, resumed_at_, "run.resumed",
+                   json::JsonObject().String("approval_id", resumed_approval_).Build())
+      .status();
+}
+
+void Driver::Session::Entered() {
+  resumed_approval_.clear();
+  from_ = RunStatus::kRunning;
+}
+
+// Returns "" when the decision is usable, else why not (one sentence for the agent).
+std::string Driver::Session::Validate(const Decision& decision, const RecordedSpec* spec) {
+  const std::string& o = decision.origin;
+  if (!o.empty() && o != "model" && o != "plan" && o != "operator") {
+    return absl::StrCat("unknown decision origin \"", ToAbsl(json::Sanitize(o)), "\"");
+  }
+  if (decision.kind == "complete") {
+    if (!Blank(decision.result)) {
+      if (absl::Status s = json::Parse(decision.result).status(); !s.ok()) {
+        return absl::StrCat("result is not usable JSON: ", s.message());
+      }
+    }
+    return "";
+  }
+  if (decision.kind == "fail") return "";
+  if (decision.kind == "tool_call") {
+    if (decision.tool.empty()) return "tool_call without a tool name";
+    if (spec == nullptr) {
+      return absl::StrCat("unknown tool \"", ToAbsl(json::Sanitize(decision.tool)), "\"");
+    }
+    if (absl::Status s = CheckArgs(*spec, decision.args); !s.ok()) {
+      return std::string(ToStd(s.message()));
+    }
+    return "";
+  }
+  if (decision.kind.empty()) return "decision has no kind";
+  if (decision.kind == "truncated") {
+    return "the reply was cut off by the output cap before a tool call";
+  }
+  if (decision.kind == "no_tool_call") return "the reply contained no tool call";
+  return absl::StrCat("unknown decision kind \"", ToAbsl(json::Sanitize(decision.kind)), "\"");
+}
+
+absl::StatusOr<Driver::Session::Next> Driver::Session::Propose(Decision decision) {
+  if (Blank(decision.args)) decision.args.clear();
+  if (Blank(decision.result)) decision.result.clear();
+  Tool* tool = decision.kind == "tool_call" ? d_.registry_.Find(decision.tool) : nullptr;
+  const RecordedSpec* spec = nullptr;
+  if (tool != nullptr) {
+    absl::StatusOr<const RecordedSpec*> current = d_.registry_.Current(tool);
+    if (!current.ok()) {
+      AGENTRT_RETURN_IF_ERROR(
+          Settle({.status = RunStatus::kFailed,
+                  .reason = reason::kInternalError,
+                  .detail = absl::StrCat("internal: ", current.status().message()),
+                  .step = FailedStep("tool spec refused")}));
+      return Next::kStop;
+    }
+    spec = *current;
+  }
+  AGENTRT_RETURN_IF_ERROR(RecordDecision(decision, spec));
+
+  if (std::string invalid = Validate(decision, spec); !invalid.empty()) {
+    Observation obs = MakeObservation(ObservationKind::kInvalidDecision, {{"error", invalid}},
+                                      "invalid decision: " + invalid);
+    AGENTRT_RETURN_IF_ERROR(EndStep(StepStatus::kFailed, obs, invalid));
+    return Next::kContinue;
+  }
+  if (decision.kind == "complete") {
+    std::string result;
+    if (!decision.result.empty()) result = *json::Canonicalize(decision.result);
+    AGENTRT_RETURN_IF_ERROR(Settle({.status = RunStatus::kCompleted,
+                                    .reason = reason::kGoalCompleted,
+                                    .result = result,
+                                    .step = StepEnd{StepStatus::kDone, std::nullopt, ""}}));
+    return Next::kStop;
+  }
+  if (decision.kind == "fail") {
+    AGENTRT_RETURN_IF_ERROR(Settle({.status = RunStatus::kFailed,
+                                    .reason = reason::kGoalFailed,
+                                    .detail = decision.message,
+                                    .step = StepEnd{StepStatus::kDone, std::nullopt, ""}}));
+    return Next::kStop;
+  }
+  return Judge(decision, *spec, tool);
+}
+
+}  // namespace agentrt

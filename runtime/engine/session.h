@@ -1,0 +1,209 @@
+// runtime/engine/session.h
+//
+// The driver's session: one run driven by one owner (the Driver's loop, Resume, or a Gate
+// session). Internal to the engine; the contract is driver.h's. Its methods live by topic:
+// loop.cc (the step loop, limits, recording and validating a decision), judge.cc (asking
+// the policy and pausing), execute.cc (running a tool, ending steps and runs), resume.cc
+// (resuming paused and interrupted runs); driver.cc holds the Driver and GateSession API.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "runtime/driver.h"
+#include "runtime/world/timestamp.h"
+
+namespace agentrt {
+
+class Driver::Session {
+ public:
+  friend class agentrt::GateSession;
+  friend class Driver;
+  Session(Driver& driver, Run run) : d_(driver), run_(std::move(run)) {}
+
+  absl::Time LeaseNow() const { return d_.lease_clock().Now(); }
+  std::string LeaseExpiry() const {
+    return world::FormatTimestamp(LeaseNow() + d_.options_.lease_ttl);
+  }
+
+  // A stored row the runtime cannot read means it cannot know what happened: the run fails
+  // (internal_error), every step in flight fails with the cause, and no damaged row is
+  // rewritten otherwise.
+  absl::StatusOr<Run> FailInternal(std::string_view cause);
+
+  std::string Damage() const;
+
+  // Resumes a run found RUNNING (its owner died) or INTERRUPTED (reference/core.md §6.3,
+  // without reconciliation): take the lease over, mark the steps in flight interrupted, and
+  // pause a side effect whose outcome is unknown for an operator.
+  absl::StatusOr<Run> ResumeInterrupted();
+
+  // Applies the consumer's reconciliation; nullopt means "continue".
+  std::optional<absl::StatusOr<Run>> Reconciled(std::optional<std::size_t> executing);
+
+  // A tool that may have changed the world was executing when its process stopped: the outcome
+  // is unknown, so the runtime does not run it again on its own; an operator decides (ADR 6).
+  absl::Status InterruptedPause(std::size_t index, Tool* tool,
+                                const PolicyDecision* reconciled = nullptr);
+
+  // Resumes a run paused for approval (reference/core.md §5.5): only the latest approval of
+  // the awaiting step can grant; its hash is verified; the tool must still be registered and
+  // its current spec is the one judged; the arguments must meet the current schema; the policy
+  // is asked again and an identical required approval is the grant, a different one pauses
+  // again. Then the loop goes on.
+  absl::StatusOr<Run> ResumeApproved();
+
+  // After a resume: the driver's loop goes on; a gate attaching hands the run back.
+  absl::StatusOr<Run> Continue();
+
+  // Drives the run until it ends or pauses. A write refused because the run was moved by
+  // someone else (an operator's cancel, say) returns the run as that writer left it.
+  absl::StatusOr<Run> Loop();
+
+ private:
+  absl::StatusOr<Run> Iterate();
+
+  absl::Time Now() { return d_.clock_.Now(); }
+
+  // What a proposal leads to: the step ended and the loop goes on, the run stopped (ended or
+  // paused), or the call is allowed and waits to be executed.
+  enum class Next { kContinue, kStop, kAllowed };
+
+  // An allowed call, between the policy's answer and its execution.
+  struct Pending {
+    Decision decision;
+    const RecordedSpec* spec = nullptr;
+    Tool* tool = nullptr;
+    absl::Time start_at;
+    absl::Time policy_at;
+    std::string policy_event;
+  };
+
+  // Trailing steps whose observation is a failure; a step without one, or a success, ends it.
+  int ConsecutiveFailures() const;
+
+  // Identical trailing (tool, canonical args, observation) signatures; a changed result is
+  // progress. Invalid decisions take no part.
+  std::pair<int, const Step*> LoopRepeats() const;
+
+  absl::StatusOr<bool> CheckLimits();
+
+  absl::StatusOr<bool> StartStep();
+
+  Step& current() { return steps_.back(); }
+
+  // What an agent is handed for the open step: copies of the run (this step already counted),
+  // the steps before it and the registered tools.
+  StepInput Input() const;
+
+  // Opens the next step for a caller-owned loop: the same checks and claim as the driver's
+  // loop. False when the run is no longer RUNNING or a limit ended it.
+  absl::StatusOr<bool> OpenStep();
+
+  absl::StatusOr<Next> ProposeDecision(const Decision& decision) { return Propose(decision); }
+
+  // The decision could not be made: the run fails with the reason the error carries.
+  absl::Status FailStep(const absl::Status& why);
+
+  const Step* CurrentStep() const { return steps_.empty() ? nullptr : &steps_.back(); }
+  const Run& run() const { return run_; }
+  bool has_pending() const { return pending_.has_value(); }
+
+  absl::StatusOr<bool> DecideAndAct();
+
+  // Runs the allowed call: the policy record and the tool start commit together, then the tool
+  // runs and its outcome is recorded.
+  absl::StatusOr<bool> ExecutePending();
+
+  // Records the decision as the agent made it, before anything judges it.
+  absl::Status RecordDecision(const Decision& decision, const RecordedSpec* spec);
+
+  // The compare-and-set guard of every write: the run must still be in `from_` (RUNNING in
+  // the loop; WAITING_FOR_APPROVAL for the first write of a resumed step).
+  absl::Status RequireRunning(store::Transaction& tx);
+
+  // FailedPrecondition naming the expiry and saying what was `refused` unless the run's
+  // lease is unexpired at `lease_now`.
+  absl::Status RequireLiveLease(store::Transaction& tx, absl::Time lease_now,
+                                std::string_view refused);
+
+  // Resuming a grant moves the run back to RUNNING in the same transaction as the step's
+  // first write (the tool start, or the step's end), with run.resumed.
+  absl::Status EnterIfResuming(store::Transaction& tx);
+  void Entered();
+
+  // Returns "" when the decision is usable, else why not (one sentence for the agent).
+  std::string Validate(const Decision& decision, const RecordedSpec* spec);
+
+  absl::StatusOr<Next> Propose(Decision decision);
+
+  absl::StatusOr<Next> Judge(const Decision& decision, const RecordedSpec& spec, Tool* tool,
+                             const Approval* granted = nullptr);
+
+  static std::string RequestJson(const ToolRequest& request, const RecordedSpec& spec);
+
+  static std::string GrantedHash(const PolicyDecision& pd, const ToolRequest& request,
+                                 const RecordedSpec& spec);
+
+  // The approval binds kind, capability, presentation and the whole request (run, step, the
+  // full spec and the canonical arguments): approving it can only ever grant this call.
+  absl::Status Pause(const PolicyDecision& pd, const ToolRequest& request, const RecordedSpec& spec,
+                     const std::function<absl::Status(store::Transaction&)>& write_policy);
+
+  absl::StatusOr<bool> Execute(
+      const Decision& decision, const RecordedSpec& spec, Tool* tool, absl::Time start_at,
+      const std::function<absl::Status(store::Transaction&)>& write_policy);
+
+  absl::Status AppendLateOutcome(const Observation& obs, absl::Time started_at);
+
+  struct StepEnd {
+    StepStatus status;
+    std::optional<Observation> observation;
+    std::string detail;
+  };
+
+  // Ends the current step inside `tx` at `at`: its columns, active time, and the
+  // step.tool_finished / step.failed events.
+  absl::Status EndStepTx(store::Transaction& tx, const StepEnd& end, absl::Time at);
+
+  absl::Status EndStep(StepStatus status, std::optional<Observation> obs, std::string detail,
+                       const std::function<absl::Status(store::Transaction&)>& pre = {});
+
+  // How a run ends: its status, reason and detail; a completed run's result; the step that
+  // ends with it, if any; and what must be written before, in the same transaction.
+  struct Ending {
+    RunStatus status = RunStatus::kFailed;
+    std::string_view reason;  // outlives the call (a constant, or a temporary of the caller's)
+    std::string detail;
+    std::string result;
+    std::optional<StepEnd> step;
+    std::function<absl::Status(store::Transaction&)> pre;
+  };
+  static StepEnd FailedStep(std::string detail) {
+    return StepEnd{StepStatus::kFailed, std::nullopt, std::move(detail)};
+  }
+
+  // Ends the run (and its current step, when `ending.step` is set) in one transaction: a
+  // finished step never sits under a running run.
+  absl::Status Settle(Ending ending);
+
+  Driver& d_;
+  Run run_;
+  std::vector<Step> steps_;
+  std::vector<Approval> approvals_;  // the run's approvals, as this session wrote or read them
+  std::optional<Pending> pending_;
+  std::unique_ptr<AccountingModelCaller> model_caller_;  // the open step's, when a model is set
+  bool attaching_ = false;         // resumed for a gate: stop where the caller takes over
+  std::optional<Approval> grant_;  // the approval a resume executes, until it runs
+  RunStatus from_ = RunStatus::kRunning;
+  std::string resumed_approval_;  // set while resuming a grant, until the run is entered
+  absl::Time resumed_at_;
+};
+
+}  // namespace agentrt

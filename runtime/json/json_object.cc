@@ -1,0 +1,50 @@
+#include "runtime/json/json_object.h"
+
+#include <algorithm>
+
+#include "runtime/json/canonical_json.h"
+#include "runtime/json/document.h"
+
+namespace agentrt::json {
+
+std::string JsonString(std::string_view text) {
+  std::string out;
+  AppendJsonString(text, out);
+  return out;
+}
+
+JsonObject& JsonObject::String(std::string_view key, std::string_view value) {
+  return Raw(key, JsonString(value));
+}
+
+JsonObject& JsonObject::Int(std::string_view key, std::int64_t value) {
+  return Raw(key, std::to_string(value));
+}
+
+JsonObject& JsonObject::Bool(std::string_view key, bool value) {
+  return Raw(key, value ? "true" : "false");
+}
+
+JsonObject& JsonObject::Raw(std::string_view key, std::string_view canonical_json) {
+  members_.emplace_back(std::string(key), std::string(canonical_json));
+  return *this;
+}
+
+std::string JsonObject::Build() const {
+  std::vector<const std::pair<std::string, std::string>*> sorted;
+  for (const auto& m : members_) sorted.push_back(&m);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+    return CompareUtf16(a->first, b->first) < 0;
+  });
+  std::string out = "{";
+  for (const auto* m : sorted) {
+    if (out.size() > 1) out += ",";
+    AppendCanonicalString(m->first, out);
+    out += ":";
+    out += m->second;
+  }
+  out += "}";
+  return out;
+}
+
+}  // namespace agentrt::json

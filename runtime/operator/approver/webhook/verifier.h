@@ -1,0 +1,47 @@
+// runtime/operator/approver/webhook/verifier.h
+//
+// SignatureVerifier checks a webhook request's signature (signature.h) and refuses a replay:
+//   - the timestamp must be within `skew` of now (either side);
+//   - the signature must be the HMAC of the request under the secret, compared in constant
+//     time;
+//   - a signature already accepted is refused until its timestamp + skew, after which the
+//     timestamp check refuses it anyway; the set of remembered signatures is bounded at
+//     `capacity`, and a request that would overflow it is refused rather than forgetting one
+//     early.
+// Each refusal is one sentence for the client and the observer. Thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <set>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "runtime/world/http_service.h"
+
+namespace agentrt::approver::webhook {
+
+class SignatureVerifier {
+ public:
+  SignatureVerifier(std::string secret, absl::Duration skew, std::size_t capacity);
+
+  // Verify: OK, or Unauthenticated saying why. An accepted signature is remembered.
+  absl::Status Verify(const world::ServerRequest& request, absl::Time now);
+
+  std::size_t remembered() const;
+
+ private:
+  void Forget(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const std::string secret_;
+  const absl::Duration skew_;
+  const std::size_t capacity_;
+  mutable absl::Mutex mu_;
+  std::set<std::string> seen_ ABSL_GUARDED_BY(mu_);                        // MAC bytes
+  std::multimap<absl::Time, std::string> forget_at_ ABSL_GUARDED_BY(mu_);  // ts + skew -> MAC
+};
+
+}  // namespace agentrt::approver::webhook

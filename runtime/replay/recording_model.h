@@ -1,0 +1,37 @@
+// runtime/replay/recording_model.h
+//
+// A Model that passes every call to a real one and records each successful exchange into a
+// cassette (reference/core.md §9 "Recorder"): the request, the response and the provider's
+// raw bytes, filed under the request's key with its ordinal among identical requests (see
+// cassette_recorder.h for ordering and re-recording). Failed calls are passed back unchanged
+// (their error kind too) and not recorded: a replay serves only what a model answered.
+//
+// A successful call whose recording fails returns the recording's error instead of the
+// response: a run that goes on with a hole in its cassette could never be replayed.
+//
+// Thread-safe when the inner model is.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "runtime/model.h"
+#include "runtime/replay/cassette_recorder.h"
+
+namespace agentrt::replay {
+
+class RecordingModel : public Model {
+ public:
+  // `inner` and `recorder` must outlive this.
+  RecordingModel(Model& inner, CassetteRecorder& recorder) : inner_(inner), recorder_(recorder) {}
+
+  std::string Name() const override { return inner_.Name(); }
+  absl::StatusOr<ModelResponse> Generate(const ModelRequest& request, absl::Time deadline) override;
+
+ private:
+  Model& inner_;
+  CassetteRecorder& recorder_;
+};
+
+}  // namespace agentrt::replay

@@ -1,0 +1,288 @@
+// Recording a model's answers into a cassette and replaying them without the model
+// (reference/core.md §9 Recorder/Replayer; §18 [M01] record/replay rows).
+#include <sys/stat.h>
+
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/replay/cassette_file.h"
+#include "runtime/replay/cassette_recorder.h"
+#include "runtime/replay/model_key.h"
+#include "runtime/replay/recording_model.h"
+#include "runtime/replay/replaying_model.h"
+#include "sim/scripted_model.h"
+#include "tests/runtime/model_fixtures.h"
+
+namespace agentrt::replay {
+namespace {
+
+using ::agentrt::model_fixtures::Answer;
+using ::agentrt::model_fixtures::Ask;
+using ::agentrt::model_fixtures::TempDirTest;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+using ::agentrt::sim::ScriptedModel;
+using namespace std::string_literals;
+
+constexpr absl::Time kNoDeadline = absl::InfiniteFuture();
+
+std::string TextOf(const absl::StatusOr<ModelResponse>& response) {
+  return response.ok() ? response->text : "error: " + std::string(response.status().message());
+}
+
+// Records `requests` against a scripted model answering `answers` in order.
+Cassette Record(const std::vector<ModelRequest>& requests,
+                const std::vector<ModelResponse>& answers, const std::string& name = "scripted") {
+  ScriptedModel inner(answers, {}, name);
+  CassetteRecorder recorder;
+  RecordingModel recording(inner, recorder);
+  for (const ModelRequest& request : requests) {
+    absl::StatusOr<ModelResponse> response = recording.Generate(request, kNoDeadline);
+    EXPECT_TRUE(response.ok()) << response.status();
+  }
+  return recorder.cassette();
+}
+
+class ReplayTest : public TempDirTest {};
+
+TEST_F(ReplayTest, RecordThenReplayAnswersByRequestAndRefusesTheUnrecorded) {
+  Cassette cassette = Record({Ask("capital of France?"), Ask("capital of Peru?")},
+                             {Answer("Paris"), Answer("Lima")});
+  ASSERT_EQ(cassette.exchanges.size(), 2u);
+  EXPECT_EQ(cassette.exchanges[0].model->key, ModelKey("scripted", Ask("capital of France?")));
+  EXPECT_EQ(cassette.exchanges[0].model->ordinal, 1u);
+
+  ReplayingModel replay("scripted", cassette);
+  EXPECT_EQ(replay.Name(), "scripted");
+  // By key, not by position: the other order gives the same answers.
+  EXPECT_EQ(TextOf(replay.Generate(Ask("capital of Peru?"), kNoDeadline)), "Lima");
+  absl::StatusOr<ModelResponse> paris = replay.Generate(Ask("capital of France?"), kNoDeadline);
+  ASSERT_TRUE(paris.ok()) << paris.status();
+  EXPECT_EQ(paris->text, "Paris");
+  EXPECT_EQ(paris->stop_reason, "end_turn");
+  EXPECT_EQ(paris->usage.input_tokens, 10);
+  EXPECT_EQ(paris->usage.output_tokens, 2);
+
+  absl::StatusOr<ModelResponse> unrecorded = replay.Generate(Ask("capital of Chad?"), kNoDeadline);
+  EXPECT_EQ(unrecorded.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(unrecorded.status().message(),
+            "replay: no recorded response for this request (key " +
+                std::string(KeyPrefix(ModelKey("scripted", Ask("capital of Chad?")))) + ")");
+  EXPECT_EQ(ClassifyModelError(unrecorded.status()).kind, ModelErrorKind::kPermanent);
+
+  // The model's name is part of the key: another model's replay has nothing recorded.
+  ReplayingModel other("other-model", cassette);
+  EXPECT_EQ(other.Generate(Ask("capital of France?"), kNoDeadline).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(ReplayTest, RawBytesRoundTripByteForByte) {
+  // Not UTF-8, HTML-ish characters, U+2028, indentation and a trailing newline: a replay that
+  // re-encoded the bytes in any way (JSON escaping, re-indenting) would change them.
+  const std::string raw =
+      "{\n  \"text\": \"<b>a & b</b>\xE2\x80\xA8\",\n"
+      "  \"bin\": \"\xFF\xFE\x00\x80\"\n}\n"s;
+  ASSERT_NE(raw.find('\0'), std::string::npos);
+  Cassette cassette = Record({Ask("q")}, {Answer("a <>&", raw)});
+  EXPECT_EQ(cassette.exchanges[0].model->raw, raw);
+
+  ASSERT_TRUE(WriteCassette(Path("raw.cassette"), cassette).ok());
+  absl::StatusOr<std::unique_ptr<ReplayingModel>> replay =
+      ReplayingModel::Open("scripted", Path("raw.cassette"));
+  ASSERT_TRUE(replay.ok()) << replay.status();
+  absl::StatusOr<ModelResponse> response = (*replay)->Generate(Ask("q"), kNoDeadline);
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->raw, raw);
+  EXPECT_EQ(response->text, "a <>&");
+}
+
+TEST_F(ReplayTest, IdenticalRequestsKeepTheirOrderAndTheOverflowIsUnrecorded) {
+  Cassette cassette = Record({Ask("roll a die"), Ask("roll a die"), Ask("other")},
+                             {Answer("4"), Answer("2"), Answer("o")});
+  ASSERT_EQ(cassette.exchanges.size(), 3u);
+  EXPECT_EQ(cassette.exchanges[0].model->ordinal, 1u);
+  EXPECT_EQ(cassette.exchanges[1].model->ordinal, 2u);
+  EXPECT_EQ(cassette.exchanges[1].model->key, cassette.exchanges[0].model->key);
+
+  ReplayingModel replay("scripted", cassette);
+  EXPECT_EQ(TextOf(replay.Generate(Ask("roll a die"), kNoDeadline)), "4");
+  EXPECT_EQ(TextOf(replay.Generate(Ask("other"), kNoDeadline)), "o");
+  EXPECT_EQ(TextOf(replay.Generate(Ask("roll a die"), kNoDeadline)), "2");
+  absl::StatusOr<ModelResponse> third = replay.Generate(Ask("roll a die"), kNoDeadline);
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(third.status().message(),
+            "replay: no recorded response for this request (key " +
+                std::string(KeyPrefix(ModelKey("scripted", Ask("roll a die")))) +
+                "): recorded 2 times, requested 3");
+  EXPECT_EQ(replay.served(), 3u);
+  EXPECT_EQ(replay.recorded(), 3u);
+}
+
+TEST_F(ReplayTest, ReRecordingInANewRecorderReplacesTheKeysWholeSequence) {
+  const std::string path = Path("run.cassette");
+  {
+    ScriptedModel inner({Answer("old 1"), Answer("old 2"), Answer("kept")});
+    absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path);
+    ASSERT_TRUE(recorder.ok()) << recorder.status();
+    RecordingModel recording(inner, **recorder);
+    ASSERT_TRUE(recording.Generate(Ask("same"), kNoDeadline).ok());
+    ASSERT_TRUE(recording.Generate(Ask("same"), kNoDeadline).ok());
+    ASSERT_TRUE(recording.Generate(Ask("untouched"), kNoDeadline).ok());
+  }
+  {
+    // A new session asks "same" once: its shorter sequence replaces both old recordings.
+    ScriptedModel inner({Answer("new 1")});
+    absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path);
+    ASSERT_TRUE(recorder.ok()) << recorder.status();
+    RecordingModel recording(inner, **recorder);
+    ASSERT_TRUE(recording.Generate(Ask("same"), kNoDeadline).ok());
+  }
+  absl::StatusOr<Cassette> cassette = ReadCassette(path);
+  ASSERT_TRUE(cassette.ok()) << cassette.status();
+  ASSERT_EQ(cassette->exchanges.size(), 2u);
+  EXPECT_EQ(cassette->exchanges[0].model->response_json.find("kept") != std::string::npos, true);
+  EXPECT_EQ(cassette->exchanges[1].model->ordinal, 1u);
+
+  ReplayingModel replay("scripted", *cassette);
+  EXPECT_EQ(TextOf(replay.Generate(Ask("same"), kNoDeadline)), "new 1");
+  EXPECT_THAT(TextOf(replay.Generate(Ask("same"), kNoDeadline)),
+              HasSubstr("recorded 1 times, requested 2"));
+  EXPECT_EQ(TextOf(replay.Generate(Ask("untouched"), kNoDeadline)), "kept");
+}
+
+TEST_F(ReplayTest, FailedCallsAreNotRecordedAndKeepTheirKind) {
+  ScriptedModel inner({Answer("unused"), Answer("ok")},
+                      {ServedError("overloaded after work", {5, 1, 0})});
+  CassetteRecorder recorder;
+  RecordingModel recording(inner, recorder);
+  EXPECT_EQ(recording.Name(), "scripted");
+
+  absl::StatusOr<ModelResponse> failed = recording.Generate(Ask("q"), kNoDeadline);
+  EXPECT_EQ(failed.status().message(), "overloaded after work");
+  ModelErrorInfo info = ClassifyModelError(failed.status());
+  EXPECT_EQ(info.kind, ModelErrorKind::kServed);
+  ASSERT_TRUE(info.usage.has_value());
+  EXPECT_EQ(info.usage->input_tokens, 5);
+  EXPECT_TRUE(recorder.cassette().exchanges.empty());
+
+  ASSERT_TRUE(recording.Generate(Ask("q"), kNoDeadline).ok());
+  Cassette cassette = recorder.cassette();
+  ASSERT_EQ(cassette.exchanges.size(), 1u);
+  EXPECT_EQ(cassette.exchanges[0].model->ordinal, 1u);
+  EXPECT_EQ(TextOf(ReplayingModel("scripted", cassette).Generate(Ask("q"), kNoDeadline)), "ok");
+}
+
+TEST_F(ReplayTest, EverySaveLeavesAWholeOwnerOnlyCassetteThatSurvivesAReopen) {
+  const std::string path = Path("run.cassette");
+  {
+    ScriptedModel inner({Answer("one"), Answer("two"), Answer("three")}, {}, "m");
+    absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path);
+    ASSERT_TRUE(recorder.ok()) << recorder.status();
+    // Created at once, empty.
+    absl::StatusOr<Cassette> empty = ReadCassette(path);
+    ASSERT_TRUE(empty.ok()) << empty.status();
+    EXPECT_TRUE(empty->exchanges.empty());
+    EXPECT_EQ(empty->created_by, "agentrt");
+
+    RecordingModel recording(inner, **recorder);
+    for (int i = 1; i <= 3; ++i) {
+      ASSERT_TRUE(recording.Generate(Ask("q" + std::to_string(i)), kNoDeadline).ok());
+      // What is on disk after each call is the whole cassette so far: a crash at this point
+      // would lose nothing recorded.
+      absl::StatusOr<Cassette> on_disk = ReadCassette(path);
+      ASSERT_TRUE(on_disk.ok()) << on_disk.status();
+      EXPECT_EQ(on_disk->exchanges.size(), static_cast<std::size_t>(i));
+    }
+    ASSERT_TRUE((*recorder)->SetChainHead({7, std::string(64, 'a')}).ok());
+  }
+  EXPECT_THAT(Files(), ElementsAre("run.cassette"));  // no temporary file left
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  absl::StatusOr<std::unique_ptr<ReplayingModel>> replay = ReplayingModel::Open("m", path);
+  ASSERT_TRUE(replay.ok()) << replay.status();
+  EXPECT_EQ(TextOf((*replay)->Generate(Ask("q2"), kNoDeadline)), "two");
+  EXPECT_EQ(TextOf((*replay)->Generate(Ask("q1"), kNoDeadline)), "one");
+  EXPECT_EQ(TextOf((*replay)->Generate(Ask("q3"), kNoDeadline)), "three");
+  absl::StatusOr<Cassette> cassette = ReadCassette(path);
+  ASSERT_TRUE(cassette.ok());
+  EXPECT_EQ(cassette->chain_head.seq, 7);
+  EXPECT_EQ(cassette->chain_head.hash, std::string(64, 'a'));
+}
+
+TEST_F(ReplayTest, ConcurrentIdenticalCallsGetDistinctOrdinalsAndAllReplay) {
+  std::vector<ModelResponse> answers;
+  for (int i = 0; i < 40; ++i) answers.push_back(Answer(std::to_string(i)));
+  ScriptedModel inner(answers);
+  CassetteRecorder recorder;
+  RecordingModel recording(inner, recorder);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) EXPECT_TRUE(recording.Generate(Ask("same"), kNoDeadline).ok());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  Cassette cassette = recorder.cassette();
+  ASSERT_EQ(cassette.exchanges.size(), 40u);
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(cassette.exchanges[i].model->ordinal, i + 1);
+  ASSERT_TRUE(SerializeCassette(cassette).ok());
+
+  ReplayingModel replay("scripted", cassette);
+  std::set<std::string> served;
+  for (int i = 0; i < 40; ++i) served.insert(TextOf(replay.Generate(Ask("same"), kNoDeadline)));
+  EXPECT_EQ(served.size(), 40u);
+}
+
+TEST_F(ReplayTest, StrictOrderStopsAtTheFirstRequestThatDiffersNamingBothKeys) {
+  Cassette cassette =
+      Record({Ask("a"), Ask("b"), Ask("a")}, {Answer("A1"), Answer("B"), Answer("A2")});
+  ReplayingModel strict("scripted", cassette, ReplayOrder::kStrict);
+  EXPECT_EQ(TextOf(strict.Generate(Ask("a"), kNoDeadline)), "A1");
+  absl::StatusOr<ModelResponse> wrong = strict.Generate(Ask("a"), kNoDeadline);
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(wrong.status().message(),
+            "replay: request 2 differs from the recording: recorded key " +
+                std::string(KeyPrefix(ModelKey("scripted", Ask("b")))) + ", requested key " +
+                std::string(KeyPrefix(ModelKey("scripted", Ask("a")))));
+  // The replay has stopped: even the request the recording expected now fails.
+  EXPECT_EQ(strict.Generate(Ask("b"), kNoDeadline).status(), wrong.status());
+
+  // In order, every exchange is served, then nothing more.
+  ReplayingModel in_order("scripted", cassette, ReplayOrder::kStrict);
+  EXPECT_EQ(TextOf(in_order.Generate(Ask("a"), kNoDeadline)), "A1");
+  EXPECT_EQ(TextOf(in_order.Generate(Ask("b"), kNoDeadline)), "B");
+  EXPECT_EQ(TextOf(in_order.Generate(Ask("a"), kNoDeadline)), "A2");
+  absl::StatusOr<ModelResponse> more = in_order.Generate(Ask("a"), kNoDeadline);
+  EXPECT_EQ(more.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(more.status().message(), HasSubstr("all 3 recorded exchanges were served"));
+}
+
+TEST_F(ReplayTest, TextThatIsNotUtf8IsRecordedAsReplacementCharactersWhileRawStaysExact) {
+  // A JSON string cannot hold bytes that are not UTF-8: the structured response keeps U+FFFD in
+  // their place (one stable form, so the exchange reads back), and the provider's own bytes are
+  // kept exactly in raw.
+  Cassette cassette = Record({Ask("q")}, {Answer("bad \xFF text", "raw \xFF bytes")});
+  ReplayingModel replay("scripted", cassette);
+  absl::StatusOr<ModelResponse> r = replay.Generate(Ask("q"), kNoDeadline);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->text, "bad \xEF\xBF\xBD text");
+  EXPECT_EQ(r->raw, "raw \xFF bytes");
+}
+
+TEST_F(ReplayTest, ARecorderOnAFolderThatDoesNotExistFailsAtOpenNamingThePath) {
+  std::string path = Path("missing/run.cassette");
+  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path);
+  EXPECT_EQ(recorder.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(recorder.status().message(), HasSubstr(path));
+}
+
+}  // namespace
+}  // namespace agentrt::replay
