@@ -22,11 +22,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "runtime/agent.h"
-#include "runtime/engine/model_caller.h"
-#include "runtime/engine/run_reader.h"
-#include "runtime/engine/tool_registry.h"
+#include "runtime/model.h"
 #include "runtime/policy.h"
+#include "runtime/prices.h"
 #include "runtime/store/store.h"
 #include "runtime/tool.h"
 #include "runtime/types.h"
@@ -34,6 +34,17 @@
 #include "runtime/world/entropy.h"
 
 namespace agentrt {
+
+// The model agents may call through StepInput::model, and how each call is accounted
+// (reference/core.md §7; the accounting itself is the engine's AccountingModelCaller).
+struct ModelConfig {
+  Model* model = nullptr;                             // not owned; none: agents get no model caller
+  PriceTable prices;                                  // a model absent from it costs 0
+  absl::Duration call_timeout = absl::Minutes(2);     // per attempt; <= 0 means the default
+  int max_retries = 0;                                // attempts = max_retries + 1; negative = 0
+  absl::Duration backoff = absl::Seconds(1);          // wait before retry n: backoff x 2^(n-1)
+  absl::Duration max_retry_after = absl::Minutes(1);  // a longer Retry-After fails at once
+};
 
 // What a consumer's reconciliation decided about a run found interrupted (reference/core.md
 // §6.3): the consumer looks at the world (did the payment go through?) and says how to go on.
@@ -75,6 +86,7 @@ struct DriverOptions {
 };
 
 class GateSession;
+class ToolRegistry;
 namespace internal {
 class LeaseHeartbeat;
 }
@@ -95,6 +107,7 @@ struct GateVerdict {
 
 class Driver {
  public:
+  ~Driver();
   // Create checks the options and registers the tools (see tool_registry.h). Errors:
   // InvalidArgument naming what is missing or which tool is refused and why.
   static absl::StatusOr<std::unique_ptr<Driver>> Create(store::Store& store,
@@ -131,7 +144,7 @@ class Driver {
 
  private:
   Driver(store::Store& store, const world::Clock& clock, world::Entropy& entropy,
-         DriverOptions options, ToolRegistry registry);
+         DriverOptions options, std::unique_ptr<ToolRegistry> registry);
   class Session;
   friend class GateSession;
 
@@ -150,7 +163,7 @@ class Driver {
   world::Entropy& entropy_;
   world::RealClock wall_clock_;
   DriverOptions options_;
-  ToolRegistry registry_;
+  std::unique_ptr<ToolRegistry> registry_;
 };
 
 // A loop the caller owns, one run: Step opens the next step (limits checked, step claimed),

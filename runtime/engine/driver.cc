@@ -19,12 +19,14 @@ using store::Transaction;
 using world::FormatTimestamp;
 
 Driver::Driver(store::Store& store, const world::Clock& clock, world::Entropy& entropy,
-               DriverOptions options, ToolRegistry registry)
+               DriverOptions options, std::unique_ptr<ToolRegistry> registry)
     : store_(store),
       clock_(clock),
       entropy_(entropy),
       options_(std::move(options)),
       registry_(std::move(registry)) {}
+
+Driver::~Driver() = default;
 
 absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
                                                        const world::Clock& clock,
@@ -40,8 +42,8 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
   if (options.lease_ttl <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("driver: lease_ttl must be positive");
   }
-  return std::unique_ptr<Driver>(
-      new Driver(store, clock, entropy, std::move(options), std::move(registry)));
+  return std::unique_ptr<Driver>(new Driver(store, clock, entropy, std::move(options),
+                                            std::make_unique<ToolRegistry>(std::move(registry))));
 }
 
 const world::Clock& Driver::lease_clock() const {
@@ -159,7 +161,7 @@ absl::StatusOr<Run> Driver::CreateRun(std::string_view run_id, std::string_view 
   std::string expiry = world::FormatTimestamp(lease_clock().Now() + options_.lease_ttl);
   std::string limits_json = limits.ToJson();
   std::string tools = "[";
-  for (const RecordedSpec& s : registry_.specs()) {
+  for (const RecordedSpec& s : registry_->specs()) {
     if (tools.size() > 1) tools += ",";
     tools += json::JsonString(s.hash);
   }
@@ -172,7 +174,7 @@ absl::StatusOr<Run> Driver::CreateRun(std::string_view run_id, std::string_view 
                  std::string_view(limits_json), std::string_view(created),
                  std::string_view(options_.lease_owner), std::string_view(expiry)})
             .status());
-    for (const RecordedSpec& s : registry_.specs()) {
+    for (const RecordedSpec& s : registry_->specs()) {
       AGENTRT_RETURN_IF_ERROR(
           tx.Exec("INSERT OR IGNORE INTO tool_specs (hash, spec_json) VALUES (?1, ?2)",
                   {std::string_view(s.hash), std::string_view(s.json)})

@@ -217,7 +217,7 @@ StepInput Driver::Session::Input() const {
   StepInput input;
   input.run = run_;
   if (!steps_.empty()) input.steps.assign(steps_.begin(), steps_.end() - 1);
-  for (const RecordedSpec& s : d_.registry_.specs()) input.tools.push_back(s.spec);
+  for (const RecordedSpec& s : d_.registry_->specs()) input.tools.push_back(s.spec);
   input.model = model_caller_.get();
   return input;
 }
@@ -388,10 +388,10 @@ std::string Driver::Session::Validate(const Decision& decision, const RecordedSp
 absl::StatusOr<Driver::Session::Next> Driver::Session::Propose(Decision decision) {
   if (Blank(decision.args)) decision.args.clear();
   if (Blank(decision.result)) decision.result.clear();
-  Tool* tool = decision.kind == "tool_call" ? d_.registry_.Find(decision.tool) : nullptr;
+  Tool* tool = decision.kind == "tool_call" ? d_.registry_->Find(decision.tool) : nullptr;
   const RecordedSpec* spec = nullptr;
   if (tool != nullptr) {
-    absl::StatusOr<const RecordedSpec*> current = d_.registry_.Current(tool);
+    absl::StatusOr<const RecordedSpec*> current = d_.registry_->Current(tool);
     if (!current.ok()) {
       AGENTRT_RETURN_IF_ERROR(
           Settle({.status = RunStatus::kFailed,

@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "runtime/driver.h"
 #include "runtime/model.h"
 #include "runtime/prices.h"
 #include "runtime/store/store.h"
@@ -38,15 +39,6 @@
 #include "runtime/world/entropy.h"
 
 namespace agentrt {
-
-struct ModelConfig {
-  Model* model = nullptr;                             // not owned; none: agents get no model caller
-  PriceTable prices;                                  // a model absent from it costs 0
-  absl::Duration call_timeout = absl::Minutes(2);     // per attempt; <= 0 means the default
-  int max_retries = 0;                                // attempts = max_retries + 1; negative = 0
-  absl::Duration backoff = absl::Seconds(1);          // wait before retry n: backoff x 2^(n-1)
-  absl::Duration max_retry_after = absl::Minutes(1);  // a longer Retry-After fails at once
-};
 
 // What the caller needs from the step it serves.
 struct ModelCallScope {

@@ -125,10 +125,10 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
     if (decided) return *std::move(decided);
   } else if (executing) {
     const Step& step = steps_[*executing];
-    Tool* tool = step.decision ? d_.registry_.Find(step.decision->tool) : nullptr;
+    Tool* tool = step.decision ? d_.registry_->Find(step.decision->tool) : nullptr;
     bool read_only = false;
     if (tool != nullptr) {
-      absl::StatusOr<const RecordedSpec*> spec = d_.registry_.Current(tool);
+      absl::StatusOr<const RecordedSpec*> spec = d_.registry_->Current(tool);
       read_only = spec.ok() && (*spec)->spec.side_effect == SideEffect::kReadOnly;
     }
     if (!read_only) {
@@ -205,7 +205,7 @@ std::optional<absl::StatusOr<Run>> Driver::Session::Reconciled(
                     .detail = "reconciliation asked to wait but no tool call was executing"}));
       }
       const Step& step = steps_[*executing];
-      Tool* tool = step.decision ? d_.registry_.Find(step.decision->tool) : nullptr;
+      Tool* tool = step.decision ? d_.registry_->Find(step.decision->tool) : nullptr;
       return settled(InterruptedPause(*executing, tool, &*rec->pause));
     }
   }
@@ -228,7 +228,7 @@ absl::Status Driver::Session::InterruptedPause(std::size_t index, Tool* tool,
                                 ToAbsl(why))});
   };
   if (tool == nullptr) return conflict("its tool is not registered");
-  AGENTRT_ASSIGN_OR_RETURN(const RecordedSpec* spec, d_.registry_.Current(tool));
+  AGENTRT_ASSIGN_OR_RETURN(const RecordedSpec* spec, d_.registry_->Current(tool));
   if (std::string invalid = Validate(decision, spec); !invalid.empty()) return conflict(invalid);
   ToolRequest request;
   request.run_id = run_.id;
@@ -320,12 +320,12 @@ absl::StatusOr<Run> Driver::Session::ResumeApproved() {
   if (!name || !name->is_string() || !args) {
     return absl::DataLossError(absl::StrCat("approval ", latest->id, " has no usable request"));
   }
-  Tool* tool = d_.registry_.Find(name->string_value());
+  Tool* tool = d_.registry_->Find(name->string_value());
   if (tool == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         "approved tool \"", ToAbsl(json::Sanitize(name->string_value())), "\" is not registered"));
   }
-  AGENTRT_ASSIGN_OR_RETURN(const RecordedSpec* spec, d_.registry_.Current(tool));
+  AGENTRT_ASSIGN_OR_RETURN(const RecordedSpec* spec, d_.registry_->Current(tool));
   resumed_at_ = Now();
   if (run_.limits.grant_ttl > absl::ZeroDuration() &&
       resumed_at_ > latest->decided_at + run_.limits.grant_ttl) {

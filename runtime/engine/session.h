@@ -17,6 +17,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "runtime/driver.h"
+#include "runtime/engine/model_caller.h"
+#include "runtime/engine/tool_registry.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {

@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/engine/run_reader.h"
 #include "runtime/json/intake.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
+#include "runtime/engine/run_reader.h"
 #include "runtime/json/intake.h"
 #include "runtime/operator/view/approval_json.h"
 #include "runtime/operator/view/bound.h"
