@@ -26,6 +26,11 @@
 
 namespace agentrt {
 
+// The approval kind of the runtime's own pause: a tool that is not read_only was executing when
+// its process stopped, so its outcome is unknown and an operator decides (ADR 7). No policy
+// writes it; the re-check tells it apart by this kind.
+inline constexpr std::string_view kInterruptedSideEffectKind = "interrupted_side_effect";
+
 // ApprovalHash is the hash an approval binds: SHA-256 of the canonical object {capability,
 // kind, presentation, request}, each already canonical.
 std::string ApprovalHash(std::string_view kind, std::string_view capability,

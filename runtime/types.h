@@ -2,7 +2,8 @@
 //
 // The engine's vocabulary (reference/core.md §1): runs, steps, decisions, observations, tool
 // specs, policy decisions and limits, with the exact string values stored in the database and
-// events. Plain values: copying one never shares state with the engine.
+// events. Why a run ended: reasons.h; the event types: events.h. Plain values: copying one never
+// shares state with the engine.
 #pragma once
 
 #include <cstdint>
@@ -44,25 +45,6 @@ std::string_view ToString(PolicyOutcome o);
 std::optional<RunStatus> ParseRunStatus(std::string_view s);
 std::optional<SideEffect> ParseSideEffect(std::string_view s);
 bool IsTerminal(RunStatus s);
-
-// Terminal reasons (exact strings).
-namespace reason {
-inline constexpr std::string_view kGoalCompleted = "goal_completed";
-inline constexpr std::string_view kGoalFailed = "goal_failed";
-inline constexpr std::string_view kLimitSteps = "limit_steps";
-inline constexpr std::string_view kLimitActiveTime = "limit_active_time";
-inline constexpr std::string_view kLimitElapsedTime = "limit_elapsed_time";
-inline constexpr std::string_view kRepeatedToolFailures = "repeated_tool_failures";
-inline constexpr std::string_view kLoopDetected = "loop_detected";
-inline constexpr std::string_view kPolicyAbort = "policy_abort";
-inline constexpr std::string_view kToolAbort = "tool_abort";
-inline constexpr std::string_view kAgentError = "agent_error";
-inline constexpr std::string_view kInternalError = "internal_error";
-inline constexpr std::string_view kLimitModelCalls = "limit_model_calls";
-inline constexpr std::string_view kLimitTokens = "limit_tokens";
-inline constexpr std::string_view kLimitCost = "limit_cost";
-inline constexpr std::string_view kModelUnavailable = "model_unavailable";
-}  // namespace reason
 
 struct Limits {
   int max_steps = 50;

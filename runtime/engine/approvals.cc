@@ -8,9 +8,12 @@
 #include "runtime/base/string_view.h"
 #include "runtime/engine/records.h"
 #include "runtime/engine/run_end.h"
+#include "runtime/events.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
+#include "runtime/reasons.h"
+#include "runtime/status_payloads.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -20,7 +23,6 @@ using store::SqlRow;
 using store::Transaction;
 
 // The payload that tells apart the refusals FailedPrecondition covers (approvals.h).
-constexpr std::string_view kRefusalPayload = "agentrt/approval-refusal";
 constexpr std::string_view kRunState = "run_state";
 constexpr std::string_view kNotPending = "not_pending";
 constexpr std::string_view kExpired = "expired";
@@ -28,7 +30,7 @@ constexpr std::string_view kChanged = "approval_changed";
 constexpr std::string_view kHash = "approval_hash";
 
 absl::Status Marked(std::string_view refusal, absl::Status status) {
-  status.SetPayload(ToAbsl(kRefusalPayload), absl::Cord(ToAbsl(refusal)));
+  status.SetPayload(ToAbsl(payload::kApprovalRefusal), absl::Cord(ToAbsl(refusal)));
   return status;
 }
 
@@ -37,7 +39,7 @@ absl::Status Refused(std::string_view refusal, std::string_view message) {
 }
 
 std::string RefusalOf(const absl::Status& status) {
-  absl::optional<absl::Cord> payload = status.GetPayload(ToAbsl(kRefusalPayload));
+  absl::optional<absl::Cord> payload = status.GetPayload(ToAbsl(payload::kApprovalRefusal));
   return payload.has_value() ? std::string(payload->Flatten()) : std::string();
 }
 
@@ -121,11 +123,12 @@ absl::Status ExpireTx(Transaction& tx, const Approval& a, absl::Time now) {
   if (*changed == 0) return Refused(kNotPending, "approval moved while expiring it");
   AGENTRT_RETURN_IF_ERROR(
       tx.AppendEvent(
-            a.run_id, a.step_id, now, "approval.decided",
+            a.run_id, a.step_id, now, event::kApprovalDecided,
             json::JsonObject().String("approval_id", a.id).String("status", "expired").Build())
           .status());
   std::string detail = absl::StrCat("approval ", a.id, " expired");
-  return FinishRunTx(tx, a.run_id, RunEnd{RunStatus::kCancelled, "approval_expired", detail}, now);
+  return FinishRunTx(tx, a.run_id, RunEnd{RunStatus::kCancelled, reason::kApprovalExpired, detail},
+                     now);
 }
 
 absl::StatusOr<Approval> Decide(store::Store& store, const world::Clock& clock,
@@ -156,7 +159,7 @@ absl::StatusOr<Approval> Decide(store::Store& store, const world::Clock& clock,
             {new_status, std::string_view(at), std::string_view(decider.by),
              std::string_view(decider.note), std::string_view(a.id), std::string_view(a.hash)}));
     if (changed == 0) return Refused(kNotPending, "approval is not pending");
-    AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run_id, a.step_id, now, "approval.decided",
+    AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run_id, a.step_id, now, event::kApprovalDecided,
                                            json::JsonObject()
                                                .String("approval_id", a.id)
                                                .String("status", new_status)
@@ -176,7 +179,7 @@ absl::StatusOr<Approval> Decide(store::Store& store, const world::Clock& clock,
                    std::string_view(at), std::string_view(a.step_id)})
               .status());
       AGENTRT_RETURN_IF_ERROR(FinishRunTx(
-          tx, run_id, RunEnd{RunStatus::kCancelled, "approval_rejected", decider.note}, now));
+          tx, run_id, RunEnd{RunStatus::kCancelled, reason::kApprovalRejected, decider.note}, now));
     }
     a.status = approve ? ApprovalStatus::kApproved : ApprovalStatus::kRejected;
     a.decided_at = now;
@@ -356,7 +359,7 @@ absl::Status Cancel(store::Store& store, const world::Clock& clock, std::string_
         MakeObservation(ObservationKind::kInterrupted, {{"by", decider.by}, {"note", decider.note}},
                         "cancelled by operator: " + decider.note);
     AGENTRT_RETURN_IF_ERROR(FailStepsInFlightTx(tx, run_id, obs, now));
-    RunEnd end{RunStatus::kCancelled, "operator_cancelled", decider.note};
+    RunEnd end{RunStatus::kCancelled, reason::kOperatorCancelled, decider.note};
     end.with_by = true;
     end.by = decider.by;
     return FinishRunTx(tx, run_id, end, now);

@@ -7,6 +7,7 @@
 #include "runtime/engine/lease_heartbeat.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/engine/session.h"
+#include "runtime/events.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/world/timestamp.h"
@@ -180,14 +181,14 @@ absl::StatusOr<Run> Driver::CreateRun(std::string_view run_id, std::string_view 
                   {std::string_view(s.hash), std::string_view(s.json)})
               .status());
     }
-    AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run.id, "", run.created_at, "run.created",
+    AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run.id, "", run.created_at, event::kRunCreated,
                                            json::JsonObject()
                                                .String("goal", run.goal)
                                                .Raw("limits", limits_json)
                                                .Raw("tools", tools)
                                                .Build())
                                 .status());
-    return tx.AppendEvent(run.id, "", run.created_at, "run.started", "{}").status();
+    return tx.AppendEvent(run.id, "", run.created_at, event::kRunStarted, "{}").status();
   }));
   return run;
 }

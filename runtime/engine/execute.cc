@@ -9,24 +9,16 @@
 #include "runtime/engine/records.h"
 #include "runtime/engine/run_end.h"
 #include "runtime/engine/session.h"
+#include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sha256.h"
 #include "runtime/json/utf8.h"
+#include "runtime/reasons.h"
+#include "runtime/status_payloads.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
-namespace {
-
-bool IsLimitReason(std::string_view reason) {
-  return reason == reason::kLimitSteps || reason == reason::kRepeatedToolFailures ||
-         reason == reason::kLimitActiveTime || reason == reason::kLimitElapsedTime ||
-         reason == reason::kLimitModelCalls || reason == reason::kLimitTokens ||
-         reason == reason::kLimitCost || reason == reason::kModelUnavailable;
-}
-
-}  // namespace
-
 using store::SqlRow;
 using store::Transaction;
 using world::FormatTimestamp;
@@ -60,7 +52,7 @@ absl::StatusOr<bool> Driver::Session::Execute(
                                 .status());
     AGENTRT_RETURN_IF_ERROR(write_policy(tx));
     return tx
-        .AppendEvent(run_.id, step.id, start_at, "step.tool_started",
+        .AppendEvent(run_.id, step.id, start_at, event::kStepToolStarted,
                      json::JsonObject()
                          .String("tool", spec.spec.name)
                          .Raw("args", *json::Canonicalize(args))
@@ -74,12 +66,19 @@ absl::StatusOr<bool> Driver::Session::Execute(
 
   ToolCall call{run_.id, step.id, args, start_at + spec.spec.timeout, &d_.clock_};
   absl::StatusOr<ToolResult> result;
+  // A tool that throws has panicked: the status says so by its payload, never by its words (a
+  // tool may return any message, "panic: " included).
+  auto panicked = [](std::string_view what) {
+    absl::Status status = absl::InternalError(absl::StrCat("panic: ", ToAbsl(what)));
+    status.SetPayload(ToAbsl(payload::kToolPanic), absl::Cord());
+    return status;
+  };
   try {
     result = tool->Call(call);
   } catch (const std::exception& e) {
-    result = absl::InternalError(absl::StrCat("panic: ", e.what()));
+    result = panicked(e.what());
   } catch (...) {
-    result = absl::InternalError("panic: a non-standard exception");
+    result = panicked("a non-standard exception");
   }
   const std::string& name = spec.spec.name;
   Observation obs;
@@ -92,13 +91,13 @@ absl::StatusOr<bool> Driver::Session::Execute(
     if (IsAbortRun(result.status())) {
       abort = true;
       abort_detail = std::string(
-          result.status().GetPayload("agentrt/abort-run").value_or(absl::Cord()).Flatten());
+          result.status().GetPayload(ToAbsl(payload::kAbortRun)).value_or(absl::Cord()).Flatten());
       failure = "abort";
       summary = absl::StrCat(ToAbsl(name), " aborted the run: ", ToAbsl(abort_detail));
     } else if (result.status().code() == absl::StatusCode::kDeadlineExceeded || call.Expired()) {
       failure = "timeout";
       summary = absl::StrCat(ToAbsl(name), " timeout: ", ToAbsl(error));
-    } else if (error.starts_with("panic: ")) {
+    } else if (result.status().GetPayload(ToAbsl(payload::kToolPanic)).has_value()) {
       summary = absl::StrCat(ToAbsl(name), " panicked");
     }
     obs = MakeObservation(ObservationKind::kToolError,
@@ -161,7 +160,7 @@ absl::Status Driver::Session::AppendLateOutcome(const Observation& obs, absl::Ti
     AGENTRT_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
         tx.Query("SELECT status, reason FROM runs WHERE id = ?1", {std::string_view(run_.id)}));
-    if (rows.empty() || rows[0][0] != "CANCELLED" || rows[0][1] != "operator_cancelled") {
+    if (rows.empty() || rows[0][0] != "CANCELLED" || rows[0][1] != reason::kOperatorCancelled) {
       return absl::OkStatus();
     }
     json::JsonObject payload;
@@ -172,7 +171,7 @@ absl::Status Driver::Session::AppendLateOutcome(const Observation& obs, absl::Ti
     if (!obs.is_failure()) {
       payload.StringIfSet("summary", obs.summary).String("content_hash", obs.content_hash);
     }
-    return tx.AppendEvent(run_.id, step.id, at, "step.tool_finished", payload.Build()).status();
+    return tx.AppendEvent(run_.id, step.id, at, event::kStepToolFinished, payload.Build()).status();
   });
 }
 
@@ -211,7 +210,7 @@ absl::Status Driver::Session::EndStepTx(Transaction& tx, const StepEnd& end, abs
       finished_payload.String("error", end.detail);
     }
     AGENTRT_RETURN_IF_ERROR(
-        tx.AppendEvent(run_.id, step.id, at, "step.tool_finished", finished_payload.Build())
+        tx.AppendEvent(run_.id, step.id, at, event::kStepToolFinished, finished_payload.Build())
             .status());
   }
   if (end.status == StepStatus::kFailed) {
@@ -222,7 +221,7 @@ absl::Status Driver::Session::EndStepTx(Transaction& tx, const StepEnd& end, abs
           .String("content_hash", end.observation->content_hash);
     }
     AGENTRT_RETURN_IF_ERROR(
-        tx.AppendEvent(run_.id, step.id, at, "step.failed", failed.Build()).status());
+        tx.AppendEvent(run_.id, step.id, at, event::kStepFailed, failed.Build()).status());
   }
   return absl::OkStatus();
 }
@@ -251,7 +250,7 @@ absl::Status Driver::Session::Settle(Ending ending) {
     if (ending.pre) AGENTRT_RETURN_IF_ERROR(ending.pre(tx));
     if (ending.step) AGENTRT_RETURN_IF_ERROR(EndStepTx(tx, *ending.step, step_at));
     RunEnd run_end{ending.status, ending.reason, ending.detail, ending.result};
-    run_end.limit = IsLimitReason(ending.reason);
+    run_end.limit = reason::IsLimit(ending.reason);
     return FinishRunTx(tx, run_.id, run_end, at);
   });
 }

@@ -7,9 +7,11 @@
 #include "runtime/base/string_view.h"
 #include "runtime/engine/records.h"
 #include "runtime/engine/session.h"
+#include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/reasons.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -92,7 +94,8 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
                 {std::string_view(step_policy_json), std::string_view(current().id)})
             .status());
     current().policy = pd;
-    return tx.AppendEvent(run_.id, current().id, policy_at, "step.policy", policy_event).status();
+    return tx.AppendEvent(run_.id, current().id, policy_at, event::kStepPolicy, policy_event)
+        .status();
   };
   switch (pd.outcome) {
     case PolicyOutcome::kAllow:
@@ -209,7 +212,7 @@ absl::Status Driver::Session::Pause(const PolicyDecision& pd, const ToolRequest&
                std::string_view(hash), std::string_view(created), std::string_view(expires)})
             .status());
     return tx
-        .AppendEvent(run_.id, step.id, now, "approval.requested",
+        .AppendEvent(run_.id, step.id, now, event::kApprovalRequested,
                      json::JsonObject()
                          .String("approval_id", approval_id)
                          .String("kind", pd.kind)

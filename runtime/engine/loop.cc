@@ -9,10 +9,12 @@
 #include "runtime/engine/records.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/engine/session.h"
+#include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/reasons.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -156,7 +158,7 @@ absl::StatusOr<bool> Driver::Session::CheckLimits() {
                 .detail = absl::StrCat(ToAbsl(tool), " produced the same observation ", repeats,
                                        " times in a row"),
                 .pre = [&](Transaction& tx) {
-                  return tx.AppendEvent(run_.id, "", at, "loop.detected", loop).status();
+                  return tx.AppendEvent(run_.id, "", at, event::kLoopDetected, loop).status();
                 }}));
     return true;
   }
@@ -188,7 +190,7 @@ absl::StatusOr<bool> Driver::Session::StartStep() {
                                     {std::string_view(step.id), std::string_view(run_.id),
                                      std::int64_t{step.index}, std::string_view(at)})
                                 .status());
-    AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run_.id, step.id, step.started_at, "step.started",
+    AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run_.id, step.id, step.started_at, event::kStepStarted,
                                            json::JsonObject().Int("index", step.index).Build())
                                 .status());
     claimed = true;
@@ -267,7 +269,7 @@ absl::StatusOr<bool> Driver::Session::ExecutePending() {
   Pending p = *std::move(pending_);
   pending_.reset();
   return Execute(p.decision, *p.spec, p.tool, p.start_at, [&](Transaction& tx) {
-    return tx.AppendEvent(run_.id, current().id, p.policy_at, "step.policy", p.policy_event)
+    return tx.AppendEvent(run_.id, current().id, p.policy_at, event::kStepPolicy, p.policy_event)
         .status();
   });
 }
@@ -292,7 +294,7 @@ absl::Status Driver::Session::RecordDecision(const Decision& decision, const Rec
                   {std::string_view(spec->hash), std::string_view(spec->json)})
               .status());
     }
-    return tx.AppendEvent(run_.id, step.id, at, "step.decided", json).status();
+    return tx.AppendEvent(run_.id, step.id, at, event::kStepDecided, json).status();
   });
 }
 
@@ -342,7 +344,7 @@ absl::Status Driver::Session::EnterIfResuming(Transaction& tx) {
                std::string_view(run_.id)})
           .status());
   return tx
-      .AppendEvent(run_.id, current().id, resumed_at_, "run.resumed",
+      .AppendEvent(run_.id, current().id, resumed_at_, event::kRunResumed,
                    json::JsonObject().String("approval_id", resumed_approval_).Build())
       .status();
 }

@@ -15,18 +15,17 @@
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/members.h"
+#include "runtime/status_payloads.h"
 
 namespace agentrt {
 namespace {
 
-// The payload that carries the kind of a model error through an absl::Status:
-// "<kind>;<retry_after ns>;<input>;<output>;<cached>".
-constexpr std::string_view kPayloadUrl = "type.agentrt.dev/model-error";
-
+// The payload (payload::kModelError) that carries the kind of a model error through an
+// absl::Status: "<kind>;<retry_after ns>;<input>;<output>;<cached>".
 absl::Status WithKind(absl::Status status, ModelErrorKind kind, absl::Duration retry_after,
                       const Usage& usage) {
   status.SetPayload(
-      ToAbsl(kPayloadUrl),
+      ToAbsl(payload::kModelError),
       absl::Cord(absl::StrCat(static_cast<int>(kind), ";", absl::ToInt64Nanoseconds(retry_after),
                               ";", usage.input_tokens, ";", usage.output_tokens, ";",
                               usage.cached_input_tokens)));
@@ -93,7 +92,7 @@ absl::Status UnusableUsageError(std::string_view message) {
 
 ModelErrorInfo ClassifyModelError(const absl::Status& status) {
   ModelErrorInfo info;
-  absl::optional<absl::Cord> payload = status.GetPayload(ToAbsl(kPayloadUrl));
+  absl::optional<absl::Cord> payload = status.GetPayload(ToAbsl(payload::kModelError));
   if (!payload) {
     if (absl::IsDeadlineExceeded(status)) info.kind = ModelErrorKind::kAmbiguous;
     return info;

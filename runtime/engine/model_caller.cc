@@ -10,7 +10,10 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/engine/run_reader.h"
+#include "runtime/events.h"
 #include "runtime/json/json_object.h"
+#include "runtime/reasons.h"
+#include "runtime/status_payloads.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -19,8 +22,6 @@ namespace {
 using store::SqlRow;
 using store::Transaction;
 
-constexpr std::string_view kLimitPayload = "type.agentrt.dev/limit";
-constexpr std::string_view kUnavailablePayload = "type.agentrt.dev/model-unavailable";
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 
 // Adds a charge to a total: negative charges count as 0, the sum saturates.
@@ -137,7 +138,7 @@ absl::Status AccountingModelCaller::RunAttempt(const ModelRequest& request, int 
                  std::string_view(model_name), std::string_view(dispatched_text)})
             .status());
     return tx
-        .AppendEvent(scope_.run_id, scope_.step_id, dispatched_at, "model.dispatched",
+        .AppendEvent(scope_.run_id, scope_.step_id, dispatched_at, event::kModelDispatched,
                      json::JsonObject()
                          .String("call_id", call_id)
                          .Int("attempt", attempt)
@@ -246,7 +247,8 @@ absl::Status AccountingModelCaller::RunAttempt(const ModelRequest& request, int 
         .StringIfSet("error", out.error);
     return tx
         .AppendEvent(scope_.run_id, scope_.step_id, out.completed_at,
-                     out.status == "ok" ? "model.completed" : "model.failed", payload.Build())
+                     out.status == "ok" ? event::kModelCompleted : event::kModelFailed,
+                     payload.Build())
         .status();
   });
 }
@@ -310,12 +312,12 @@ std::int64_t EstimateInputTokens(const ModelRequest& request) {
 absl::Status LimitError(std::string_view reason, std::string_view detail) {
   absl::Status status =
       absl::ResourceExhaustedError(absl::StrCat(ToAbsl(reason), ": ", ToAbsl(detail)));
-  status.SetPayload(ToAbsl(kLimitPayload), absl::Cord(ToAbsl(reason)));
+  status.SetPayload(ToAbsl(payload::kLimit), absl::Cord(ToAbsl(reason)));
   return status;
 }
 
 std::optional<std::string> LimitReasonOf(const absl::Status& status) {
-  absl::optional<absl::Cord> reason = status.GetPayload(ToAbsl(kLimitPayload));
+  absl::optional<absl::Cord> reason = status.GetPayload(ToAbsl(payload::kLimit));
   if (!reason) return std::nullopt;
   return std::string(*reason);
 }
@@ -324,12 +326,12 @@ absl::Status ModelUnavailableError(int attempts, std::string_view last) {
   absl::Status status =
       absl::UnavailableError(absl::StrCat("model unavailable after ", attempts, " attempt",
                                           attempts == 1 ? "" : "s", ": ", ToAbsl(last)));
-  status.SetPayload(ToAbsl(kUnavailablePayload), absl::Cord("1"));
+  status.SetPayload(ToAbsl(payload::kModelUnavailable), absl::Cord("1"));
   return status;
 }
 
 bool IsModelUnavailable(const absl::Status& status) {
-  return status.GetPayload(ToAbsl(kUnavailablePayload)).has_value();
+  return status.GetPayload(ToAbsl(payload::kModelUnavailable)).has_value();
 }
 
 }  // namespace agentrt

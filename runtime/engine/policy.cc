@@ -8,6 +8,7 @@
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
+#include "runtime/status_payloads.h"
 #include "runtime/tool.h"
 
 namespace agentrt {
@@ -41,8 +42,6 @@ class SideEffectPolicy final : public Policy {
     return d;
   }
 };
-
-constexpr std::string_view kAbortPayload = "agentrt/abort-run";
 
 }  // namespace
 
@@ -83,12 +82,12 @@ absl::StatusOr<json::Document> DecodePresentation(const Approval& approval) {
 
 absl::Status AbortRun(std::string_view detail) {
   absl::Status status = absl::AbortedError(absl::StrCat("abort run: ", ToAbsl(detail)));
-  status.SetPayload(ToAbsl(kAbortPayload), absl::Cord(ToAbsl(detail)));
+  status.SetPayload(ToAbsl(payload::kAbortRun), absl::Cord(ToAbsl(detail)));
   return status;
 }
 
 bool IsAbortRun(const absl::Status& status) {
-  return status.GetPayload(ToAbsl(kAbortPayload)).has_value();
+  return status.GetPayload(ToAbsl(payload::kAbortRun)).has_value();
 }
 
 }  // namespace agentrt

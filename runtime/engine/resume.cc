@@ -9,11 +9,13 @@
 #include "runtime/engine/run_end.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/engine/session.h"
+#include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/reasons.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -88,7 +90,7 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
                                      std::string_view(expiry), std::string_view(run_.id)})
                                 .status());
     if (!rows[0][1].empty()) {
-      AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run_.id, "", now, "lease.taken_over",
+      AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run_.id, "", now, event::kLeaseTakenOver,
                                              json::JsonObject()
                                                  .String("previous_owner", rows[0][1])
                                                  .String("previous_expires_at", rows[0][2])
@@ -110,7 +112,7 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
                    std::string_view(at), std::string_view(step.id), ToString(step.status)})
               .status());
       AGENTRT_RETURN_IF_ERROR(
-          tx.AppendEvent(run_.id, step.id, now, "step.interrupted",
+          tx.AppendEvent(run_.id, step.id, now, event::kStepInterrupted,
                          json::JsonObject().Raw("previous_status", obs.content).Build())
               .status());
       step.status = StepStatus::kInterrupted;
@@ -139,7 +141,7 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
   AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
     return tx
-        .AppendEvent(run_.id, "", now, "run.resumed",
+        .AppendEvent(run_.id, "", now, event::kRunResumed,
                      json::JsonObject().String("after", "interruption").Build())
         .status();
   }));
@@ -189,19 +191,20 @@ std::optional<absl::StatusOr<Run>> Driver::Session::Reconciled(
                              .result = result}));
     }
     case Reconciliation::Outcome::kConflict:
-      return settled(Settle(
-          {.status = RunStatus::kFailed, .reason = "reconcile_conflict", .detail = rec->detail}));
+      return settled(Settle({.status = RunStatus::kFailed,
+                             .reason = reason::kReconcileConflict,
+                             .detail = rec->detail}));
     case Reconciliation::Outcome::kWaiting: {
       if (!rec->pause || rec->pause->outcome != PolicyOutcome::kRequireApproval) {
         return settled(
             Settle({.status = RunStatus::kFailed,
-                    .reason = "reconcile_conflict",
+                    .reason = reason::kReconcileConflict,
                     .detail = "reconciliation asked to wait but gave no approval to wait for"}));
       }
       if (!executing) {
         return settled(
             Settle({.status = RunStatus::kFailed,
-                    .reason = "reconcile_conflict",
+                    .reason = reason::kReconcileConflict,
                     .detail = "reconciliation asked to wait but no tool call was executing"}));
       }
       const Step& step = steps_[*executing];
@@ -221,7 +224,7 @@ absl::Status Driver::Session::InterruptedPause(std::size_t index, Tool* tool,
   auto conflict = [&](std::string why) {
     return Settle(
         {.status = RunStatus::kFailed,
-         .reason = "reconcile_conflict",
+         .reason = reason::kReconcileConflict,
          .detail = absl::StrCat("step ", step.index,
                                 " was interrupted while executing a tool call whose outcome is "
                                 "unknown, and it cannot wait for an operator: ",
@@ -239,7 +242,7 @@ absl::Status Driver::Session::InterruptedPause(std::size_t index, Tool* tool,
   pd.outcome = PolicyOutcome::kRequireApproval;
   pd.outcome_text = "require_approval";
   pd.reason = "interrupted while executing; outcome unknown";
-  pd.kind = "interrupted_side_effect";
+  pd.kind = kInterruptedSideEffectKind;
   if (reconciled != nullptr) {
     // The consumer chose what to ask: its decision pauses the call like any other.
     pd = *reconciled;
@@ -272,7 +275,7 @@ absl::Status Driver::Session::InterruptedPause(std::size_t index, Tool* tool,
   std::rotate(steps_.begin() + static_cast<std::ptrdiff_t>(index),
               steps_.begin() + static_cast<std::ptrdiff_t>(index) + 1, steps_.end());
   return Pause(pd, request, *spec, [&](Transaction& tx) {
-    return tx.AppendEvent(run_.id, request.step_id, at, "step.policy", policy_event).status();
+    return tx.AppendEvent(run_.id, request.step_id, at, event::kStepPolicy, policy_event).status();
   });
 }
 

@@ -2,6 +2,7 @@
 
 #include "runtime/base/status_macros.h"
 #include "runtime/engine/records.h"
+#include "runtime/events.h"
 #include "runtime/json/json_object.h"
 #include "runtime/world/timestamp.h"
 
@@ -19,7 +20,7 @@ absl::Status FinishRunTx(store::Transaction& tx, std::string_view run_id, const 
   if (end.limit) {
     AGENTRT_RETURN_IF_ERROR(
         tx.AppendEvent(
-              run_id, "", at, "limit.exceeded",
+              run_id, "", at, event::kLimitExceeded,
               json::JsonObject().String("reason", end.reason).String("detail", end.detail).Build())
             .status());
   }
@@ -31,7 +32,7 @@ absl::Status FinishRunTx(store::Transaction& tx, std::string_view run_id, const 
       .String("detail", end.detail)
       .Int("steps", count.empty() ? 0 : store::ToInt(count[0][0]));
   if (end.with_by) payload.String("by", end.by);
-  return tx.AppendEvent(run_id, "", at, "run.finished", payload.Build()).status();
+  return tx.AppendEvent(run_id, "", at, event::kRunFinished, payload.Build()).status();
 }
 
 absl::Status FailStepsInFlightTx(store::Transaction& tx, std::string_view run_id,

@@ -9,6 +9,7 @@
 #include "runtime/engine/records.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/engine/tool_registry.h"
+#include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
@@ -86,7 +87,7 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
   }
   std::map<std::string, std::vector<std::pair<std::int64_t, std::string>>> decisions;
   for (const store::Event& e : events) {
-    if (e.type != "approval.decided") continue;
+    if (e.type != event::kApprovalDecided) continue;
     if (absl::StatusOr<json::Document> d = json::Parse(e.payload_json); d.ok()) {
       decisions[json::MemberText(d->root(), "approval_id")].emplace_back(
           e.seq, json::MemberText(d->root(), "status"));
@@ -94,9 +95,10 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
   }
   for (std::size_t index = 0; index < events.size(); ++index) {
     const store::Event& e = events[index];
-    if (e.type == "step.failed" && e.payload_json.find("\"policy error: ") != std::string::npos) {
+    if (e.type == event::kStepFailed &&
+        e.payload_json.find("\"policy error: ") != std::string::npos) {
       // A policy that failed left no evaluation to re-check; it is listed, not re-checked.
-      bool after_its_evaluation = index > 0 && events[index - 1].type == "step.policy" &&
+      bool after_its_evaluation = index > 0 && events[index - 1].type == event::kStepPolicy &&
                                   events[index - 1].step_id == e.step_id;
       if (!after_its_evaluation) {
         RecheckedEvaluation failed;
@@ -119,7 +121,7 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
       }
       continue;
     }
-    if (e.type != "step.policy") continue;
+    if (e.type != event::kStepPolicy) continue;
     RecheckedEvaluation ev;
     ev.seq = e.seq;
     ev.step_id = e.step_id;
@@ -161,10 +163,10 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
     ev.recorded = Describe(outcome, kind);
     std::optional<json::Value> view = p.Find("view");
     if (!view) {
-      finish(kind == "interrupted_side_effect" ? RecheckResult::kNotAPolicyEvaluation
-                                               : RecheckResult::kNotRecheckable,
-             kind == "interrupted_side_effect" ? "an interrupted side effect's pause"
-                                               : "no run view was recorded");
+      finish(kind == kInterruptedSideEffectKind ? RecheckResult::kNotAPolicyEvaluation
+                                                : RecheckResult::kNotRecheckable,
+             kind == kInterruptedSideEffectKind ? "an interrupted side effect's pause"
+                                                : "no run view was recorded");
       continue;
     }
     if (step == nullptr || !step->decision || step->decision->kind != "tool_call" ||

@@ -21,6 +21,7 @@
 #include "runtime/engine/records.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/engine/tool_registry.h"
+#include "runtime/events.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
@@ -37,13 +38,13 @@ constexpr std::string_view kRunId = internal::kScenarioRun;
 
 // The event whose commit is a crash point.
 std::optional<CrashPoint> PointOf(std::string_view event_type) {
-  if (event_type == "step.started") return CrashPoint::kAfterStepStarted;
-  if (event_type == "step.decided") return CrashPoint::kAfterStepDecided;
-  if (event_type == "step.tool_started") return CrashPoint::kAfterToolStarted;
-  if (event_type == "step.tool_finished") return CrashPoint::kAfterToolFinished;
-  if (event_type == "run.resumed") return CrashPoint::kAfterRunResumed;
-  if (event_type == "step.interrupted") return CrashPoint::kAfterStepInterrupted;
-  if (event_type == "approval.requested") return CrashPoint::kAtPause;
+  if (event_type == event::kStepStarted) return CrashPoint::kAfterStepStarted;
+  if (event_type == event::kStepDecided) return CrashPoint::kAfterStepDecided;
+  if (event_type == event::kStepToolStarted) return CrashPoint::kAfterToolStarted;
+  if (event_type == event::kStepToolFinished) return CrashPoint::kAfterToolFinished;
+  if (event_type == event::kRunResumed) return CrashPoint::kAfterRunResumed;
+  if (event_type == event::kStepInterrupted) return CrashPoint::kAfterStepInterrupted;
+  if (event_type == event::kApprovalRequested) return CrashPoint::kAtPause;
   return std::nullopt;
 }
 
@@ -422,7 +423,7 @@ absl::StatusOr<Report> CheckInvariants(store::Store& store, std::string_view run
   std::map<std::string, bool> open;                    // step -> a tool start without its end
   std::set<std::string> interrupted_executing;
   for (const store::Event& e : events) {
-    if (e.type == "step.tool_started") {
+    if (e.type == event::kStepToolStarted) {
       if (open[e.step_id]) {
         broken(kStartsEnd, absl::StrCat(name(e.step_id), " started its tool again (event ", e.seq,
                                         ") before the last start ended"));
@@ -430,13 +431,13 @@ absl::StatusOr<Report> CheckInvariants(store::Store& store, std::string_view run
       open[e.step_id] = true;
       ++starts[e.step_id];
       if (std::string a = PayloadText(e, "approval_id"); !a.empty()) ++started_by[a];
-    } else if (e.type == "step.tool_finished" || e.type == "step.interrupted") {
+    } else if (e.type == event::kStepToolFinished || e.type == event::kStepInterrupted) {
       open[e.step_id] = false;
-      if (e.type == "step.interrupted") {
+      if (e.type == event::kStepInterrupted) {
         interrupted_at.try_emplace(e.step_id, e.seq);
         if (PreviousStatus(e) == "executing") interrupted_executing.insert(e.step_id);
       }
-    } else if (e.type == "approval.requested") {
+    } else if (e.type == event::kApprovalRequested) {
       requested[PayloadText(e, "approval_id")] = e.seq;
     }
   }

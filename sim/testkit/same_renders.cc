@@ -13,6 +13,8 @@
 #include "runtime/base/string_view.h"
 #include "runtime/base/write_all.h"
 #include "runtime/driver.h"
+#include "runtime/events.h"
+#include "runtime/reasons.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -155,7 +157,7 @@ absl::StatusOr<Report> SameRenders(const RenderScenario& scenario) {
     AGENTRT_ASSIGN_OR_RETURN(auto store, store::Store::Open(dir.File("straight.db"), store_clock));
     AGENTRT_ASSIGN_OR_RETURN(Run run, Drive(*store, scenario, *allow, model, 0, true));
     AGENTRT_ASSIGN_OR_RETURN(std::vector<store::Event> events, store->ListEvents(kRunId));
-    for (const store::Event& e : events) tool_steps += e.type == "step.tool_finished";
+    for (const store::Event& e : events) tool_steps += e.type == event::kStepToolFinished;
     report.notes.push_back(absl::StrCat(
         "straight run: ", straight.size(), " requests, ", tool_steps, " tool steps, ended ",
         ToAbsl(ToString(run.status)), " (", ToAbsl(run.reason), ")"));
@@ -188,7 +190,7 @@ absl::StatusOr<Report> SameRenders(const RenderScenario& scenario) {
                                if (!store.ok()) return 1;
                                int finished = 0;
                                (*store)->AddObserver([&](const store::Event& e) {
-                                 if (e.type == "step.tool_finished" && finished++ == k)
+                                 if (e.type == event::kStepToolFinished && finished++ == k)
                                    ::_exit(internal::kCrashed);
                                });
                                return Drive(**store, scenario, *allow, model, 0, true).ok() ? 0 : 1;

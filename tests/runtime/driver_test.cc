@@ -262,6 +262,9 @@ TEST_F(DriverTest, ToolErrorsTimeoutsAndExceptionsAreObservations) {
         return absl::DeadlineExceededError("took too long");
       case 2:
         throw std::runtime_error("null pointer");
+      case 3:
+        // Words are not a kind: an error that merely reads like a panic is an error.
+        return absl::InternalError("panic: not really");
       default:
         return ToolResult{"not json", ""};
     }
@@ -269,18 +272,20 @@ TEST_F(DriverTest, ToolErrorsTimeoutsAndExceptionsAreObservations) {
   Limits limits;
   limits.max_consecutive_tool_failures = 10;
   limits.loop_threshold = 10;
-  ASSERT_TRUE(
-      RunScript({Call("flaky", R"({"path":"a"})"), Call("flaky", R"({"path":"b"})"),
-                 Call("flaky", R"({"path":"c"})"), Call("flaky", R"({"path":"d"})"), Complete()},
-                limits)
-          .ok());
+  ASSERT_TRUE(RunScript({Call("flaky", R"({"path":"a"})"), Call("flaky", R"({"path":"b"})"),
+                         Call("flaky", R"({"path":"c"})"), Call("flaky", R"({"path":"d"})"),
+                         Call("flaky", R"({"path":"e"})"), Complete()},
+                        limits)
+                  .ok());
   std::vector<Step> steps = *ReadSteps(*store_, "run-1");
   EXPECT_EQ(steps[0].observation->summary, "flaky error: connection refused");
   EXPECT_EQ(steps[1].observation->summary, "flaky timeout: took too long");
   EXPECT_EQ(steps[2].observation->summary, "flaky panicked");
-  EXPECT_THAT(steps[3].observation->summary,
+  EXPECT_THAT(steps[2].observation->content, HasSubstr(R"("error":"panic: null pointer")"));
+  EXPECT_EQ(steps[3].observation->summary, "flaky error: panic: not really");
+  EXPECT_THAT(steps[4].observation->summary,
               HasSubstr("flaky returned content is not usable JSON"));
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(steps[i].observation->kind, ObservationKind::kToolError);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(steps[i].observation->kind, ObservationKind::kToolError);
 }
 
 TEST_F(DriverTest, AnErrorAfterTheDeadlineIsATimeoutOnTheInjectedClock) {

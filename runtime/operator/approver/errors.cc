@@ -6,11 +6,10 @@
 #include "absl/types/optional.h"
 #include "runtime/approvals.h"
 #include "runtime/base/string_view.h"
+#include "runtime/status_payloads.h"
 
 namespace agentrt::approver {
 namespace {
-
-constexpr std::string_view kPayload = "agentrt/approver-error";
 
 constexpr ErrorKind kAllKinds[] = {
     ErrorKind::kDecision,        ErrorKind::kNotFound,   ErrorKind::kExpired,
@@ -46,7 +45,7 @@ std::string_view KindName(ErrorKind kind) {
 
 ErrorKind KindOf(const absl::Status& status) {
   if (status.ok()) return ErrorKind::kNone;
-  absl::optional<absl::Cord> payload = status.GetPayload(ToAbsl(kPayload));
+  absl::optional<absl::Cord> payload = status.GetPayload(ToAbsl(payload::kApproverError));
   if (!payload.has_value()) return ErrorKind::kInternal;
   std::string name(payload->Flatten());
   for (ErrorKind kind : kAllKinds) {
@@ -62,7 +61,7 @@ bool Matches(const absl::Status& status, ErrorKind kind) {
 
 absl::Status WithKind(absl::Status status, ErrorKind kind) {
   if (status.ok() || kind == ErrorKind::kNone) return status;
-  status.SetPayload(ToAbsl(kPayload), absl::Cord(ToAbsl(KindName(kind))));
+  status.SetPayload(ToAbsl(payload::kApproverError), absl::Cord(ToAbsl(KindName(kind))));
   return status;
 }
 

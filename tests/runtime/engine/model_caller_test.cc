@@ -18,6 +18,7 @@
 #include "runtime/engine/records.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/json/intake.h"
+#include "runtime/reasons.h"
 #include "runtime/world/entropy.h"
 
 namespace agentrt {
