@@ -32,6 +32,7 @@
 #include "runtime/types.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "runtime/world/scheduler.h"
 
 namespace agentrt {
 
@@ -71,10 +72,13 @@ struct DriverOptions {
   // start renews it too. Another driver may take it over once it expired.
   std::string lease_owner;
   absl::Duration lease_ttl = absl::Seconds(30);
-  // The clock leases are judged by; the real clock when null. Leases are between processes, so
-  // they use wall time, never the run's clock (a replayed or simulated run reads its clock
-  // exactly as the recording did). Drivers sharing a database must agree on this clock.
-  const world::Clock* lease_clock = nullptr;
+  // Required; not owned: the scheduler the lease heartbeat runs on, whose clock() is the one
+  // leases are judged by. Leases are between processes, so in production this is wall time
+  // (world::RealScheduler), never the run's clock (a replayed or simulated run reads its clock
+  // exactly as the recording did); drivers sharing a database must agree on it. Tests and the
+  // simulator pass a world::ManualClock, so the heartbeat beats when they move it. The driver
+  // never makes one up.
+  world::Scheduler* scheduler = nullptr;
   // Called after each heartbeat renewal of the lease (monitoring, tests).
   std::function<void()> on_lease_renewed;
   // Optional: the model agents may call, through StepInput::model (model_caller.h). Without
@@ -153,7 +157,7 @@ class Driver {
   absl::StatusOr<std::pair<std::unique_ptr<Session>, Run>> ResumeSession(std::string_view run_id,
                                                                          bool attaching);
 
-  const world::Clock& lease_clock() const;
+  const world::Clock& lease_clock() const { return options_.scheduler->clock(); }
   absl::StatusOr<std::pair<std::string, std::string>> ReadLease(std::string_view run_id);
   absl::Status RefuseLiveForeignLease(std::string_view run_id, std::string_view owner,
                                       std::string_view expires_at) const;
@@ -161,7 +165,6 @@ class Driver {
   store::Store& store_;
   const world::Clock& clock_;
   world::Entropy& entropy_;
-  world::RealClock wall_clock_;
   DriverOptions options_;
   std::unique_ptr<ToolRegistry> registry_;
 };

@@ -34,6 +34,11 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
                                                        world::Entropy& entropy,
                                                        DriverOptions options) {
   if (options.policy == nullptr) return absl::InvalidArgumentError("driver: a policy is required");
+  if (options.scheduler == nullptr) {
+    return absl::InvalidArgumentError(
+        "driver: a scheduler is required (it runs the lease heartbeat and its clock judges "
+        "leases: world::RealScheduler in production, a world::ManualClock in tests)");
+  }
   AGENTRT_ASSIGN_OR_RETURN(ToolRegistry registry, ToolRegistry::Create(options.tools));
   // Two drivers never share an owner, even with the same name: a restarted process is a new
   // owner and must wait for (or take over) its predecessor's lease.
@@ -45,10 +50,6 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
   }
   return std::unique_ptr<Driver>(new Driver(store, clock, entropy, std::move(options),
                                             std::make_unique<ToolRegistry>(std::move(registry))));
-}
-
-const world::Clock& Driver::lease_clock() const {
-  return options_.lease_clock != nullptr ? *options_.lease_clock : wall_clock_;
 }
 
 absl::StatusOr<std::pair<std::string, std::string>> Driver::ReadLease(std::string_view run_id) {
@@ -200,7 +201,7 @@ GateSession::~GateSession() = default;
 void GateSession::KeepLease() {
   if (heartbeat_ != nullptr) return;
   const Driver& d = session_->d_;
-  heartbeat_ = std::make_unique<LeaseHeartbeat>(session_->d_.store_, d.lease_clock(),
+  heartbeat_ = std::make_unique<LeaseHeartbeat>(session_->d_.store_, *d.options_.scheduler,
                                                 session_->run().id, d.options_.lease_owner,
                                                 d.options_.lease_ttl, d.options_.on_lease_renewed);
 }

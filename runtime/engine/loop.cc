@@ -50,7 +50,7 @@ absl::StatusOr<Run> Driver::Session::Continue() {
 absl::StatusOr<Run> Driver::Session::Loop() {
   absl::StatusOr<Run> result;
   {
-    LeaseHeartbeat heartbeat(d_.store_, d_.lease_clock(), run_.id, d_.options_.lease_owner,
+    LeaseHeartbeat heartbeat(d_.store_, *d_.options_.scheduler, run_.id, d_.options_.lease_owner,
                              d_.options_.lease_ttl, d_.options_.on_lease_renewed);
     result = Iterate();
   }

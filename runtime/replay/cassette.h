@@ -26,8 +26,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "runtime/store/chain_head.h"
 
 namespace agentrt::replay {
+
+using store::ChainHead;
 
 inline constexpr std::uint32_t kCassetteFormatVersion = 1;
 
@@ -39,11 +42,6 @@ struct ModelExchange {
   std::string request_json;   // ModelRequestJson: canonical
   std::string response_json;  // ModelResponseJson: canonical, without raw
   std::string raw;            // the provider's bytes, exactly
-};
-
-struct ChainHead {
-  std::int64_t seq = 0;
-  std::string hash;
 };
 
 // One exchange with the world: a model call, or a kind this build does not know.

@@ -449,8 +449,8 @@ absl::StatusOr<std::string> Store::StoredHash(std::int64_t seq) {
   return hash;
 }
 
-absl::StatusOr<std::pair<std::int64_t, std::string>> Store::ChainHead() {
-  std::pair<std::int64_t, std::string> head{0, ""};
+absl::StatusOr<ChainHead> Store::Head() {
+  ChainHead head;
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
                              tx.Query("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1"));

@@ -35,6 +35,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "runtime/store/chain_head.h"
 #include "runtime/world/clock.h"
 
 namespace agentrt::store {
@@ -177,8 +178,8 @@ class Store {
   // and reports the first break: a missing seq, or a stored hash that is not the one the
   // fields and the previous hash give. Writes nothing.
   absl::StatusOr<ChainReport> VerifyEvents(std::int64_t from = 1, std::int64_t to = 0);
-  // ChainHead is the seq and hash of the newest event, (0, "") when there is none.
-  absl::StatusOr<std::pair<std::int64_t, std::string>> ChainHead();
+  // Head is the seq and hash of the newest event, (0, "") when there is none.
+  absl::StatusOr<ChainHead> Head();
 
   int schema_version() const { return schema_version_; }
   const std::string& path() const { return path_; }

@@ -5,10 +5,16 @@
 // ends.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/any_invocable.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "runtime/world/internal/task_queue.h"
+#include "runtime/world/scheduler.h"
 
 namespace agentrt::world {
 
@@ -23,28 +29,75 @@ class Clock {
   virtual void Wake() const {}
 };
 
-// RealClock reads the system clock.
+// RealClock reads the system clock. Only composition roots (tools/agentrt, a product's main,
+// tests that need wall time) construct one; the engine never does.
 class RealClock final : public Clock {
  public:
   absl::Time Now() const override;
   bool WaitUntil(absl::Notification& done, absl::Time deadline) const override;
 };
 
-// ManualClock is set and advanced by its owner; readings never change by themselves, and a
-// WaitUntil ends only when the owner moves the clock to its deadline (or it is notified).
-// Thread-safe.
-class ManualClock final : public Clock {
+// ManualClock is the manual world's clock and scheduler: its readings change only when its
+// owner moves it (Set, Advance) — or, with Waits::kJump, when a wait moves it — and the tasks
+// scheduled on it run only then, on the thread that moves it, in due order (scheduler.h). While
+// a task runs the clock reads the task's due time, so a heartbeat due at 10 s that runs during
+// a move from 0 to 25 s sees 10 s. Thread-safe.
+//
+//  - Waits::kBlock (the default): WaitUntil blocks until another thread moves the clock to the
+//    deadline or the wait is notified.
+//  - Waits::kJump: WaitUntil moves the clock itself to its deadline, running the tasks due on the
+//    way and stopping at the one that notifies the wait, if any. For one thread driving
+//    everything (single-threaded tests, the simulator): a 30-second backoff takes no time.
+//
+// `tick` > 0 makes every reading `tick` later than the one before (a deterministic clock for
+// demos and for tests that count readings). Ticks never run tasks: a reading may be taken
+// inside a store transaction, where a task that writes would deadlock.
+class ManualClock final : public Clock, public Scheduler {
  public:
-  explicit ManualClock(absl::Time start) : now_(start) {}
+  enum class Waits { kBlock, kJump };
+  struct Options {
+    Waits waits = Waits::kBlock;
+    absl::Duration tick = absl::ZeroDuration();
+  };
+
+  explicit ManualClock(absl::Time start) : ManualClock(start, Options{}) {}
+  ManualClock(absl::Time start, Options options) : options_(options), now_(start) {}
+
   absl::Time Now() const override;
   bool WaitUntil(absl::Notification& done, absl::Time deadline) const override;
   void Wake() const override;
+
+  const Clock& clock() const override { return *this; }
+  TaskId RunAt(absl::Time at, absl::AnyInvocable<void()> task) override;
+  TaskId RunEvery(absl::Time first, absl::Duration period,
+                  absl::AnyInvocable<bool()> task) override;
+  bool Cancel(TaskId id) override;
+
+  // Set and Advance move the clock and run every task due by the new time (Advance by zero
+  // runs the tasks already due). Moving it back runs nothing.
   void Set(absl::Time now);
   void Advance(absl::Duration d);
 
+  // How many readings were taken (Now() calls).
+  std::int64_t readings() const;
+  // With Waits::kJump: how far each wait moved the clock, in order.
+  std::vector<absl::Duration> jumps() const;
+  // Tasks scheduled and not yet finished for good.
+  std::size_t pending_tasks() const;
+
  private:
+  // Moves the clock to `target`, running the tasks due by then; stops early, at the task that
+  // notified `done`, when given.
+  void MoveTo(absl::Time target, const absl::Notification* done) const;
+
+  const Options options_;
   mutable absl::Mutex mu_;
-  absl::Time now_ ABSL_GUARDED_BY(mu_);
+  // Mutable: a Clock is const to its readers; moving it is its owner's (or, with kJump, a
+  // wait's) business.
+  mutable absl::Time now_ ABSL_GUARDED_BY(mu_);
+  mutable std::int64_t readings_ ABSL_GUARDED_BY(mu_) = 0;
+  mutable std::vector<absl::Duration> jumps_ ABSL_GUARDED_BY(mu_);
+  mutable internal::TaskQueue tasks_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace agentrt::world

@@ -196,7 +196,7 @@ class Process {
     for (auto& t : tools_) options.tools.push_back(t.get());
     options.lease_owner = absl::StrCat("testkit-", index_);
     options.lease_ttl = o_.lease_ttl;
-    options.lease_clock = lease_clock_.get();
+    options.scheduler = lease_clock_.get();
     options.reconcile = s_.reconcile;
     return Driver::Create(*store_, *clock_, *entropy_, std::move(options));
   }

@@ -72,7 +72,7 @@ absl::StatusOr<Run> Drive(store::Store& store, const RenderScenario& scenario, P
     options.policy = &policy;
     options.tools = scenario.tools;
     options.lease_owner = absl::StrCat("testkit-", process);
-    options.lease_clock = &lease_clock;
+    options.scheduler = &lease_clock;
     options.model.model = &model;
     AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Driver> d,
                              Driver::Create(store, clock, entropy, std::move(options)));

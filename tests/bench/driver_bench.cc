@@ -13,6 +13,7 @@
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "runtime/world/real_scheduler.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -48,6 +49,7 @@ std::string TempDb(const char* name) {
 void BM_DriverRun(benchmark::State& state) {
   bool file = state.range(0) == 1;
   world::RealClock clock;
+  world::RealScheduler scheduler;  // the production world: one heartbeat thread for every run
   world::SeededEntropy entropy(1);
   std::string path = TempDb("driver");
   auto store = file ? *store::Store::Open(path, clock) : *store::Store::OpenInMemory(clock);
@@ -70,6 +72,7 @@ void BM_DriverRun(benchmark::State& state) {
     script.push_back(done);
     ScriptedAgent agent(script);
     DriverOptions options{&agent, policy.get(), {&tool}, "bench"};
+    options.scheduler = &scheduler;
     auto driver = *Driver::Create(*store, clock, entropy, options);
     absl::StatusOr<Run> run = driver->Start("bench", limits);
     if (!run.ok() || run->status != RunStatus::kCompleted) {
@@ -151,6 +154,7 @@ class CallingAgent final : public Agent {
 void BM_ModelCallAccounted(benchmark::State& state) {
   bool file = state.range(0) == 1;
   world::RealClock clock;
+  world::RealScheduler scheduler;  // the production world: one heartbeat thread for every run
   world::SeededEntropy entropy(1);
   std::string path = TempDb("model");
   auto store = file ? *store::Store::Open(path, clock) : *store::Store::OpenInMemory(clock);
@@ -158,6 +162,7 @@ void BM_ModelCallAccounted(benchmark::State& state) {
   CallingAgent agent;
   std::unique_ptr<Policy> policy = DefaultPolicy();
   DriverOptions options{&agent, policy.get(), {}, "bench"};
+  options.scheduler = &scheduler;
   options.model.model = &model;
   options.model.prices["instant"] = Price{3'000'000, 15'000'000, 300'000};
   auto driver = *Driver::Create(*store, clock, entropy, options);

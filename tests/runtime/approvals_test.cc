@@ -37,13 +37,13 @@ class ApprovalsTest : public ::testing::Test {
   }
 
   // The driver options every test here starts from: the scripted agent (if any), the default
-  // policy, the post tool, and a lease clock when one is given.
-  DriverOptions Options(const world::Clock* lease_clock = nullptr) {
+  // policy, the post tool, and the lease clock given (the fixture's when none is).
+  DriverOptions Options(world::ManualClock* lease_clock = nullptr) {
     DriverOptions options;
     options.agent = agent_.get();
     options.policy = policy_.get();
     options.tools = {&post_};
-    options.lease_clock = lease_clock;
+    options.scheduler = lease_clock != nullptr ? lease_clock : &lease_clock_;
     return options;
   }
 
@@ -61,6 +61,7 @@ class ApprovalsTest : public ::testing::Test {
   }
 
   world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
+  world::ManualClock lease_clock_{absl::FromUnixSeconds(1'800'000'000)};
   world::SeededEntropy entropy_{3};
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Policy> policy_ = DefaultPolicy();
@@ -388,8 +389,7 @@ TEST_F(ApprovalsTest, AGrantHeldByAGateExpiresIfNotExecutedInTime) {
 TEST_F(ApprovalsTest, AGateAttachesToAnInterruptedRunAndGoesOn) {
   ASSERT_TRUE(Drive({Post("alice")}).ok());
   CrashWhilePosting(*store_);
-  world::ManualClock lease_clock(absl::Now() + absl::Hours(1));
-  DriverOptions options = Options(&lease_clock);
+  DriverOptions options = Options();
   options.agent = nullptr;  // a loop the test owns
   Reconciliation cont;
   options.reconcile = [&](const RunView&) -> absl::StatusOr<Reconciliation> { return cont; };
@@ -408,9 +408,8 @@ TEST_F(ApprovalsTest, TakeoverOfAnInterruptedSideEffectFollowsTheCanonicalSequen
   ASSERT_TRUE(Drive({Post("alice")}).ok());
   CrashWhilePosting(*store_);
   std::size_t before = store_->ListEvents("run-1")->size();
-  world::ManualClock lease_clock(absl::Now() + absl::Hours(1));
   agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
-  DriverOptions options = Options(&lease_clock);
+  DriverOptions options = Options();
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   absl::StatusOr<agentrt::Run> run = driver->Resume("run-1");
   ASSERT_TRUE(run.ok()) << run.status();
@@ -455,6 +454,7 @@ TEST_F(ApprovalsTest, ALoopThatLostItsRunRecordsNothingMore) {
   options.agent = agent_.get();
   options.policy = policy_.get();
   options.tools = {&stolen};
+  options.scheduler = &lease_clock_;
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   absl::StatusOr<agentrt::Run> run = driver->StartWithId("run-1", "stolen", Limits{});
   ASSERT_FALSE(run.ok());

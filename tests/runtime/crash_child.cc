@@ -14,6 +14,7 @@
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "runtime/world/real_scheduler.h"
 #include "tests/runtime/crash_world.h"
 
 namespace {
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   if (argc != 4 && argc != 5) return 2;
   bool heartbeat = argc == 5 && std::string(argv[4]) == "--heartbeat";
   agentrt::world::RealClock clock;
+  agentrt::world::RealScheduler scheduler;  // a real process: the heartbeat beats on wall time
   agentrt::world::SeededEntropy entropy(std::strtoull(argv[3], nullptr, 10) * 7919 + 1);
   auto store = agentrt::store::Store::Open(argv[1], clock);
   if (!store.ok()) return 1;
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
   options.policy = policy.get();
   options.tools = {&append, &read};
   options.lease_owner = "child";
+  options.scheduler = &scheduler;
   // Long enough that a loaded machine still renews in time (beats every TTL/3).
   options.lease_ttl = heartbeat ? absl::Milliseconds(1500) : absl::Seconds(1);
   if (heartbeat) {

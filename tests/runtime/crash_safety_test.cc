@@ -20,6 +20,7 @@
 #include "runtime/engine/run_reader.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "runtime/world/real_scheduler.h"
 #include "tests/runtime/crash_world.h"
 
 extern char** environ;
@@ -129,7 +130,7 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
   crash::IndexedAgent agent(crash::Script(seed));
   auto policy = DefaultPolicy();
   DriverOptions options{&agent, policy.get(), {&append, &read}, "parent"};
-  options.lease_clock = &lease_clock;
+  options.scheduler = &lease_clock;
   auto driver = *Driver::Create(*store, clock, entropy, options);
   absl::StatusOr<agentrt::Run> run = driver->Resume("crash-run");
   if (killed.finished) {
@@ -221,12 +222,14 @@ TEST(LeaseAcrossProcessesTest, ALiveChildKeepsItsLeaseThroughALongToolCall) {
       if (in_tool && ++renewals_in_tool == 6 && !refused) {
         // Two TTLs of real time have passed inside the tool call: the lease is still live.
         world::RealClock clock;
+        world::RealScheduler scheduler;
         world::OsEntropy entropy;
         auto store = *store::Store::Open(db, clock);
         crash::AppendTool append(effects, [](std::string_view) {});
         crash::IndexedAgent agent(crash::Script(seed));
         auto policy = DefaultPolicy();
         DriverOptions options{&agent, policy.get(), {&append}, "rival"};
+        options.scheduler = &scheduler;
         auto rival = *Driver::Create(*store, clock, entropy, options);
         absl::Status takeover = rival->Resume("crash-run").status();
         EXPECT_THAT(takeover.message(), ::testing::HasSubstr("is leased by child/"));

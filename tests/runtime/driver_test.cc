@@ -81,6 +81,7 @@ class DriverTest : public ::testing::Test {
     options.agent = agent_.get();
     options.policy = policy_.get();
     for (auto& t : tools_) options.tools.push_back(t.get());
+    options.scheduler = &lease_clock_;
     absl::StatusOr<std::unique_ptr<Driver>> driver =
         Driver::Create(*store_, clock_, entropy_, options);
     if (!driver.ok()) return driver.status();
@@ -105,6 +106,7 @@ class DriverTest : public ::testing::Test {
   }
 
   world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
+  world::ManualClock lease_clock_{absl::FromUnixSeconds(1'800'000'000)};
   world::SeededEntropy entropy_{7};
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Policy> policy_ = DefaultPolicy();
@@ -465,20 +467,20 @@ TEST_F(DriverTest, FailDecisionEndsTheRunAsGoalFailed) {
 }
 
 // A tool call longer than the lease keeps the lease: the heartbeat renews it every TTL/3, so
-// another driver cannot take the run over from under a live loop.
+// another driver cannot take the run over from under a live loop. In the manual world the
+// heartbeat beats when the lease clock is moved, on the thread that moves it: each 10 s step
+// inside the tool renews the lease before Advance returns.
 TEST_F(DriverTest, TheHeartbeatKeepsTheLeaseThroughAToolCallLongerThanTheTtl) {
   world::ManualClock lease_clock(absl::FromUnixSeconds(2'000'000'000));
-  absl::Mutex mu;
   int renewals = 0;
+  std::vector<std::string> expiries;
   absl::Status takeover;
   std::unique_ptr<Driver> rival;
   FuncTool& slow = AddTool(Spec("slow", SideEffect::kReadOnly), [&](const ToolCall&) {
     for (int i = 1; i <= 6; ++i) {  // two whole TTLs of 30 s, in steps of TTL/3
       lease_clock.Advance(absl::Seconds(10));
-      // Wait on the renewal itself, not on time.
-      auto renewed = [&] { return renewals >= i; };
-      absl::MutexLock lock(&mu);
-      mu.Await(absl::Condition(&renewed));
+      EXPECT_EQ(renewals, i);
+      expiries.push_back(store_->Lease("run-1")->expires_at);
     }
     takeover = rival->Resume("run-1").status();
     return ToolResult{"{}", "slow"};
@@ -489,11 +491,8 @@ TEST_F(DriverTest, TheHeartbeatKeepsTheLeaseThroughAToolCallLongerThanTheTtl) {
   options.agent = agent_.get();
   options.policy = policy_.get();
   options.tools = {&slow};
-  options.lease_clock = &lease_clock;
-  options.on_lease_renewed = [&] {
-    absl::MutexLock lock(&mu);
-    ++renewals;
-  };
+  options.scheduler = &lease_clock;
+  options.on_lease_renewed = [&] { ++renewals; };
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   DriverOptions rival_options = options;
   rival_options.on_lease_renewed = nullptr;
@@ -501,8 +500,15 @@ TEST_F(DriverTest, TheHeartbeatKeepsTheLeaseThroughAToolCallLongerThanTheTtl) {
   absl::StatusOr<agentrt::Run> run = driver->StartWithId("run-1", "slow", Limits{});
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->status, RunStatus::kCompleted);
-  EXPECT_GE(renewals, 6);
+  EXPECT_EQ(renewals, 6);
+  // Each renewal reads the lease clock at its own due time: the expiry moves 10 s a beat.
+  // The clock starts at 03:33:20; the beat at +10 s writes +10 s + TTL.
+  EXPECT_THAT(expiries,
+              ElementsAre("2033-05-18T03:34:00.000000000Z", "2033-05-18T03:34:10.000000000Z",
+                          "2033-05-18T03:34:20.000000000Z", "2033-05-18T03:34:30.000000000Z",
+                          "2033-05-18T03:34:40.000000000Z", "2033-05-18T03:34:50.000000000Z"));
   EXPECT_THAT(takeover.message(), HasSubstr("is leased by"));
+  EXPECT_EQ(lease_clock.pending_tasks(), 0u);  // the run ended: its heartbeat is gone
 }
 
 // When renewals could not keep the lease (the heartbeat's writes failed for a whole TTL), the
@@ -532,7 +538,7 @@ TEST_F(DriverTest, ALapsedLeaseStartsNoTool) {
   options.agent = &agent;
   options.policy = policy_.get();
   options.tools = {&read};
-  options.lease_clock = &lease_clock;
+  options.scheduler = &lease_clock;
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   absl::StatusOr<agentrt::Run> run = driver->StartWithId("run-1", "slow", Limits{});
   ASSERT_FALSE(run.ok());
@@ -642,6 +648,7 @@ TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
     options.agent = agent_.get();
     options.policy = policy_.get();
     for (auto& t : tools_) options.tools.push_back(t.get());
+    options.scheduler = &lease_clock_;
     auto driver = *Driver::Create(*store_, counting, entropy_, options);
     Limits limits;
     limits.max_steps = 10;

@@ -116,6 +116,7 @@ class AgentrtOperatorCliTest : public ::testing::Test {
     options.agent = &agent;
     options.policy = policy.get();
     options.tools = {&post_, &read_};
+    options.scheduler = &lease_clock_;
     auto driver = Driver::Create(**store, clock_, entropy_, options);
     ASSERT_TRUE(driver.ok()) << driver.status();
     ASSERT_TRUE((*driver)->StartWithId(id, "goal of " + id).ok());
@@ -156,6 +157,7 @@ class AgentrtOperatorCliTest : public ::testing::Test {
   }
 
   world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
+  world::ManualClock lease_clock_{absl::FromUnixSeconds(1'800'000'000)};
   world::SeededEntropy entropy_{11};
   PostTool post_;
   ReadTool read_;

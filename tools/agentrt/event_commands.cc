@@ -234,9 +234,9 @@ int RunVerifyCommand(std::span<const std::string> args) {
   if (!store.ok()) return Failure("verify", ToStd(store.status().message()));
 
   // The head first: what is committed after it is not this walk's to check.
-  absl::StatusOr<std::pair<std::int64_t, std::string>> head = (*store)->ChainHead();
+  absl::StatusOr<store::ChainHead> head = (*store)->Head();
   if (!head.ok()) return Failure("verify", ToStd(head.status().message()));
-  std::int64_t end = to > 0 ? std::min(to, head->first) : head->first;
+  std::int64_t end = to > 0 ? std::min(to, head->seq) : head->seq;
   store::ChainReport report;
   report.from = std::max<std::int64_t>(from, 1);
   report.to = end;
@@ -246,9 +246,9 @@ int RunVerifyCommand(std::span<const std::string> args) {
     report = *std::move(walked);
   }
   bool intact = !report.broken.has_value();
-  bool reached = to == 0 || head->first >= to;
+  bool reached = to == 0 || head->seq >= to;
   std::optional<std::string> kept_stored;  // the kept seq's hash now, if it is in the log
-  if (kept && kept->seq <= head->first) {
+  if (kept && kept->seq <= head->seq) {
     absl::StatusOr<std::string> stored = (*store)->StoredHash(kept->seq);
     if (stored.ok()) {
       kept_stored = *stored;
@@ -260,7 +260,7 @@ int RunVerifyCommand(std::span<const std::string> args) {
 
   if (absl::GetFlag(FLAGS_json)) {
     json::JsonObject out;
-    out.Raw("head", json::JsonObject().Int("seq", head->first).String("hash", head->second).Build())
+    out.Raw("head", json::JsonObject().Int("seq", head->seq).String("hash", head->hash).Build())
         .Int("from", report.from)
         .Int("to", report.to)
         .String("hash", report.hash)
@@ -286,10 +286,10 @@ int RunVerifyCommand(std::span<const std::string> args) {
     }
     std::cout << out.Build() << "\n";
   } else {
-    if (head->first == 0) {
+    if (head->seq == 0) {
       std::cout << "head: no events\n";
     } else {
-      std::cout << "head: seq " << head->first << " " << json::Sanitize(head->second) << "\n";
+      std::cout << "head: seq " << head->seq << " " << json::Sanitize(head->hash) << "\n";
     }
     if (report.broken) {
       std::cout << "broken at seq " << report.broken->seq << ": " << report.broken->detail << "\n";
@@ -306,8 +306,7 @@ int RunVerifyCommand(std::span<const std::string> args) {
                 << json::Sanitize(report.hash) << "\n";
     }
     if (!reached) {
-      std::cout << "not reached: --to " << to << ", but the log ends at seq " << head->first
-                << "\n";
+      std::cout << "not reached: --to " << to << ", but the log ends at seq " << head->seq << "\n";
     }
     if (kept) {
       if (kept_matches) {
@@ -315,9 +314,9 @@ int RunVerifyCommand(std::span<const std::string> args) {
       } else if (kept_stored) {
         std::cout << "kept head: seq " << kept->seq << " has another hash now: kept " << kept->hash
                   << ", stored " << json::Sanitize(*kept_stored) << "\n";
-      } else if (kept->seq > head->first) {
+      } else if (kept->seq > head->seq) {
         std::cout << "kept head: seq " << kept->seq << " not reached: the log ends at seq "
-                  << head->first << " (events after it were removed)\n";
+                  << head->seq << " (events after it were removed)\n";
       } else {
         std::cout << "kept head: seq " << kept->seq << " is no longer in the log\n";
       }
@@ -381,7 +380,7 @@ int RunExportCommand(std::span<const std::string> args) {
   if (!stop.HasBeenNotified()) pthread_kill(waiter.native_handle(), SIGUSR1);
   waiter.join();
   if (file_cursor) {
-    absl::StatusOr<exporter::CursorHead> head = follower->Head();
+    absl::StatusOr<store::ChainHead> head = follower->Head();
     if (head.ok() && head->seq > 0) {
       std::cerr << "head " << head->seq << ":" << json::Sanitize(head->hash) << "\n";
     } else if (!head.ok() && followed.ok()) {

@@ -14,7 +14,6 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "runtime/base/string_view.h"
 #include "runtime/driver.h"
 #include "runtime/json/sanitize.h"
@@ -26,7 +25,9 @@
 #include "runtime/replay/cassette_recorder.h"
 #include "runtime/replay/recording_model.h"
 #include "runtime/replay/replaying_model.h"
+#include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "runtime/world/real_scheduler.h"
 #include "sim/scripted_model.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
@@ -62,27 +63,6 @@ Exit status: 0 the run completed (and, replaying, the chain head matched), 1 oth
 constexpr std::string_view kFlags[] = {"db", "record", "replay"};
 constexpr std::string_view kModelName = "scripted-demo";
 constexpr std::string_view kGoal = "Find the address of localhost";
-
-// A deterministic clock: each reading is one millisecond after the last, and a wait ends at
-// once at its deadline.
-class TickingClock final : public world::Clock {
- public:
-  absl::Time Now() const override {
-    absl::MutexLock lock(&mu_);
-    now_ += absl::Milliseconds(1);
-    return now_;
-  }
-  bool WaitUntil(absl::Notification& done, absl::Time deadline) const override {
-    if (done.HasBeenNotified()) return true;
-    absl::MutexLock lock(&mu_);
-    if (deadline > now_) now_ = deadline;
-    return false;
-  }
-
- private:
-  mutable absl::Mutex mu_;
-  mutable absl::Time now_ = absl::FromUnixSeconds(1'767'225'600);  // 2026-01-01T00:00:00Z
-};
 
 // What the stand-in provider answers: a tool call, then the terminal call. The raw bytes are
 // a provider's own form (with characters a re-encoder would escape), kept exactly.
@@ -148,7 +128,13 @@ int RunModelDemo(std::span<const std::string> args) {
                                                      replay::ReplayOrder::kStrict);
   }
 
-  TickingClock clock;
+  // A deterministic run clock, so a replay reads exactly the times the recording did: each
+  // reading is one millisecond after the last, and a wait (a retry's backoff) ends at once at
+  // its deadline. Leases are between processes, so they stay on wall time.
+  world::ManualClock clock(
+      absl::FromUnixSeconds(1'767'225'600),  // 2026-01-01T00:00:00Z
+      {.waits = world::ManualClock::Waits::kJump, .tick = absl::Milliseconds(1)});
+  world::RealScheduler scheduler;
   world::SeededEntropy entropy(2026);
   absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(*path, clock);
   if (!store.ok()) return Failure(command, ToStd(store.status().message()));
@@ -169,6 +155,7 @@ int RunModelDemo(std::span<const std::string> args) {
   options.agent = &agent;
   options.policy = policy.get();
   options.tools = {&read, &finish};
+  options.scheduler = &scheduler;
   options.model.model = model.get();
   options.model.prices[std::string(kModelName)] = Price{3'000'000, 15'000'000, 300'000};
   absl::StatusOr<std::unique_ptr<Driver>> driver =
@@ -191,20 +178,20 @@ int RunModelDemo(std::span<const std::string> args) {
             << run->input_tokens << " in, " << run->output_tokens << " out, estimated "
             << view::DisplayMoney(run->estimated_cost_micros) << "\n";
 
-  absl::StatusOr<std::pair<std::int64_t, std::string>> head = (*store)->ChainHead();
+  absl::StatusOr<store::ChainHead> head = (*store)->Head();
   if (!head.ok()) return Failure(command, ToStd(head.status().message()));
   if (recorder != nullptr) {
-    if (absl::Status set = recorder->SetChainHead({head->first, head->second}); !set.ok()) {
+    if (absl::Status set = recorder->SetChainHead(*head); !set.ok()) {
       return Failure(command, ToStd(set.message()));
     }
     std::cout << "recorded " << provider->calls() << " model call(s) to " << json::Sanitize(record)
-              << " with chain head seq " << head->first << " " << head->second << "\n"
+              << " with chain head seq " << head->seq << " " << head->hash << "\n"
               << "replay it into a new database:\n  agentrt demo model --db NEW.db --replay "
               << json::Sanitize(record) << "\n";
   } else {
-    bool same = head->first == recorded_head.seq && head->second == recorded_head.hash;
-    std::cout << "replayed from " << json::Sanitize(replay) << ": chain head seq " << head->first
-              << " " << head->second << "\n"
+    bool same = *head == recorded_head;
+    std::cout << "replayed from " << json::Sanitize(replay) << ": chain head seq " << head->seq
+              << " " << head->hash << "\n"
               << (same ? "the audit log is the recorded one, byte for byte\n"
                        : absl::StrCat("DIFFERENT from the recording (seq ", recorded_head.seq, " ",
                                       recorded_head.hash, ")\n"));

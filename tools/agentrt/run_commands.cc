@@ -13,6 +13,7 @@
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "runtime/world/real_scheduler.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demo_tools.h"
@@ -114,7 +115,10 @@ int RunDemoCommand(std::span<const std::string> args) {
   absl::StatusOr<std::string> path = DatabasePath();
   if (!path.ok()) return UsageError("demo scripted", ToStd(path.status().message()));
 
+  // The composition root: the real world (system clock, OS randomness, one scheduler thread for
+  // the lease heartbeat).
   world::RealClock clock;
+  world::RealScheduler scheduler;
   world::OsEntropy entropy;
   absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(*path, clock);
   if (!store.ok()) return Failure("demo scripted", ToStd(store.status().message()));
@@ -146,6 +150,7 @@ int RunDemoCommand(std::span<const std::string> args) {
   options.agent = &agent;
   options.policy = policy.get();
   options.tools = {&read, &remove, &send, &finish};
+  options.scheduler = &scheduler;
   absl::StatusOr<std::unique_ptr<Driver>> driver = Driver::Create(**store, clock, entropy, options);
   if (!driver.ok()) return Failure("demo scripted", ToStd(driver.status().message()));
   std::size_t already = 0;

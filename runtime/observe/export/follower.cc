@@ -77,9 +77,9 @@ absl::Status Follower::Follow(Sink sink, absl::Notification* stop) {
   }
 }
 
-absl::StatusOr<CursorHead> Follower::Head() {
+absl::StatusOr<store::ChainHead> Follower::Head() {
   AGENTRT_ASSIGN_OR_RETURN(std::int64_t seq, options_.cursor->Load());
-  CursorHead head;
+  store::ChainHead head;
   if (seq <= 0) return head;
   head.seq = seq;
   AGENTRT_ASSIGN_OR_RETURN(head.hash, options_.store->StoredHash(seq));

@@ -55,11 +55,6 @@ struct FollowerOptions {
 // A sink takes one event; an error stops the follower (the cursor keeps what it took before).
 using Sink = absl::FunctionRef<absl::Status(const store::Event&)>;
 
-struct CursorHead {
-  std::int64_t seq = 0;  // the seq the cursor holds; 0 when nothing was delivered
-  std::string hash;      // that event's stored hash (at most 128 characters); "" for seq 0
-};
-
 class Follower {
  public:
   // Create checks the options. Errors: InvalidArgument for a missing store, a negative
@@ -74,7 +69,9 @@ class Follower {
   // Head is the anchor to keep for `agentrt verify --head SEQ:HASH`: the cursor's seq and the
   // stored hash of that event. The hash covers every run's events up to seq, even for a
   // one-run follower. Errors: NotFound when that event is no longer in the database.
-  absl::StatusOr<CursorHead> Head();
+  // The seq is 0 (and the hash "") when nothing was delivered; the hash is at most 128
+  // characters of the stored one.
+  absl::StatusOr<store::ChainHead> Head();
 
  private:
   Follower(FollowerOptions options, const world::Clock& clock)

@@ -27,39 +27,10 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// A clock whose waits end at once by moving the clock to their deadline; each wait is kept.
-class JumpClock final : public world::Clock {
- public:
-  absl::Time Now() const override {
-    absl::MutexLock lock(&mu_);
-    return now_;
-  }
-  bool WaitUntil(absl::Notification& done, absl::Time deadline) const override {
-    if (done.HasBeenNotified()) return true;
-    absl::MutexLock lock(&mu_);
-    waits_.push_back(deadline - now_);
-    if (deadline > now_) now_ = deadline;
-    return false;
-  }
-  void Advance(absl::Duration d) {
-    absl::MutexLock lock(&mu_);
-    now_ += d;
-  }
-  std::vector<absl::Duration> waits() const {
-    absl::MutexLock lock(&mu_);
-    return waits_;
-  }
-
- private:
-  mutable absl::Mutex mu_;
-  mutable absl::Time now_ = absl::FromUnixSeconds(1'800'000'000);
-  mutable std::vector<absl::Duration> waits_;
-};
-
 // A model answering from a script of results; each call takes `latency` of clock time.
 class ScriptModel final : public Model {
  public:
-  ScriptModel(JumpClock& clock, std::vector<absl::StatusOr<ModelResponse>> script)
+  ScriptModel(world::ManualClock& clock, std::vector<absl::StatusOr<ModelResponse>> script)
       : clock_(clock), script_(std::move(script)) {}
   std::string Name() const override { return "test-model"; }
   absl::StatusOr<ModelResponse> Generate(const ModelRequest& request,
@@ -74,7 +45,7 @@ class ScriptModel final : public Model {
   std::vector<absl::Time> deadlines;
 
  private:
-  JumpClock& clock_;
+  world::ManualClock& clock_;
   std::vector<absl::StatusOr<ModelResponse>> script_;
   std::size_t next_ = 0;
 };
@@ -145,7 +116,7 @@ class ModelCallerTest : public ::testing::Test {
     DriverOptions options;
     options.agent = &agent;
     options.policy = policy_.get();
-    options.lease_clock = &lease_clock_;
+    options.scheduler = &lease_clock_;
     options.model = std::move(config);
     options.model.model = &model;
     return options;
@@ -198,7 +169,9 @@ class ModelCallerTest : public ::testing::Test {
   }
 
   std::filesystem::path dir_;
-  JumpClock clock_;
+  // Waits end at once by moving the clock to their deadline; each jump is kept.
+  world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000),
+                            {.waits = world::ManualClock::Waits::kJump}};
   // Leases are judged on a clock of their own that stands still, so the heartbeat never beats
   // (a jumping clock would spin it and add its waits to the ones the tests count).
   world::ManualClock lease_clock_{absl::FromUnixSeconds(1'800'000'000)};
@@ -260,7 +233,7 @@ TEST_F(ModelCallerTest, TransientRetryThenSuccess) {
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_EQ(run->model_calls, 3);  // every attempt counted
   EXPECT_EQ(run->input_tokens, 100);
-  EXPECT_THAT(clock_.waits(), ElementsAre(absl::Seconds(1), absl::Seconds(2)));
+  EXPECT_THAT(clock_.jumps(), ElementsAre(absl::Seconds(1), absl::Seconds(2)));
   EXPECT_THAT(
       Rows("SELECT attempt, status FROM model_calls ORDER BY attempt"),
       ElementsAre(ElementsAre("1", "error"), ElementsAre("2", "error"), ElementsAre("3", "ok")));
@@ -341,7 +314,7 @@ TEST_F(ModelCallerTest, RetryAfterIsHonouredAndBounded) {
   {
     ASSERT_TRUE(
         Play({TransientError("slow down", absl::Seconds(7)), Reply(1, 1)}, Retries(1)).ok());
-    EXPECT_THAT(clock_.waits(), ElementsAre(absl::Seconds(7)));
+    EXPECT_THAT(clock_.jumps(), ElementsAre(absl::Seconds(7)));
   }
   {
     absl::StatusOr<agentrt::Run> run =
@@ -349,7 +322,7 @@ TEST_F(ModelCallerTest, RetryAfterIsHonouredAndBounded) {
     ASSERT_TRUE(run.ok());
     EXPECT_EQ(run->reason, reason::kModelUnavailable);
     EXPECT_THAT(run->reason_detail, HasSubstr("longer than 1m"));
-    EXPECT_EQ(clock_.waits().size(), 1u);  // the earlier test's wait only: no new one
+    EXPECT_EQ(clock_.jumps().size(), 1u);  // the earlier test's wait only: no new one
   }
 }
 
@@ -361,7 +334,7 @@ TEST_F(ModelCallerTest, NoRetryPastTheElapsedLimit) {
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->reason, reason::kModelUnavailable);
   EXPECT_THAT(run->reason_detail, HasSubstr("no time left to retry"));
-  EXPECT_TRUE(clock_.waits().empty());
+  EXPECT_TRUE(clock_.jumps().empty());
 }
 
 TEST_F(ModelCallerTest, CallLimitStopsBeforeDispatch) {

@@ -60,11 +60,13 @@ class RecheckTest : public ::testing::Test {
     ScriptedAgent agent(std::move(script));
     std::unique_ptr<Policy> policy = DefaultPolicy();
     DriverOptions options{&agent, policy.get(), {&read_, &write_, &post_}, "test"};
+    options.scheduler = &lease_clock_;
     auto driver = *Driver::Create(*store_, clock_, entropy_, options);
     ASSERT_TRUE(driver->StartWithId("run-1", "recheck me", Limits{}).ok());
   }
 
   world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
+  world::ManualClock lease_clock_{absl::FromUnixSeconds(1'800'000'000)};
   world::SeededEntropy entropy_{5};
   std::unique_ptr<store::Store> store_;
   SpecTool read_{"read", SideEffect::kReadOnly};
@@ -137,6 +139,7 @@ TEST_F(RecheckTest, PolicyIdentityIsComparedWhenBothSidesNameOne) {
   Named v1("rules@1"), v2("rules@2");
   ScriptedAgent agent({Call("read"), Complete()});
   DriverOptions options{&agent, &v1, {&read_}, "test"};
+  options.scheduler = &lease_clock_;
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   ASSERT_TRUE(driver->StartWithId("run-1", "named", Limits{}).ok());
   EXPECT_EQ(Recheck(*store_, "run-1", v1)->identity, "unchanged");
@@ -155,6 +158,7 @@ TEST_F(RecheckTest, ARecordedPolicyErrorIsListedAndTheReportIsIncomplete) {
   } failing;
   ScriptedAgent agent({Call("read")});
   DriverOptions options{&agent, &failing, {&read_}, "test"};
+  options.scheduler = &lease_clock_;
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   ASSERT_TRUE(driver->StartWithId("run-1", "fails", Limits{}).ok());
   std::unique_ptr<Policy> policy = DefaultPolicy();

@@ -101,7 +101,7 @@ class ModelAgentDriverTest : public ::testing::Test {
   absl::StatusOr<agentrt::Run> Drive(Agent& agent, Model* model = nullptr) {
     DriverOptions options;
     options.model.model = model;
-    options.lease_clock = &clock_;
+    options.scheduler = &clock_;
     options.agent = &agent;
     options.policy = policy_.get();
     options.tools = {&read_, &finish_};

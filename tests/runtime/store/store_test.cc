@@ -139,7 +139,7 @@ TEST_F(StoreTest, EventsSurviveCloseAndReopenAndTheChainVerifies) {
   EXPECT_FALSE(report->broken.has_value());
   EXPECT_EQ(report->checked, 5);
   EXPECT_EQ(report->hash, (*all)[4].hash);
-  EXPECT_EQ(store->ChainHead()->first, 5);
+  EXPECT_EQ(store->Head()->seq, 5);
   // One chain across runs: run-b's first event follows run-a's last.
   EXPECT_EQ((*all)[3].hash, EventHash((*all)[2].hash, EventFields{4, "run-b", "", (*all)[3].at,
                                                                   "test.event", R"({"i":0})"}));

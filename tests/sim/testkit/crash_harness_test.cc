@@ -370,7 +370,7 @@ TEST_F(CheckTest, ReportsEveryBrokenInvariant) {
     } agent;
     product::WorkspacePolicy policy;
     DriverOptions options{&agent, &policy, {&dying}, "child"};
-    options.lease_clock = &clock;
+    options.scheduler = &clock;
     auto driver = Driver::Create(**store, clock, entropy, options);
     (void)(*driver)->StartWithId("broken", "break things", Limits{});
     ::_exit(1);

@@ -157,6 +157,7 @@ TEST_F(CheckArgsTest, IsTheDriversAcceptance) {
   for (const std::string& args : bad) script.push_back(Decision{"tool_call", "pay", args});
   ScriptedAgent agent(script);
   DriverOptions options{&agent, &policy_, tools_, "test"};
+  options.scheduler = &clock;
   auto driver = *Driver::Create(*store, clock, entropy, options);
   Limits limits;
   limits.max_consecutive_tool_failures = 100;

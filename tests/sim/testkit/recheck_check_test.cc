@@ -136,7 +136,7 @@ TEST_F(RecheckSameTest, FailsWhenNothingWasRechecked) {
   ScriptedAgent agent({Call("read_file", R"({"path":"/a"})"),
                        Call("write_file", R"({"path":"/workspace/b","content":"x"})")});
   DriverOptions options{&agent, &broken, {read_.get(), write_.get()}, "test"};
-  options.lease_clock = &clock;
+  options.scheduler = &clock;
   auto driver = *Driver::Create(*store, clock, entropy, options);
   ASSERT_EQ(driver->StartWithId("r", "half broken", Limits{})->reason, "internal_error");
   absl::StatusOr<Report> strict = RecheckSame(*store, "r", broken);

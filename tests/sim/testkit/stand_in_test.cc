@@ -41,8 +41,9 @@ TEST(StandInTest, StandsForAClassNoToolHas) {
   world::SeededEntropy entropy(11);
   auto store = *store::Store::OpenInMemory(clock);
   ScriptedAgent agent({Decision{"tool_call", "drop_table", R"({"table":"users"})"}});
-  auto driver = *Driver::Create(*store, clock, entropy,
-                                DriverOptions{&agent, &policy, {read.get(), drop.get()}, "t"});
+  DriverOptions options{&agent, &policy, {read.get(), drop.get()}, "t"};
+  options.scheduler = &clock;
+  auto driver = *Driver::Create(*store, clock, entropy, options);
   absl::StatusOr<agentrt::Run> run = driver->StartWithId("r1", "clean up", Limits{});
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->reason, "policy_abort");
@@ -53,8 +54,9 @@ TEST(StandInTest, StandsForAClassNoToolHas) {
   auto wipe = StandIn("wipe", SideEffect::kLocalMutation);
   ScriptedAgent agent2(
       {Decision{"tool_call", "wipe", R"({ "all" : true })"}, Decision{"complete"}});
-  auto driver2 = *Driver::Create(*store, clock, entropy,
-                                 DriverOptions{&agent2, allow.get(), {wipe.get()}, "t"});
+  DriverOptions options2{&agent2, allow.get(), {wipe.get()}, "t"};
+  options2.scheduler = &clock;
+  auto driver2 = *Driver::Create(*store, clock, entropy, options2);
   ASSERT_TRUE(driver2->StartWithId("r2", "wipe", Limits{}).ok());
   std::vector<RecordedCall> calls = wipe->calls();
   ASSERT_EQ(calls.size(), 1u);

@@ -504,7 +504,7 @@ TEST_F(FollowerTest, HeadIsTheCursorsSeqAndItsStoredHash) {
   absl::StatusOr<Follower> follower = Follower::Create(
       {.store = reader.get(), .run_id = "run-a", .cursor = &cursor, .once = true}, clock_);
   ASSERT_TRUE(follower.ok());
-  absl::StatusOr<CursorHead> head = follower->Head();
+  absl::StatusOr<store::ChainHead> head = follower->Head();
   ASSERT_TRUE(head.ok()) << head.status();
   EXPECT_EQ(head->seq, 0);
   EXPECT_EQ(head->hash, "");

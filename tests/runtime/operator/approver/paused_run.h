@@ -75,7 +75,7 @@ class PausedRunTest : public ::testing::Test {
     options.agent = agent_.get();
     options.policy = policy_.get();
     options.tools = {&post_};
-    options.lease_clock = &clock_;
+    options.scheduler = &clock_;
     return options;
   }
 

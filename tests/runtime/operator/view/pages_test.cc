@@ -73,6 +73,7 @@ class ViewTest : public ::testing::Test {
     options.agent = &agent;
     options.policy = policy_.get();
     options.tools = {&post_, &read_, &wipe_};
+    options.scheduler = &lease_clock_;
     auto driver = Driver::Create(*store_, clock_, entropy_, options);
     EXPECT_TRUE(driver.ok()) << driver.status();
     absl::StatusOr<agentrt::Run> run =
@@ -103,6 +104,7 @@ class ViewTest : public ::testing::Test {
   }
 
   world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
+  world::ManualClock lease_clock_{absl::FromUnixSeconds(1'800'000'000)};
   world::SeededEntropy entropy_{7};
   std::string path_;
   std::unique_ptr<store::Store> store_;
