@@ -1,0 +1,215 @@
+#include "tools/agentrt/commands.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/json/sanitize.h"
+#include "tools/agentrt/cassette_command.h"
+#include "tools/agentrt/command_line.h"
+#include "tools/agentrt/event_commands.h"
+#include "tools/agentrt/json_command.h"
+#include "tools/agentrt/operator_commands.h"
+#include "tools/agentrt/run_commands.h"
+#include "tools/agentrt/schema_command.h"
+#include "tools/agentrt/suggest.h"
+#include "tools/agentrt/view_commands.h"
+#include "tools/agentrt/webhook_command.h"
+
+namespace agentrt::cli {
+namespace {
+
+// Where `agentrt --help` lists a command; the table keeps each section's commands together.
+enum class Section {
+  kStandalone,   // works on files, or writes a database of its own
+  kRunDatabase,  // operates on an existing database of runs
+};
+
+struct Command {
+  std::string_view name;     // one word, or two for a command of a family ("json canon")
+  std::string_view summary;  // one line, for `agentrt --help`
+  Section section;
+  int (*run)(std::span<const std::string> words_after_first);
+};
+
+// In the order `agentrt --help` lists them.
+constexpr Command kCommands[] = {
+    {"json canon", "print the canonical form of a JSON document", Section::kStandalone,
+     RunJsonCommand},
+    {"json hash", "print the SHA-256 of a JSON document's canonical form", Section::kStandalone,
+     RunJsonCommand},
+    {"schema validate", "validate a JSON document against a JSON Schema", Section::kStandalone,
+     RunSchemaCommand},
+    {"schema check", "compile a JSON Schema, or say why it is refused", Section::kStandalone,
+     RunSchemaCommand},
+    {"demo scripted", "run a scripted agent against in-memory tools and print its trace",
+     Section::kStandalone, RunDemoCommand},
+    {"demo model", "run a model-backed agent under model accounting, recorded or replayed",
+     Section::kStandalone, RunDemoCommand},
+    {"cassette dump", "print the exchanges a recorded cassette holds", Section::kStandalone,
+     RunCassetteCommand},
+    {"runs", "list the runs, newest first, with the approval each waits on", Section::kRunDatabase,
+     RunRunsCommand},
+    {"show", "print a run, the approvals it waits on, and its steps", Section::kRunDatabase,
+     RunShowCommand},
+    {"events", "print a run's persisted events (aligned text or JSON Lines)", Section::kRunDatabase,
+     RunEventsCommand},
+    {"verify", "walk the event hash chain, report the first break, check a kept head",
+     Section::kRunDatabase, RunVerifyCommand},
+    {"export", "follow the event log read-only, writing JSON Lines records", Section::kRunDatabase,
+     RunExportCommand},
+    {"approve", "show the approval a run waits on and approve what was shown",
+     Section::kRunDatabase, RunApproveCommand},
+    {"reject", "show the approval a run waits on and reject it (the run is cancelled)",
+     Section::kRunDatabase, RunRejectCommand},
+    {"cancel", "cancel a run that has not ended", Section::kRunDatabase, RunCancelCommand},
+    {"recheck", "re-ask the default policy every decision the run recorded", Section::kRunDatabase,
+     RunRecheckCommand},
+    {"webhook serve", "serve the signed approval webhook (docs/operators.md)",
+     Section::kRunDatabase, RunWebhookCommand},
+};
+
+constexpr std::string_view FirstWord(std::string_view name) {
+  return name.substr(0, name.find(' '));
+}
+
+// A name is one word or two, lower case, separated by one space: what the dispatch splits on
+// and what the help lines up.
+constexpr bool WellFormed(std::string_view name) {
+  int spaces = 0;
+  for (char c : name) {
+    if (c == ' ') {
+      ++spaces;
+    } else if (!(c >= 'a' && c <= 'z')) {
+      return false;
+    }
+  }
+  return !name.empty() && spaces <= 1 && name.front() != ' ' && name.back() != ' ';
+}
+
+constexpr bool EveryEntryIsWellFormed() {
+  for (const Command& c : kCommands) {
+    if (!WellFormed(c.name) || c.summary.empty() || c.run == nullptr) return false;
+    if (c.summary.find('\n') != std::string_view::npos) return false;
+  }
+  return true;
+}
+static_assert(EveryEntryIsWellFormed(),
+              "a command name is one or two lower-case words, and "
+              "every command has a one-line summary and a handler");
+
+constexpr bool NoNameTwiceAndFamiliesShareTheirHandler() {
+  for (const Command& a : kCommands) {
+    for (const Command& b : kCommands) {
+      if (&a == &b) continue;
+      if (a.name == b.name) return false;
+      if (FirstWord(a.name) == FirstWord(b.name) && a.run != b.run) return false;
+    }
+  }
+  return true;
+}
+static_assert(NoNameTwiceAndFamiliesShareTheirHandler(),
+              "dispatch is on the first word: commands sharing it must share a handler");
+
+// A section that starts must not have appeared before.
+constexpr bool SectionsAreContiguous() {
+  for (std::size_t i = 1; i < std::size(kCommands); ++i) {
+    if (kCommands[i].section == kCommands[i - 1].section) continue;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (kCommands[j].section == kCommands[i].section) return false;
+    }
+  }
+  return true;
+}
+static_assert(SectionsAreContiguous(), "the help prints each section's heading once");
+
+std::string_view Heading(Section section) {
+  switch (section) {
+    case Section::kStandalone:
+      return "Commands:\n";
+    case Section::kRunDatabase:
+      return "Operating on a database of runs (--db PATH, or the AGENTRT_DB environment "
+             "variable;\nopened existing-only, never created; --json for machine output):\n";
+  }
+  return "";
+}
+
+std::string HelpText() {
+  std::size_t width = 0;
+  for (const Command& c : kCommands) width = std::max(width, c.name.size());
+  std::string text =
+      "agentrt: a runtime and deterministic simulator for tool-using AI agents.\n\n"
+      "Usage: agentrt COMMAND [ARGS...]\n";
+  for (std::size_t i = 0; i < std::size(kCommands); ++i) {
+    const Command& c = kCommands[i];
+    if (i == 0 || kCommands[i - 1].section != c.section) {
+      text += "\n";
+      text += Heading(c.section);
+    }
+    text += "  ";
+    text += c.name;
+    text += std::string(width - c.name.size() + 2, ' ');
+    text += c.summary;
+    text += "\n";
+  }
+  text +=
+      "\nThere is deliberately no 'resume' command: resuming a run needs the consumer's agent,\n"
+      "tools and policy, so the consumer's own program resumes it after an approval.\n\n"
+      "Run 'agentrt COMMAND --help' for a command's arguments and details.\n"
+      "Exit status: 0 ok, 1 failure or finding, 2 usage error.\n";
+  return text;
+}
+
+// `; did you mean "a"?`, `; did you mean "a" or "b"?`, `; did you mean "a", "b" or "c"?`; empty
+// for no names.
+std::string DidYouMean(const std::vector<std::string_view>& names) {
+  if (names.empty()) return "";
+  std::string text = "; did you mean ";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+    text += "\"";
+    text += names[i];
+    text += "\"";
+  }
+  return text + "?";
+}
+
+int UnknownCommand(std::span<const std::string> args) {
+  std::vector<std::string_view> names;
+  for (const Command& c : kCommands) names.push_back(c.name);
+  std::cerr << "agentrt: unknown command \"" << json::Sanitize(args[0]) << "\""
+            << DidYouMean(ClosestCommands(names, args))
+            << "\nRun 'agentrt --help' for the list of commands.\n";
+  return kExitUsage;
+}
+
+}  // namespace
+
+int RunAgentrt(std::span<const std::string> args) {
+  if (args.empty()) {
+    std::cerr << HelpText();
+    return kExitUsage;
+  }
+  const std::string& word = args[0];
+  if (word == "--help" || word == "-h" || word == "help") {
+    std::cout << HelpText();
+    return kExitOk;
+  }
+  for (const Command& c : kCommands) {
+    if (FirstWord(c.name) == word) return c.run(args.subspan(1));
+  }
+  // Not a command, so not in the table (the help would list it), but the one an operator
+  // after an approval most expects: it gets the reason rather than a suggestion.
+  if (word == "resume") {
+    std::cerr << "agentrt: there is no resume command: resuming a run needs the consumer's "
+                 "agent, tools and policy, so the consumer's program resumes it\n";
+    return kExitUsage;
+  }
+  return UnknownCommand(args);
+}
+
+}  // namespace agentrt::cli
