@@ -158,7 +158,6 @@ class Driver {
                                                                          bool attaching);
 
   const world::Clock& lease_clock() const { return options_.scheduler->clock(); }
-  absl::StatusOr<std::pair<std::string, std::string>> ReadLease(std::string_view run_id);
   absl::Status RefuseLiveForeignLease(std::string_view run_id, std::string_view owner,
                                       std::string_view expires_at) const;
 

@@ -7,6 +7,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/engine/records.h"
+#include "runtime/engine/rows.h"
 #include "runtime/engine/run_end.h"
 #include "runtime/events.h"
 #include "runtime/json/json_object.h"
@@ -19,7 +20,6 @@
 namespace agentrt {
 namespace {
 
-using store::SqlRow;
 using store::Transaction;
 
 // The payload that tells apart the refusals FailedPrecondition covers (approvals.h).
@@ -43,53 +43,24 @@ std::string RefusalOf(const absl::Status& status) {
   return payload.has_value() ? std::string(payload->Flatten()) : std::string();
 }
 
-constexpr std::string_view kSelectApproval =
-    "SELECT id, run_id, step_id, kind, capability_json, presentation_json, request_json, hash, "
-    "status, created_at, expires_at, decided_at, decided_by, note FROM approvals ";
-
-Approval FromRow(const SqlRow& r) {
-  Approval a;
-  a.id = r[0];
-  a.run_id = r[1];
-  a.step_id = r[2];
-  a.kind = r[3];
-  a.capability = r[4];
-  a.presentation = r[5];
-  a.request = r[6];
-  a.hash = r[7];
-  for (ApprovalStatus s : {ApprovalStatus::kPending, ApprovalStatus::kApproved,
-                           ApprovalStatus::kRejected, ApprovalStatus::kExpired}) {
-    if (ToString(s) == r[8]) a.status = s;
-  }
-  a.created_at = world::ParseTimestamp(r[9]).value_or(absl::InfinitePast());
-  a.expires_at = world::ParseTimestamp(r[10]).value_or(absl::InfinitePast());
-  a.decided_at = world::ParseTimestamp(r[11]).value_or(absl::InfinitePast());
-  a.decided_by = r[12];
-  a.note = r[13];
-  return a;
-}
-
 absl::StatusOr<Approval> GetApprovalTx(Transaction& tx, std::string_view run_id,
                                        std::string_view approval_id) {
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> rows,
-      tx.Query(absl::StrCat(ToAbsl(kSelectApproval), "WHERE id = ?1 AND run_id = ?2"),
-               {approval_id, run_id}));
-  if (rows.empty()) {
+  AGENTRT_ASSIGN_OR_RETURN(std::optional<Approval> approval,
+                           rows::ReadApproval(tx, run_id, approval_id));
+  if (!approval.has_value()) {
     return absl::NotFoundError(absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)),
                                             " has no approval ",
                                             ToAbsl(json::Sanitize(approval_id))));
   }
-  return FromRow(rows[0]);
+  return *std::move(approval);
 }
 
 absl::StatusOr<std::string> RunStatusTx(Transaction& tx, std::string_view run_id) {
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                           tx.Query("SELECT status FROM runs WHERE id = ?1", {run_id}));
-  if (rows.empty()) {
+  AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunState> state, rows::ReadRunState(tx, run_id));
+  if (!state.has_value()) {
     return absl::NotFoundError(absl::StrCat("no run ", ToAbsl(json::Sanitize(run_id))));
   }
-  return rows[0][0];
+  return std::move(state->status);
 }
 
 absl::Status Check(const Approval& a, const Decider& decider) {
@@ -109,18 +80,9 @@ absl::Status Check(const Approval& a, const Decider& decider) {
 absl::Status ExpireTx(Transaction& tx, const Approval& a, absl::Time now) {
   std::string at = world::FormatTimestamp(now);
   // A pending approval is decided by its expiry; an approved grant keeps its decider.
-  absl::StatusOr<std::int64_t> changed =
-      a.status == ApprovalStatus::kPending
-          ? tx.Exec(
-                "UPDATE approvals SET status = 'expired', decided_at = ?1, note = 'expired' "
-                "WHERE id = ?2 AND status = 'pending' AND hash = ?3",
-                {std::string_view(at), std::string_view(a.id), std::string_view(a.hash)})
-          : tx.Exec(
-                "UPDATE approvals SET status = 'expired' WHERE id = ?1 AND status = ?2 AND "
-                "hash = ?3",
-                {std::string_view(a.id), ToString(a.status), std::string_view(a.hash)});
+  absl::StatusOr<bool> changed = rows::ExpireApproval(tx, a.id, a.status, a.hash, at);
   if (!changed.ok()) return changed.status();
-  if (*changed == 0) return Refused(kNotPending, "approval moved while expiring it");
+  if (!*changed) return Refused(kNotPending, "approval moved while expiring it");
   AGENTRT_RETURN_IF_ERROR(
       tx.AppendEvent(
             a.run_id, a.step_id, now, event::kApprovalDecided,
@@ -151,14 +113,9 @@ absl::StatusOr<Approval> Decide(store::Store& store, const world::Clock& clock,
     }
     std::string at = world::FormatTimestamp(now);
     std::string_view new_status = approve ? "approved" : "rejected";
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::int64_t changed,
-        tx.Exec(
-            "UPDATE approvals SET status = ?1, decided_at = ?2, decided_by = ?3, note = ?4 "
-            "WHERE id = ?5 AND status = 'pending' AND hash = ?6",
-            {new_status, std::string_view(at), std::string_view(decider.by),
-             std::string_view(decider.note), std::string_view(a.id), std::string_view(a.hash)}));
-    if (changed == 0) return Refused(kNotPending, "approval is not pending");
+    AGENTRT_ASSIGN_OR_RETURN(bool decided_now, rows::DecideApproval(tx, a.id, a.hash, new_status,
+                                                                    at, decider.by, decider.note));
+    if (!decided_now) return Refused(kNotPending, "approval is not pending");
     AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run_id, a.step_id, now, event::kApprovalDecided,
                                            json::JsonObject()
                                                .String("approval_id", a.id)
@@ -171,13 +128,12 @@ absl::StatusOr<Approval> Decide(store::Store& store, const world::Clock& clock,
       Observation obs = MakeObservation(ObservationKind::kPolicyDenied,
                                         {{"approval_id", a.id}, {"note", decider.note}},
                                         "approval rejected: " + decider.note);
-      AGENTRT_RETURN_IF_ERROR(
-          tx.Exec("UPDATE steps SET status = 'failed', observation_json = ?1, "
-                  "observation_hash = ?2, finished_at = ?3 WHERE id = ?4 AND "
-                  "status = 'awaiting_approval'",
-                  {std::string_view(ObservationJson(obs)), std::string_view(obs.content_hash),
-                   std::string_view(at), std::string_view(a.step_id)})
-              .status());
+      AGENTRT_RETURN_IF_ERROR(rows::EndStep(tx, a.step_id, StepStatus::kAwaitingApproval,
+                                            {.status = StepStatus::kFailed,
+                                             .observation_json = ObservationJson(obs),
+                                             .observation_hash = obs.content_hash,
+                                             .finished_at = at})
+                                  .status());
       AGENTRT_RETURN_IF_ERROR(FinishRunTx(
           tx, run_id, RunEnd{RunStatus::kCancelled, reason::kApprovalRejected, decider.note}, now));
     }
@@ -239,11 +195,7 @@ absl::Status ExpireApproval(store::Store& store, const Approval& approval, absl:
 absl::StatusOr<std::vector<Approval>> ListApprovals(store::Store& store, std::string_view run_id) {
   std::vector<Approval> approvals;
   AGENTRT_RETURN_IF_ERROR(store.Read([&](Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        tx.Query(absl::StrCat(ToAbsl(kSelectApproval), "WHERE run_id = ?1 ORDER BY rowid"),
-                 {run_id}));
-    for (const SqlRow& r : rows) approvals.push_back(FromRow(r));
+    AGENTRT_ASSIGN_OR_RETURN(approvals, rows::ReadApprovals(tx, run_id));
     return absl::OkStatus();
   }));
   return approvals;
@@ -263,19 +215,10 @@ absl::StatusOr<ApprovalPage> ListApprovalsPage(store::Store& store, std::string_
                                                bool pending_only, std::int64_t limit,
                                                std::int64_t offset) {
   AGENTRT_RETURN_IF_ERROR(store::Store::CheckPage(limit, offset));
-  std::string where =
-      pending_only ? "WHERE run_id = ?1 AND status = 'pending' " : "WHERE run_id = ?1 ";
   ApprovalPage page;
   AGENTRT_RETURN_IF_ERROR(store.Read([&](Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> count,
-        tx.Query(absl::StrCat("SELECT COUNT(*) FROM approvals ", where), {run_id}));
-    page.total = store::ToInt(count[0][0]);
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        tx.Query(absl::StrCat(ToAbsl(kSelectApproval), where, "ORDER BY rowid LIMIT ?2 OFFSET ?3"),
-                 {run_id, limit, offset}));
-    for (const SqlRow& r : rows) page.approvals.push_back(FromRow(r));
+    AGENTRT_ASSIGN_OR_RETURN(page,
+                             rows::ReadApprovalsPage(tx, run_id, pending_only, limit, offset));
     return absl::OkStatus();
   }));
   return page;
@@ -284,22 +227,8 @@ absl::StatusOr<ApprovalPage> ListApprovalsPage(store::Store& store, std::string_
 absl::StatusOr<std::map<std::string, std::vector<std::string>>> PendingApprovalIds(
     store::Store& store, std::span<const std::string> run_ids, int per_run) {
   std::map<std::string, std::vector<std::string>> ids;
-  if (run_ids.empty() || per_run < 1) return ids;
-  std::vector<store::SqlValue> params = {std::int64_t{per_run}};
-  std::vector<std::string> slots;
-  for (const std::string& run : run_ids) {
-    params.push_back(std::string_view(run));
-    slots.push_back(absl::StrCat("?", params.size()));
-  }
   AGENTRT_RETURN_IF_ERROR(store.Read([&](Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        tx.Query(absl::StrCat("SELECT run_id, id FROM (SELECT run_id, id, rowid AS r, "
-                              "row_number() OVER (PARTITION BY run_id ORDER BY rowid) AS n "
-                              "FROM approvals WHERE status = 'pending' AND run_id IN (",
-                              absl::StrJoin(slots, ", "), ")) WHERE n <= ?1 ORDER BY run_id, r"),
-                 params));
-    for (SqlRow& r : rows) ids[r[0]].push_back(std::move(r[1]));
+    AGENTRT_ASSIGN_OR_RETURN(ids, rows::ReadPendingApprovalIds(tx, run_ids, per_run));
     return absl::OkStatus();
   }));
   return ids;

@@ -5,6 +5,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/engine/lease_heartbeat.h"
+#include "runtime/engine/rows.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/engine/session.h"
 #include "runtime/events.h"
@@ -15,7 +16,6 @@
 namespace agentrt {
 
 using internal::LeaseHeartbeat;
-using store::SqlRow;
 using store::Transaction;
 using world::FormatTimestamp;
 
@@ -50,18 +50,6 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
   }
   return std::unique_ptr<Driver>(new Driver(store, clock, entropy, std::move(options),
                                             std::make_unique<ToolRegistry>(std::move(registry))));
-}
-
-absl::StatusOr<std::pair<std::string, std::string>> Driver::ReadLease(std::string_view run_id) {
-  std::pair<std::string, std::string> lease;
-  AGENTRT_RETURN_IF_ERROR(store_.Read([&](store::Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        tx.Query("SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?1", {run_id}));
-    if (!rows.empty()) lease = {rows[0][0], rows[0][1]};
-    return absl::OkStatus();
-  }));
-  return lease;
 }
 
 absl::Status Driver::RefuseLiveForeignLease(std::string_view run_id, std::string_view owner,
@@ -120,8 +108,8 @@ absl::StatusOr<std::pair<std::unique_ptr<Driver::Session>, Run>> Driver::ResumeS
     resumed = session->ResumeApproved();
   } else {
     // A live lease of another owner is refused before anything else, the run's clock included.
-    AGENTRT_ASSIGN_OR_RETURN(auto lease, ReadLease(run_id));
-    AGENTRT_RETURN_IF_ERROR(RefuseLiveForeignLease(run_id, lease.first, lease.second));
+    AGENTRT_ASSIGN_OR_RETURN(RunLease lease, agentrt::ReadLease(store_, run_id));
+    AGENTRT_RETURN_IF_ERROR(RefuseLiveForeignLease(run_id, lease.owner, lease.expires_at));
     resumed = session->ResumeInterrupted();
   }
   if (!resumed.ok()) return resumed.status();
@@ -169,18 +157,14 @@ absl::StatusOr<Run> Driver::CreateRun(std::string_view run_id, std::string_view 
   }
   tools += "]";
   AGENTRT_RETURN_IF_ERROR(store_.Write([&](store::Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(
-        tx.Exec("INSERT INTO runs (id, goal, status, limits_json, created_at, started_at, "
-                "lease_owner, lease_expires_at) VALUES (?1, ?2, 'RUNNING', ?3, ?4, ?4, ?5, ?6)",
-                {std::string_view(run.id), std::string_view(run.goal),
-                 std::string_view(limits_json), std::string_view(created),
-                 std::string_view(options_.lease_owner), std::string_view(expiry)})
-            .status());
+    AGENTRT_RETURN_IF_ERROR(rows::InsertRun(tx, {.id = run.id,
+                                                 .goal = run.goal,
+                                                 .limits_json = limits_json,
+                                                 .created_at = created,
+                                                 .lease_owner = options_.lease_owner,
+                                                 .lease_expires_at = expiry}));
     for (const RecordedSpec& s : registry_->specs()) {
-      AGENTRT_RETURN_IF_ERROR(
-          tx.Exec("INSERT OR IGNORE INTO tool_specs (hash, spec_json) VALUES (?1, ?2)",
-                  {std::string_view(s.hash), std::string_view(s.json)})
-              .status());
+      AGENTRT_RETURN_IF_ERROR(rows::InsertToolSpec(tx, s.hash, s.json));
     }
     AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run.id, "", run.created_at, event::kRunCreated,
                                            json::JsonObject()

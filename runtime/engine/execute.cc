@@ -7,6 +7,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/engine/records.h"
+#include "runtime/engine/rows.h"
 #include "runtime/engine/run_end.h"
 #include "runtime/engine/session.h"
 #include "runtime/events.h"
@@ -19,7 +20,6 @@
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
-using store::SqlRow;
 using store::Transaction;
 using world::FormatTimestamp;
 
@@ -41,15 +41,8 @@ absl::StatusOr<bool> Driver::Session::Execute(
       AGENTRT_RETURN_IF_ERROR(RequireLiveLease(tx, lease_now, "no tool is started"));
     }
     AGENTRT_RETURN_IF_ERROR(EnterIfResuming(tx));
-    AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE runs SET lease_expires_at = ?1 WHERE id = ?2",
-                                    {std::string_view(expiry), std::string_view(run_.id)})
-                                .status());
-    AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE steps SET status = 'executing', policy_json = ?1, "
-                                    "started_at = ?2 WHERE id = ?3 AND status IN "
-                                    "('deciding', 'awaiting_approval')",
-                                    {std::string_view(policy_json), std::string_view(started),
-                                     std::string_view(step.id)})
-                                .status());
+    AGENTRT_RETURN_IF_ERROR(rows::SetLeaseExpiry(tx, run_.id, expiry));
+    AGENTRT_RETURN_IF_ERROR(rows::StartExecuting(tx, step.id, policy_json, started));
     AGENTRT_RETURN_IF_ERROR(write_policy(tx));
     return tx
         .AppendEvent(run_.id, step.id, start_at, event::kStepToolStarted,
@@ -157,10 +150,9 @@ absl::Status Driver::Session::AppendLateOutcome(const Observation& obs, absl::Ti
   absl::Time at = Now();
   std::int64_t ms = std::max<std::int64_t>(0, absl::ToInt64Milliseconds(at - started_at));
   return d_.store_.Write([&](Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        tx.Query("SELECT status, reason FROM runs WHERE id = ?1", {std::string_view(run_.id)}));
-    if (rows.empty() || rows[0][0] != "CANCELLED" || rows[0][1] != reason::kOperatorCancelled) {
+    AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunState> state, rows::ReadRunState(tx, run_.id));
+    if (!state.has_value() || state->status != ToString(RunStatus::kCancelled) ||
+        state->reason != reason::kOperatorCancelled) {
       return absl::OkStatus();
     }
     json::JsonObject payload;
@@ -186,19 +178,16 @@ absl::Status Driver::Session::EndStepTx(Transaction& tx, const StepEnd& end, abs
   std::string obs_json = end.observation ? ObservationJson(*end.observation) : "";
   std::string obs_hash = end.observation ? end.observation->content_hash : "";
   std::string finished = FormatTimestamp(at);
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::int64_t changed,
-      tx.Exec("UPDATE steps SET status = ?1, observation_json = ?2, observation_hash = ?3, "
-              "finished_at = ?4 WHERE id = ?5 AND status = ?6",
-              {ToString(end.status), std::string_view(obs_json), std::string_view(obs_hash),
-               std::string_view(finished), std::string_view(step.id), ToString(previous)}));
-  if (changed == 0) {
+  AGENTRT_ASSIGN_OR_RETURN(bool ended, rows::EndStep(tx, step.id, previous,
+                                                     {.status = end.status,
+                                                      .observation_json = obs_json,
+                                                      .observation_hash = obs_hash,
+                                                      .finished_at = finished}));
+  if (!ended) {
     return absl::FailedPreconditionError(absl::StrCat("step ", step.id, " moved under us"));
   }
   std::int64_t ms = std::max<std::int64_t>(0, absl::ToInt64Milliseconds(at - step.started_at));
-  AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE runs SET active_ms = active_ms + ?1 WHERE id = ?2",
-                                  {ms, std::string_view(run_.id)})
-                              .status());
+  AGENTRT_RETURN_IF_ERROR(rows::AddActiveTime(tx, run_.id, ms));
   run_.active_time += absl::Milliseconds(ms);
   if (previous == StepStatus::kExecuting) {
     json::JsonObject finished_payload;

@@ -6,6 +6,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/engine/records.h"
+#include "runtime/engine/rows.h"
 #include "runtime/engine/session.h"
 #include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
@@ -89,10 +90,7 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
   // The evaluation as the step keeps it (what readers and summaries show) and its event.
   std::string step_policy_json = PolicyJson(pd);
   auto write_policy = [&](Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(
-        tx.Exec("UPDATE steps SET policy_json = ?1 WHERE id = ?2",
-                {std::string_view(step_policy_json), std::string_view(current().id)})
-            .status());
+    AGENTRT_RETURN_IF_ERROR(rows::SetStepPolicy(tx, current().id, step_policy_json));
     current().policy = pd;
     return tx.AppendEvent(run_.id, current().id, policy_at, event::kStepPolicy, policy_event)
         .status();
@@ -191,26 +189,19 @@ absl::Status Driver::Session::Pause(const PolicyDecision& pd, const ToolRequest&
   Step& step = current();
   return d_.store_.Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
-    AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE steps SET status = 'awaiting_approval', "
-                                    "policy_json = ?1, observation_json = '', "
-                                    "observation_hash = '', finished_at = '' WHERE id = ?2",
-                                    {std::string_view(policy_json), std::string_view(step.id)})
-                                .status());
-    AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE runs SET status = 'WAITING_FOR_APPROVAL', "
-                                    "lease_owner = '', lease_expires_at = '' WHERE id = ?1",
-                                    {std::string_view(run_.id)})
-                                .status());
+    AGENTRT_RETURN_IF_ERROR(rows::AwaitApproval(tx, step.id, policy_json));
+    AGENTRT_RETURN_IF_ERROR(rows::PauseForApproval(tx, run_.id));
     AGENTRT_RETURN_IF_ERROR(write_policy(tx));
-    AGENTRT_RETURN_IF_ERROR(
-        tx.Exec(
-              "INSERT INTO approvals (id, run_id, step_id, kind, capability_json, "
-              "presentation_json, request_json, hash, status, created_at, expires_at) "
-              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9, ?10)",
-              {std::string_view(approval_id), std::string_view(run_.id), std::string_view(step.id),
-               std::string_view(pd.kind), std::string_view(*capability),
-               std::string_view(*presentation), std::string_view(request_json),
-               std::string_view(hash), std::string_view(created), std::string_view(expires)})
-            .status());
+    AGENTRT_RETURN_IF_ERROR(rows::InsertApproval(tx, {.id = approval_id,
+                                                      .run_id = run_.id,
+                                                      .step_id = step.id,
+                                                      .kind = pd.kind,
+                                                      .capability_json = *capability,
+                                                      .presentation_json = *presentation,
+                                                      .request_json = request_json,
+                                                      .hash = hash,
+                                                      .created_at = created,
+                                                      .expires_at = expires}));
     return tx
         .AppendEvent(run_.id, step.id, now, event::kApprovalRequested,
                      json::JsonObject()

@@ -11,6 +11,7 @@
 
 #include "absl/time/time.h"
 #include "runtime/base/status_macros.h"
+#include "runtime/engine/rows.h"
 #include "runtime/store/store.h"
 #include "runtime/world/scheduler.h"
 #include "runtime/world/timestamp.h"
@@ -45,16 +46,12 @@ class LeaseHeartbeat {
   // One renewal; false when the lease is no longer ours to keep.
   bool Beat() {
     std::string expiry = world::FormatTimestamp(scheduler_.clock().Now() + ttl_);
-    std::int64_t renewed = 0;
+    bool renewed = false;
     absl::Status written = store_.Write([&](store::Transaction& tx) -> absl::Status {
-      AGENTRT_ASSIGN_OR_RETURN(
-          renewed,
-          tx.Exec("UPDATE runs SET lease_expires_at = ?1 WHERE id = ?2 AND "
-                  "lease_owner = ?3 AND status = 'RUNNING'",
-                  {std::string_view(expiry), std::string_view(run_id_), std::string_view(owner_)}));
+      AGENTRT_ASSIGN_OR_RETURN(renewed, rows::RenewLease(tx, run_id_, owner_, expiry));
       return absl::OkStatus();
     });
-    if (written.ok() && renewed == 0) return false;
+    if (written.ok() && !renewed) return false;
     if (written.ok() && on_renewed_) on_renewed_();
     return true;
   }

@@ -7,6 +7,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/engine/lease_heartbeat.h"
 #include "runtime/engine/records.h"
+#include "runtime/engine/rows.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/engine/session.h"
 #include "runtime/events.h"
@@ -35,7 +36,6 @@ std::string FormatMs(absl::Duration d) {
 }  // namespace
 
 using internal::LeaseHeartbeat;
-using store::SqlRow;
 using store::Transaction;
 using world::FormatTimestamp;
 
@@ -178,18 +178,10 @@ absl::StatusOr<bool> Driver::Session::StartStep() {
     // Claiming the step renews the lease: only the owner can, so of two loops on one run
     // exactly one starts each step.
     AGENTRT_ASSIGN_OR_RETURN(
-        std::int64_t changed,
-        tx.Exec("UPDATE runs SET step_count = step_count + 1, lease_expires_at = ?4 "
-                "WHERE id = ?1 AND status = 'RUNNING' AND step_count = ?2 AND lease_owner = ?3",
-                {std::string_view(run_.id), std::int64_t{step.index},
-                 std::string_view(d_.options_.lease_owner), std::string_view(expiry)}));
-    if (changed == 0) return absl::OkStatus();  // someone else moved the run
-    std::string at = FormatTimestamp(step.started_at);
-    AGENTRT_RETURN_IF_ERROR(tx.Exec("INSERT INTO steps (id, run_id, idx, status, started_at) "
-                                    "VALUES (?1, ?2, ?3, 'deciding', ?4)",
-                                    {std::string_view(step.id), std::string_view(run_.id),
-                                     std::int64_t{step.index}, std::string_view(at)})
-                                .status());
+        bool counted, rows::ClaimStep(tx, run_.id, step.index, d_.options_.lease_owner, expiry));
+    if (!counted) return absl::OkStatus();  // someone else moved the run
+    AGENTRT_RETURN_IF_ERROR(
+        rows::InsertStep(tx, step.id, run_.id, step.index, FormatTimestamp(step.started_at)));
     AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run_.id, step.id, step.started_at, event::kStepStarted,
                                            json::JsonObject().Int("index", step.index).Build())
                                 .status());
@@ -283,17 +275,8 @@ absl::Status Driver::Session::RecordDecision(const Decision& decision, const Rec
   absl::Time at = Now();
   return d_.store_.Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
-    AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE steps SET decision_json = ?1, spec_hash = ?2 "
-                                    "WHERE id = ?3 AND status = 'deciding'",
-                                    {std::string_view(json), std::string_view(step.spec_hash),
-                                     std::string_view(step.id)})
-                                .status());
-    if (spec != nullptr) {
-      AGENTRT_RETURN_IF_ERROR(
-          tx.Exec("INSERT OR IGNORE INTO tool_specs (hash, spec_json) VALUES (?1, ?2)",
-                  {std::string_view(spec->hash), std::string_view(spec->json)})
-              .status());
-    }
+    AGENTRT_RETURN_IF_ERROR(rows::RecordDecision(tx, step.id, json, step.spec_hash));
+    if (spec != nullptr) AGENTRT_RETURN_IF_ERROR(rows::InsertToolSpec(tx, spec->hash, spec->json));
     return tx.AppendEvent(run_.id, step.id, at, event::kStepDecided, json).status();
   });
 }
@@ -301,34 +284,30 @@ absl::Status Driver::Session::RecordDecision(const Decision& decision, const Rec
 // The compare-and-set guard of every write: the run must still be in `from_` (RUNNING in
 // the loop; WAITING_FOR_APPROVAL for the first write of a resumed step).
 absl::Status Driver::Session::RequireRunning(Transaction& tx) {
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> rows,
-      tx.Query("SELECT status, lease_owner FROM runs WHERE id = ?1", {std::string_view(run_.id)}));
-  if (rows.empty()) return absl::NotFoundError(absl::StrCat("run ", run_.id, " not found"));
-  if (rows[0][0] != ToString(from_)) {
+  AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunState> state, rows::ReadRunState(tx, run_.id));
+  if (!state.has_value()) return absl::NotFoundError(absl::StrCat("run ", run_.id, " not found"));
+  if (state->status != ToString(from_)) {
     return absl::FailedPreconditionError(
-        absl::StrCat("run ", run_.id, " is ", rows[0][0], ", not ", ToAbsl(ToString(from_))));
+        absl::StrCat("run ", run_.id, " is ", state->status, ", not ", ToAbsl(ToString(from_))));
   }
   // A run taken over by another owner is no longer this loop's to write.
-  if (from_ == RunStatus::kRunning && rows[0][1] != d_.options_.lease_owner) {
+  if (from_ == RunStatus::kRunning && state->lease_owner != d_.options_.lease_owner) {
     return absl::FailedPreconditionError(
-        absl::StrCat("run ", run_.id, " is leased by ", rows[0][1], ", not this driver"));
+        absl::StrCat("run ", run_.id, " is leased by ", state->lease_owner, ", not this driver"));
   }
   return absl::OkStatus();
 }
 
 absl::Status Driver::Session::RequireLiveLease(Transaction& tx, absl::Time lease_now,
                                                std::string_view refused) {
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> rows,
-      tx.Query("SELECT lease_expires_at FROM runs WHERE id = ?1", {std::string_view(run_.id)}));
-  absl::StatusOr<absl::Time> expiry = rows.empty()
-                                          ? absl::StatusOr<absl::Time>(absl::InfinitePast())
-                                          : world::ParseTimestamp(rows[0][0]);
+  AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunState> state, rows::ReadRunState(tx, run_.id));
+  std::string stored = state.has_value() ? state->lease_expires_at : "";
+  absl::StatusOr<absl::Time> expiry = state.has_value()
+                                          ? world::ParseTimestamp(stored)
+                                          : absl::StatusOr<absl::Time>(absl::InfinitePast());
   if (!expiry.ok() || *expiry <= lease_now) {
     return absl::FailedPreconditionError(absl::StrCat("run ", run_.id, ": the lease expired at ",
-                                                      ToAbsl(rows.empty() ? "" : rows[0][0]), "; ",
-                                                      ToAbsl(refused)));
+                                                      ToAbsl(stored), "; ", ToAbsl(refused)));
   }
   return absl::OkStatus();
 }
@@ -338,11 +317,7 @@ absl::Status Driver::Session::RequireLiveLease(Transaction& tx, absl::Time lease
 absl::Status Driver::Session::EnterIfResuming(Transaction& tx) {
   if (resumed_approval_.empty()) return absl::OkStatus();
   AGENTRT_RETURN_IF_ERROR(
-      tx.Exec("UPDATE runs SET status = 'RUNNING', lease_owner = ?1, lease_expires_at = ?2 "
-              "WHERE id = ?3 AND status = 'WAITING_FOR_APPROVAL'",
-              {std::string_view(d_.options_.lease_owner), std::string_view(LeaseExpiry()),
-               std::string_view(run_.id)})
-          .status());
+      rows::EnterFromWaiting(tx, run_.id, d_.options_.lease_owner, LeaseExpiry()));
   return tx
       .AppendEvent(run_.id, current().id, resumed_at_, event::kRunResumed,
                    json::JsonObject().String("approval_id", resumed_approval_).Build())

@@ -9,6 +9,7 @@
 #include "absl/synchronization/notification.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
+#include "runtime/engine/rows.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/events.h"
 #include "runtime/json/json_object.h"
@@ -19,7 +20,6 @@
 namespace agentrt {
 namespace {
 
-using store::SqlRow;
 using store::Transaction;
 
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
@@ -59,14 +59,12 @@ absl::StatusOr<AccountingModelCaller::Reservation> AccountingModelCaller::Reserv
   // The totals as committed now (other attempts may have finished since the run was read).
   Reservation totals;
   AGENTRT_RETURN_IF_ERROR(scope_.store->Read([&](Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        tx.Query("SELECT model_calls, input_tokens, output_tokens, estimated_cost_micros "
-                 "FROM runs WHERE id = ?1",
-                 {std::string_view(scope_.run_id)}));
-    if (rows.empty()) return absl::NotFoundError(absl::StrCat("run ", scope_.run_id, " not found"));
-    totals = {store::ToInt(rows[0][0]), store::ToInt(rows[0][1]), store::ToInt(rows[0][2]),
-              store::ToInt(rows[0][3])};
+    AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::ModelTotals> stored,
+                             rows::ReadModelTotals(tx, scope_.run_id));
+    if (!stored.has_value()) {
+      return absl::NotFoundError(absl::StrCat("run ", scope_.run_id, " not found"));
+    }
+    totals = {stored->calls, stored->input_tokens, stored->output_tokens, stored->cost_micros};
     return absl::OkStatus();
   }));
   std::int64_t calls = SaturatingAdd(totals.calls, in_flight_.calls);
@@ -130,13 +128,12 @@ absl::Status AccountingModelCaller::RunAttempt(const ModelRequest& request, int 
   std::string dispatched_text = world::FormatTimestamp(dispatched_at);
   AGENTRT_RETURN_IF_ERROR(scope_.store->Write([&](Transaction& tx) -> absl::Status {
     if (scope_.require_lease) AGENTRT_RETURN_IF_ERROR(scope_.require_lease(tx));
-    AGENTRT_RETURN_IF_ERROR(
-        tx.Exec("INSERT INTO model_calls (id, run_id, step_id, attempt, status, model, "
-                "dispatched_at) VALUES (?1, ?2, ?3, ?4, 'dispatched', ?5, ?6)",
-                {std::string_view(call_id), std::string_view(scope_.run_id),
-                 std::string_view(scope_.step_id), std::int64_t{attempt},
-                 std::string_view(model_name), std::string_view(dispatched_text)})
-            .status());
+    AGENTRT_RETURN_IF_ERROR(rows::InsertModelCall(tx, {.id = call_id,
+                                                       .run_id = scope_.run_id,
+                                                       .step_id = scope_.step_id,
+                                                       .attempt = attempt,
+                                                       .model = model_name,
+                                                       .dispatched_at = dispatched_text}));
     return tx
         .AppendEvent(scope_.run_id, scope_.step_id, dispatched_at, event::kModelDispatched,
                      json::JsonObject()
@@ -213,29 +210,27 @@ absl::Status AccountingModelCaller::RunAttempt(const ModelRequest& request, int 
   std::int64_t latency_ms = absl::ToInt64Milliseconds(latency);
   return scope_.store->Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_RETURN_IF_ERROR(
-        tx.Exec("UPDATE model_calls SET status = ?2, input_tokens = ?3, output_tokens = ?4, "
-                "cached_input_tokens = ?5, cost_micros = ?6, latency_ms = ?7, error = ?8, "
-                "completed_at = ?9 WHERE id = ?1",
-                {std::string_view(call_id), std::string_view(out.status), out.charged.input_tokens,
-                 out.charged.output_tokens, out.charged.cached_input_tokens, out.cost_micros,
-                 latency_ms, std::string_view(out.error), std::string_view(completed_text)})
-            .status());
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        tx.Query("SELECT model_calls, input_tokens, output_tokens, cached_input_tokens, "
-                 "estimated_cost_micros FROM runs WHERE id = ?1",
-                 {std::string_view(scope_.run_id)}));
-    if (rows.empty()) return absl::NotFoundError(absl::StrCat("run ", scope_.run_id, " not found"));
-    const SqlRow& r = rows[0];
-    AGENTRT_RETURN_IF_ERROR(
-        tx.Exec("UPDATE runs SET model_calls = ?2, input_tokens = ?3, output_tokens = ?4, "
-                "cached_input_tokens = ?5, estimated_cost_micros = ?6 WHERE id = ?1",
-                {std::string_view(scope_.run_id), SaturatingAdd(store::ToInt(r[0]), 1),
-                 SaturatingAdd(store::ToInt(r[1]), out.charged.input_tokens),
-                 SaturatingAdd(store::ToInt(r[2]), out.charged.output_tokens),
-                 SaturatingAdd(store::ToInt(r[3]), out.charged.cached_input_tokens),
-                 SaturatingAdd(store::ToInt(r[4]), out.cost_micros)})
-            .status());
+        rows::CompleteModelCall(tx, call_id,
+                                {.status = out.status,
+                                 .input_tokens = out.charged.input_tokens,
+                                 .output_tokens = out.charged.output_tokens,
+                                 .cached_input_tokens = out.charged.cached_input_tokens,
+                                 .cost_micros = out.cost_micros,
+                                 .latency_ms = latency_ms,
+                                 .error = out.error,
+                                 .completed_at = completed_text}));
+    AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::ModelTotals> t,
+                             rows::ReadModelTotals(tx, scope_.run_id));
+    if (!t.has_value())
+      return absl::NotFoundError(absl::StrCat("run ", scope_.run_id, " not found"));
+    AGENTRT_RETURN_IF_ERROR(rows::WriteModelTotals(
+        tx, scope_.run_id,
+        {.calls = SaturatingAdd(t->calls, 1),
+         .input_tokens = SaturatingAdd(t->input_tokens, out.charged.input_tokens),
+         .output_tokens = SaturatingAdd(t->output_tokens, out.charged.output_tokens),
+         .cached_input_tokens =
+             SaturatingAdd(t->cached_input_tokens, out.charged.cached_input_tokens),
+         .cost_micros = SaturatingAdd(t->cost_micros, out.cost_micros)}));
     json::JsonObject payload;
     payload.String("call_id", call_id)
         .Int("attempt", attempt)

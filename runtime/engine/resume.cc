@@ -6,6 +6,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/engine/records.h"
+#include "runtime/engine/rows.h"
 #include "runtime/engine/run_end.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/engine/session.h"
@@ -20,7 +21,6 @@
 
 namespace agentrt {
 
-using store::SqlRow;
 using store::Transaction;
 using world::FormatTimestamp;
 
@@ -75,28 +75,23 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
     }
   }
   AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        tx.Query("SELECT status, lease_owner, lease_expires_at FROM runs WHERE id = ?1",
-                 {std::string_view(run_.id)}));
-    if (rows.empty() || (rows[0][0] != "RUNNING" && rows[0][0] != "INTERRUPTED")) {
+    AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunState> state, rows::ReadRunState(tx, run_.id));
+    if (!state.has_value() || (state->status != ToString(RunStatus::kRunning) &&
+                               state->status != ToString(RunStatus::kInterrupted))) {
       return absl::FailedPreconditionError(absl::StrCat("run ", run_.id, " moved"));
     }
-    AGENTRT_RETURN_IF_ERROR(d_.RefuseLiveForeignLease(run_.id, rows[0][1], rows[0][2]));
-    std::string expiry = LeaseExpiry();
-    AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE runs SET status = 'RUNNING', lease_owner = ?1, "
-                                    "lease_expires_at = ?2 WHERE id = ?3",
-                                    {std::string_view(d_.options_.lease_owner),
-                                     std::string_view(expiry), std::string_view(run_.id)})
-                                .status());
-    if (!rows[0][1].empty()) {
-      AGENTRT_RETURN_IF_ERROR(tx.AppendEvent(run_.id, "", now, event::kLeaseTakenOver,
-                                             json::JsonObject()
-                                                 .String("previous_owner", rows[0][1])
-                                                 .String("previous_expires_at", rows[0][2])
-                                                 .String("owner", d_.options_.lease_owner)
-                                                 .Build())
-                                  .status());
+    AGENTRT_RETURN_IF_ERROR(
+        d_.RefuseLiveForeignLease(run_.id, state->lease_owner, state->lease_expires_at));
+    AGENTRT_RETURN_IF_ERROR(rows::TakeOver(tx, run_.id, d_.options_.lease_owner, LeaseExpiry()));
+    if (!state->lease_owner.empty()) {
+      AGENTRT_RETURN_IF_ERROR(
+          tx.AppendEvent(run_.id, "", now, event::kLeaseTakenOver,
+                         json::JsonObject()
+                             .String("previous_owner", state->lease_owner)
+                             .String("previous_expires_at", state->lease_expires_at)
+                             .String("owner", d_.options_.lease_owner)
+                             .Build())
+              .status());
     }
     std::string at = FormatTimestamp(now);
     for (std::size_t i : in_flight) {
@@ -105,12 +100,12 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
       Observation obs =
           MakeObservation(ObservationKind::kInterrupted, {{"previous_status", previous}},
                           "step interrupted while " + previous);
-      AGENTRT_RETURN_IF_ERROR(
-          tx.Exec("UPDATE steps SET status = 'interrupted', observation_json = ?1, "
-                  "observation_hash = ?2, finished_at = ?3 WHERE id = ?4 AND status = ?5",
-                  {std::string_view(ObservationJson(obs)), std::string_view(obs.content_hash),
-                   std::string_view(at), std::string_view(step.id), ToString(step.status)})
-              .status());
+      AGENTRT_RETURN_IF_ERROR(rows::EndStep(tx, step.id, step.status,
+                                            {.status = StepStatus::kInterrupted,
+                                             .observation_json = ObservationJson(obs),
+                                             .observation_hash = obs.content_hash,
+                                             .finished_at = at})
+                                  .status());
       AGENTRT_RETURN_IF_ERROR(
           tx.AppendEvent(run_.id, step.id, now, event::kStepInterrupted,
                          json::JsonObject().Raw("previous_status", obs.content).Build())

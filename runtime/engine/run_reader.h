@@ -1,12 +1,16 @@
 // runtime/engine/run_reader.h
 //
-// Reading back what the driver stored: a run and its steps, decoded into the engine's types.
+// Reading back what the driver stored: a run, its steps and its lease, decoded into the
+// engine's types, each in one read transaction (the statements are rows.h's).
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "runtime/engine/rows.h"
 #include "runtime/store/store.h"
 #include "runtime/types.h"
 
@@ -17,15 +21,25 @@ absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id);
 // ReadSteps: the run's steps by index.
 absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_view run_id);
 
-// ReadStepsPage reads one page of a run's steps for showing: at most `limit` from `offset`,
-// the total from COUNT, and a decision or observation longer than Store::kMaxPageText
-// characters reduced to its kind and tool (or summary), with decode_error saying so. Only the
-// page is read. Errors: InvalidArgument for limit < 1 or offset < 0.
-struct StepPage {
-  std::vector<Step> steps;
-  std::int64_t total = 0;
-};
+// The one step-page reader (reference/core.md §12, ListStepsPage): at most `limit` of a run's
+// steps from `offset`, the total from COUNT, and a decision, observation or policy longer than
+// Store::kMaxPageText characters reduced to its kind and tool (kind and summary; outcome and
+// reason, each cut to kMaxPageField characters), with decode_error saying so. Only the page is
+// read. Operator summaries (runtime/operator/view/pages.h) are made from it. Errors:
+// InvalidArgument for limit < 1 or offset < 0.
+inline constexpr std::int64_t kMaxPageField = 1001;
+using StepPage = rows::StepsPage;
 absl::StatusOr<StepPage> ReadStepsPage(store::Store& store, std::string_view run_id,
                                        std::int64_t limit, std::int64_t offset);
+
+// A run's lease as stored (docs/decisions/0007-run-leases.md): who may write the RUNNING run,
+// and until when. Both empty when nobody holds it; an expired lease is reported as it is, not
+// released.
+struct RunLease {
+  std::string owner;
+  std::string expires_at;  // stored timestamp text (runtime/world/timestamp.h); "" when unheld
+};
+// ReadLease: NotFound naming an unknown run.
+absl::StatusOr<RunLease> ReadLease(store::Store& store, std::string_view run_id);
 
 }  // namespace agentrt

@@ -7,6 +7,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/engine/records.h"
+#include "runtime/engine/rows.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/engine/tool_registry.h"
 #include "runtime/events.h"
@@ -21,17 +22,14 @@
 namespace agentrt {
 namespace {
 
-using store::SqlRow;
-
 // The spec recorded under `hash`, decoded; re-hashing refuses a row that does not match.
 absl::StatusOr<std::pair<ToolSpec, std::string>> StoredSpec(store::Store& store,
                                                             std::string_view hash) {
   std::string json;
   AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                             tx.Query("SELECT spec_json FROM tool_specs WHERE hash = ?1", {hash}));
-    if (rows.empty()) return absl::NotFoundError("the recorded spec is not stored");
-    json = rows[0][0];
+    AGENTRT_ASSIGN_OR_RETURN(std::optional<std::string> stored, rows::ReadToolSpec(tx, hash));
+    if (!stored.has_value()) return absl::NotFoundError("the recorded spec is not stored");
+    json = *std::move(stored);
     return absl::OkStatus();
   }));
   if (json::Sha256Hex(json) != hash) {

@@ -417,23 +417,6 @@ absl::StatusOr<std::vector<Event>> Store::ListEventsAfter(std::string_view run_i
   return events;
 }
 
-absl::StatusOr<RunLease> Store::Lease(std::string_view run_id) {
-  RunLease lease;
-  AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> rows,
-        tx.Query("SELECT lease_owner, lease_expires_at FROM runs WHERE id = ?1", {run_id}));
-    if (rows.empty()) {
-      return absl::NotFoundError(
-          absl::StrCat("no run ", json::Sanitize(run_id), " in database ", path_));
-    }
-    lease.owner = std::move(rows[0][0]);
-    lease.expires_at = std::move(rows[0][1]);
-    return absl::OkStatus();
-  }));
-  return lease;
-}
-
 absl::StatusOr<std::string> Store::StoredHash(std::int64_t seq) {
   std::string hash;
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {

@@ -77,14 +77,6 @@ struct ChainReport {
 
 using EventObserver = std::function<void(const Event&)>;
 
-// A run's lease as stored (docs/decisions/0007-run-leases.md): who may write the RUNNING run,
-// and until when. Both empty when nobody holds it; an expired lease is reported as it is, not
-// released.
-struct RunLease {
-  std::string owner;
-  std::string expires_at;  // stored timestamp text (runtime/world/timestamp.h); "" when unheld
-};
-
 // A value bound to a statement parameter.
 using SqlValue = std::variant<std::int64_t, std::string_view>;
 
@@ -169,8 +161,6 @@ class Store {
   static constexpr std::int64_t kMaxEventsAfter = 10000;
   absl::StatusOr<std::vector<Event>> ListEventsAfter(std::string_view run_id,
                                                      std::int64_t after_seq, std::int64_t limit);
-  // Lease reads a run's stored lease (RunLease). Errors: NotFound naming an unknown run.
-  absl::StatusOr<RunLease> Lease(std::string_view run_id);
   // StoredHash is the stored hash of event `seq` (at most 128 characters of it, as a
   // ChainBreak's `found`). Errors: NotFound when no event has that seq.
   absl::StatusOr<std::string> StoredHash(std::int64_t seq);

@@ -19,6 +19,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/base/write_all.h"
 #include "runtime/engine/records.h"
+#include "runtime/engine/rows.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/engine/tool_registry.h"
 #include "runtime/events.h"
@@ -383,16 +384,14 @@ absl::StatusOr<Report> CheckInvariants(store::Store& store, std::string_view run
   AGENTRT_ASSIGN_OR_RETURN(std::vector<Step> steps, ReadSteps(store, run_id));
   AGENTRT_ASSIGN_OR_RETURN(std::vector<Approval> approvals, ListApprovals(store, run_id));
   AGENTRT_ASSIGN_OR_RETURN(std::vector<store::Event> events, store.ListEvents(run_id));
-  std::string lease_owner;
+  AGENTRT_ASSIGN_OR_RETURN(RunLease lease, ReadLease(store, run_id));
+  const std::string& lease_owner = lease.owner;
   std::map<std::string, std::string> side_effects;  // spec hash -> side effect
   AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(std::vector<store::SqlRow> rows,
-                             tx.Query("SELECT lease_owner FROM runs WHERE id = ?1", {run_id}));
-    if (!rows.empty()) lease_owner = rows[0][0];
-    AGENTRT_ASSIGN_OR_RETURN(rows, tx.Query("SELECT hash, spec_json FROM tool_specs"));
-    for (const store::SqlRow& row : rows) {
-      absl::StatusOr<json::Document> spec = json::Parse(row[1]);
-      if (spec.ok()) side_effects[row[0]] = json::MemberText(spec->root(), "side_effect");
+    AGENTRT_ASSIGN_OR_RETURN(auto specs, rows::ReadToolSpecs(tx));
+    for (const auto& [hash, spec_json] : specs) {
+      absl::StatusOr<json::Document> spec = json::Parse(spec_json);
+      if (spec.ok()) side_effects[hash] = json::MemberText(spec->root(), "side_effect");
     }
     return absl::OkStatus();
   }));

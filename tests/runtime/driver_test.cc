@@ -480,7 +480,7 @@ TEST_F(DriverTest, TheHeartbeatKeepsTheLeaseThroughAToolCallLongerThanTheTtl) {
     for (int i = 1; i <= 6; ++i) {  // two whole TTLs of 30 s, in steps of TTL/3
       lease_clock.Advance(absl::Seconds(10));
       EXPECT_EQ(renewals, i);
-      expiries.push_back(store_->Lease("run-1")->expires_at);
+      expiries.push_back(ReadLease(*store_, "run-1")->expires_at);
     }
     takeover = rival->Resume("run-1").status();
     return ToolResult{"{}", "slow"};

@@ -14,6 +14,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "runtime/base/string_view.h"
+#include "runtime/engine/run_reader.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/observe/export/cursor.h"
@@ -167,7 +168,7 @@ int RunEventsCommand(std::span<const std::string> args) {
   absl::StatusOr<store::Store::EventPage> page = (*store)->ListEventsPage(run, limit, offset);
   if (!page.ok()) return Failure("events", ToStd(page.status().message()));
   if (page->total == 0) {
-    absl::Status known = (*store)->Lease(run).status();
+    absl::Status known = ReadLease(**store, run).status();
     if (!known.ok()) return Failure("events", ToStd(known.message()));
   }
   bool json = absl::GetFlag(FLAGS_json);

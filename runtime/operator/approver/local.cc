@@ -9,7 +9,9 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/engine/records.h"
+#include "runtime/engine/rows.h"
 #include "runtime/engine/run_reader.h"
+#include "runtime/events.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
@@ -36,12 +38,10 @@ absl::StatusOr<std::map<std::string, std::string>> ApprovalReasons(store::Store&
                                                                    std::string_view run_id) {
   std::map<std::string, std::string> reasons;
   AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(std::vector<store::SqlRow> rows,
-                             tx.Query("SELECT payload_json FROM events WHERE run_id = ?1 AND "
-                                      "type = 'approval.requested' ORDER BY seq",
-                                      {run_id}));
-    for (const store::SqlRow& row : rows) {
-      absl::StatusOr<json::Document> payload = json::Parse(row[0]);
+    AGENTRT_ASSIGN_OR_RETURN(std::vector<std::string> payloads,
+                             rows::ReadEventPayloads(tx, run_id, event::kApprovalRequested));
+    for (const std::string& bytes : payloads) {
+      absl::StatusOr<json::Document> payload = json::Parse(bytes);
       if (!payload.ok() || !payload->root().is_object()) continue;  // shown without a reason
       reasons[json::MemberText(payload->root(), "approval_id")] =
           json::MemberText(payload->root(), "reason");

@@ -4,8 +4,9 @@
 // a run with its steps and approvals, each reading only the rows of the page it returns, with
 // totals from COUNT — so a database of millions of rows, or one whose other rows would not
 // decode, shows its first page at the cost of that page. Text columns the page shows are capped
-// inside SQLite before they are read (goal and reason detail at kMaxDisplayText; a step's tool
-// and summary at kMaxStepText). Reads only.
+// inside SQLite before they are read (goal and reason detail at kMaxDisplayText); a step page
+// is the engine's one step-page reader (ReadStepsPage) summarized, a step's tool and summary
+// shown at kMaxStepText. Reads only.
 //
 // Errors: InvalidArgument for limit < 1 or offset < 0; NotFound naming a run that does not
 // exist.
@@ -22,9 +23,6 @@
 #include "runtime/types.h"
 
 namespace agentrt::view {
-
-// The cap on a step's tool name and observation summary as read for a summary (characters).
-inline constexpr std::int64_t kMaxStepText = 1000;
 
 struct RunsPageResult {
   std::vector<RunSummary> runs;  // newest first

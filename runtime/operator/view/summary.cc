@@ -68,6 +68,23 @@ std::string ToJson(const RunSummary& s) {
   return o.Build();
 }
 
+StepSummary SummarizeStep(const Step& step) {
+  StepSummary s;
+  s.index = step.index;
+  s.id = DisplayText(step.id, kMaxDisplayText);
+  s.status = step.status;
+  if (step.decision.has_value()) {
+    s.tool = DisplayText(step.decision->tool, kMaxStepText);
+    s.decision = DisplayText(step.decision->kind, kMaxStepText);
+  }
+  if (step.policy.has_value()) s.policy = DisplayText(step.policy->outcome_text, kMaxStepText);
+  if (step.observation.has_value()) {
+    s.observation = std::string(ToString(step.observation->kind));
+    s.summary = DisplayText(step.observation->summary, kMaxStepText);
+  }
+  return s;
+}
+
 std::string ToJson(const StepSummary& s) {
   return json::JsonObject()
       .Int("index", s.index)

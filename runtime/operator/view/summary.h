@@ -61,6 +61,14 @@ struct StepSummary {
 // JSON: index, id, tool?, decision?, status, policy?, observation?, summary?.
 std::string ToJson(const StepSummary& step);
 
+// The cap on a step's tool name and observation summary as shown (bytes).
+inline constexpr std::int64_t kMaxStepText = 1000;
+
+// SummarizeStep makes the summary of a step as read (whole or from a page): the decision's
+// kind and tool, the policy's outcome as written, the observation's kind and summary, the tool
+// and summary capped at kMaxStepText. Pure.
+StepSummary SummarizeStep(const Step& step);
+
 // Summarize makes the summary of `run` (read whole by ReadRun, or capped) given the ids of its
 // pending approvals (two are enough). Pure.
 RunSummary Summarize(const Run& run, std::span<const std::string> pending_ids);

@@ -492,26 +492,6 @@ TEST_F(StoreTest, ListEventsAfterCapsTheLimitAndHugePayloads) {
   EXPECT_TRUE(json::Parse(big[0].payload_json).ok());
 }
 
-TEST_F(StoreTest, LeaseReadsTheStoredLease) {
-  auto store = OpenOrDie();
-  WriteRun(*store, "held", 1);
-  WriteRun(*store, "free", 1);
-  ASSERT_TRUE(Tamper("UPDATE runs SET lease_owner = 'driver-1', "
-                     "lease_expires_at = '2027-01-15T08:00:30.000000000Z' WHERE id = 'held'")
-                  .ok());
-  absl::StatusOr<RunLease> held = store->Lease("held");
-  ASSERT_TRUE(held.ok()) << held.status();
-  EXPECT_EQ(held->owner, "driver-1");
-  EXPECT_EQ(held->expires_at, "2027-01-15T08:00:30.000000000Z");
-  absl::StatusOr<RunLease> free = store->Lease("free");
-  ASSERT_TRUE(free.ok()) << free.status();
-  EXPECT_EQ(free->owner, "");
-  EXPECT_EQ(free->expires_at, "");
-  absl::StatusOr<RunLease> unknown = store->Lease("nobody\x1b[2J");
-  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(unknown.status().message(), HasSubstr("no run nobody\\x1b[2J"));
-}
-
 TEST_F(StoreTest, StoredHashReadsOneEventsHash) {
   auto store = OpenOrDie();
   WriteRun(*store, "run-a", 3);

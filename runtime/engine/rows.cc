@@ -1,0 +1,634 @@
+#include "runtime/engine/rows.h"
+
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/string_view.h"
+#include "runtime/json/canonical_json.h"
+#include "runtime/json/intake.h"
+#include "runtime/json/members.h"
+#include "runtime/world/timestamp.h"
+
+namespace agentrt::rows {
+namespace {
+
+using store::SqlRow;
+using store::SqlValue;
+using store::ToInt;
+using store::Transaction;
+
+absl::Time TimeOf(std::string_view text) {
+  return world::ParseTimestamp(text).value_or(absl::InfinitePast());
+}
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> Parse(std::string_view text, const Enum (&values)[N]) {
+  for (Enum v : values) {
+    if (ToString(v) == text) return v;
+  }
+  return std::nullopt;
+}
+
+constexpr StepStatus kStepStatuses[] = {StepStatus::kDeciding,  StepStatus::kAwaitingApproval,
+                                        StepStatus::kExecuting, StepStatus::kDone,
+                                        StepStatus::kFailed,    StepStatus::kInterrupted};
+constexpr ObservationKind kObservationKinds[] = {
+    ObservationKind::kToolResult, ObservationKind::kToolError, ObservationKind::kPolicyDenied,
+    ObservationKind::kInvalidDecision, ObservationKind::kInterrupted};
+constexpr PolicyOutcome kPolicyOutcomes[] = {PolicyOutcome::kAllow, PolicyOutcome::kRequireApproval,
+                                             PolicyOutcome::kDeny, PolicyOutcome::kAbort};
+constexpr ApprovalStatus kApprovalStatuses[] = {ApprovalStatus::kPending, ApprovalStatus::kApproved,
+                                                ApprovalStatus::kRejected,
+                                                ApprovalStatus::kExpired};
+
+// --- Runs ---
+
+// The columns a capped run read returns, in RunFromCappedRow's order; parameter `cap` holds the
+// cut.
+std::string SelectCappedRuns(std::string_view rest, int cap) {
+  return absl::StrCat("SELECT id, substr(goal, 1, ?", cap, "), status, substr(reason, 1, ?", cap,
+                      "), substr(reason_detail, 1, ?", cap,
+                      "), step_count, created_at, finished_at, model_calls, input_tokens, "
+                      "output_tokens, cached_input_tokens, estimated_cost_micros FROM runs ",
+                      ToAbsl(rest));
+}
+
+Run RunFromCappedRow(const SqlRow& r) {
+  Run run;
+  run.id = r[0];
+  run.goal = r[1];
+  run.status = ParseRunStatus(r[2]).value_or(RunStatus::kFailed);
+  run.reason = r[3];
+  run.reason_detail = r[4];
+  run.step_count = static_cast<int>(ToInt(r[5]));
+  run.created_at = TimeOf(r[6]);
+  run.finished_at = TimeOf(r[7]);
+  run.model_calls = ToInt(r[8]);
+  run.input_tokens = ToInt(r[9]);
+  run.output_tokens = ToInt(r[10]);
+  run.cached_input_tokens = ToInt(r[11]);
+  run.estimated_cost_micros = ToInt(r[12]);
+  return run;
+}
+
+Limits LimitsFromJson(std::string_view json) {
+  Limits limits;
+  absl::StatusOr<json::Document> doc = json::Parse(json);
+  if (!doc.ok()) return limits;
+  auto integer = [&](std::string_view key) { return json::MemberInt(doc->root(), key, 0); };
+  limits.max_steps = static_cast<int>(integer("max_steps"));
+  limits.max_consecutive_tool_failures = static_cast<int>(integer("max_consecutive_tool_failures"));
+  limits.loop_threshold = static_cast<int>(integer("loop_threshold"));
+  limits.max_active_time = absl::Nanoseconds(integer("max_active_time"));
+  limits.max_elapsed_time = absl::Nanoseconds(integer("max_elapsed_time"));
+  limits.approval_ttl = absl::Nanoseconds(integer("approval_ttl"));
+  limits.max_model_calls = integer("max_model_calls");
+  limits.max_output_tokens_per_call = integer("max_output_tokens_per_call");
+  limits.max_total_tokens = integer("max_total_tokens");
+  limits.max_estimated_cost_micros = integer("max_estimated_cost_micros");
+  limits.grant_ttl = absl::Nanoseconds(integer("grant_ttl"));
+  return limits;
+}
+
+// --- Steps ---
+
+// The bytes a decision's args or result held, as the agent sent them: canonical JSON, or the
+// unusable bytes the recorder kept out of band (invalid_args / invalid_result, base64 when
+// invalid_base64), so a step read back is the step the agent saw.
+std::string RawDecisionMember(const json::Document& d, std::string_view key) {
+  json::Value root = d.root();
+  if (std::optional<json::Value> v = root.Find(key)) return json::WriteCanonical(*v);
+  std::optional<json::Value> kept = root.Find(key == "args" ? "invalid_args" : "invalid_result");
+  if (!kept || !kept->is_string()) return "";
+  std::string bytes(kept->string_value());
+  std::optional<json::Value> base64 = root.Find("invalid_base64");
+  if (base64 && base64->is_bool() && base64->bool_value()) {
+    std::string decoded;
+    return absl::Base64Unescape(ToAbsl(bytes), &decoded) ? decoded : "";
+  }
+  return bytes;
+}
+
+// Decodes one steps row: id, idx, status, decision_json, observation_json, spec_hash,
+// started_at, finished_at, policy_json. A column that is not JSON leaves its field empty and is
+// named in decode_error; so is a status that is not one.
+Step DecodeStep(const SqlRow& r, std::string_view run_id) {
+  Step s;
+  s.id = r[0];
+  s.run_id = std::string(run_id);
+  s.index = static_cast<int>(ToInt(r[1]));
+  // A status the runtime never writes is damage, not a state to act on: it reads as failed and
+  // says so, like a column that is not JSON.
+  if (std::optional<StepStatus> status = Parse(r[2], kStepStatuses); status.has_value()) {
+    s.status = *status;
+  } else {
+    s.status = StepStatus::kFailed;
+    s.decode_error += "status: not a step status; ";
+  }
+  auto text = [](const json::Document& doc, std::string_view key) {
+    return json::MemberText(doc.root(), key);
+  };
+  if (!r[3].empty()) {
+    if (absl::StatusOr<json::Document> d = json::Parse(r[3]); d.ok()) {
+      s.decision = Decision{text(*d, "kind"),
+                            text(*d, "tool"),
+                            RawDecisionMember(*d, "args"),
+                            text(*d, "reason"),
+                            RawDecisionMember(*d, "result"),
+                            text(*d, "message"),
+                            text(*d, "origin")};
+    } else {
+      s.decode_error += "decision: not JSON; ";
+    }
+  }
+  if (!r[4].empty()) {
+    if (absl::StatusOr<json::Document> o = json::Parse(r[4]); o.ok()) {
+      Observation obs;
+      obs.kind = Parse(text(*o, "kind"), kObservationKinds).value_or(ObservationKind::kToolResult);
+      obs.content = text(*o, "content");
+      obs.summary = text(*o, "summary");
+      obs.content_hash = text(*o, "content_hash");
+      s.observation = obs;
+    } else {
+      s.decode_error += "observation: not JSON; ";
+    }
+  }
+  if (!r[8].empty()) {
+    if (absl::StatusOr<json::Document> p = json::Parse(r[8]); p.ok()) {
+      PolicyDecision pd;
+      pd.outcome_text = text(*p, "outcome");
+      pd.outcome = Parse(pd.outcome_text, kPolicyOutcomes).value_or(PolicyOutcome::kUnknown);
+      pd.reason = text(*p, "reason");
+      pd.kind = text(*p, "kind");
+      if (std::optional<json::Value> v = p->root().Find("capability")) {
+        pd.capability = json::WriteCanonical(*v);
+      }
+      if (std::optional<json::Value> v = p->root().Find("presentation")) {
+        pd.presentation = json::WriteCanonical(*v);
+      }
+      s.policy = std::move(pd);
+    } else {
+      s.decode_error += "policy: not JSON; ";
+    }
+  }
+  s.spec_hash = r[5];
+  s.started_at = TimeOf(r[6]);
+  s.finished_at = TimeOf(r[7]);
+  return s;
+}
+
+// --- Approvals ---
+
+constexpr std::string_view kSelectApproval =
+    "SELECT id, run_id, step_id, kind, capability_json, presentation_json, request_json, hash, "
+    "status, created_at, expires_at, decided_at, decided_by, note FROM approvals ";
+
+Approval ApprovalFromRow(const SqlRow& r) {
+  Approval a;
+  a.id = r[0];
+  a.run_id = r[1];
+  a.step_id = r[2];
+  a.kind = r[3];
+  a.capability = r[4];
+  a.presentation = r[5];
+  a.request = r[6];
+  a.hash = r[7];
+  a.status = Parse(r[8], kApprovalStatuses).value_or(ApprovalStatus::kPending);
+  a.created_at = TimeOf(r[9]);
+  a.expires_at = TimeOf(r[10]);
+  a.decided_at = TimeOf(r[11]);
+  a.decided_by = r[12];
+  a.note = r[13];
+  return a;
+}
+
+absl::Status Run1(Transaction& tx, std::string_view sql, const std::vector<SqlValue>& params) {
+  return tx.Exec(sql, params).status();
+}
+
+absl::StatusOr<bool> Changed(Transaction& tx, std::string_view sql,
+                             const std::vector<SqlValue>& params) {
+  AGENTRT_ASSIGN_OR_RETURN(std::int64_t changed, tx.Exec(sql, params));
+  return changed > 0;
+}
+
+std::int64_t Count(const std::vector<SqlRow>& rows) {
+  return rows.empty() || rows[0].empty() ? 0 : ToInt(rows[0][0]);
+}
+
+}  // namespace
+
+// --- Runs -----------------------------------------------------------------------------------
+
+absl::Status InsertRun(Transaction& tx, const NewRun& run) {
+  return Run1(
+      tx,
+      "INSERT INTO runs (id, goal, status, limits_json, created_at, started_at, "
+      "lease_owner, lease_expires_at) VALUES (?1, ?2, 'RUNNING', ?3, ?4, ?4, ?5, ?6)",
+      {run.id, run.goal, run.limits_json, run.created_at, run.lease_owner, run.lease_expires_at});
+}
+
+absl::StatusOr<std::optional<RunState>> ReadRunState(Transaction& tx, std::string_view run_id) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query("SELECT status, reason, lease_owner, lease_expires_at, step_count FROM runs "
+               "WHERE id = ?1",
+               {run_id}));
+  if (rows.empty()) return std::nullopt;
+  SqlRow& r = rows[0];
+  return RunState{std::move(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]), ToInt(r[4])};
+}
+
+absl::StatusOr<std::optional<Run>> ReadRun(Transaction& tx, std::string_view run_id) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query("SELECT id, goal, status, reason, reason_detail, limits_json, step_count, "
+               "created_at, finished_at, result_json, active_ms, model_calls, input_tokens, "
+               "output_tokens, cached_input_tokens, estimated_cost_micros FROM runs "
+               "WHERE id = ?1",
+               {run_id}));
+  if (rows.empty()) return std::nullopt;
+  SqlRow& r = rows[0];
+  Run run;
+  run.id = r[0];
+  run.goal = r[1];
+  run.status = ParseRunStatus(r[2]).value_or(RunStatus::kFailed);
+  run.reason = r[3];
+  run.reason_detail = r[4];
+  run.limits = LimitsFromJson(r[5]);
+  run.step_count = static_cast<int>(ToInt(r[6]));
+  run.created_at = TimeOf(r[7]);
+  run.finished_at = TimeOf(r[8]);
+  run.result = r[9];
+  run.active_time = absl::Milliseconds(ToInt(r[10]));
+  run.model_calls = ToInt(r[11]);
+  run.input_tokens = ToInt(r[12]);
+  run.output_tokens = ToInt(r[13]);
+  run.cached_input_tokens = ToInt(r[14]);
+  run.estimated_cost_micros = ToInt(r[15]);
+  return run;
+}
+
+absl::StatusOr<std::optional<Run>> ReadCappedRun(Transaction& tx, std::string_view run_id,
+                                                 std::int64_t max_text) {
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                           tx.Query(SelectCappedRuns("WHERE id = ?1", 2), {run_id, max_text}));
+  if (rows.empty()) return std::nullopt;
+  return RunFromCappedRow(rows[0]);
+}
+
+absl::StatusOr<RunsPage> ReadCappedRunsPage(Transaction& tx, std::int64_t limit,
+                                            std::int64_t offset, std::int64_t max_text) {
+  RunsPage page;
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count, tx.Query("SELECT COUNT(*) FROM runs"));
+  page.total = Count(count);
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query(SelectCappedRuns("ORDER BY created_at DESC, rowid DESC LIMIT ?1 OFFSET ?2", 3),
+               {limit, offset, max_text}));
+  for (const SqlRow& r : rows) page.runs.push_back(RunFromCappedRow(r));
+  return page;
+}
+
+absl::StatusOr<bool> ClaimStep(Transaction& tx, std::string_view run_id, std::int64_t index,
+                               std::string_view owner, std::string_view expiry) {
+  return Changed(tx,
+                 "UPDATE runs SET step_count = step_count + 1, lease_expires_at = ?4 "
+                 "WHERE id = ?1 AND status = 'RUNNING' AND step_count = ?2 AND lease_owner = ?3",
+                 {run_id, index, owner, expiry});
+}
+
+absl::Status SetLeaseExpiry(Transaction& tx, std::string_view run_id, std::string_view expiry) {
+  return Run1(tx, "UPDATE runs SET lease_expires_at = ?1 WHERE id = ?2", {expiry, run_id});
+}
+
+absl::StatusOr<bool> RenewLease(Transaction& tx, std::string_view run_id, std::string_view owner,
+                                std::string_view expiry) {
+  return Changed(tx,
+                 "UPDATE runs SET lease_expires_at = ?1 WHERE id = ?2 AND lease_owner = ?3 AND "
+                 "status = 'RUNNING'",
+                 {expiry, run_id, owner});
+}
+
+absl::Status EnterFromWaiting(Transaction& tx, std::string_view run_id, std::string_view owner,
+                              std::string_view expiry) {
+  return Run1(tx,
+              "UPDATE runs SET status = 'RUNNING', lease_owner = ?1, lease_expires_at = ?2 "
+              "WHERE id = ?3 AND status = 'WAITING_FOR_APPROVAL'",
+              {owner, expiry, run_id});
+}
+
+absl::Status TakeOver(Transaction& tx, std::string_view run_id, std::string_view owner,
+                      std::string_view expiry) {
+  return Run1(tx,
+              "UPDATE runs SET status = 'RUNNING', lease_owner = ?1, lease_expires_at = ?2 "
+              "WHERE id = ?3",
+              {owner, expiry, run_id});
+}
+
+absl::Status PauseForApproval(Transaction& tx, std::string_view run_id) {
+  return Run1(tx,
+              "UPDATE runs SET status = 'WAITING_FOR_APPROVAL', lease_owner = '', "
+              "lease_expires_at = '' WHERE id = ?1",
+              {run_id});
+}
+
+absl::Status AddActiveTime(Transaction& tx, std::string_view run_id, std::int64_t ms) {
+  return Run1(tx, "UPDATE runs SET active_ms = active_ms + ?1 WHERE id = ?2", {ms, run_id});
+}
+
+absl::Status FinishRun(Transaction& tx, std::string_view run_id, const RunEnding& end) {
+  return Run1(tx,
+              "UPDATE runs SET status = ?1, reason = ?2, reason_detail = ?3, finished_at = ?4, "
+              "result_json = ?5, lease_owner = '', lease_expires_at = '' WHERE id = ?6",
+              {ToString(end.status), end.reason, end.detail, end.finished_at, end.result, run_id});
+}
+
+absl::StatusOr<std::optional<ModelTotals>> ReadModelTotals(Transaction& tx,
+                                                           std::string_view run_id) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query("SELECT model_calls, input_tokens, output_tokens, cached_input_tokens, "
+               "estimated_cost_micros FROM runs WHERE id = ?1",
+               {run_id}));
+  if (rows.empty()) return std::nullopt;
+  const SqlRow& r = rows[0];
+  return ModelTotals{ToInt(r[0]), ToInt(r[1]), ToInt(r[2]), ToInt(r[3]), ToInt(r[4])};
+}
+
+absl::Status WriteModelTotals(Transaction& tx, std::string_view run_id, const ModelTotals& t) {
+  return Run1(
+      tx,
+      "UPDATE runs SET model_calls = ?2, input_tokens = ?3, output_tokens = ?4, "
+      "cached_input_tokens = ?5, estimated_cost_micros = ?6 WHERE id = ?1",
+      {run_id, t.calls, t.input_tokens, t.output_tokens, t.cached_input_tokens, t.cost_micros});
+}
+
+// --- Steps ----------------------------------------------------------------------------------
+
+absl::Status InsertStep(Transaction& tx, std::string_view step_id, std::string_view run_id,
+                        std::int64_t index, std::string_view started_at) {
+  return Run1(tx,
+              "INSERT INTO steps (id, run_id, idx, status, started_at) "
+              "VALUES (?1, ?2, ?3, 'deciding', ?4)",
+              {step_id, run_id, index, started_at});
+}
+
+absl::Status RecordDecision(Transaction& tx, std::string_view step_id,
+                            std::string_view decision_json, std::string_view spec_hash) {
+  return Run1(tx,
+              "UPDATE steps SET decision_json = ?1, spec_hash = ?2 "
+              "WHERE id = ?3 AND status = 'deciding'",
+              {decision_json, spec_hash, step_id});
+}
+
+absl::Status SetStepPolicy(Transaction& tx, std::string_view step_id,
+                           std::string_view policy_json) {
+  return Run1(tx, "UPDATE steps SET policy_json = ?1 WHERE id = ?2", {policy_json, step_id});
+}
+
+absl::Status StartExecuting(Transaction& tx, std::string_view step_id, std::string_view policy_json,
+                            std::string_view started_at) {
+  return Run1(tx,
+              "UPDATE steps SET status = 'executing', policy_json = ?1, started_at = ?2 "
+              "WHERE id = ?3 AND status IN ('deciding', 'awaiting_approval')",
+              {policy_json, started_at, step_id});
+}
+
+absl::Status AwaitApproval(Transaction& tx, std::string_view step_id,
+                           std::string_view policy_json) {
+  return Run1(tx,
+              "UPDATE steps SET status = 'awaiting_approval', policy_json = ?1, "
+              "observation_json = '', observation_hash = '', finished_at = '' WHERE id = ?2",
+              {policy_json, step_id});
+}
+
+absl::StatusOr<bool> EndStep(Transaction& tx, std::string_view step_id, StepStatus from,
+                             const StepOutcome& outcome) {
+  return Changed(tx,
+                 "UPDATE steps SET status = ?1, observation_json = ?2, observation_hash = ?3, "
+                 "finished_at = ?4 WHERE id = ?5 AND status = ?6",
+                 {ToString(outcome.status), outcome.observation_json, outcome.observation_hash,
+                  outcome.finished_at, step_id, ToString(from)});
+}
+
+absl::Status FailStepsInFlight(Transaction& tx, std::string_view run_id,
+                               std::string_view observation_json, std::string_view observation_hash,
+                               std::string_view finished_at) {
+  return Run1(tx,
+              "UPDATE steps SET status = 'failed', observation_json = ?1, observation_hash = ?2, "
+              "finished_at = ?3 WHERE run_id = ?4 AND status IN "
+              "('deciding', 'awaiting_approval', 'executing')",
+              {observation_json, observation_hash, finished_at, run_id});
+}
+
+absl::StatusOr<std::vector<Step>> ReadSteps(Transaction& tx, std::string_view run_id) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query("SELECT id, idx, status, decision_json, observation_json, spec_hash, "
+               "started_at, finished_at, policy_json FROM steps WHERE run_id = ?1 ORDER BY idx",
+               {run_id}));
+  std::vector<Step> steps;
+  steps.reserve(rows.size());
+  for (const SqlRow& r : rows) steps.push_back(DecodeStep(r, run_id));
+  return steps;
+}
+
+absl::StatusOr<StepsPage> ReadStepsPage(Transaction& tx, std::string_view run_id,
+                                        std::int64_t limit, std::int64_t offset,
+                                        std::int64_t max_column, std::int64_t max_field) {
+  StepsPage page;
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count,
+                           tx.Query("SELECT COUNT(*) FROM steps WHERE run_id = ?1", {run_id}));
+  page.total = Count(count);
+  // A column over the cap is reduced, inside SQLite, to the fields that identify it; only the
+  // page's rows are read.
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query("SELECT id, idx, status, "
+               "CASE WHEN length(decision_json) <= ?4 THEN decision_json "
+               "WHEN json_valid(decision_json) THEN json_object("
+               "'kind', substr(json_extract(decision_json, '$.kind'), 1, ?5), "
+               "'tool', substr(json_extract(decision_json, '$.tool'), 1, ?5)) ELSE '' END, "
+               "CASE WHEN length(observation_json) <= ?4 THEN observation_json "
+               "WHEN json_valid(observation_json) THEN json_object("
+               "'kind', substr(json_extract(observation_json, '$.kind'), 1, ?5), "
+               "'summary', substr(json_extract(observation_json, '$.summary'), 1, ?5)) "
+               "ELSE '' END, "
+               "spec_hash, started_at, finished_at, "
+               "CASE WHEN length(policy_json) <= ?4 THEN policy_json "
+               "WHEN json_valid(policy_json) THEN json_object("
+               "'outcome', substr(json_extract(policy_json, '$.outcome'), 1, ?5), "
+               "'reason', substr(json_extract(policy_json, '$.reason'), 1, ?5)) ELSE '' END, "
+               "length(decision_json), length(observation_json), length(policy_json) "
+               "FROM steps WHERE run_id = ?1 ORDER BY idx LIMIT ?2 OFFSET ?3",
+               {run_id, limit, offset, max_column, max_field}));
+  for (const SqlRow& r : rows) {
+    Step step = DecodeStep(r, run_id);
+    for (auto [column, length] :
+         {std::pair<std::string_view, const std::string*>{"decision", &r[9]},
+          {"observation", &r[10]},
+          {"policy", &r[11]}}) {
+      if (ToInt(*length) > max_column) {
+        absl::StrAppend(&step.decode_error, ToAbsl(column), ": ", *length,
+                        " characters, over the page cap, not read whole; ");
+      }
+    }
+    page.steps.push_back(std::move(step));
+  }
+  return page;
+}
+
+// --- Tool specs -----------------------------------------------------------------------------
+
+absl::Status InsertToolSpec(Transaction& tx, std::string_view hash, std::string_view spec_json) {
+  return Run1(tx, "INSERT OR IGNORE INTO tool_specs (hash, spec_json) VALUES (?1, ?2)",
+              {hash, spec_json});
+}
+
+absl::StatusOr<std::optional<std::string>> ReadToolSpec(Transaction& tx, std::string_view hash) {
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                           tx.Query("SELECT spec_json FROM tool_specs WHERE hash = ?1", {hash}));
+  if (rows.empty()) return std::nullopt;
+  return std::move(rows[0][0]);
+}
+
+absl::StatusOr<std::map<std::string, std::string>> ReadToolSpecs(Transaction& tx) {
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                           tx.Query("SELECT hash, spec_json FROM tool_specs"));
+  std::map<std::string, std::string> specs;
+  for (SqlRow& r : rows) specs.emplace(std::move(r[0]), std::move(r[1]));
+  return specs;
+}
+
+// --- Approvals ------------------------------------------------------------------------------
+
+absl::Status InsertApproval(Transaction& tx, const NewApproval& a) {
+  return Run1(tx,
+              "INSERT INTO approvals (id, run_id, step_id, kind, capability_json, "
+              "presentation_json, request_json, hash, status, created_at, expires_at) "
+              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9, ?10)",
+              {a.id, a.run_id, a.step_id, a.kind, a.capability_json, a.presentation_json,
+               a.request_json, a.hash, a.created_at, a.expires_at});
+}
+
+absl::StatusOr<std::optional<Approval>> ReadApproval(Transaction& tx, std::string_view run_id,
+                                                     std::string_view approval_id) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query(absl::StrCat(ToAbsl(kSelectApproval), "WHERE id = ?1 AND run_id = ?2"),
+               {approval_id, run_id}));
+  if (rows.empty()) return std::nullopt;
+  return ApprovalFromRow(rows[0]);
+}
+
+absl::StatusOr<std::vector<Approval>> ReadApprovals(Transaction& tx, std::string_view run_id) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query(absl::StrCat(ToAbsl(kSelectApproval), "WHERE run_id = ?1 ORDER BY rowid"),
+               {run_id}));
+  std::vector<Approval> approvals;
+  for (const SqlRow& r : rows) approvals.push_back(ApprovalFromRow(r));
+  return approvals;
+}
+
+absl::StatusOr<ApprovalPage> ReadApprovalsPage(Transaction& tx, std::string_view run_id,
+                                               bool pending_only, std::int64_t limit,
+                                               std::int64_t offset) {
+  std::string_view where =
+      pending_only ? "WHERE run_id = ?1 AND status = 'pending' " : "WHERE run_id = ?1 ";
+  ApprovalPage page;
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> count,
+      tx.Query(absl::StrCat("SELECT COUNT(*) FROM approvals ", ToAbsl(where)), {run_id}));
+  page.total = Count(count);
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                           tx.Query(absl::StrCat(ToAbsl(kSelectApproval), ToAbsl(where),
+                                                 "ORDER BY rowid LIMIT ?2 OFFSET ?3"),
+                                    {run_id, limit, offset}));
+  for (const SqlRow& r : rows) page.approvals.push_back(ApprovalFromRow(r));
+  return page;
+}
+
+absl::StatusOr<std::map<std::string, std::vector<std::string>>> ReadPendingApprovalIds(
+    Transaction& tx, std::span<const std::string> run_ids, std::int64_t per_run) {
+  std::map<std::string, std::vector<std::string>> ids;
+  if (run_ids.empty() || per_run < 1) return ids;
+  std::vector<SqlValue> params = {per_run};
+  std::vector<std::string> slots;
+  for (const std::string& run : run_ids) {
+    params.push_back(std::string_view(run));
+    slots.push_back(absl::StrCat("?", params.size()));
+  }
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query(absl::StrCat("SELECT run_id, id FROM (SELECT run_id, id, rowid AS r, "
+                            "row_number() OVER (PARTITION BY run_id ORDER BY rowid) AS n "
+                            "FROM approvals WHERE status = 'pending' AND run_id IN (",
+                            absl::StrJoin(slots, ", "), ")) WHERE n <= ?1 ORDER BY run_id, r"),
+               params));
+  for (SqlRow& r : rows) ids[r[0]].push_back(std::move(r[1]));
+  return ids;
+}
+
+absl::StatusOr<bool> DecideApproval(Transaction& tx, std::string_view approval_id,
+                                    std::string_view hash, std::string_view status,
+                                    std::string_view decided_at, std::string_view by,
+                                    std::string_view note) {
+  return Changed(tx,
+                 "UPDATE approvals SET status = ?1, decided_at = ?2, decided_by = ?3, note = ?4 "
+                 "WHERE id = ?5 AND status = 'pending' AND hash = ?6",
+                 {status, decided_at, by, note, approval_id, hash});
+}
+
+absl::StatusOr<bool> ExpireApproval(Transaction& tx, std::string_view approval_id,
+                                    ApprovalStatus from, std::string_view hash,
+                                    std::string_view expired_at) {
+  if (from == ApprovalStatus::kPending) {
+    return Changed(tx,
+                   "UPDATE approvals SET status = 'expired', decided_at = ?1, note = 'expired' "
+                   "WHERE id = ?2 AND status = 'pending' AND hash = ?3",
+                   {expired_at, approval_id, hash});
+  }
+  return Changed(tx,
+                 "UPDATE approvals SET status = 'expired' WHERE id = ?1 AND status = ?2 AND "
+                 "hash = ?3",
+                 {approval_id, ToString(from), hash});
+}
+
+// --- Model calls ----------------------------------------------------------------------------
+
+absl::Status InsertModelCall(Transaction& tx, const NewModelCall& c) {
+  return Run1(tx,
+              "INSERT INTO model_calls (id, run_id, step_id, attempt, status, model, "
+              "dispatched_at) VALUES (?1, ?2, ?3, ?4, 'dispatched', ?5, ?6)",
+              {c.id, c.run_id, c.step_id, c.attempt, c.model, c.dispatched_at});
+}
+
+absl::Status CompleteModelCall(Transaction& tx, std::string_view call_id,
+                               const ModelCallOutcome& o) {
+  return Run1(tx,
+              "UPDATE model_calls SET status = ?2, input_tokens = ?3, output_tokens = ?4, "
+              "cached_input_tokens = ?5, cost_micros = ?6, latency_ms = ?7, error = ?8, "
+              "completed_at = ?9 WHERE id = ?1",
+              {call_id, o.status, o.input_tokens, o.output_tokens, o.cached_input_tokens,
+               o.cost_micros, o.latency_ms, o.error, o.completed_at});
+}
+
+// --- Events ---------------------------------------------------------------------------------
+
+absl::StatusOr<std::vector<std::string>> ReadEventPayloads(Transaction& tx, std::string_view run_id,
+                                                           std::string_view type) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query("SELECT payload_json FROM events WHERE run_id = ?1 AND type = ?2 ORDER BY seq",
+               {run_id, type}));
+  std::vector<std::string> payloads;
+  for (SqlRow& r : rows) payloads.push_back(std::move(r[0]));
+  return payloads;
+}
+
+}  // namespace agentrt::rows
