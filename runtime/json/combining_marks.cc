@@ -3,7 +3,7 @@
 // (python3 unicodedata). Regenerate with:
 //   python3 tools/dev/gen_combining_marks.py > runtime/json/combining_marks.cc
 
-#include "runtime/json/combining_marks.h"
+#include "runtime/json/internal/combining_marks.h"
 
 #include <algorithm>
 #include <iterator>

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/json/combining_marks.h"
+#include "runtime/json/internal/combining_marks.h"
 #include "runtime/json/utf8.h"
 
 namespace agentrt::json {

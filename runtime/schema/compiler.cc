@@ -16,7 +16,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
-#include "runtime/schema/uri.h"
+#include "runtime/schema/internal/uri.h"
 
 namespace agentrt::schema::internal {
 namespace {

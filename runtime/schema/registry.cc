@@ -1,8 +1,8 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/json/intake.h"
 #include "runtime/schema/internal/compiler.h"
+#include "runtime/schema/internal/uri.h"
 #include "runtime/schema/schema.h"
-#include "runtime/schema/uri.h"
 
 namespace agentrt::schema {
 

@@ -1,4 +1,4 @@
-#include "runtime/schema/uri.h"
+#include "runtime/schema/internal/uri.h"
 
 #include <optional>
 

@@ -1,4 +1,4 @@
-#include "runtime/store/file_security.h"
+#include "runtime/store/internal/file_security.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

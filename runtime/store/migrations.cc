@@ -1,4 +1,4 @@
-#include "runtime/store/migrations.h"
+#include "runtime/store/internal/migrations.h"
 
 namespace agentrt::store {
 namespace {

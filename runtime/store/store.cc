@@ -11,9 +11,9 @@
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/store/event_chain.h"
-#include "runtime/store/file_security.h"
+#include "runtime/store/internal/file_security.h"
+#include "runtime/store/internal/migrations.h"
 #include "runtime/store/internal/sqlite.h"
-#include "runtime/store/migrations.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt::store {

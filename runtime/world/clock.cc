@@ -3,6 +3,8 @@
 #include <thread>
 #include <utility>
 
+#include "runtime/world/internal/task_queue.h"
+
 namespace agentrt::world {
 
 absl::Time RealClock::Now() const { return absl::Now(); }
@@ -10,6 +12,11 @@ absl::Time RealClock::Now() const { return absl::Now(); }
 bool RealClock::WaitUntil(absl::Notification& done, absl::Time deadline) const {
   return done.WaitForNotificationWithDeadline(deadline);
 }
+
+ManualClock::ManualClock(absl::Time start, Options options)
+    : options_(options), now_(start), tasks_(std::make_unique<internal::TaskQueue>()) {}
+
+ManualClock::~ManualClock() = default;
 
 absl::Time ManualClock::Now() const {
   absl::MutexLock lock(&mu_);
@@ -44,7 +51,7 @@ void ManualClock::Wake() const { absl::MutexLock lock(&mu_); }
 
 Scheduler::TaskId ManualClock::RunAt(absl::Time at, absl::AnyInvocable<void()> task) {
   absl::MutexLock lock(&mu_);
-  return tasks_.Add(at, absl::ZeroDuration(), [task = std::move(task)]() mutable {
+  return tasks_->Add(at, absl::ZeroDuration(), [task = std::move(task)]() mutable {
     task();
     return false;
   });
@@ -53,16 +60,16 @@ Scheduler::TaskId ManualClock::RunAt(absl::Time at, absl::AnyInvocable<void()> t
 Scheduler::TaskId ManualClock::RunEvery(absl::Time first, absl::Duration period,
                                         absl::AnyInvocable<bool()> task) {
   absl::MutexLock lock(&mu_);
-  return tasks_.Add(first, period, std::move(task));
+  return tasks_->Add(first, period, std::move(task));
 }
 
 bool ManualClock::Cancel(TaskId id) {
   absl::MutexLock lock(&mu_);
-  internal::TaskQueue::Cancelled cancelled = tasks_.Cancel(id);
+  internal::TaskQueue::Cancelled cancelled = tasks_->Cancel(id);
   if (cancelled == internal::TaskQueue::Cancelled::kUnknown) return false;
   if (cancelled == internal::TaskQueue::Cancelled::kRunning &&
-      tasks_.Runner(id) != std::this_thread::get_id()) {
-    auto finished = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !tasks_.IsRunning(id); };
+      tasks_->Runner(id) != std::this_thread::get_id()) {
+    auto finished = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !tasks_->IsRunning(id); };
     mu_.Await(absl::Condition(&finished));
   }
   return true;
@@ -76,10 +83,11 @@ void ManualClock::MoveTo(absl::Time target, const absl::Notification* done) cons
       // One task at a time: a second thread moving the clock waits for the first's task (a
       // task that moves the clock itself runs the tasks that makes due, nested).
       std::thread::id self = std::this_thread::get_id();
-      auto free = [&]()
-                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !tasks_.RunningElsewhere(self); };
+      auto free = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return !tasks_->RunningElsewhere(self);
+      };
       mu_.Await(absl::Condition(&free));
-      ready = tasks_.TakeDue(target, self);
+      ready = tasks_->TakeDue(target, self);
       if (!ready.has_value()) {
         if (target > now_) now_ = target;
         return;
@@ -89,7 +97,7 @@ void ManualClock::MoveTo(absl::Time target, const absl::Notification* done) cons
     bool again = ready->body();
     {
       absl::MutexLock lock(&mu_);
-      tasks_.Finish(*std::move(ready), again);
+      tasks_->Finish(*std::move(ready), again);
     }
     if (done != nullptr && done->HasBeenNotified()) return;
   }
@@ -127,7 +135,7 @@ std::vector<absl::Duration> ManualClock::jumps() const {
 
 std::size_t ManualClock::pending_tasks() const {
   absl::MutexLock lock(&mu_);
-  return tasks_.size();
+  return tasks_->size();
 }
 
 }  // namespace agentrt::world

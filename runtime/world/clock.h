@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -13,10 +14,13 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "runtime/world/internal/task_queue.h"
 #include "runtime/world/scheduler.h"
 
 namespace agentrt::world {
+
+namespace internal {
+class TaskQueue;  // internal/task_queue.h
+}  // namespace internal
 
 class Clock {
  public:
@@ -61,7 +65,8 @@ class ManualClock final : public Clock, public Scheduler {
   };
 
   explicit ManualClock(absl::Time start) : ManualClock(start, Options{}) {}
-  ManualClock(absl::Time start, Options options) : options_(options), now_(start) {}
+  ManualClock(absl::Time start, Options options);
+  ~ManualClock() override;
 
   absl::Time Now() const override;
   bool WaitUntil(absl::Notification& done, absl::Time deadline) const override;
@@ -97,7 +102,7 @@ class ManualClock final : public Clock, public Scheduler {
   mutable absl::Time now_ ABSL_GUARDED_BY(mu_);
   mutable std::int64_t readings_ ABSL_GUARDED_BY(mu_) = 0;
   mutable std::vector<absl::Duration> jumps_ ABSL_GUARDED_BY(mu_);
-  mutable internal::TaskQueue tasks_ ABSL_GUARDED_BY(mu_);
+  const std::unique_ptr<internal::TaskQueue> tasks_ ABSL_PT_GUARDED_BY(mu_);
 };
 
 }  // namespace agentrt::world

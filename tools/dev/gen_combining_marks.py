@@ -38,7 +38,7 @@ def main():
         "// (python3 unicodedata). Regenerate with:\n"
         "//   python3 tools/dev/gen_combining_marks.py > runtime/json/combining_marks.cc\n"
         "\n"
-        '#include "runtime/json/combining_marks.h"\n'
+        '#include "runtime/json/internal/combining_marks.h"\n'
         "\n"
         "#include <algorithm>\n"
         "#include <iterator>\n"

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/json/combining_marks.h"
+#include "runtime/json/internal/combining_marks.h"
 #include "runtime/json/utf8.h"
 
 namespace agentrt::json {

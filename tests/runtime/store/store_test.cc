@@ -17,7 +17,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/json/sha256.h"
 #include "runtime/store/event_chain.h"
-#include "runtime/store/migrations.h"
+#include "runtime/store/internal/migrations.h"
 #include "runtime/world/clock.h"
 
 namespace agentrt::store {

@@ -1,4 +1,4 @@
-// runtime/store/file_security.h
+// runtime/store/internal/file_security.h
 //
 // The rules a database file and its WAL and shared-memory sidecars must meet before agentrt
 // trusts them, since anyone who can write them can rewrite the audit log.

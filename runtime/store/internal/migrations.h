@@ -1,4 +1,4 @@
-// runtime/store/migrations.h
+// runtime/store/internal/migrations.h
 //
 // The database schema as forward-only migrations. A released migration is never edited (a
 // test pins each one's hash); a change is a new migration at the end. Applied in one

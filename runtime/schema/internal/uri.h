@@ -1,4 +1,4 @@
-// runtime/schema/uri.h
+// runtime/schema/internal/uri.h
 //
 // The little of RFC 3986 that JSON Schema identifiers need: resolving a reference against a
 // base URI (section 5.2, with dot-segment removal), splitting off the fragment, and decoding
