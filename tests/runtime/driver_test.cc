@@ -600,17 +600,6 @@ TEST_F(DriverTest, RegistrationRefusesUnusableTools) {
 // contract (reference/core.md §4.13), so replays and simulations read the clock exactly as
 // often as the recording did.
 TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
-  class CountingClock : public world::Clock {
-   public:
-    absl::Time Now() const override {
-      ++readings;
-      return absl::FromUnixSeconds(1'800'000'000) + absl::Milliseconds(readings);
-    }
-    bool WaitUntil(absl::Notification& done, absl::Time) const override {
-      return done.HasBeenNotified();
-    }
-    mutable int readings = 0;
-  };
   FuncTool& read = AddReadTool();
   AddTool(Spec("delete", SideEffect::kDestructive), [](const ToolCall&) { return ToolResult{}; });
   AddTool(Spec("finish", SideEffect::kReadOnly, true),
@@ -641,7 +630,9 @@ TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
   };
   for (Row& row : rows) {
     SCOPED_TRACE(row.path);
-    CountingClock counting;
+    // Every reading a millisecond after the last, and counted.
+    world::ManualClock counting(absl::FromUnixSeconds(1'800'000'000),
+                                {.tick = absl::Milliseconds(1)});
     store_ = *store::Store::OpenInMemory(clock_);
     agent_ = std::make_unique<ScriptedAgent>(row.script);
     DriverOptions options;
@@ -655,7 +646,7 @@ TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
     limits.max_consecutive_tool_failures = 5;
     limits.loop_threshold = 2;
     ASSERT_TRUE(driver->StartWithId("run-1", "count", limits).ok());
-    EXPECT_EQ(counting.readings, row.readings);
+    EXPECT_EQ(counting.readings(), row.readings);
   }
   EXPECT_FALSE(read.calls.empty());
 }
