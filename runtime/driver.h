@@ -119,7 +119,9 @@ class Driver {
                                                         world::Entropy& entropy,
                                                         DriverOptions options);
 
-  // Start creates a run and drives it until it ends or pauses; returns the run as stored.
+  // Start creates a run and drives it until it ends or pauses; returns the run as stored. Start,
+  // Resume and Attach's session release the run's lease however they end (an error or an
+  // exception included), so another owner may take a run left RUNNING over at once.
   absl::StatusOr<Run> Start(std::string_view goal, const Limits& limits = {});
   absl::StatusOr<Run> StartWithId(std::string_view run_id, std::string_view goal,
                                   const Limits& limits = {});
@@ -172,12 +174,18 @@ class Driver {
 // Input gives exactly what an agent would see, Propose records, validates and judges a decision,
 // Execute runs an allowed call (the runtime always runs the tool itself: at most once, with the
 // start recorded before and the outcome after), Fail ends the run as an agent error would.
-// While the session drives the run, a heartbeat keeps its lease (as the driver's loop does);
-// destroying the session stops it. Abandoning a session mid-step leaves the run as a crash
-// would; Resume or Attach takes it from there. Not thread-safe; calls in order.
+// While the session drives the run, a heartbeat keeps its lease (as the driver's loop does).
+// Close (or destroying the session) stops it and releases the lease, so Resume or Attach by
+// another owner takes the run over at once; a step left open is left as a crash would leave it.
+// After Close every call but Close is refused (FailedPrecondition). Not thread-safe; calls in
+// order.
 class GateSession {
  public:
   ~GateSession();
+  // Close ends the session: the heartbeat stops and the lease is released unless the run
+  // already paused or ended. Safe to call twice. Errors: the store's, when the release failed
+  // (the lease then lapses after its TTL, as after a crash).
+  absl::Status Close();
   absl::StatusOr<bool> Step();
   StepInput Input() const;
   absl::StatusOr<GateVerdict> Propose(const Decision& decision);
@@ -189,10 +197,12 @@ class GateSession {
   friend class Driver;
   explicit GateSession(std::unique_ptr<Driver::Session> session);
   void KeepLease();  // starts the heartbeat once the session drives a RUNNING run
+  absl::Status RefuseIfClosed() const;
   std::unique_ptr<Driver::Session> session_;
-  std::unique_ptr<internal::LeaseHeartbeat> heartbeat_;
+  std::unique_ptr<internal::LeaseHeartbeat> heartbeat_;  // after session_: destroyed first
   bool step_open_ = false;
   bool proposed_ = false;
+  bool closed_ = false;
 };
 
 }  // namespace agentrt

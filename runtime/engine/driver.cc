@@ -178,9 +178,32 @@ absl::StatusOr<Run> Driver::CreateRun(std::string_view run_id, std::string_view 
   return run;
 }
 
+absl::Status Driver::Session::ReleaseLease() {
+  if (released_) return absl::OkStatus();
+  released_ = true;
+  if (run_.status != RunStatus::kRunning) return absl::OkStatus();
+  return d_.store_.Write([&](Transaction& tx) {
+    return rows::ReleaseLease(tx, run_.id, d_.options_.lease_owner).status();
+  });
+}
+
 GateSession::GateSession(std::unique_ptr<Driver::Session> session) : session_(std::move(session)) {}
 
+// The heartbeat stops before the session releases the lease (members are destroyed in reverse
+// order; Close does the same explicitly).
 GateSession::~GateSession() = default;
+
+absl::Status GateSession::Close() {
+  if (closed_) return absl::OkStatus();
+  closed_ = true;
+  heartbeat_.reset();
+  return session_->ReleaseLease();
+}
+
+absl::Status GateSession::RefuseIfClosed() const {
+  if (closed_) return absl::FailedPreconditionError("the gate session is closed");
+  return absl::OkStatus();
+}
 
 void GateSession::KeepLease() {
   if (heartbeat_ != nullptr) return;
@@ -191,6 +214,7 @@ void GateSession::KeepLease() {
 }
 
 absl::StatusOr<bool> GateSession::Step() {
+  AGENTRT_RETURN_IF_ERROR(RefuseIfClosed());
   if (step_open_) {
     return absl::FailedPreconditionError("a step is already open: propose or fail it first");
   }
@@ -205,6 +229,7 @@ StepInput GateSession::Input() const { return session_->Input(); }
 const Run& GateSession::run() const { return session_->run(); }
 
 absl::StatusOr<GateVerdict> GateSession::Propose(const Decision& decision) {
+  AGENTRT_RETURN_IF_ERROR(RefuseIfClosed());
   if (!step_open_ || proposed_) {
     return absl::FailedPreconditionError("no open step awaiting a decision");
   }
@@ -234,6 +259,7 @@ absl::StatusOr<GateVerdict> GateSession::Propose(const Decision& decision) {
 }
 
 absl::StatusOr<Observation> GateSession::Execute() {
+  AGENTRT_RETURN_IF_ERROR(RefuseIfClosed());
   if (!session_->has_pending()) {
     return absl::FailedPreconditionError("nothing to execute: the last proposal was not allowed");
   }
@@ -260,6 +286,7 @@ absl::StatusOr<Observation> GateSession::Execute() {
 }
 
 absl::Status GateSession::Fail(const absl::Status& why) {
+  AGENTRT_RETURN_IF_ERROR(RefuseIfClosed());
   if (!step_open_ || proposed_) return absl::FailedPreconditionError("no open step to fail");
   if (why.ok()) return absl::InvalidArgumentError("Fail needs the error that stopped the step");
   step_open_ = false;

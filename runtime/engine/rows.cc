@@ -329,6 +329,14 @@ absl::Status TakeOver(Transaction& tx, std::string_view run_id, std::string_view
               {owner, expiry, run_id});
 }
 
+absl::StatusOr<bool> ReleaseLease(Transaction& tx, std::string_view run_id,
+                                  std::string_view owner) {
+  return Changed(tx,
+                 "UPDATE runs SET lease_owner = '', lease_expires_at = '' "
+                 "WHERE id = ?1 AND lease_owner = ?2",
+                 {run_id, owner});
+}
+
 absl::Status PauseForApproval(Transaction& tx, std::string_view run_id) {
   return Run1(tx,
               "UPDATE runs SET status = 'WAITING_FOR_APPROVAL', lease_owner = '', "

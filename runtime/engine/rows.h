@@ -96,6 +96,10 @@ absl::Status EnterFromWaiting(store::Transaction& tx, std::string_view run_id,
 // previous lease expired).
 absl::Status TakeOver(store::Transaction& tx, std::string_view run_id, std::string_view owner,
                       std::string_view expiry);
+// ReleaseLease clears the lease if `owner` holds it (a session ending with its run still
+// RUNNING). Returns whether it did.
+absl::StatusOr<bool> ReleaseLease(store::Transaction& tx, std::string_view run_id,
+                                  std::string_view owner);
 // PauseForApproval makes the run WAITING_FOR_APPROVAL and releases its lease.
 absl::Status PauseForApproval(store::Transaction& tx, std::string_view run_id);
 // AddActiveTime adds `ms` to the run's active time.

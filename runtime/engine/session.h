@@ -28,6 +28,17 @@ class Driver::Session {
   friend class agentrt::GateSession;
   friend class Driver;
   Session(Driver& driver, Run run) : d_(driver), run_(std::move(run)) {}
+  // A session that ends with its run still RUNNING (an error, an exception, a gate session
+  // abandoned) releases the lease it may hold, so another owner can take the run over at once
+  // rather than one TTL later.
+  ~Session() { ReleaseLease().IgnoreError(); }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Clears this driver's lease on the run unless the run, as last known here, is no longer
+  // RUNNING (the transaction that paused or ended it released the lease). Not an event; no
+  // clock is read. Once per session.
+  absl::Status ReleaseLease();
 
   absl::Time LeaseNow() const { return d_.lease_clock().Now(); }
   std::string LeaseExpiry() const {
@@ -206,6 +217,7 @@ class Driver::Session {
   RunStatus from_ = RunStatus::kRunning;
   std::string resumed_approval_;  // set while resuming a grant, until the run is entered
   absl::Time resumed_at_;
+  bool released_ = false;
 };
 
 }  // namespace agentrt

@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/approvals.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/json/intake.h"
 #include "runtime/scripted_agent.h"
@@ -450,6 +451,65 @@ TEST_F(DriverTest, OperatorCancelDuringAToolEndsTheLoopAndTheOutcomeIsAppendedLa
   EXPECT_THAT(events.back().payload_json, HasSubstr(R"("late":true)"));
   EXPECT_THAT(events.back().payload_json, HasSubstr(R"("observation":{"content":{})"));
   EXPECT_FALSE(store_->VerifyEvents()->broken.has_value());
+}
+
+// Cancel needs no lease and releases the one a live loop holds (reference/core.md §6.1): the
+// loop notices at its next write.
+TEST_F(DriverTest, CancelDuringAToolReleasesTheLease) {
+  RunLease during;
+  AddTool(Spec("cancelled", SideEffect::kReadOnly), [&](const ToolCall& call) {
+    EXPECT_EQ(ReadLease(*store_, call.run_id)->owner.empty(), false);  // the loop holds it
+    EXPECT_TRUE(Cancel(*store_, clock_, call.run_id, Decider{"ops", "stop"}).ok());
+    during = *ReadLease(*store_, call.run_id);
+    return ToolResult{"{}", ""};
+  });
+  absl::StatusOr<agentrt::Run> run = RunScript({Call("cancelled", R"({"path":"a"})"), Complete()});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->status, RunStatus::kCancelled);
+  EXPECT_EQ(during.owner, "");
+  EXPECT_EQ(during.expires_at, "");
+}
+
+// A loop that ends with an error while its run is still RUNNING releases its lease as it
+// returns: a rival takes the run over at once, not one TTL later, and with nobody's lease to
+// take over it writes no lease.taken_over.
+TEST_F(DriverTest, AStartThatFailsReleasesItsLeaseForARivalAtOnce) {
+  AddTool(Spec("break", SideEffect::kReadOnly), [this](const ToolCall&) {
+    // The store refuses the step's next write, as a failing disk would.
+    EXPECT_TRUE(store_
+                    ->Write([](store::Transaction& tx) {
+                      return tx
+                          .Exec(
+                              "CREATE TRIGGER refuse BEFORE UPDATE ON steps BEGIN "
+                              "SELECT RAISE(ABORT, 'the disk said no'); END")
+                          .status();
+                    })
+                    .ok());
+    return ToolResult{"{}", "done"};
+  });
+  absl::StatusOr<agentrt::Run> failed = RunScript({Call("break", R"({"path":"a"})"), Complete()});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(failed.status().message(), HasSubstr("the disk said no"));
+  EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kRunning);
+  EXPECT_EQ(ReadLease(*store_, "run-1")->owner, "");
+  ASSERT_TRUE(
+      store_->Write([](store::Transaction& tx) { return tx.Exec("DROP TRIGGER refuse").status(); })
+          .ok());
+  // The lease clock has not moved: before the release, the rival was refused for a TTL.
+  agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
+  DriverOptions options;
+  options.agent = agent_.get();
+  options.policy = policy_.get();
+  for (auto& t : tools_) options.tools.push_back(t.get());
+  options.scheduler = &lease_clock_;
+  options.lease_owner = "rival";
+  std::unique_ptr<Driver> rival = *Driver::Create(*store_, clock_, entropy_, options);
+  absl::StatusOr<agentrt::Run> resumed = rival->Resume("run-1");
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->status, RunStatus::kCompleted);
+  std::vector<std::string> types = Types();
+  EXPECT_THAT(types, ::testing::Not(::testing::Contains("lease.taken_over")));
+  EXPECT_THAT(types, ::testing::Contains("step.interrupted"));
 }
 
 TEST_F(DriverTest, FailDecisionEndsTheRunAsGoalFailed) {

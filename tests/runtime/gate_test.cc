@@ -127,6 +127,42 @@ TEST(GateTest, ASessionKeepsItsLeaseWhileTheCallerTakesItsTime) {
   EXPECT_TRUE(session->Execute().ok());
 }
 
+// Closing a session, or destroying it, stops its heartbeat and releases its lease: a rival
+// attaches at once, with the lease clock unmoved, and the closed session refuses every call.
+TEST(GateTest, ClosingOrDroppingASessionReleasesItsLeaseForARivalAtOnce) {
+  for (bool close : {true, false}) {
+    SCOPED_TRACE(close ? "Close" : "destructor");
+    World w;
+    DriverOptions options{nullptr, w.policy.get(), {&w.echo}, "gate"};
+    options.scheduler = &w.lease_clock;
+    auto gate = *Driver::Create(*w.store, w.clock, w.entropy, options);
+    auto session = *gate->Begin("run-1", "left mid-step");
+    ASSERT_TRUE(*session->Step());
+    EXPECT_THAT(ReadLease(*w.store, "run-1")->owner, ::testing::StartsWith("gate/"));
+    if (close) {
+      ASSERT_TRUE(session->Close().ok());
+      EXPECT_TRUE(session->Close().ok());  // twice is fine
+      EXPECT_EQ(session->Step().status().code(), absl::StatusCode::kFailedPrecondition);
+      EXPECT_EQ(session->Propose(Call("echo", R"({"x":1})")).status().code(),
+                absl::StatusCode::kFailedPrecondition);
+      EXPECT_EQ(session->Execute().status().code(), absl::StatusCode::kFailedPrecondition);
+      EXPECT_EQ(session->Fail(absl::InternalError("x")).code(),
+                absl::StatusCode::kFailedPrecondition);
+    } else {
+      session.reset();
+    }
+    EXPECT_EQ(ReadLease(*w.store, "run-1")->owner, "");
+    EXPECT_EQ(w.lease_clock.pending_tasks(), 0u);  // the heartbeat is gone
+    DriverOptions rival_options{nullptr, w.policy.get(), {&w.echo}, "rival"};
+    rival_options.scheduler = &w.lease_clock;
+    auto rival = *Driver::Create(*w.store, w.clock, w.entropy, rival_options);
+    auto attached = rival->Attach("run-1");
+    ASSERT_TRUE(attached.ok()) << attached.status();
+    EXPECT_EQ(attached->second.outcome, GateVerdict::Outcome::kOpen);
+    EXPECT_THAT(ReadLease(*w.store, "run-1")->owner, ::testing::StartsWith("rival/"));
+  }
+}
+
 TEST(GateTest, ANewRunIsLeasedFromItsFirstWrite) {
   World w;
   DriverOptions options{nullptr, w.policy.get(), {&w.echo}, "first"};
