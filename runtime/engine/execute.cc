@@ -33,26 +33,30 @@ absl::StatusOr<bool> Driver::Session::Execute(
   std::string granted = resumed_approval_;
   absl::Time lease_now = LeaseNow();
   std::string expiry = FormatTimestamp(lease_now + d_.options_.lease_ttl);
-  AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
-    if (from_ == RunStatus::kRunning) {
-      // A side effect starts only under a live lease: a loop whose lease lapsed (another
-      // owner may be taking over) stops here, before the call.
-      AGENTRT_RETURN_IF_ERROR(RequireLiveLease(tx, lease_now, "no tool is started"));
-    }
-    AGENTRT_RETURN_IF_ERROR(EnterIfResuming(tx));
-    AGENTRT_RETURN_IF_ERROR(rows::SetLeaseExpiry(tx, run_.id, expiry));
-    AGENTRT_RETURN_IF_ERROR(rows::StartExecuting(tx, step.id, policy_json, started));
-    AGENTRT_RETURN_IF_ERROR(write_policy(tx));
-    return tx
-        .AppendEvent(run_.id, step.id, start_at, event::kStepToolStarted,
-                     json::JsonObject()
-                         .String("tool", spec.spec.name)
-                         .Raw("args", *json::Canonicalize(args))
-                         .StringIfSet("approval_id", granted)
-                         .Build())
-        .status();
-  }));
+  AGENTRT_RETURN_IF_ERROR(d_.store_.Write(
+      [&](Transaction& tx) -> absl::Status {
+        AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+        if (from_ == RunStatus::kRunning) {
+          // A side effect starts only under a live lease: a loop whose lease lapsed (another
+          // owner may be taking over) stops here, before the call.
+          AGENTRT_RETURN_IF_ERROR(RequireLiveLease(tx, lease_now, "no tool is started"));
+        }
+        AGENTRT_RETURN_IF_ERROR(EnterIfResuming(tx));
+        AGENTRT_RETURN_IF_ERROR(rows::SetLeaseExpiry(tx, run_.id, expiry));
+        AGENTRT_RETURN_IF_ERROR(rows::StartExecuting(tx, step.id, policy_json, started));
+        AGENTRT_RETURN_IF_ERROR(write_policy(tx));
+        return tx
+            .AppendEvent(run_.id, step.id, start_at, event::kStepToolStarted,
+                         json::JsonObject()
+                             .String("tool", spec.spec.name)
+                             .Raw("args", *json::Canonicalize(args))
+                             .StringIfSet("approval_id", granted)
+                             .Build())
+            .status();
+      },
+      // A call that may change the world starts only once its start is on disk: a power cut
+      // can never leave it run but unrecorded.
+      {.durable = spec.spec.side_effect != SideEffect::kReadOnly}));
   Entered();
   step.status = StepStatus::kExecuting;
   step.started_at = start_at;

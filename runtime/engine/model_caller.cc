@@ -126,23 +126,26 @@ absl::Status AccountingModelCaller::RunAttempt(const ModelRequest& request, int 
   std::string call_id = scope_.entropy->NewId();
   absl::Time dispatched_at = clock.Now();
   std::string dispatched_text = world::FormatTimestamp(dispatched_at);
-  AGENTRT_RETURN_IF_ERROR(scope_.store->Write([&](Transaction& tx) -> absl::Status {
-    if (scope_.require_lease) AGENTRT_RETURN_IF_ERROR(scope_.require_lease(tx));
-    AGENTRT_RETURN_IF_ERROR(rows::InsertModelCall(tx, {.id = call_id,
-                                                       .run_id = scope_.run_id,
-                                                       .step_id = scope_.step_id,
-                                                       .attempt = attempt,
-                                                       .model = model_name,
-                                                       .dispatched_at = dispatched_text}));
-    return tx
-        .AppendEvent(scope_.run_id, scope_.step_id, dispatched_at, event::kModelDispatched,
-                     json::JsonObject()
-                         .String("call_id", call_id)
-                         .Int("attempt", attempt)
-                         .String("model", model_name)
-                         .Build())
-        .status();
-  }));
+  AGENTRT_RETURN_IF_ERROR(scope_.store->Write(
+      [&](Transaction& tx) -> absl::Status {
+        if (scope_.require_lease) AGENTRT_RETURN_IF_ERROR(scope_.require_lease(tx));
+        AGENTRT_RETURN_IF_ERROR(rows::InsertModelCall(tx, {.id = call_id,
+                                                           .run_id = scope_.run_id,
+                                                           .step_id = scope_.step_id,
+                                                           .attempt = attempt,
+                                                           .model = model_name,
+                                                           .dispatched_at = dispatched_text}));
+        return tx
+            .AppendEvent(scope_.run_id, scope_.step_id, dispatched_at, event::kModelDispatched,
+                         json::JsonObject()
+                             .String("call_id", call_id)
+                             .Int("attempt", attempt)
+                             .String("model", model_name)
+                             .Build())
+            .status();
+      },
+      // A dispatched call may be charged: its record is on disk before the model is called.
+      {.durable = true}));
 
   absl::Duration timeout =
       config_.call_timeout > absl::ZeroDuration() ? config_.call_timeout : absl::Minutes(2);

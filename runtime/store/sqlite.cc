@@ -86,11 +86,12 @@ std::string Statement::ColumnText(int i) const {
 bool Statement::ColumnIsNull(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
 
 absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
-                                                             bool read_only) {
+                                                             bool read_only,
+                                                             const std::string& vfs) {
   sqlite3* db = nullptr;
   int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE |
               (read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags, vfs.empty() ? nullptr : vfs.c_str());
   if (rc != SQLITE_OK) {
     absl::Status error = FromSqlite(db, rc, absl::StrCat("open ", path));
     sqlite3_close(db);

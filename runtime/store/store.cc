@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
@@ -158,8 +159,9 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
   AGENTRT_RETURN_IF_ERROR(CreateIfMissing(path));
   AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/true));
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
-                           Connection::Open(path, /*read_only=*/false));
+                           Connection::Open(path, /*read_only=*/false, options.vfs));
   std::unique_ptr<Store> store(new Store(std::move(connection), path, false));
+  store->sync_durable_writes_ = options.durability == Durability::kNormal;
   {
     absl::MutexLock lock(&store->mu_);
     Connection& c = *store->connection_;
@@ -307,7 +309,7 @@ absl::Status Store::Migrate(const world::Clock& clock) {
   });
 }
 
-absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn) {
+absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, WriteOptions options) {
   if (read_only_) {
     return absl::FailedPreconditionError(absl::StrCat("database ", path_, " was opened read-only"));
   }
@@ -315,6 +317,18 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn) {
   std::vector<EventObserver> observers;
   {
     absl::MutexLock lock(&mu_);
+    // SQLite refuses to change the safety level inside a transaction, so a durable write raises
+    // it around its own: with synchronous=FULL the commit syncs the WAL, which makes it and
+    // every earlier commit durable.
+    // (Lowered again however the write ends, a throwing caller included; a failure to lower
+    // it only makes later commits safer than asked.)
+    bool raise = options.durable && sync_durable_writes_;
+    if (raise) {
+      AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec("PRAGMA synchronous=FULL")));
+    }
+    absl::Cleanup lower = [&] {
+      if (raise) connection_->Exec("PRAGMA synchronous=NORMAL").IgnoreError();
+    };
     AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec("BEGIN IMMEDIATE")));
     Transaction tx(*connection_);
     absl::Status status = CallRollingBackOnThrow(*connection_, fn, tx);

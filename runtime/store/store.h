@@ -14,7 +14,8 @@
 // Durability is a setting (docs/formats/database.md): kNormal (synchronous=NORMAL in WAL: a
 // committed transaction survives a crash of the process; the last commits may be lost on power
 // loss or an OS crash, never corrupting the file) or kFull (synchronous=FULL: every commit is
-// on disk before Write returns).
+// on disk before Write returns). Under kNormal a single write can still ask to be durable
+// (WriteOptions::durable): its commit is synced, and in WAL mode every earlier commit with it.
 //
 // Thread-safe: one connection, serialized by a mutex. Several processes may share one file;
 // IMMEDIATE transactions make their writes extend one chain.
@@ -48,6 +49,16 @@ enum class Durability { kNormal, kFull };
 
 struct StoreOptions {
   Durability durability = Durability::kNormal;
+  // The SQLite VFS the file is opened through; "" for SQLite's default. Tests use a
+  // fault-injecting one to prove what survives a power cut.
+  std::string vfs;
+};
+
+struct WriteOptions {
+  // The commit is on disk before Write returns, whatever the store's durability — and in WAL
+  // mode, so is every commit before it. For the record that a call whose effect cannot be taken
+  // back has started: losing it to a power cut would let the call run again unnoticed.
+  bool durable = false;
 };
 
 struct Event {
@@ -130,7 +141,7 @@ class Store {
   // Write runs `fn` in one IMMEDIATE transaction: committed if it returns OK, rolled back
   // otherwise (its error returned) or if it throws (the exception propagates). After a
   // commit, observers receive its events in order.
-  absl::Status Write(absl::FunctionRef<absl::Status(Transaction&)> fn);
+  absl::Status Write(absl::FunctionRef<absl::Status(Transaction&)> fn, WriteOptions options = {});
   // Read runs `fn` in a read transaction (a consistent snapshot).
   absl::Status Read(absl::FunctionRef<absl::Status(Transaction&)> fn);
 
@@ -184,6 +195,8 @@ class Store {
   std::vector<EventObserver> observers_ ABSL_GUARDED_BY(mu_);
   std::string path_;
   bool read_only_;
+  // Whether a durable write must raise synchronous for its commit (a file under kNormal).
+  bool sync_durable_writes_ = false;
   int schema_version_ = 0;
 };
 

@@ -21,17 +21,21 @@ namespace {
 
 constexpr int kSteps = 20;
 
+// Reads a file, or (as a local mutation) stands for a call whose effect cannot be taken back,
+// whose start the driver makes durable before it runs.
 class ReadTool final : public Tool {
  public:
+  explicit ReadTool(SideEffect effect = SideEffect::kReadOnly) : effect_(effect) {}
   ToolSpec Spec() const override {
     return ToolSpec{"read_file",
                     "Read a text file.",
                     R"({"type":"object","properties":{"path":{"type":"string","minLength":1}},)"
                     R"("required":["path"],"additionalProperties":false})",
-                    SideEffect::kReadOnly,
+                    effect_,
                     absl::Seconds(5),
                     false};
   }
+  SideEffect effect_;
   absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
     return ToolResult{R"({"text":"127.0.0.1 localhost"})", "read 19 bytes"};
   }
@@ -48,12 +52,13 @@ std::string TempDb(const char* name) {
 
 void BM_DriverRun(benchmark::State& state) {
   bool file = state.range(0) == 1;
+  bool side_effects = state.range(1) == 1;
   world::RealClock clock;
   world::RealScheduler scheduler;  // the production world: one heartbeat thread for every run
   world::SeededEntropy entropy(1);
   std::string path = TempDb("driver");
   auto store = file ? *store::Store::Open(path, clock) : *store::Store::OpenInMemory(clock);
-  ReadTool tool;
+  ReadTool tool(side_effects ? SideEffect::kLocalMutation : SideEffect::kReadOnly);
   std::unique_ptr<Policy> policy = DefaultPolicy();
   Limits limits;
   limits.max_steps = kSteps + 1;
@@ -248,7 +253,12 @@ void BM_AbslFormatTimeSameText(benchmark::State& state) {
 
 BENCHMARK(BM_FormatTimestamp);
 BENCHMARK(BM_AbslFormatTimeSameText);
-BENCHMARK(BM_DriverRun)->Arg(0)->Arg(1)->ArgName("file");
+BENCHMARK(BM_DriverRun)
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->ArgNames({"file", "side_effects"});
 BENCHMARK(BM_ModelCallAccounted)->Arg(0)->Arg(1)->ArgName("file");
 BENCHMARK(BM_BareSqliteModelCallWrites)->Arg(0)->Arg(1)->ArgName("file");
 BENCHMARK(BM_BareSqliteSameWrites)->Arg(0)->Arg(1)->ArgName("file");

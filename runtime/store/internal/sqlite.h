@@ -52,8 +52,10 @@ class Statement {
 class Connection {
  public:
   // Open opens `path` (a plain file path; ":memory:" for tests). `read_only` opens it without
-  // write access; otherwise it is created when missing.
-  static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path, bool read_only);
+  // write access; otherwise it is created when missing. `vfs` names the SQLite VFS to open it
+  // through ("" for SQLite's default).
+  static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path, bool read_only,
+                                                          const std::string& vfs = "");
   ~Connection();
 
   absl::Status Exec(std::string_view sql);
