@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "runtime/cancellation.h"
 #include "runtime/model.h"
 #include "runtime/types.h"
 
@@ -19,6 +20,10 @@ struct StepInput {
   // The accounting model caller for this step (model_caller.h); null when the driver has no
   // model configured. Valid only during Decide.
   ModelCaller* model = nullptr;
+  // The caller's (cancellation.h); null when the run cannot be cancelled. An agent that stops
+  // because of it returns an error: the run is then not failed, the step stays open for a
+  // resume.
+  const Cancellation* cancellation = nullptr;
 };
 
 class Agent {

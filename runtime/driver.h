@@ -122,19 +122,24 @@ class Driver {
   // Start creates a run and drives it until it ends or pauses; returns the run as stored. Start,
   // Resume and Attach's session release the run's lease however they end (an error or an
   // exception included), so another owner may take a run left RUNNING over at once.
-  absl::StatusOr<Run> Start(std::string_view goal, const Limits& limits = {});
+  // `cancellation` (optional, not owned, outliving the call): see cancellation.h.
+  absl::StatusOr<Run> Start(std::string_view goal, const Limits& limits = {},
+                            const Cancellation* cancellation = nullptr);
   absl::StatusOr<Run> StartWithId(std::string_view run_id, std::string_view goal,
-                                  const Limits& limits = {});
+                                  const Limits& limits = {},
+                                  const Cancellation* cancellation = nullptr);
   // Begin creates a run for a loop the caller owns (the Gate, reference/core.md §4.14): the
   // same rows, events, transactions and clock readings as Start with an agent. Needs no agent.
+  // `cancellation` holds for the whole session.
   absl::StatusOr<std::unique_ptr<GateSession>> Begin(std::string_view run_id, std::string_view goal,
-                                                     const Limits& limits = {});
+                                                     const Limits& limits = {},
+                                                     const Cancellation* cancellation = nullptr);
 
   // Attach is Resume for a loop the caller owns: everything Resume does before its loop. With
   // kAllowed the approved call waits for the session's Execute (the run stays waiting until
   // then); kOpen means go on with Step; kPending and kEnded come with the run as stored.
   absl::StatusOr<std::pair<std::unique_ptr<GateSession>, GateVerdict>> Attach(
-      std::string_view run_id);
+      std::string_view run_id, const Cancellation* cancellation = nullptr);
 
   // Resume continues a run.
   //  - Paused for approval, once its latest approval is granted: exactly the recorded request
@@ -146,7 +151,7 @@ class Driver {
   //    the runtime never runs it again on its own. Otherwise the loop goes on.
   // Errors: FailedPrecondition (not resumable, not approved, tool gone, leased by a live
   // owner), DataLoss (the approval row was changed).
-  absl::StatusOr<Run> Resume(std::string_view run_id);
+  absl::StatusOr<Run> Resume(std::string_view run_id, const Cancellation* cancellation = nullptr);
 
  private:
   Driver(store::Store& store, const world::Clock& clock, world::Entropy& entropy,
@@ -156,8 +161,8 @@ class Driver {
 
   absl::StatusOr<Run> CreateRun(std::string_view run_id, std::string_view goal,
                                 const Limits& limits);
-  absl::StatusOr<std::pair<std::unique_ptr<Session>, Run>> ResumeSession(std::string_view run_id,
-                                                                         bool attaching);
+  absl::StatusOr<std::pair<std::unique_ptr<Session>, Run>> ResumeSession(
+      std::string_view run_id, bool attaching, const Cancellation* cancellation);
 
   const world::Clock& lease_clock() const { return options_.scheduler->clock(); }
   absl::Status RefuseLiveForeignLease(std::string_view run_id, std::string_view owner,

@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "runtime/cancellation.h"
 #include "runtime/types.h"
 #include "runtime/world/clock.h"
 
@@ -29,8 +30,13 @@ struct ToolCall {
   std::string args;                     // the agent's bytes ("{}" when it sent none)
   absl::Time deadline;                  // the tool's timeout from its start, on the runtime's clock
   const world::Clock* clock = nullptr;  // the runtime's clock, to check the deadline against
+  // The caller's (cancellation.h); null when the run cannot be cancelled. A tool told to stop
+  // returns its outcome if it has one; an error it returns once cancelled leaves the outcome
+  // unknown (the step is interrupted).
+  const Cancellation* cancellation = nullptr;
 
   bool Expired() const { return clock != nullptr && clock->Now() >= deadline; }
+  bool Cancelled() const { return cancellation != nullptr && cancellation->cancelled(); }
 };
 
 struct ToolResult {

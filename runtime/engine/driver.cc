@@ -64,17 +64,17 @@ absl::Status Driver::RefuseLiveForeignLease(std::string_view run_id, std::string
   return absl::OkStatus();
 }
 
-absl::StatusOr<Run> Driver::Resume(std::string_view run_id) {
+absl::StatusOr<Run> Driver::Resume(std::string_view run_id, const Cancellation* cancellation) {
   if (options_.agent == nullptr) {
     return absl::FailedPreconditionError("driver: Resume needs an agent");
   }
-  AGENTRT_ASSIGN_OR_RETURN(auto session, ResumeSession(run_id, /*attaching=*/false));
+  AGENTRT_ASSIGN_OR_RETURN(auto session, ResumeSession(run_id, /*attaching=*/false, cancellation));
   return session.second;
 }
 
 absl::StatusOr<std::pair<std::unique_ptr<GateSession>, GateVerdict>> Driver::Attach(
-    std::string_view run_id) {
-  AGENTRT_ASSIGN_OR_RETURN(auto resumed, ResumeSession(run_id, /*attaching=*/true));
+    std::string_view run_id, const Cancellation* cancellation) {
+  AGENTRT_ASSIGN_OR_RETURN(auto resumed, ResumeSession(run_id, /*attaching=*/true, cancellation));
   auto& [session, run] = resumed;
   GateVerdict verdict;
   verdict.run = run;
@@ -94,14 +94,14 @@ absl::StatusOr<std::pair<std::unique_ptr<GateSession>, GateVerdict>> Driver::Att
 }
 
 absl::StatusOr<std::pair<std::unique_ptr<Driver::Session>, Run>> Driver::ResumeSession(
-    std::string_view run_id, bool attaching) {
+    std::string_view run_id, bool attaching, const Cancellation* cancellation) {
   AGENTRT_ASSIGN_OR_RETURN(Run run, ReadRun(store_, run_id));
   if (IsTerminal(run.status)) {
     return absl::FailedPreconditionError(absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)),
                                                       " is ", ToAbsl(ToString(run.status)),
                                                       " and cannot be resumed"));
   }
-  auto session = std::make_unique<Session>(*this, run);
+  auto session = std::make_unique<Session>(*this, run, cancellation);
   session->attaching_ = attaching;
   absl::StatusOr<Run> resumed;
   if (run.status == RunStatus::kWaitingForApproval) {
@@ -116,26 +116,29 @@ absl::StatusOr<std::pair<std::unique_ptr<Driver::Session>, Run>> Driver::ResumeS
   return std::pair<std::unique_ptr<Session>, Run>(std::move(session), *std::move(resumed));
 }
 
-absl::StatusOr<Run> Driver::Start(std::string_view goal, const Limits& limits) {
-  return StartWithId(entropy_.NewId(), goal, limits);
+absl::StatusOr<Run> Driver::Start(std::string_view goal, const Limits& limits,
+                                  const Cancellation* cancellation) {
+  return StartWithId(entropy_.NewId(), goal, limits, cancellation);
 }
 
 absl::StatusOr<Run> Driver::StartWithId(std::string_view run_id, std::string_view goal,
-                                        const Limits& limits) {
+                                        const Limits& limits, const Cancellation* cancellation) {
   if (options_.agent == nullptr) {
     return absl::FailedPreconditionError(
         "driver: Start needs an agent (use Begin for a loop you own)");
   }
   AGENTRT_ASSIGN_OR_RETURN(Run run, CreateRun(run_id, goal, limits));
-  Session session(*this, run);
+  Session session(*this, run, cancellation);
   return session.Loop();
 }
 
 absl::StatusOr<std::unique_ptr<GateSession>> Driver::Begin(std::string_view run_id,
                                                            std::string_view goal,
-                                                           const Limits& limits) {
+                                                           const Limits& limits,
+                                                           const Cancellation* cancellation) {
   AGENTRT_ASSIGN_OR_RETURN(Run run, CreateRun(run_id, goal, limits));
-  return std::unique_ptr<GateSession>(new GateSession(std::make_unique<Session>(*this, run)));
+  return std::unique_ptr<GateSession>(
+      new GateSession(std::make_unique<Session>(*this, run, cancellation)));
 }
 
 absl::StatusOr<Run> Driver::CreateRun(std::string_view run_id, std::string_view goal,
@@ -176,6 +179,12 @@ absl::StatusOr<Run> Driver::CreateRun(std::string_view run_id, std::string_view 
     return tx.AppendEvent(run.id, "", run.created_at, event::kRunStarted, "{}").status();
   }));
   return run;
+}
+
+absl::Status Driver::Session::Cancelled() const {
+  return absl::CancelledError(absl::StrCat("run ", ToAbsl(json::Sanitize(run_.id)),
+                                           ": cancelled by its caller; it stays RUNNING and a "
+                                           "Resume goes on from where it stopped"));
 }
 
 absl::Status Driver::Session::ReleaseLease() {

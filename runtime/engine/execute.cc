@@ -61,7 +61,7 @@ absl::StatusOr<bool> Driver::Session::Execute(
   step.status = StepStatus::kExecuting;
   step.started_at = start_at;
 
-  ToolCall call{run_.id, step.id, args, start_at + spec.spec.timeout, &d_.clock_};
+  ToolCall call{run_.id, step.id, args, start_at + spec.spec.timeout, &d_.clock_, cancellation_};
   absl::StatusOr<ToolResult> result;
   // A tool that throws has panicked: the status says so by its payload, never by its words (a
   // tool may return any message, "panic: " included).
@@ -80,8 +80,20 @@ absl::StatusOr<bool> Driver::Session::Execute(
   const std::string& name = spec.spec.name;
   Observation obs;
   bool abort = false;
+  bool interrupted = false;
   std::string abort_detail;
-  if (!result.ok()) {
+  if (!result.ok() && cancelled() && !IsAbortRun(result.status())) {
+    // Told to stop, the tool stopped without an outcome: whether its effect happened is
+    // unknown, so the step is interrupted as a crash would leave it (previous_status executing),
+    // and a resume asks an operator before anything that is not read_only runs again.
+    interrupted = true;
+    obs = MakeObservation(ObservationKind::kInterrupted,
+                          {{"tool", name},
+                           {"error", std::string(ToStd(result.status().message()))},
+                           {"failure", "cancelled"},
+                           {"previous_status", "executing"}},
+                          absl::StrCat(ToAbsl(name), " was cancelled; its outcome is unknown"));
+  } else if (!result.ok()) {
     std::string error(ToStd(result.status().message()));
     std::string failure = "error";
     std::string summary = absl::StrCat(ToAbsl(name), " error: ", ToAbsl(error));
@@ -122,7 +134,9 @@ absl::StatusOr<bool> Driver::Session::Execute(
   }
   absl::Status recorded;
   bool go_on = false;
-  if (abort) {
+  if (interrupted) {
+    recorded = EndStep(StepStatus::kInterrupted, obs, obs.summary);
+  } else if (abort) {
     recorded = Settle({.status = RunStatus::kFailed,
                        .reason = reason::kToolAbort,
                        .detail = abort_detail,
@@ -146,6 +160,7 @@ absl::StatusOr<bool> Driver::Session::Execute(
     AGENTRT_RETURN_IF_ERROR(AppendLateOutcome(obs, start_at));
   }
   AGENTRT_RETURN_IF_ERROR(recorded);
+  if (interrupted) return Cancelled();
   return go_on;
 }
 
@@ -204,6 +219,12 @@ absl::Status Driver::Session::EndStepTx(Transaction& tx, const StepEnd& end, abs
     }
     AGENTRT_RETURN_IF_ERROR(
         tx.AppendEvent(run_.id, step.id, at, event::kStepToolFinished, finished_payload.Build())
+            .status());
+  }
+  if (end.status == StepStatus::kInterrupted && end.observation) {
+    AGENTRT_RETURN_IF_ERROR(
+        tx.AppendEvent(run_.id, step.id, at, event::kStepInterrupted,
+                       json::JsonObject().Raw("previous_status", end.observation->content).Build())
             .status());
   }
   if (end.status == StepStatus::kFailed) {

@@ -65,6 +65,7 @@ absl::StatusOr<Run> Driver::Session::Iterate() {
   for (;;) {
     AGENTRT_ASSIGN_OR_RETURN(run_, ReadRun(d_.store_, run_.id));
     if (run_.status != RunStatus::kRunning) return run_;
+    if (cancelled()) return Cancelled();
     AGENTRT_ASSIGN_OR_RETURN(bool ended, CheckLimits());
     if (ended) return ReadRun(d_.store_, run_.id);
     AGENTRT_ASSIGN_OR_RETURN(bool started, StartStep());
@@ -193,14 +194,19 @@ absl::StatusOr<bool> Driver::Session::StartStep() {
   steps_.push_back(step);
   if (d_.options_.model.model != nullptr) {
     model_caller_ = std::make_unique<AccountingModelCaller>(
-        d_.options_.model, ModelCallScope{&d_.store_, &d_.clock_, &d_.entropy_, run_.id, step.id,
-                                          step.started_at, [this](Transaction& tx) -> absl::Status {
-                                            // Only the run's live owner may spend on the model for
-                                            // it.
-                                            AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
-                                            return RequireLiveLease(tx, LeaseNow(),
-                                                                    "nothing is sent to the model");
-                                          }});
+        d_.options_.model,
+        ModelCallScope{.store = &d_.store_,
+                       .clock = &d_.clock_,
+                       .entropy = &d_.entropy_,
+                       .run_id = run_.id,
+                       .step_id = step.id,
+                       .step_started_at = step.started_at,
+                       // Only the run's live owner may spend on the model for it.
+                       .require_lease = [this](Transaction& tx) -> absl::Status {
+                         AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+                         return RequireLiveLease(tx, LeaseNow(), "nothing is sent to the model");
+                       },
+                       .cancellation = cancellation_});
   }
   return true;
 }
@@ -213,6 +219,7 @@ StepInput Driver::Session::Input() const {
   if (!steps_.empty()) input.steps.assign(steps_.begin(), steps_.end() - 1);
   for (const RecordedSpec& s : d_.registry_->specs()) input.tools.push_back(s.spec);
   input.model = model_caller_.get();
+  input.cancellation = cancellation_;
   return input;
 }
 
@@ -221,6 +228,7 @@ StepInput Driver::Session::Input() const {
 absl::StatusOr<bool> Driver::Session::OpenStep() {
   AGENTRT_ASSIGN_OR_RETURN(run_, ReadRun(d_.store_, run_.id));
   if (run_.status != RunStatus::kRunning) return false;
+  if (cancelled()) return Cancelled();
   AGENTRT_ASSIGN_OR_RETURN(bool ended, CheckLimits());
   if (ended) return false;
   return StartStep();
@@ -246,6 +254,9 @@ absl::StatusOr<bool> Driver::Session::DecideAndAct() {
     decided = absl::InternalError("agent threw a non-standard exception");
   }
   if (!decided.ok()) {
+    // An agent stopped by its caller's cancellation has failed at nothing: the step stays
+    // deciding, and a resume treats it as interrupted.
+    if (cancelled()) return Cancelled();
     AGENTRT_RETURN_IF_ERROR(FailStep(decided.status()));
     return false;
   }
@@ -260,6 +271,8 @@ absl::StatusOr<bool> Driver::Session::ExecutePending() {
   if (!pending_) return absl::FailedPreconditionError("no allowed call to execute");
   Pending p = *std::move(pending_);
   pending_.reset();
+  // No tool starts once the caller cancelled: the step keeps its decision, still deciding.
+  if (cancelled()) return Cancelled();
   return Execute(p.decision, *p.spec, p.tool, p.start_at, [&](Transaction& tx) {
     return tx.AppendEvent(run_.id, current().id, p.policy_at, event::kStepPolicy, p.policy_event)
         .status();

@@ -267,6 +267,10 @@ absl::StatusOr<ModelResponse> AccountingModelCaller::Generate(const ModelRequest
       config_.backoff > absl::ZeroDuration() ? config_.backoff : absl::Seconds(1);
   std::string last;
   for (int attempt = 1; attempt <= attempts; ++attempt) {
+    if (scope_.cancellation != nullptr && scope_.cancellation->cancelled()) {
+      return absl::CancelledError(absl::StrCat(
+          "run ", scope_.run_id, ": cancelled by its caller; no model call was dispatched"));
+    }
     AGENTRT_ASSIGN_OR_RETURN(Reservation estimate,
                              Reserve(limits, estimated_input, request.max_output_tokens));
     Attempt a;
@@ -297,8 +301,15 @@ absl::StatusOr<ModelResponse> AccountingModelCaller::Generate(const ModelRequest
         run.active_time + (retry_at - scope_.step_started_at) >= limits.max_active_time) {
       return ModelUnavailableError(attempt, absl::StrCat(last, " (no active time left to retry)"));
     }
-    absl::Notification never;  // nothing cuts a backoff short
-    scope_.clock->WaitUntil(never, retry_at);
+    // Only the caller's cancellation cuts a backoff short.
+    if (scope_.cancellation == nullptr) {
+      absl::Notification never;
+      scope_.clock->WaitUntil(never, retry_at);
+    } else {
+      const world::Clock* clock = scope_.clock;
+      Cancellation::Waker waker(scope_.cancellation, [clock] { clock->Wake(); });
+      scope_.clock->WaitUntil(scope_.cancellation->notification(), retry_at);
+    }
   }
   return ModelUnavailableError(attempts, last);
 }

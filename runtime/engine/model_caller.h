@@ -51,6 +51,9 @@ struct ModelCallScope {
   // Called inside the dispatch transaction: an error (this driver no longer holds the run)
   // stops the attempt before the model is called.
   std::function<absl::Status(store::Transaction&)> require_lease;
+  // The caller's; null when the run cannot be cancelled. Once cancelled, no attempt is
+  // dispatched and a backoff ends at once (the caller gets absl::Cancelled).
+  const Cancellation* cancellation = nullptr;
 };
 
 // One step's model caller. Thread-safe: concurrent calls reserve against each other.

@@ -27,7 +27,8 @@ class Driver::Session {
  public:
   friend class agentrt::GateSession;
   friend class Driver;
-  Session(Driver& driver, Run run) : d_(driver), run_(std::move(run)) {}
+  Session(Driver& driver, Run run, const Cancellation* cancellation = nullptr)
+      : d_(driver), run_(std::move(run)), cancellation_(cancellation) {}
   // A session that ends with its run still RUNNING (an error, an exception, a gate session
   // abandoned) releases the lease it may hold, so another owner can take the run over at once
   // rather than one TTL later.
@@ -78,6 +79,10 @@ class Driver::Session {
   // Drives the run until it ends or pauses. A write refused because the run was moved by
   // someone else (an operator's cancel, say) returns the run as that writer left it.
   absl::StatusOr<Run> Loop();
+
+  // Whether the caller cancelled; Cancelled() is the status the call then returns.
+  bool cancelled() const { return cancellation_ != nullptr && cancellation_->cancelled(); }
+  absl::Status Cancelled() const;
 
  private:
   absl::StatusOr<Run> Iterate();
@@ -218,6 +223,7 @@ class Driver::Session {
   std::string resumed_approval_;  // set while resuming a grant, until the run is entered
   absl::Time resumed_at_;
   bool released_ = false;
+  const Cancellation* cancellation_;  // the caller's; may be null
 };
 
 }  // namespace agentrt
