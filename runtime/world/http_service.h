@@ -63,8 +63,11 @@ class HttpService {
   virtual std::optional<ServerResponse> Admit(const ServerRequest& head) = 0;
   // Serve answers an admitted request.
   virtual ServerResponse Serve(const ServerRequest& request) = 0;
-  // Refused is the answer to a request the transport itself refused with `status` (413 for a
-  // body over max_body, 400 for a request it could not read).
+  // Refused is the answer to a request the transport itself refused with `status`: 413 for a
+  // body over max_body, 400 for a request it could not read, 408 for one that did not arrive in
+  // time, 503 for a connection over the transport's caps. `head` holds what had arrived: for a
+  // 503, and a 408 before the request line, only `remote`. Called from the transport's threads,
+  // possibly at once, the 503 from the one that accepts connections: it must return promptly.
   virtual ServerResponse Refused(const ServerRequest& head, int status) = 0;
 };
 

@@ -23,6 +23,7 @@
 #include "runtime/operator/approver/webhook/signature.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/runtime/operator/approver/loopback_client.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -32,8 +33,13 @@ namespace agentrt {
 namespace {
 
 using ::agentrt::testing::Agentrt;
+using ::agentrt::testing::Answer;
+using ::agentrt::testing::Bytes;
+using ::agentrt::testing::Parse;
 using ::agentrt::testing::ProcessResult;
+using ::agentrt::testing::RawClient;
 using ::agentrt::testing::RunProcess;
+using ::agentrt::testing::SlowClients;
 using ::testing::HasSubstr;
 
 const std::string kSecret = "a shared secret of more than thirty-two bytes";
@@ -224,6 +230,78 @@ TEST_F(AgentrtWebhookCliTest, RefusesAWeakSecretAndADatabaseThatIsNotThere) {
   EXPECT_THAT(r.err, HasSubstr("--listen must be HOST:PORT"));
   r = Agentrt({"webhook", "listen"});
   EXPECT_EQ(r.exit_code, 2);
+}
+
+// The issue's attack on the command as it is run, with its defaults: 60 connections from
+// another address each sending a header line every half second. The operator's signed request
+// is answered within 2 s while they hold on, and SIGTERM still stops the command at once.
+TEST_F(AgentrtWebhookCliTest, SlowClientsDoNotSilenceTheCommand) {
+  ProcessResult paused = Agentrt({"demo", "scripted", "--db", db_, "--approval"});
+  ASSERT_EQ(paused.exit_code, 0) << paused.err;
+  std::string run = paused.out.substr(4, 32);
+  Server server(Serve(secret_file_));
+  std::string listening = server.FirstLine();
+  int port = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(listening.substr(listening.rfind(':') + 1), &port)) << listening;
+
+  SlowClients slow(port, "127.0.0.2", 60);
+  world::RealClock clock;
+  world::OsEntropy entropy;
+  std::string path = absl::StrCat("/runs/", run, "/approvals");
+  absl::Time sent = absl::Now();
+  RawClient operator_client(port, "127.0.0.1");
+  operator_client.Send(
+      Bytes(approver::webhook::NewRequest(kSecret, clock.Now(), entropy, "GET", path)));
+  Answer list = Parse(operator_client.ReadToEnd());
+  EXPECT_EQ(list.status, 200) << list.body;
+  EXPECT_LT(absl::Now() - sent, absl::Seconds(2));
+
+  // 8 hold their address's slots; the other 52 were answered 503 as they came.
+  std::vector<std::string> answers = slow.Answers(52, absl::Seconds(2));
+  int held = 0;
+  for (const std::string& answer : answers) {
+    if (answer.empty()) {
+      ++held;
+    } else {
+      EXPECT_EQ(Parse(answer).status, 503) << answer;
+    }
+  }
+  EXPECT_EQ(held, 8);
+
+  absl::Time stopping = absl::Now();
+  ProcessResult stopped = server.Stop();
+  EXPECT_LT(absl::Now() - stopping, absl::Seconds(2));
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
+  EXPECT_THAT(stopped.err, HasSubstr("webhook.refused"));
+  EXPECT_THAT(stopped.err, HasSubstr(R"("status":503)"));
+}
+
+TEST_F(AgentrtWebhookCliTest, TheConnectionCapsAreFlags) {
+  ASSERT_EQ(Agentrt({"demo", "scripted", "--db", db_, "--approval"}).exit_code, 0);
+  std::vector<std::string> argv = Serve(secret_file_);
+  for (const char* flag : {"--max_connections", "4", "--max_connections_per_address", "2"}) {
+    argv.push_back(flag);
+  }
+  Server server(argv);
+  std::string listening = server.FirstLine();
+  int port = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(listening.substr(listening.rfind(':') + 1), &port)) << listening;
+  RawClient first(port, "127.0.0.2");
+  RawClient second(port, "127.0.0.2");
+  RawClient third(port, "127.0.0.2");
+  Answer busy = Parse(third.ReadToEnd());
+  EXPECT_EQ(busy.status, 503) << busy.body;
+  EXPECT_EQ(busy.Member("code"), "busy");
+  EXPECT_EQ(server.Stop().exit_code, 0);
+
+  // A cap per address that would let one address take every connection is a usage error.
+  argv = Serve(secret_file_);
+  for (const char* flag : {"--max_connections", "8", "--max_connections_per_address", "8"}) {
+    argv.push_back(flag);
+  }
+  ProcessResult r = RunProcess(argv);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("one address cannot hold every connection"));
 }
 
 }  // namespace

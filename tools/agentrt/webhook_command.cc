@@ -24,15 +24,23 @@ ABSL_FLAG(std::string, listen, "",
           "agentrt webhook serve: HOST:PORT to listen on (port 0: any free port)");
 ABSL_FLAG(std::string, secret_file, "",
           "agentrt webhook serve: the file holding the shared secret (mode 600, >= 32 bytes)");
+ABSL_FLAG(int, max_connections, agentrt::world::HttpServerOptions{}.max_connections,
+          "agentrt webhook serve: connections open at once; more are answered 503 at once");
+ABSL_FLAG(int, max_connections_per_address,
+          agentrt::world::HttpServerOptions{}.max_connections_per_address,
+          "agentrt webhook serve: connections open at once from one address (below "
+          "--max_connections)");
 
 namespace agentrt::cli {
 namespace {
 
 constexpr std::string_view kCommand = "webhook serve";
-constexpr std::string_view kFlags[] = {"db", "listen", "secret_file"};
+constexpr std::string_view kFlags[] = {"db", "listen", "secret_file", "max_connections",
+                                       "max_connections_per_address"};
 
 constexpr char kHelp[] =
     R"(Usage: agentrt webhook serve [--db PATH] --listen HOST:PORT --secret_file FILE
+                             [--max_connections N] [--max_connections_per_address N]
 
 Serves the approval webhook over the database until interrupted (SIGINT or SIGTERM). Clients
 sign each request with the shared secret (docs/operators.md, "Approving over HTTP"):
@@ -43,6 +51,11 @@ sign each request with the shared secret (docs/operators.md, "Approving over HTT
   POST /runs/RUN/cancel                    {"run_id","by","note"}
 The secret file must be readable by its owner only and hold at least 32 bytes. Approving runs
 nothing: the run waits until its consumer resumes it.
+
+At most --max_connections (default 64) connections are open at once, and at most
+--max_connections_per_address (default 8) from one address; a connection over either is
+answered 503 at once. A request's headers must arrive within 5 s and its body within 5 s plus
+1 s for each 4 KiB; a slower request is answered 408 and closed.
 
 Exit status: 0 stopped by a signal, 1 could not serve, 2 usage error.
 )";
@@ -108,6 +121,12 @@ int RunWebhookCommand(std::span<const std::string> args) {
   if (absl::GetFlag(FLAGS_secret_file).empty()) {
     return UsageError(kCommand, "--secret_file is required");
   }
+  world::HttpServerOptions options;
+  options.max_connections = absl::GetFlag(FLAGS_max_connections);
+  options.max_connections_per_address = absl::GetFlag(FLAGS_max_connections_per_address);
+  if (absl::Status valid = world::Validate(options); !valid.ok()) {
+    return UsageError(kCommand, ToStd(valid.message()));
+  }
   absl::StatusOr<std::string> path = DatabasePath();
   if (!path.ok()) return UsageError(kCommand, ToStd(path.status().message()));
 
@@ -133,7 +152,7 @@ int RunWebhookCommand(std::span<const std::string> args) {
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   absl::StatusOr<std::unique_ptr<world::HttpServer>> server =
-      world::HttpServer::Listen(host, port, **handler);
+      world::HttpServer::Listen(host, port, **handler, options);
   if (!server.ok()) return Failure(kCommand, ToStd(server.status().message()));
   std::cout << "listening on http://" << host << ":" << (*server)->port() << std::endl;
   int received = 0;

@@ -185,6 +185,14 @@ ServerResponse Handler::Refused(const ServerRequest& head, int status) {
                   absl::StrCat("request body is larger than ", config_.max_body, " bytes"));
   }
   if (status == 404) return Refuse(head, 404, "not_found", "no such route");
+  if (status == 408) {
+    return Refuse(head, 408, "request_timeout", "the request did not arrive in time");
+  }
+  if (status == 503) {
+    ServerResponse response = Refuse(head, 503, "busy", "too many connections open; retry shortly");
+    response.headers.emplace_back("Retry-After", "1");
+    return response;
+  }
   if (status >= 500) return Refuse(head, 500, "internal", "internal error");
   return Refuse(head, 400, "bad_request", "the request could not be read");
 }
