@@ -93,8 +93,8 @@ TEST_F(ApprovalsTest, ApproveThenResumeExecutesExactlyTheRecordedRequestAndConti
   std::vector<store::Event> events = *store_->ListEvents("run-1");
   EXPECT_THAT(events[before + 2].payload_json, HasSubstr("\"approval_id\":\"" + pending.id));
   EXPECT_FALSE(store_->VerifyEvents()->broken.has_value());
-  // Resuming again grants nothing more.
-  EXPECT_FALSE(Drive({}, "run-1").ok());
+  // Resuming again grants nothing more: the run has ended.
+  EXPECT_THAT(Drive({}, "run-1").status().message(), HasSubstr("cannot be resumed"));
   EXPECT_THAT(post_.calls, SizeIs(1));
 }
 
@@ -110,7 +110,9 @@ TEST_F(ApprovalsTest, RejectCancelsTheRunAndNothingRuns) {
   std::vector<Step> steps = *ReadSteps(*store_, "run-1");
   EXPECT_EQ(steps[0].status, StepStatus::kFailed);
   EXPECT_EQ(steps[0].observation->summary, "approval rejected: not today");
-  EXPECT_FALSE(Drive({}, "run-1").ok());
+  absl::Status again = Drive({}, "run-1").status();
+  EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(again.message(), HasSubstr("is CANCELLED and cannot be resumed"));
   EXPECT_TRUE(post_.calls.empty());
 }
 
@@ -357,7 +359,8 @@ TEST_F(ApprovalsTest, AGateAttachesToAGrantAndExecutesItOnce) {
   ASSERT_TRUE(obs.ok()) << obs.status();
   EXPECT_EQ(obs->summary, "sent");
   EXPECT_THAT(post_.calls, SizeIs(1));
-  EXPECT_FALSE(session->Execute().ok());  // once
+  // Once: the allowed call was executed.
+  EXPECT_EQ(session->Execute().status().code(), absl::StatusCode::kFailedPrecondition);
   ASSERT_TRUE(*session->Step());
   Decision done;
   done.kind = "complete";

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -20,7 +21,6 @@
 #include "runtime/engine/run_reader.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
-#include "runtime/world/real_scheduler.h"
 #include "tests/runtime/crash_world.h"
 
 extern char** environ;
@@ -132,9 +132,25 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
   DriverOptions options{&agent, policy.get(), {&append, &read}, "parent"};
   options.scheduler = &lease_clock;
   auto driver = *Driver::Create(*store, clock, entropy, options);
+  // Whether the kill caught a side effect executing: its outcome is then unknown, and the
+  // resume must pause for an operator — every time, so a regression that stopped pausing fails.
+  bool side_effect_in_flight = false;
+  if (absl::StatusOr<std::vector<Step>> steps = ReadSteps(*store, "crash-run"); steps.ok()) {
+    for (const Step& s : *steps) {
+      side_effect_in_flight |= s.status == StepStatus::kExecuting && s.decision.has_value() &&
+                               s.decision->tool == "append";
+    }
+  }
   absl::StatusOr<agentrt::Run> run = driver->Resume("crash-run");
+  if (side_effect_in_flight) {
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_EQ(run->status, RunStatus::kWaitingForApproval) << "a side effect in flight must pause";
+  } else if (run.ok()) {
+    EXPECT_NE(run->status, RunStatus::kWaitingForApproval) << "nothing was in flight to pause for";
+  }
   if (killed.finished) {
-    EXPECT_FALSE(run.ok());  // the run had ended: nothing to resume
+    // The run had ended: nothing to resume.
+    EXPECT_THAT(run.status().message(), ::testing::HasSubstr("cannot be resumed"));
   } else if (killed.lines_seen <= 2) {
     // Killed before the run existed or before its first event committed: nothing to resume.
     EXPECT_TRUE(!run.ok() || run->status != RunStatus::kRunning);
@@ -195,8 +211,9 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
 INSTANTIATE_TEST_SUITE_P(Seeds, CrashSafetyTest, ::testing::Range(1, 61));
 
 // Two real processes on one database: while the child is inside a side-effecting tool call for
-// several lease TTLs of real time, its heartbeat keeps the lease and this process cannot take
-// the run over; when the child finishes, the run is complete and the chain intact.
+// two whole lease TTLs, its heartbeat keeps the lease and this process cannot take the run over;
+// when the child finishes, the run is complete and the chain intact. The lease time is the
+// child's manual clock, moved by this test ('a'), so no real time is waited on.
 TEST(LeaseAcrossProcessesTest, ALiveChildKeepsItsLeaseThroughALongToolCall) {
   std::uint64_t seed = 1;
   while (crash::Script(seed)[0].tool != "append") ++seed;
@@ -206,59 +223,64 @@ TEST(LeaseAcrossProcessesTest, ALiveChildKeepsItsLeaseThroughALongToolCall) {
   std::string db = (dir / "audit.db").string(), effects = (dir / "effects.txt").string();
 
   Child child = StartChild(db, effects, seed, /*heartbeat=*/true);
-  int to_child[2] = {-1, child.to}, from_child[2] = {child.from, -1};
-  pid_t pid = child.pid;
-
-  bool in_tool = false, refused = false, done = false;
-  int renewals_in_tool = 0;
-  std::string line;
-  char c;
-  while (!done && read(from_child[0], &c, 1) == 1) {
-    if (c != '\n') {
-      line += c;
-      continue;
-    }
-    if (line == "renewed") {
-      if (in_tool && ++renewals_in_tool == 6 && !refused) {
-        // Two TTLs of real time have passed inside the tool call: the lease is still live.
-        world::RealClock clock;
-        world::RealScheduler scheduler;
-        world::OsEntropy entropy;
-        auto store = *store::Store::Open(db, clock);
-        crash::AppendTool append(effects, [](std::string_view) {});
-        crash::IndexedAgent agent(crash::Script(seed));
-        auto policy = DefaultPolicy();
-        DriverOptions options{&agent, policy.get(), {&append}, "rival"};
-        options.scheduler = &scheduler;
-        auto rival = *Driver::Create(*store, clock, entropy, options);
-        absl::Status takeover = rival->Resume("crash-run").status();
-        EXPECT_THAT(takeover.message(), ::testing::HasSubstr("is leased by child/"));
-        refused = true;
-        in_tool = false;
-        EXPECT_EQ(write(to_child[1], "x", 1), 1);  // let the tool go on
-      }
-    } else {
-      done = line == "done";
-      if (line == "before effect" && !refused) {
-        in_tool = true;  // hold the child inside its tool call: do not answer
-      } else if (!done) {
-        EXPECT_EQ(write(to_child[1], "x", 1), 1);
-      }
-    }
-    line.clear();
+  FILE* from = ::fdopen(child.from, "r");
+  auto next_line = [&] {
+    char buffer[256];
+    if (std::fgets(buffer, sizeof buffer, from) == nullptr) return std::string("(closed)");
+    std::string line(buffer);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    return line;
+  };
+  // Up to the append's effect, answering every wait.
+  for (std::string line = next_line(); line != "before effect"; line = next_line()) {
+    ASSERT_NE(line, "(closed)");
+    ASSERT_NE(line, "done");
+    ASSERT_EQ(::write(child.to, "x", 1), 1);
   }
-  EXPECT_TRUE(refused);
-  EXPECT_TRUE(done);
-  EXPECT_EQ(write(to_child[1], "x", 1), 1);
+  // Inside the tool call: two TTLs of lease time, each step renewed by the child's heartbeat.
+  for (int i = 1; i <= 6; ++i) {
+    ASSERT_EQ(::write(child.to, "a", 1), 1);
+    ASSERT_EQ(next_line(), "renewed") << "advance " << i;
+  }
+  {
+    // The rival's lease clock reads what the child's does now: 60 s after it started, when the
+    // lease taken at the tool start (30 s) would have lapsed without the heartbeat.
+    world::RealClock clock;
+    world::ManualClock lease_clock(absl::FromUnixSeconds(2'000'000'000) + absl::Seconds(60));
+    world::OsEntropy entropy;
+    auto store = *store::Store::Open(db, clock);
+    crash::AppendTool append(effects, [](std::string_view) {});
+    crash::IndexedAgent agent(crash::Script(seed));
+    auto policy = DefaultPolicy();
+    DriverOptions options{&agent, policy.get(), {&append}, "rival"};
+    options.scheduler = &lease_clock;
+    auto rival = *Driver::Create(*store, clock, entropy, options);
+    absl::Status takeover = rival->Resume("crash-run").status();
+    EXPECT_EQ(takeover.code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(takeover.message(), ::testing::HasSubstr("is leased by child/"));
+  }
+  // Let the child finish.
+  for (std::string line = "";; line = next_line()) {
+    if (line == "done" || line == "(closed)") {
+      EXPECT_EQ(line, "done");
+      break;
+    }
+    ASSERT_EQ(::write(child.to, "x", 1), 1);
+  }
+  ASSERT_EQ(::write(child.to, "x", 1), 1);
   int status = 0;
-  waitpid(pid, &status, 0);
-  close(to_child[1]);
-  close(from_child[0]);
+  ::waitpid(child.pid, &status, 0);
+  ::close(child.to);
+  std::fclose(from);
   world::RealClock clock;
   auto store = *store::Store::Open(db, clock);
   EXPECT_EQ(ReadRun(*store, "crash-run")->status, RunStatus::kCompleted);
   EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
   std::vector<std::string> lines = crash::Effects(effects);
+  std::vector<Decision> script = crash::Script(seed);
+  EXPECT_EQ(lines.size(), static_cast<std::size_t>(
+                              std::count_if(script.begin(), script.end(),
+                                            [](const Decision& d) { return d.tool == "append"; })));
   EXPECT_EQ(std::set<std::string>(lines.begin(), lines.end()).size(), lines.size());
   store.reset();
   fs::remove_all(dir);

@@ -754,7 +754,8 @@ TEST_F(DriverTest, StepPagesReadOnlyThePageAndReduceHugeColumns) {
   EXPECT_TRUE(page->steps[0].observation->content.empty());
   EXPECT_THAT(page->steps[0].decode_error, HasSubstr("observation: "));
   EXPECT_THAT(page->steps[0].decode_error, HasSubstr("not read whole"));
-  EXPECT_FALSE(ReadStepsPage(*store_, "run-1", 0, 0).ok());
+  EXPECT_EQ(ReadStepsPage(*store_, "run-1", 0, 0).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 // The whole persisted trace of one scripted run, byte for byte: payloads, timestamps, ids and

@@ -25,7 +25,8 @@ TEST(PricesTest, FreeDistinguishesFreeFromUnpriced) {
   absl::StatusOr<Price> local = PriceFor(table, "local:llama");
   ASSERT_TRUE(local.ok());
   EXPECT_EQ(CostMicros(Usage{1'000'000, 1'000'000, 0}, *local), 0);
-  EXPECT_FALSE(PriceFor(table, "local:other").ok());
+  EXPECT_EQ(PriceFor(table, "local:other").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(PriceFor(table, "local:other").status().message(), HasSubstr("local:other"));
   EXPECT_EQ(PriceFor(table, "paid")->cached_input_per_mtok, 3);
 }
 

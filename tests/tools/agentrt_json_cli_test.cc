@@ -13,6 +13,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 #include "tools/agentrt/suggest.h"
@@ -31,10 +32,7 @@ using ::testing::StartsWith;
 using ::testing::UnorderedElementsAreArray;
 
 std::filesystem::path WriteTempFile(const std::string& name, const std::string& bytes) {
-  std::filesystem::path path =
-      std::filesystem::path(::testing::TempDir()) /
-      ("agentrt_cli_" + std::to_string(::getpid()) + "_" +
-       ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name);
+  std::filesystem::path path = test_support::TestFile(name);
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }

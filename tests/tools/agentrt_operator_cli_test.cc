@@ -21,6 +21,7 @@
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -93,10 +94,7 @@ using ::agentrt::scripted::Complete;
 class AgentrtOperatorCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    db_ = (std::filesystem::path(::testing::TempDir()) /
-           ("agentrt_operator_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db"))
-              .string();
+    db_ = test_support::TestFile("audit.db");
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db_ + suffix);
     // The child inherits our environment: start every test from a known one.
     ::unsetenv("AGENTRT_DB");

@@ -12,6 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -29,10 +30,7 @@ using ::testing::Not;
 class AgentrtRunCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    db_ = (std::filesystem::path(::testing::TempDir()) /
-           ("agentrt_run_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db"))
-              .string();
+    db_ = test_support::TestFile("audit.db");
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db_ + suffix);
     ::unsetenv("AGENTRT_DB");  // the child inherits our environment
   }

@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -19,12 +20,9 @@ using ::agentrt::testing::RunProcess;
 using ::testing::HasSubstr;
 
 std::string WriteTempFile(const std::string& name, const std::string& bytes) {
-  std::filesystem::path path =
-      std::filesystem::path(::testing::TempDir()) /
-      ("agentrt_schema_cli_" + std::to_string(::getpid()) + "_" +
-       ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name);
+  std::string path = test_support::TestFile(name);
   std::ofstream(path, std::ios::binary) << bytes;
-  return path.string();
+  return path;
 }
 
 const char kToolSchema[] = R"({

@@ -472,7 +472,8 @@ TEST_F(ModelCallerTest, AMovedRunIsNeverDispatched) {
   });
   ScriptModel model(clock_, {Reply(1, 1)});
   (void)Start(agent, model, {});
-  EXPECT_FALSE(agent.result.ok());
+  EXPECT_EQ(agent.result.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(agent.result.message(), HasSubstr("is CANCELLED"));
   EXPECT_TRUE(model.requests.empty());
   EXPECT_TRUE(Rows("SELECT id FROM model_calls").empty());
 }

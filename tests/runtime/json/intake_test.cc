@@ -64,9 +64,10 @@ TEST(IntakeTest, NestingUpTo256IsAcceptedAnd257IsRefused) {
   std::string objects;
   for (int i = 0; i < 257; ++i) objects += "{\"a\":";
   objects += "1" + std::string(257, '}');
-  EXPECT_FALSE(Parse(objects).ok());
+  EXPECT_THAT(Parse(objects).status().message(), HasSubstr("nesting deeper than 256 levels"));
   // A deep hostile document is refused quickly, without recursion past the limit.
-  EXPECT_FALSE(Parse(std::string(1'000'000, '[')).ok());
+  EXPECT_THAT(Parse(std::string(1'000'000, '[')).status().message(),
+              HasSubstr("nesting deeper than 256 levels at byte 256"));
 }
 
 TEST(IntakeTest, NumberLiteralLengthIsBoundedAt10000Characters) {
@@ -82,7 +83,9 @@ TEST(IntakeTest, ExponentsUpTo10000AreAccepted) {
   EXPECT_TRUE(Parse("1e10000").ok());
   EXPECT_TRUE(Parse("1e-10000").ok());
   EXPECT_TRUE(Parse("1e0000000000000000010000").ok());  // leading zeros do not count
-  EXPECT_FALSE(Parse("1e99999999999999999999999999").ok());
+  absl::Status huge = Parse("1e99999999999999999999999999").status();
+  EXPECT_EQ(huge.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(huge.message(), HasSubstr("exponent"));
 }
 
 TEST(IntakeTest, MagnitudeIsBoundedLikeTheExponentSoCanonicalFormStaysAccepted) {

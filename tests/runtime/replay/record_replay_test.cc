@@ -1,5 +1,7 @@
 // Recording a model's answers into a cassette and replaying them without the model
 // (reference/core.md §9 Recorder/Replayer; §18 [M01] record/replay rows).
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <memory>
@@ -215,6 +217,38 @@ TEST_F(ReplayTest, EverySaveLeavesAWholeOwnerOnlyCassetteThatSurvivesAReopen) {
   ASSERT_TRUE(cassette.ok());
   EXPECT_EQ(cassette->chain_head.seq, 7);
   EXPECT_EQ(cassette->chain_head.hash, std::string(64, 'a'));
+}
+
+// A call whose recording cannot be saved returns the save's error rather than an answer the
+// cassette does not hold, and the cassette on disk is the one before the call: whole.
+TEST_F(ReplayTest, ACallWhoseRecordingFailsReturnsTheErrorAndLeavesTheCassetteAsItWas) {
+  const std::string path = Path("run.cassette");
+  ScriptedModel inner({Answer("small"), Answer(std::string(64 * 1024, 'x'))}, {}, "m");
+  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path);
+  ASSERT_TRUE(recorder.ok()) << recorder.status();
+  RecordingModel recording(inner, **recorder);
+  ASSERT_TRUE(recording.Generate(Ask("q1"), kNoDeadline).ok());
+  struct stat before;
+  ASSERT_EQ(::stat(path.c_str(), &before), 0);
+  // The file system refuses files past a few bytes more than the cassette holds now, as a full
+  // disk would: the next save cannot be written.
+  struct rlimit saved;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  struct sigaction ignore = {}, previous;
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGXFSZ, &ignore, &previous), 0);
+  struct rlimit tight = saved;
+  tight.rlim_cur = static_cast<rlim_t>(before.st_size) + 16;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &tight), 0);
+  absl::StatusOr<ModelResponse> failed = recording.Generate(Ask("q2"), kNoDeadline);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
+  ASSERT_EQ(::sigaction(SIGXFSZ, &previous, nullptr), 0);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(failed.status().message(), HasSubstr("write cassette " + path));
+  absl::StatusOr<Cassette> on_disk = ReadCassette(path);
+  ASSERT_TRUE(on_disk.ok()) << on_disk.status();
+  ASSERT_EQ(on_disk->exchanges.size(), 1u);  // the first exchange, whole; nothing of the second
+  EXPECT_THAT(Files(), ElementsAre("run.cassette"));  // and no temporary left
 }
 
 TEST_F(ReplayTest, ConcurrentIdenticalCallsGetDistinctOrdinalsAndAllReplay) {

@@ -637,7 +637,8 @@ TEST_F(WebhookTest, ConfigIsValidated) {
   EXPECT_THAT(Handler::Create(no_clock).status().message(), HasSubstr("clock is required"));
   Config no_rate = config;
   no_rate.rate = 0;
-  EXPECT_FALSE(Handler::Create(no_rate).ok());
+  EXPECT_EQ(Handler::Create(no_rate).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Handler::Create(no_rate).status().message(), HasSubstr("rate"));
 }
 
 // The server's own answers keep the service's format: a request it cannot route to any handler

@@ -20,6 +20,7 @@
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt::view {
 namespace {
@@ -57,10 +58,7 @@ using ::agentrt::scripted::Complete;
 class ViewTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = (std::filesystem::path(::testing::TempDir()) /
-             ("view_" + std::to_string(::getpid()) + "_" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db"))
-                .string();
+    path_ = test_support::TestFile("audit.db");
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
     store_ = *store::Store::Open(path_, clock_);
   }
