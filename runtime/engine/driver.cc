@@ -34,6 +34,11 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
                                                        world::Entropy& entropy,
                                                        DriverOptions options) {
   if (options.policy == nullptr) return absl::InvalidArgumentError("driver: a policy is required");
+  // A policy whose identity could not be recorded is refused here, before any run; each
+  // evaluation checks the identity it records again, since Id() is asked each time.
+  if (absl::Status id = rows::CheckPolicyId(options.policy->Id()); !id.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("driver: ", id.message()));
+  }
   if (options.scheduler == nullptr) {
     return absl::InvalidArgumentError(
         "driver: a scheduler is required (it runs the lease heartbeat and its clock judges "

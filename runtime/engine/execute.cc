@@ -28,6 +28,9 @@ absl::StatusOr<bool> Driver::Session::Execute(
     const std::function<absl::Status(Transaction&)>& write_policy) {
   Step& step = current();
   std::string policy_json = PolicyJson(*step.policy);
+  // Only a call the policy allowed (or whose grant it asked for again) is executed: the
+  // identity is the one Judge checked and put in the step.policy event (Id() is const).
+  std::string policy_id = d_.options_.policy->Id();
   std::string args = decision.args.empty() ? "{}" : decision.args;
   std::string started = FormatTimestamp(start_at);
   std::string granted = resumed_approval_;
@@ -43,7 +46,12 @@ absl::StatusOr<bool> Driver::Session::Execute(
         }
         AGENTRT_RETURN_IF_ERROR(EnterIfResuming(tx));
         AGENTRT_RETURN_IF_ERROR(rows::SetLeaseExpiry(tx, run_.id, expiry));
-        AGENTRT_RETURN_IF_ERROR(rows::StartExecuting(tx, step.id, policy_json, started));
+        AGENTRT_RETURN_IF_ERROR(rows::StartExecuting(tx, step.id, policy_json, policy_id, started));
+        // The spec the step.policy below names, when a resume judged another than the decision
+        // recorded (the tool changed while the run waited).
+        if (spec.hash != step.spec_hash) {
+          AGENTRT_RETURN_IF_ERROR(rows::InsertToolSpec(tx, spec.hash, spec.json));
+        }
         AGENTRT_RETURN_IF_ERROR(write_policy(tx));
         return tx
             .AppendEvent(run_.id, step.id, start_at, event::kStepToolStarted,

@@ -32,6 +32,18 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
   view.run = run_;
   view.steps.assign(steps_.begin(), steps_.end() - 1);
   view.approvals = approvals_;
+  // The identity is read once per evaluation, so the step.policy event and steps.policy_id
+  // name the same policy; a malformed one is refused before the policy is asked, and nothing
+  // runs.
+  std::string policy_id = d_.options_.policy->Id();
+  if (absl::Status id = rows::CheckPolicyId(policy_id); !id.ok()) {
+    std::string error(ToStd(id.message()));
+    AGENTRT_RETURN_IF_ERROR(Settle({.status = RunStatus::kFailed,
+                                    .reason = reason::kInternalError,
+                                    .detail = "policy: " + error,
+                                    .step = FailedStep("policy error: " + error)}));
+    return Next::kStop;
+  }
   absl::StatusOr<PolicyDecision> evaluated;
   try {
     evaluated = d_.options_.policy->Evaluate(request, view);
@@ -60,19 +72,14 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
   }
   // Capability and presentation are recorded as the policy gave them (canonical when they
   // are JSON), so a re-check can compute the approval this evaluation asked for.
-  auto canonical_if_json = [](const std::string& raw) -> std::string {
-    if (Blank(raw)) return "";
-    absl::StatusOr<std::string> c = json::Canonicalize(raw);
-    return c.ok() ? *c : "";
-  };
   std::string policy_event =
       json::JsonObject()
           .String("outcome", pd.outcome_text)
           .StringIfSet("reason", pd.reason)
           .StringIfSet("kind", pd.kind)
-          .RawIfSet("capability", canonical_if_json(pd.capability))
-          .RawIfSet("presentation", canonical_if_json(pd.presentation))
-          .StringIfSet("policy_id", d_.options_.policy->Id())
+          .RawIfSet("capability", CanonicalIfJson(pd.capability))
+          .RawIfSet("presentation", CanonicalIfJson(pd.presentation))
+          .StringIfSet("policy_id", policy_id)
           .String("spec_hash", spec.hash)
           .Raw("view", json::JsonObject()
                            .String("status", ToString(view.run.status))
@@ -90,7 +97,12 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
   // The evaluation as the step keeps it (what readers and summaries show) and its event.
   std::string step_policy_json = PolicyJson(pd);
   auto write_policy = [&](Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(rows::SetStepPolicy(tx, current().id, step_policy_json));
+    AGENTRT_RETURN_IF_ERROR(rows::SetStepPolicy(tx, current().id, step_policy_json, policy_id));
+    // The spec the policy was handed is readable by its hash, as step.policy names it: on resume
+    // after the tool changed it is not the one the decision recorded.
+    if (spec.hash != current().spec_hash) {
+      AGENTRT_RETURN_IF_ERROR(rows::InsertToolSpec(tx, spec.hash, spec.json));
+    }
     current().policy = pd;
     return tx.AppendEvent(run_.id, current().id, policy_at, event::kStepPolicy, policy_event)
         .status();
@@ -103,17 +115,17 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
                          policy_at, policy_event};
       return Next::kAllowed;
     case PolicyOutcome::kDeny: {
-      Observation obs = MakeObservation(ObservationKind::kPolicyDenied,
-                                        {{"tool", spec.spec.name}, {"reason", pd.reason}},
-                                        "denied: " + pd.reason);
+      Observation obs = MakeObservation(
+          ObservationKind::kPolicyDenied, {{"tool", spec.spec.name}, {"reason", pd.reason}},
+          std::string(granted != nullptr ? "denied on resume: " : "denied: ") + pd.reason);
       AGENTRT_RETURN_IF_ERROR(
           EndStep(StepStatus::kFailed, obs, "policy denied: " + pd.reason, write_policy));
       return Next::kContinue;
     }
     case PolicyOutcome::kAbort: {
-      Observation obs = MakeObservation(ObservationKind::kPolicyDenied,
-                                        {{"tool", spec.spec.name}, {"reason", pd.reason}},
-                                        "aborted: " + pd.reason);
+      Observation obs = MakeObservation(
+          ObservationKind::kPolicyDenied, {{"tool", spec.spec.name}, {"reason", pd.reason}},
+          std::string(granted != nullptr ? "aborted on resume: " : "aborted: ") + pd.reason);
       AGENTRT_RETURN_IF_ERROR(
           Settle({.status = RunStatus::kFailed,
                   .reason = reason::kPolicyAbort,

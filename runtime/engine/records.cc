@@ -48,13 +48,19 @@ std::string ObservationJson(const Observation& obs) {
       .Build();
 }
 
+std::string CanonicalIfJson(std::string_view raw) {
+  if (Blank(raw)) return "";
+  absl::StatusOr<std::string> canonical = json::Canonicalize(raw);
+  return canonical.ok() ? *std::move(canonical) : "";
+}
+
 std::string PolicyJson(const PolicyDecision& p) {
   return json::JsonObject()
       .String("outcome", p.outcome_text)
       .StringIfSet("reason", p.reason)
       .StringIfSet("kind", p.kind)
-      .RawIfSet("capability", p.capability)
-      .RawIfSet("presentation", p.presentation)
+      .RawIfSet("capability", CanonicalIfJson(p.capability))
+      .RawIfSet("presentation", CanonicalIfJson(p.presentation))
       .Build();
 }
 

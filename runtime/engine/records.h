@@ -24,7 +24,13 @@ bool Blank(std::string_view s);
 // not UTF-8) in invalid_args / invalid_result.
 std::string DecisionJson(const Decision& d);
 std::string ObservationJson(const Observation& obs);
+// PolicyJson: the evaluation as steps.policy_json keeps it; capability and presentation are
+// canonical, and omitted when blank or not JSON (the policy's answer was refused), so the step
+// always reads back.
 std::string PolicyJson(const PolicyDecision& p);
+
+// CanonicalIfJson: the canonical form of `raw`, or "" when it is blank or not usable JSON.
+std::string CanonicalIfJson(std::string_view raw);
 
 // MakeObservation builds an observation whose content is a map of strings, with its hash.
 Observation MakeObservation(ObservationKind kind,

@@ -1,5 +1,6 @@
 #include "runtime/engine/rows.h"
 
+#include <cstdio>
 #include <utility>
 
 #include "absl/strings/escaping.h"
@@ -10,6 +11,8 @@
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/members.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/json/utf8.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt::rows {
@@ -74,23 +77,10 @@ Run RunFromCappedRow(const SqlRow& r) {
   return run;
 }
 
-Limits LimitsFromJson(std::string_view json) {
-  Limits limits;
+Limits LimitsFromText(std::string_view json) {
   absl::StatusOr<json::Document> doc = json::Parse(json);
-  if (!doc.ok()) return limits;
-  auto integer = [&](std::string_view key) { return json::MemberInt(doc->root(), key, 0); };
-  limits.max_steps = static_cast<int>(integer("max_steps"));
-  limits.max_consecutive_tool_failures = static_cast<int>(integer("max_consecutive_tool_failures"));
-  limits.loop_threshold = static_cast<int>(integer("loop_threshold"));
-  limits.max_active_time = absl::Nanoseconds(integer("max_active_time"));
-  limits.max_elapsed_time = absl::Nanoseconds(integer("max_elapsed_time"));
-  limits.approval_ttl = absl::Nanoseconds(integer("approval_ttl"));
-  limits.max_model_calls = integer("max_model_calls");
-  limits.max_output_tokens_per_call = integer("max_output_tokens_per_call");
-  limits.max_total_tokens = integer("max_total_tokens");
-  limits.max_estimated_cost_micros = integer("max_estimated_cost_micros");
-  limits.grant_ttl = absl::Nanoseconds(integer("grant_ttl"));
-  return limits;
+  if (!doc.ok()) return Limits{};
+  return LimitsFromJson(doc->root());
 }
 
 // --- Steps ---
@@ -221,6 +211,23 @@ std::int64_t Count(const std::vector<SqlRow>& rows) {
 
 }  // namespace
 
+Limits LimitsFromJson(json::Value limits_json) {
+  auto integer = [&](std::string_view key) { return json::MemberInt(limits_json, key, 0); };
+  Limits limits;
+  limits.max_steps = static_cast<int>(integer("max_steps"));
+  limits.max_consecutive_tool_failures = static_cast<int>(integer("max_consecutive_tool_failures"));
+  limits.loop_threshold = static_cast<int>(integer("loop_threshold"));
+  limits.max_active_time = absl::Nanoseconds(integer("max_active_time"));
+  limits.max_elapsed_time = absl::Nanoseconds(integer("max_elapsed_time"));
+  limits.approval_ttl = absl::Nanoseconds(integer("approval_ttl"));
+  limits.max_model_calls = integer("max_model_calls");
+  limits.max_output_tokens_per_call = integer("max_output_tokens_per_call");
+  limits.max_total_tokens = integer("max_total_tokens");
+  limits.max_estimated_cost_micros = integer("max_estimated_cost_micros");
+  limits.grant_ttl = absl::Nanoseconds(integer("grant_ttl"));
+  return limits;
+}
+
 // --- Runs -----------------------------------------------------------------------------------
 
 absl::Status InsertRun(Transaction& tx, const NewRun& run) {
@@ -258,7 +265,7 @@ absl::StatusOr<std::optional<Run>> ReadRun(Transaction& tx, std::string_view run
   run.status = ParseRunStatus(r[2]).value_or(RunStatus::kFailed);
   run.reason = r[3];
   run.reason_detail = r[4];
-  run.limits = LimitsFromJson(r[5]);
+  run.limits = LimitsFromText(r[5]);
   run.step_count = static_cast<int>(ToInt(r[6]));
   run.created_at = TimeOf(r[7]);
   run.finished_at = TimeOf(r[8]);
@@ -393,23 +400,24 @@ absl::Status RecordDecision(Transaction& tx, std::string_view step_id,
               {decision_json, spec_hash, step_id});
 }
 
-absl::Status SetStepPolicy(Transaction& tx, std::string_view step_id,
-                           std::string_view policy_json) {
-  return Run1(tx, "UPDATE steps SET policy_json = ?1 WHERE id = ?2", {policy_json, step_id});
+absl::Status SetStepPolicy(Transaction& tx, std::string_view step_id, std::string_view policy_json,
+                           std::string_view policy_id) {
+  return Run1(tx, "UPDATE steps SET policy_json = ?1, policy_id = ?2 WHERE id = ?3",
+              {policy_json, policy_id, step_id});
 }
 
 absl::Status StartExecuting(Transaction& tx, std::string_view step_id, std::string_view policy_json,
-                            std::string_view started_at) {
+                            std::string_view policy_id, std::string_view started_at) {
   return Run1(tx,
-              "UPDATE steps SET status = 'executing', policy_json = ?1, started_at = ?2 "
-              "WHERE id = ?3 AND status IN ('deciding', 'awaiting_approval')",
-              {policy_json, started_at, step_id});
+              "UPDATE steps SET status = 'executing', policy_json = ?1, policy_id = ?2, "
+              "started_at = ?3 WHERE id = ?4 AND status IN ('deciding', 'awaiting_approval')",
+              {policy_json, policy_id, started_at, step_id});
 }
 
 absl::Status AwaitApproval(Transaction& tx, std::string_view step_id,
                            std::string_view policy_json) {
   return Run1(tx,
-              "UPDATE steps SET status = 'awaiting_approval', policy_json = ?1, "
+              "UPDATE steps SET status = 'awaiting_approval', policy_json = ?1, policy_id = '', "
               "observation_json = '', observation_hash = '', finished_at = '' WHERE id = ?2",
               {policy_json, step_id});
 }
@@ -488,6 +496,35 @@ absl::StatusOr<StepsPage> ReadStepsPage(Transaction& tx, std::string_view run_id
     page.steps.push_back(std::move(step));
   }
   return page;
+}
+
+// --- Policy identity ------------------------------------------------------------------------
+
+absl::Status CheckPolicyId(std::string_view policy_id) {
+  auto refused = [&](std::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("policy id \"", ToAbsl(json::Truncate(json::Sanitize(policy_id), 80)),
+                     "\" is malformed: ", ToAbsl(why)));
+  };
+  if (policy_id.size() > kMaxPolicyIdBytes) {
+    return refused(
+        absl::StrCat("it is ", policy_id.size(), " bytes, more than ", kMaxPolicyIdBytes));
+  }
+  if (!json::IsValidUtf8(policy_id)) return refused("it is not valid UTF-8");
+  for (std::size_t i = 0; i < policy_id.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(policy_id[i]);
+    // In valid UTF-8 the C1 controls U+0080..U+009F are exactly C2 80..C2 9F.
+    bool c1 = c == 0xC2 && i + 1 < policy_id.size() &&
+              static_cast<unsigned char>(policy_id[i + 1]) >= 0x80 &&
+              static_cast<unsigned char>(policy_id[i + 1]) <= 0x9F;
+    if (c < 0x20 || c == 0x7F || c1) {
+      char code[8];
+      std::snprintf(code, sizeof(code), "U+%04X",
+                    static_cast<unsigned>(c1 ? static_cast<unsigned char>(policy_id[i + 1]) : c));
+      return refused(absl::StrCat("it holds the control character ", code, " at byte ", i));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // --- Tool specs -----------------------------------------------------------------------------

@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/approvals.h"
+#include "runtime/json/document.h"
 #include "runtime/store/store.h"
 #include "runtime/types.h"
 
@@ -137,13 +138,19 @@ absl::Status InsertStep(store::Transaction& tx, std::string_view step_id, std::s
 // RecordDecision keeps the decision (and the spec it names) while the step is deciding.
 absl::Status RecordDecision(store::Transaction& tx, std::string_view step_id,
                             std::string_view decision_json, std::string_view spec_hash);
-// SetStepPolicy keeps the policy's evaluation of the step.
+// SetStepPolicy keeps the policy's evaluation of the step and the identity of the policy that
+// made it (steps.policy_id: Policy::Id(), "" for a policy without one).
 absl::Status SetStepPolicy(store::Transaction& tx, std::string_view step_id,
-                           std::string_view policy_json);
-// StartExecuting marks a deciding or awaiting step executing, with its evaluation.
+                           std::string_view policy_json, std::string_view policy_id);
+// StartExecuting marks a deciding or awaiting step executing, with its evaluation and the
+// identity of the policy that allowed it.
 absl::Status StartExecuting(store::Transaction& tx, std::string_view step_id,
-                            std::string_view policy_json, std::string_view started_at);
-// AwaitApproval marks the step awaiting approval, with its evaluation, and clears any outcome.
+                            std::string_view policy_json, std::string_view policy_id,
+                            std::string_view started_at);
+// AwaitApproval marks the step awaiting approval, with its evaluation, and clears any outcome
+// and the policy identity: a pause the runtime makes itself (an interrupted side effect, a
+// reconciliation's) was decided by no policy, and a policy's own pause sets its identity with
+// SetStepPolicy in the same transaction.
 absl::Status AwaitApproval(store::Transaction& tx, std::string_view step_id,
                            std::string_view policy_json);
 
@@ -178,6 +185,23 @@ struct StepsPage {
 absl::StatusOr<StepsPage> ReadStepsPage(store::Transaction& tx, std::string_view run_id,
                                         std::int64_t limit, std::int64_t offset,
                                         std::int64_t max_column, std::int64_t max_field);
+
+// --- Limits -------------------------------------------------------------------------------
+
+// LimitsFromJson reads limits as the driver stores them (runs.limits_json and run.created's
+// `limits`, the same canonical JSON); an absent or non-integer member reads as 0.
+Limits LimitsFromJson(json::Value limits_json);
+
+// --- Policy identity ------------------------------------------------------------------------
+
+// The longest policy identity steps.policy_id and a step.policy payload may hold, in bytes.
+inline constexpr std::size_t kMaxPolicyIdBytes = 256;
+
+// CheckPolicyId is the one rule for a policy identity (Policy::Id()) before it is recorded or
+// compared (reference/core.md §4.1): at most kMaxPolicyIdBytes bytes of valid UTF-8 with no
+// control character (C0, DEL or C1). "" (no identity) passes. InvalidArgument naming the id
+// (escaped and cut) and the rule it breaks.
+absl::Status CheckPolicyId(std::string_view policy_id);
 
 // --- Tool specs -----------------------------------------------------------------------------
 

@@ -65,6 +65,9 @@ absl::StatusOr<RecordedSpec> RecordSpec(const ToolSpec& spec) {
   }
   RecordedSpec recorded;
   recorded.spec = spec;
+  // The schema is kept canonical, as it is stored: a policy handed the spec (live, on resume
+  // or on a re-check) reads the same bytes whichever way the tool spelled it.
+  AGENTRT_ASSIGN_OR_RETURN(recorded.spec.input_schema, json::Canonicalize(spec.input_schema));
   AGENTRT_ASSIGN_OR_RETURN(recorded.json, SpecJson(spec));
   recorded.hash = json::Sha256Hex(recorded.json);
   recorded.schema = std::make_shared<const schema::Schema>(*std::move(compiled));

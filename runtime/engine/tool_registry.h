@@ -20,7 +20,7 @@
 namespace agentrt {
 
 struct RecordedSpec {
-  ToolSpec spec;
+  ToolSpec spec;     // as the tool gave it, but for input_schema, which is canonical JSON
   std::string json;  // canonical JSON of the spec (stored in tool_specs)
   std::string hash;  // lowercase hex SHA-256 of json
   std::shared_ptr<const schema::Schema> schema;

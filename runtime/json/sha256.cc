@@ -30,4 +30,26 @@ std::string ToHex(const Sha256Digest& digest) {
 
 std::string Sha256Hex(std::string_view bytes) { return ToHex(Sha256(bytes)); }
 
+// As in Sha256, a failure here stops the process rather than yield a wrong hash.
+Sha256Stream::Sha256Stream() : context_(EVP_MD_CTX_new()) {
+  if (context_ == nullptr || EVP_DigestInit_ex(context_, EVP_sha256(), nullptr) != 1) {
+    std::abort();
+  }
+}
+
+Sha256Stream::~Sha256Stream() { EVP_MD_CTX_free(context_); }
+
+void Sha256Stream::Add(std::string_view bytes) {
+  if (EVP_DigestUpdate(context_, bytes.data(), bytes.size()) != 1) std::abort();
+}
+
+std::string Sha256Stream::HexDigest() {
+  Sha256Digest digest;
+  unsigned int size = 0;
+  if (EVP_DigestFinal_ex(context_, digest.data(), &size) != 1 || size != digest.size()) {
+    std::abort();
+  }
+  return ToHex(digest);
+}
+
 }  // namespace agentrt::json

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
@@ -11,6 +13,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/json/sha256.h"
 #include "runtime/store/event_chain.h"
 #include "runtime/store/internal/file_security.h"
 #include "runtime/store/internal/migrations.h"
@@ -74,6 +77,19 @@ Event CappedEvent(SqlRow& r, std::int64_t cap) {
   }
   return Event{ToInt(r[0]),     std::move(r[1]),    std::move(r[2]), std::move(r[3]),
                std::move(r[4]), std::move(payload), std::move(r[7])};
+}
+
+// VerifyEvents reads this many events at a time, and of each field this many bytes with the
+// page; a longer field is read and hashed in chunks of Store::kMaxPageText bytes, so a database
+// of any size, and an event of any length, is verified in bounded memory.
+constexpr std::int64_t kVerifyPage = 128;
+constexpr std::int64_t kVerifyInline = 4096;
+
+// One netstring of the chain (event_chain.h): `<byte length>:<bytes>,`.
+void AppendNetstring(std::string_view bytes, json::Sha256Stream& hash) {
+  hash.Add(absl::StrCat(bytes.size(), ":"));
+  hash.Add(bytes);
+  hash.Add(",");
 }
 
 constexpr std::string_view kInsertEvent =
@@ -458,6 +474,20 @@ absl::StatusOr<ChainHead> Store::Head() {
 }
 
 absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t to) {
+  // A page holds each field's first kVerifyInline bytes; the rest of a longer one is read
+  // inside SQLite a chunk at a time.
+  static constexpr std::string_view kFields[] = {"run_id", "step_id", "at", "type", "payload_json"};
+  std::string page_sql = "SELECT seq";
+  std::vector<std::string> chunk_sql;
+  for (std::string_view field : kFields) {
+    absl::StrAppend(&page_sql, ", length(CAST(", ToAbsl(field), " AS BLOB)), substr(CAST(",
+                    ToAbsl(field), " AS BLOB), 1, ?4)");
+    chunk_sql.push_back(absl::StrCat("SELECT substr(CAST(", ToAbsl(field),
+                                     " AS BLOB), ?2, ?3) FROM events WHERE seq = ?1"));
+  }
+  absl::StrAppend(&page_sql,
+                  ", substr(hash, 1, 128) FROM events WHERE seq >= ?1 AND seq <= ?2 "
+                  "ORDER BY seq LIMIT ?3");
   ChainReport report;
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
     if (from < 1) from = 1;
@@ -471,23 +501,19 @@ absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t 
     std::string previous;
     std::int64_t previous_seq = 0;
     if (from > 1) {
-      AGENTRT_ASSIGN_OR_RETURN(
-          std::vector<SqlRow> before,
-          tx.Query("SELECT seq, hash FROM events WHERE seq < ?1 ORDER BY seq DESC LIMIT 1",
-                   {from}));
+      AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> before,
+                               tx.Query("SELECT seq, substr(hash, 1, 128) FROM events "
+                                        "WHERE seq < ?1 ORDER BY seq DESC LIMIT 1",
+                                        {from}));
       if (!before.empty()) {
         previous_seq = ToInt(before[0][0]);
         previous = before[0][1];
       }
     }
-    constexpr std::int64_t kPage = 128;
     std::int64_t next = from;
     while (next <= to && !report.broken) {
-      AGENTRT_ASSIGN_OR_RETURN(
-          std::vector<SqlRow> rows,
-          tx.Query("SELECT seq, run_id, step_id, at, type, payload_json, hash FROM events "
-                   "WHERE seq >= ?1 AND seq <= ?2 ORDER BY seq LIMIT ?3",
-                   {next, to, kPage}));
+      AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                               tx.Query(page_sql, {next, to, kVerifyPage, kVerifyInline}));
       if (rows.empty()) break;
       for (const SqlRow& r : rows) {
         std::int64_t seq = ToInt(r[0]);
@@ -503,16 +529,39 @@ absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t 
               absl::StrCat("seq ", seq, " follows ", previous_seq, ": an event is missing")};
           break;
         }
-        std::string expected = EventHash(previous, EventFields{seq, r[1], r[2], r[3], r[4], r[5]});
-        if (expected != r[6]) {
-          report.broken = ChainBreak{seq, expected, r[6].substr(0, 128),
+        // The seven netstrings of event_chain.h, fed to the hash as they are read.
+        json::Sha256Stream hash;
+        AppendNetstring(previous, hash);
+        AppendNetstring(std::to_string(seq), hash);
+        for (std::size_t f = 0; f < std::size(kFields); ++f) {
+          std::int64_t length = ToInt(r[1 + 2 * f]);
+          const std::string& head = r[2 + 2 * f];
+          hash.Add(absl::StrCat(length, ":"));
+          hash.Add(head);
+          for (std::int64_t read = static_cast<std::int64_t>(head.size()); read < length;) {
+            AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> chunk,
+                                     tx.Query(chunk_sql[f], {seq, read + 1, kMaxPageText}));
+            if (chunk.empty() || chunk[0][0].empty()) {
+              return absl::DataLossError(absl::StrCat("database ", path_, ": event seq ", seq,
+                                                      " holds fewer bytes of ", ToAbsl(kFields[f]),
+                                                      " than its length says"));
+            }
+            hash.Add(chunk[0][0]);
+            read += static_cast<std::int64_t>(chunk[0][0].size());
+          }
+          hash.Add(",");
+        }
+        std::string expected = hash.HexDigest();
+        const std::string& stored = r[1 + 2 * std::size(kFields)];
+        if (expected != stored) {
+          report.broken = ChainBreak{seq, expected, stored,
                                      "the stored hash is not the one the event's fields and the "
                                      "previous event's hash give"};
           break;
         }
         ++report.checked;
-        report.hash = r[6];
-        previous = r[6];
+        report.hash = stored;
+        previous = stored;
         previous_seq = seq;
         next = seq + 1;
       }

@@ -177,7 +177,11 @@ class Store {
   absl::StatusOr<std::string> StoredHash(std::int64_t seq);
   // VerifyEvents walks the chain over [from, to] (from < 1 means 1, to < 1 the current head)
   // and reports the first break: a missing seq, or a stored hash that is not the one the
-  // fields and the previous hash give. Writes nothing.
+  // fields and the previous hash give (`found` is the stored hash cut to 128 characters). For a
+  // range not starting at 1 the chain starts from the stored hash of the event before `from`.
+  // Writes nothing. Runs in bounded memory on a database of any size: events are read 128 at a
+  // time, and a field longer than 4096 bytes is read and hashed in chunks of at most
+  // kMaxPageText bytes, never whole.
   absl::StatusOr<ChainReport> VerifyEvents(std::int64_t from = 1, std::int64_t to = 0);
   // Head is the seq and hash of the newest event, (0, "") when there is none.
   absl::StatusOr<ChainHead> Head();

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -19,6 +21,29 @@
 #include "runtime/store/event_chain.h"
 #include "runtime/store/internal/migrations.h"
 #include "runtime/world/clock.h"
+
+// The largest single allocation made through operator new while `g_track_allocations` is set:
+// how a test sees that a long field is never held whole (SQLite's own memory is not counted).
+namespace {
+std::atomic<bool> g_track_allocations{false};
+std::atomic<std::size_t> g_largest_allocation{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (g_track_allocations.load(std::memory_order_relaxed)) {
+    std::size_t seen = g_largest_allocation.load(std::memory_order_relaxed);
+    while (size > seen && !g_largest_allocation.compare_exchange_weak(seen, size)) {
+    }
+  }
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+// GCC cannot see that these pair with the operator new above, which allocates with malloc.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace agentrt::store {
 namespace {
@@ -502,6 +527,209 @@ TEST_F(StoreTest, StoredHashReadsOneEventsHash) {
       Tamper("UPDATE events SET hash = hash || '" + std::string(200, 'f') + "' WHERE seq = 3")
           .ok());
   EXPECT_THAT(*store->StoredHash(3), SizeIs(128));
+}
+
+// Appends one event to `run` (which must exist) with the fields given; returns it as stored.
+Event AppendOrDie(Store& store, std::string_view run, std::string_view step, std::string_view type,
+                  std::string_view payload) {
+  Event appended;
+  absl::Status written = store.Write([&](Transaction& tx) -> absl::Status {
+    absl::StatusOr<Event> e = tx.AppendEvent(run, step, kStart, type, payload);
+    if (!e.ok()) return e.status();
+    appended = *e;
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(written.ok()) << written;
+  return appended;
+}
+
+// A payload of `n` bytes or a little more, mixing one-, two- and three-byte characters so bytes
+// and characters differ, and its bytes different at every chunk.
+std::string LongPayload(std::size_t n) {
+  std::string text;
+  for (std::size_t i = 0; text.size() < n; ++i) {
+    text += std::to_string(i);
+    text += i % 3 == 0 ? "\xc3\xa9" : i % 3 == 1 ? "\xe2\x82\xac" : "y";
+  }
+  return "{\"x\":\"" + text + "\"}";
+}
+
+TEST_F(StoreTest, VerifyingMoreEventsThanAPageAndFieldsLongerThanThePageCap) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 150);  // seq 1-150: more than one page of 128
+  std::string payload = LongPayload(3 * Store::kMaxPageText + 17);
+  std::string step(5000, 's');  // past the inline 4096 bytes too
+  Event long_one = AppendOrDie(*store, "run-a", step, "big", payload);  // seq 151
+  WriteRun(*store, "run-b", 150);                                       // seq 152-301
+  ASSERT_EQ(long_one.seq, 151);
+  ASSERT_GT(payload.size(), static_cast<std::size_t>(3 * Store::kMaxPageText));
+
+  absl::StatusOr<ChainReport> report = store->VerifyEvents();
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_FALSE(report->broken.has_value()) << report->broken->detail;
+  EXPECT_EQ(report->from, 1);
+  EXPECT_EQ(report->to, 301);
+  EXPECT_EQ(report->checked, 301);
+  EXPECT_EQ(report->hash, *store->StoredHash(301));
+  // The hash read in chunks is the one of the whole fields.
+  EXPECT_EQ(long_one.hash, EventHash(*store->StoredHash(150),
+                                     EventFields{151, "run-a", step, long_one.at, "big", payload}));
+  // A range across the long event and the page boundary verifies on its own.
+  report = store->VerifyEvents(140, 290);
+  ASSERT_TRUE(report.ok());
+  EXPECT_FALSE(report->broken.has_value());
+  EXPECT_EQ(report->checked, 151);
+}
+
+TEST_F(StoreTest, BreakPastTheFirstPageIsNamedExactly) {
+  std::string payload = LongPayload(2 * Store::kMaxPageText + 4096);
+  {
+    auto store = OpenOrDie();
+    WriteRun(*store, "run-a", 200);                      // seq 1-200
+    AppendOrDie(*store, "run-a", "s1", "big", payload);  // seq 201
+    WriteRun(*store, "run-b", 10);                       // seq 202-211
+  }
+  ASSERT_TRUE(Tamper("UPDATE events SET payload_json = '{\"i\":1999}' WHERE seq = 170").ok());
+  auto store = OpenOrDie();
+  std::vector<Event> all = *store->ListEvents("");
+  absl::StatusOr<ChainReport> report = store->VerifyEvents();
+  ASSERT_TRUE(report.ok());
+  ASSERT_TRUE(report->broken.has_value());
+  EXPECT_EQ(report->broken->seq, 170);
+  EXPECT_EQ(report->checked, 169);
+  EXPECT_EQ(report->hash, all[168].hash);
+  EXPECT_EQ(report->broken->expected,
+            EventHash(all[168].hash,
+                      EventFields{170, "run-a", "", all[169].at, "test.event", R"({"i":1999})"}));
+  EXPECT_EQ(report->broken->found, all[169].hash);
+  EXPECT_EQ(report->broken->detail,
+            "the stored hash is not the one the event's fields and the previous event's hash "
+            "give");
+
+  // One byte changed deep inside the long payload, past its first chunk, is found there.
+  report = store->VerifyEvents(171);
+  ASSERT_TRUE(report.ok());
+  EXPECT_FALSE(report->broken.has_value());
+  std::string changed = payload;
+  std::size_t at = Store::kMaxPageText + 4096 + 100;
+  changed[at] = changed[at] == 'y' ? 'z' : 'y';
+  ASSERT_TRUE(Tamper("UPDATE events SET payload_json = '" + changed + "' WHERE seq = 201").ok());
+  report = store->VerifyEvents(171);
+  ASSERT_TRUE(report->broken.has_value());
+  EXPECT_EQ(report->broken->seq, 201);
+  EXPECT_EQ(report->checked, 30);
+  EXPECT_EQ(report->broken->expected,
+            EventHash(all[199].hash, EventFields{201, "run-a", "s1", all[200].at, "big", changed}));
+
+  // A deleted event on a later page is a gap, named by the seq that follows it.
+  ASSERT_TRUE(Tamper("DELETE FROM events WHERE seq = 205").ok());
+  report = store->VerifyEvents(202);
+  ASSERT_TRUE(report->broken.has_value());
+  EXPECT_EQ(report->broken->seq, 206);
+  EXPECT_EQ(report->broken->detail, "seq 206 follows 204: an event is missing");
+  EXPECT_EQ(report->checked, 3);
+}
+
+TEST_F(StoreTest, VerifyingNeverHoldsALongFieldWhole) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 3);
+  std::string payload = LongPayload(16 * Store::kMaxPageText);
+  AppendOrDie(*store, "run-a", "", "big", payload);
+  WriteRun(*store, "run-b", 3);
+  payload = std::string();  // the test's own copy is not what is measured
+  g_largest_allocation = 0;
+  g_track_allocations = true;
+  absl::StatusOr<ChainReport> report = store->VerifyEvents();
+  g_track_allocations = false;
+  ASSERT_TRUE(report.ok());
+  EXPECT_FALSE(report->broken.has_value());
+  EXPECT_EQ(report->checked, 7);
+  // A chunk of kMaxPageText bytes is the most ever held of the 1 MiB payload.
+  EXPECT_LE(g_largest_allocation.load(), static_cast<std::size_t>(Store::kMaxPageText + 1024));
+}
+
+// A database written by a build before migration 6 (schema version 5: no tool_specs, no
+// steps.spec_hash/policy_id, no events.hash), made by hand from the released migrations.
+TEST_F(StoreTest, Version5DatabaseMigratesWithChainedEventsInSeqOrder) {
+  std::string long_payload = LongPayload(Store::kMaxPageText + 10);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    auto exec = [&](const std::string& sql) {
+      char* error = nullptr;
+      int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+      EXPECT_EQ(rc, SQLITE_OK) << (error != nullptr ? error : "") << " in " << sql.substr(0, 80);
+      sqlite3_free(error);
+    };
+    exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+    for (const Migration& m : Migrations()) {
+      if (m.version > 5) break;
+      exec(std::string(m.sql));
+      exec(absl::StrCat("INSERT INTO schema_migrations VALUES (", m.version,
+                        ", '2026-01-01T00:00:00Z')"));
+    }
+    exec(
+        "INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES "
+        "('old-a', 'g', 'COMPLETED', '{}', ''), ('old-b', 'g', 'RUNNING', '{}', '')");
+    // Inserted out of seq order, runs interleaved, timestamps as an older writer spelled them:
+    // the backfill chains by seq across runs and hashes the stored text exactly.
+    exec(
+        "INSERT INTO events (seq, run_id, step_id, at, type, payload_json) VALUES "
+        "(3, 'old-a', 's1', '2026-11-29T21:45:01.5Z', 'step.started', '{\"index\":0}'), "
+        "(1, 'old-a', '', '2026-11-29T21:45:00Z', 'run.created', '{\"goal\":\"g\"}'), "
+        "(2, 'old-b', '', '2026-11-29T21:45:00Z', 'run.created', '{\"goal\":\"g\"}'), "
+        "(5, 'old-b', '', '2026-11-29T21:45:02Z', 'run.started', '{}'), "
+        "(4, 'old-a', 's1', '2026-11-29T21:45:02Z', 'big', '" +
+        long_payload + "')");
+    sqlite3_close(db);
+    ::chmod(path_.c_str(), 0600);
+  }
+  std::string copy = (dir_ / "copy.db").string();
+  fs::copy_file(path_, copy);
+
+  absl::StatusOr<std::unique_ptr<Store>> unmigrated = Store::OpenExisting(path_, true);
+  ASSERT_FALSE(unmigrated.ok());
+  EXPECT_EQ(unmigrated.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(unmigrated.status().message(),
+              HasSubstr("is at schema version 5; this build reads version 6"));
+
+  auto store = OpenOrDie();
+  EXPECT_EQ(store->schema_version(), 6);
+  std::vector<Event> events = *store->ListEvents("");
+  ASSERT_THAT(events, SizeIs(5));
+  std::string previous;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    SCOPED_TRACE(e.seq);
+    EXPECT_EQ(e.seq, static_cast<std::int64_t>(i + 1));
+    EXPECT_EQ(e.hash, EventHash(previous, EventFields{e.seq, e.run_id, e.step_id, e.at, e.type,
+                                                      e.payload_json}));
+    previous = e.hash;
+  }
+  EXPECT_EQ(events[3].payload_json, long_payload);
+  absl::StatusOr<ChainReport> report = store->VerifyEvents();
+  ASSERT_TRUE(report.ok());
+  EXPECT_FALSE(report->broken.has_value());
+  EXPECT_EQ(report->checked, 5);
+  // Migration 6's table and columns exist.
+  ASSERT_TRUE(store
+                  ->Read([&](Transaction& tx) -> absl::Status {
+                    EXPECT_TRUE(tx.Query("SELECT spec_hash, policy_id FROM steps").ok());
+                    EXPECT_TRUE(tx.Query("SELECT hash, spec_json FROM tool_specs").ok());
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  // New writes extend the backfilled chain.
+  WriteRun(*store, "new", 2);
+  EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
+  EXPECT_EQ(store->VerifyEvents()->checked, 7);
+
+  // The same events always get the same hashes: the copy migrates to the identical chain.
+  absl::StatusOr<std::unique_ptr<Store>> second = Store::Open(copy, clock_);
+  ASSERT_TRUE(second.ok()) << second.status();
+  std::vector<Event> again = *(*second)->ListEvents("");
+  ASSERT_THAT(again, SizeIs(5));
+  for (std::size_t i = 0; i < again.size(); ++i) EXPECT_EQ(again[i].hash, events[i].hash);
 }
 
 }  // namespace
