@@ -179,11 +179,22 @@ class Driver {
 // Input gives exactly what an agent would see, Propose records, validates and judges a decision,
 // Execute runs an allowed call (the runtime always runs the tool itself: at most once, with the
 // start recorded before and the outcome after), Fail ends the run as an agent error would.
-// While the session drives the run, a heartbeat keeps its lease (as the driver's loop does).
-// Close (or destroying the session) stops it and releases the lease, so Resume or Attach by
-// another owner takes the run over at once; a step left open is left as a crash would leave it.
-// After Close every call but Close is refused (FailedPrecondition). Not thread-safe; calls in
-// order.
+// While the session holds the run's lease (from Begin, an Attach that goes on, or the Execute of
+// an attached grant) a heartbeat keeps it, as the driver's loop does; once the run paused or
+// ended, the session lost its lease, or it was closed, the session is over and nothing of it is
+// left on the scheduler. Close (or destroying the session) also releases the lease, so Resume or
+// Attach by another owner takes the run over at once; a step left open is left as a crash would
+// leave it.
+//
+// Refusals (FailedPrecondition unless said otherwise; none changes anything):
+//  - misuse: a second open step, a decision with no open step or a second one, Execute with no
+//    allowed call, Fail with no open step (InvalidArgument without an error);
+//  - after Close, every call but Close ("the gate session is closed");
+//  - once a call finds the lease lost (another owner holds the run, or its expiry passed on the
+//    lease clock), that call and every later one but Close ("lost its lease"): another owner
+//    may be driving the run, so this session never writes it again.
+// Step answers false, with no error, once the run is no longer RUNNING (paused, ended by a
+// limit, by this session or by an operator). Not thread-safe; calls in order.
 class GateSession {
  public:
   ~GateSession();
@@ -192,19 +203,29 @@ class GateSession {
   // (the lease then lapses after its TTL, as after a crash).
   absl::Status Close();
   absl::StatusOr<bool> Step();
+  // With a step open: exactly what an agent deciding it is handed (for the approved step Attach
+  // leaves open, the waiting run and the steps before it). With none: the run as last read or
+  // written and every step it has, and no model. Reads no clock and nothing from the store.
   StepInput Input() const;
   absl::StatusOr<GateVerdict> Propose(const Decision& decision);
   absl::StatusOr<Observation> Execute();
   absl::Status Fail(const absl::Status& why);
-  const Run& run() const;
+  const Run& run() const;  // as last read or written
 
  private:
   friend class Driver;
   explicit GateSession(std::unique_ptr<Driver::Session> session);
-  void KeepLease();  // starts the heartbeat once the session drives a RUNNING run
-  absl::Status RefuseIfClosed() const;
+  void KeepLease();  // starts the heartbeat once the session holds the lease of a RUNNING run
+  // The refusal every call but Close starts with: closed, or the lease lost.
+  absl::Status RefuseIfOver();
+  absl::Status CheckLease();
+  // After a call that may have moved the run: keeps it as stored and, once it is no longer
+  // RUNNING, stops the heartbeat. After a failed call, also looks whether the lease was lost.
+  void Moved(bool failed);
+  void Over();  // the run paused or ended: stops the heartbeat, reads the steps back
   std::unique_ptr<Driver::Session> session_;
   std::unique_ptr<internal::LeaseHeartbeat> heartbeat_;  // after session_: destroyed first
+  absl::Status lease_lost_;  // OK until a call found the lease lost; then every call's answer
   bool step_open_ = false;
   bool proposed_ = false;
   bool closed_ = false;
