@@ -76,7 +76,12 @@ absl::StatusOr<AccountingModelCaller::Reservation> AccountingModelCaller::Reserv
     return LimitError(reason::kLimitModelCalls,
                       absl::StrCat(calls, " model calls made, limit ", l.max_model_calls));
   }
-  bool priced = config_.prices.contains(config_.model->Name());
+  // A model the table does not list costs nothing here, nor does one listed at a zero price
+  // (a local model): neither can pass a cost limit, so neither needs a cap to be held to one.
+  auto price = config_.prices.find(config_.model->Name());
+  bool priced = price != config_.prices.end() &&
+                (price->second.input_per_mtok != 0 || price->second.output_per_mtok != 0 ||
+                 price->second.cached_input_per_mtok != 0);
   if (cap <= 0) {
     // Without an output cap nothing bounds what the reply may cost.
     if (l.max_total_tokens > 0) {

@@ -5,6 +5,7 @@
 #include "runtime/approvals.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
+#include "runtime/engine/lease_heartbeat.h"
 #include "runtime/engine/records.h"
 #include "runtime/engine/rows.h"
 #include "runtime/engine/run_end.h"
@@ -349,6 +350,12 @@ absl::StatusOr<Run> Driver::Session::ResumeApproved() {
   if (attaching_) return ReadRun(d_.store_, run_.id);
   bool go_on = next == Next::kContinue;
   if (next == Next::kAllowed) {
+    // The approved call takes the lease in the transaction that starts it; a heartbeat keeps it
+    // through a call longer than its TTL, as the loop's does (its first beat comes a third of a
+    // TTL later, after that transaction).
+    internal::LeaseHeartbeat heartbeat(d_.store_, *d_.options_.scheduler, run_.id,
+                                       d_.options_.lease_owner, d_.options_.lease_ttl,
+                                       d_.options_.on_lease_renewed);
     AGENTRT_ASSIGN_OR_RETURN(go_on, ExecutePending());
   }
   if (!go_on) return ReadRun(d_.store_, run_.id);

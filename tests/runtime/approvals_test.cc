@@ -286,9 +286,10 @@ void CrashWhilePosting(store::Store& store) {
 TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
   struct Row {
     std::string name;
-    Reconciliation rec;
+    absl::StatusOr<Reconciliation> rec;
     RunStatus status;
     std::string reason;
+    std::string detail = "";  // a part of the reason detail, when it matters
   };
   Reconciliation completed;
   completed.outcome = Reconciliation::Outcome::kCompleted;
@@ -305,11 +306,21 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
   ask.reason = "look before posting again";
   waiting.pause = ask;
   Reconciliation cont;  // continue: the agent decides again
+  Reconciliation waiting_for_nothing;
+  waiting_for_nothing.outcome = Reconciliation::Outcome::kWaiting;
+  Reconciliation unusable = completed;
+  unusable.result = R"({"posted":tru)";
   Row rows[] = {
       {"completed", completed, RunStatus::kCompleted, "goal_completed"},
       {"conflict", conflict, RunStatus::kFailed, "reconcile_conflict"},
       {"waiting", waiting, RunStatus::kWaitingForApproval, ""},
       {"continue", cont, RunStatus::kCompleted, "goal_completed"},
+      {"waiting without an approval to wait for", waiting_for_nothing, RunStatus::kFailed,
+       "reconcile_conflict", "asked to wait but gave no approval"},
+      {"an error", absl::UnavailableError("the ledger is down"), RunStatus::kFailed,
+       "internal_error", "reconcile: the ledger is down"},
+      {"an unusable result", unusable, RunStatus::kFailed, "internal_error",
+       "result is not usable JSON"},
   };
   for (const Row& row : rows) {
     SCOPED_TRACE(row.name);
@@ -328,6 +339,7 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
     ASSERT_TRUE(run.ok()) << run.status();
     EXPECT_EQ(run->status, row.status);
     EXPECT_EQ(run->reason, row.reason);
+    EXPECT_THAT(run->reason_detail, HasSubstr(row.detail));
     ASSERT_FALSE(seen.steps.empty());
     EXPECT_EQ(seen.steps[0].status, StepStatus::kInterrupted);  // marked before it was asked
     EXPECT_TRUE(post_.calls.empty());  // reconciliation never re-runs the call by itself

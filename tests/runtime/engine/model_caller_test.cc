@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <thread>
 
 #include "absl/synchronization/mutex.h"
@@ -20,6 +21,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/reasons.h"
 #include "runtime/world/entropy.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt {
 namespace {
@@ -102,10 +104,7 @@ struct Story {
 class ModelCallerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     auto store = store::Store::Open((dir_ / "runs.db").string(), clock_);
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
@@ -400,6 +399,46 @@ TEST_F(ModelCallerTest, TokenAndCostLimitsProjected) {
     EXPECT_THAT(run->reason_detail, HasSubstr("projected cost 2000 micros, limit 1999"));
     EXPECT_TRUE(model_->requests.empty());
   }
+}
+
+TEST_F(ModelCallerTest, AnUncappedRequestCannotBeHeldToACostLimitButAFreeModelCan) {
+  {
+    // Priced: nothing bounds what the reply may cost, so nothing is dispatched.
+    Story story;
+    story.request = Request(/*cap=*/0);
+    story.config.prices["test-model"] = Price{1'000'000, 2'000'000, 0};
+    story.limits.max_estimated_cost_micros = 1'000'000;
+    absl::StatusOr<agentrt::Run> run = Play({Reply(1, 1)}, story);
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->reason, reason::kLimitCost);
+    EXPECT_THAT(run->reason_detail, HasSubstr("sets no output cap, so it cannot be held to"));
+    EXPECT_TRUE(model_->requests.empty());
+  }
+  {
+    // A model that costs nothing cannot pass a cost limit, capped or not.
+    Story story;
+    story.request = Request(/*cap=*/0);
+    story.config.prices = Free({"test-model"});
+    story.limits.max_estimated_cost_micros = 1;
+    absl::StatusOr<agentrt::Run> run = Play({Reply(1, 1)}, story);
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->status, RunStatus::kCompleted);
+    EXPECT_EQ(model_->requests.size(), 1u);
+  }
+}
+
+TEST_F(ModelCallerTest, TotalsSaturateRatherThanOverflow) {
+  constexpr std::int64_t kHuge = std::numeric_limits<std::int64_t>::max() - 10;
+  Story story;
+  story.calls = 2;
+  story.config.prices["test-model"] = Price{1'000'000, 1'000'000, 0};
+  absl::StatusOr<agentrt::Run> run = Play({Reply(kHuge, kHuge), Reply(kHuge, kHuge)}, story);
+  ASSERT_TRUE(run.ok()) << run.status();
+  agentrt::Run stored = *ReadRun(*store_, run->id);
+  EXPECT_EQ(stored.input_tokens, std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(stored.output_tokens, std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(stored.estimated_cost_micros, std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(stored.model_calls, 2);
 }
 
 TEST_F(ModelCallerTest, ConcurrentCallsReserveBeforeDispatch) {

@@ -1,0 +1,269 @@
+// The loop's own bookkeeping, held to the checklist's rows (reference/core.md §4, §6.1, §18
+// AUD/SEC/LEASE/PERF): the steps it keeps in memory are the steps a fresh read gives; JSON too
+// deep is refused where it enters; owners never share a lease; the heartbeat is gone when a
+// loop returns; the resume path reads the clock a fixed number of times.
+#include <functional>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/approvals.h"
+#include "runtime/driver.h"
+#include "runtime/engine/run_reader.h"
+#include "runtime/scripted_agent.h"
+#include "runtime/store/store.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/entropy.h"
+#include "tests/runtime/post_tool.h"
+
+namespace agentrt {
+namespace {
+
+using ::agentrt::scripted::Call;
+using ::agentrt::scripted::Complete;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
+// Resuming a grant and completing: the resume reading, the tool start (the step's clock
+// restarts), the tool's end, the next step's start, its decision, and its end and the run's end
+// (two readings, as every ending of a run with its step).
+constexpr std::int64_t kResumeReadings = 7;
+
+class FnTool final : public Tool {
+ public:
+  using Fn = std::function<absl::StatusOr<ToolResult>(const ToolCall&)>;
+  FnTool(std::string name, SideEffect effect, Fn fn)
+      : name_(std::move(name)), effect_(effect), fn_(std::move(fn)) {}
+  ToolSpec Spec() const override {
+    return ToolSpec{name_,   "A test tool.",    R"({"type":"object"})",
+                    effect_, absl::Seconds(10), false};
+  }
+  absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
+    ++calls;
+    return fn_(call);
+  }
+  int calls = 0;
+
+ private:
+  std::string name_;
+  SideEffect effect_;
+  Fn fn_;
+};
+
+// Everything a step holds, as text, so two steps compare field by field.
+std::string Describe(const Step& s) {
+  std::ostringstream out;
+  out << s.id << "|" << s.index << "|" << ToString(s.status) << "|" << s.spec_hash << "|"
+      << s.started_at << "|" << s.finished_at << "|" << s.decode_error;
+  if (s.decision) {
+    const Decision& d = *s.decision;
+    out << "|d:" << d.kind << "," << d.tool << "," << d.args << "," << d.reason << "," << d.result
+        << "," << d.message << "," << d.origin;
+  }
+  if (s.policy) {
+    const PolicyDecision& p = *s.policy;
+    out << "|p:" << p.outcome_text << "," << p.reason << "," << p.kind << "," << p.capability << ","
+        << p.presentation;
+  }
+  if (s.observation) {
+    const Observation& o = *s.observation;
+    out << "|o:" << ToString(o.kind) << "," << o.content << "," << o.summary << ","
+        << o.content_hash;
+  }
+  return out.str();
+}
+
+class LoopRulesTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Driver> NewDriver(Agent* agent, std::vector<Tool*> tools,
+                                    std::string owner = "worker", Reconcile reconcile = nullptr) {
+    DriverOptions options;
+    options.agent = agent;
+    options.policy = policy_.get();
+    options.tools = std::move(tools);
+    options.scheduler = &lease_clock_;
+    options.lease_owner = std::move(owner);
+    options.reconcile = std::move(reconcile);
+    return *Driver::Create(*store_, clock_, entropy_, options);
+  }
+
+  world::ManualClock clock_{kStart};
+  world::ManualClock lease_clock_{kStart};
+  world::SeededEntropy entropy_{12};
+  std::unique_ptr<store::Store> store_ = *store::Store::OpenInMemory(clock_);
+  std::unique_ptr<Policy> policy_ = DefaultPolicy();
+};
+
+// The step cache (reference/core.md §4.2): what an agent is handed is what the store holds,
+// across tool calls, a denial, an invalid decision, a pause and a resume.
+TEST_F(LoopRulesTest, TheStepsTheLoopKeepsAreTheStepsAFreshReadGives) {
+  class Checking final : public Agent {
+   public:
+    Checking(store::Store& store, std::vector<Decision> script)
+        : store_(store), script_(std::move(script)) {}
+    absl::StatusOr<Decision> Decide(const StepInput& input) override {
+      std::vector<Step> fresh = *ReadSteps(store_, input.run.id);
+      EXPECT_EQ(fresh.size(), input.steps.size() + 1);  // and the open step
+      for (std::size_t i = 0; i < input.steps.size() && i < fresh.size(); ++i) {
+        EXPECT_EQ(Describe(input.steps[i]), Describe(fresh[i])) << "step " << i;
+      }
+      ++checked;
+      std::size_t index = static_cast<std::size_t>(input.run.step_count - 1);
+      return index < script_.size() ? script_[index] : Complete();
+    }
+    int checked = 0;
+
+   private:
+    store::Store& store_;
+    std::vector<Decision> script_;
+  };
+  FnTool read("read", SideEffect::kReadOnly, [](const ToolCall&) {
+    return ToolResult{R"({"text":"x"})", "read"};
+  });
+  FnTool wipe("wipe", SideEffect::kDestructive, [](const ToolCall&) { return ToolResult{}; });
+  testing::PostTool post;
+  std::vector<Decision> script = {Call("read", "{}"),
+                                  Call("wipe", "{}"),
+                                  Call("nope", "{}"),
+                                  Call("read", R"({"n":1})"),
+                                  Call("post", R"({"to":"x"})"),
+                                  Complete()};
+  Checking agent(*store_, script);
+  ASSERT_EQ(NewDriver(&agent, {&read, &wipe, &post})->StartWithId("r", "cache", Limits{})->status,
+            RunStatus::kWaitingForApproval);
+  ASSERT_TRUE(
+      Approve(*store_, clock_, "r", PendingApproval(*store_, "r")->id, Decider{"ops", ""}).ok());
+  Checking resumed(*store_, script);
+  absl::StatusOr<agentrt::Run> run = NewDriver(&resumed, {&read, &wipe, &post})->Resume("r");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->status, RunStatus::kCompleted);
+  EXPECT_EQ(agent.checked + resumed.checked, 6);
+}
+
+// JSON deeper than 256 levels is refused where it enters, never crashing or reaching a store
+// column: the agent's arguments (an invalid decision), a tool's content (a tool error), a
+// policy's capability (the run fails, internal, naming it).
+TEST_F(LoopRulesTest, JsonTooDeepIsRefusedWhereItEnters) {
+  std::string deep = std::string(257, '[') + std::string(257, ']');
+  FnTool echo("echo", SideEffect::kReadOnly, [&](const ToolCall& call) {
+    return ToolResult{call.args == "{}" ? deep : "{}", "echo"};
+  });
+  ScriptedAgent agent({Call("echo", R"({"a":)" + deep + "}"), Call("echo", "{}"), Complete()});
+  Limits limits;
+  limits.max_consecutive_tool_failures = 5;
+  absl::StatusOr<agentrt::Run> run = NewDriver(&agent, {&echo})->StartWithId("r", "deep", limits);
+  ASSERT_TRUE(run.ok()) << run.status();
+  std::vector<Step> steps = *ReadSteps(*store_, "r");
+  ASSERT_GE(steps.size(), 2u);
+  EXPECT_EQ(steps[0].observation->kind, ObservationKind::kInvalidDecision);
+  EXPECT_THAT(steps[0].observation->summary, HasSubstr("nesting deeper than 256"));
+  EXPECT_EQ(echo.calls, 1);  // the deep arguments never reached the tool
+  EXPECT_EQ(steps[1].observation->kind, ObservationKind::kToolError);
+  EXPECT_THAT(steps[1].observation->summary, HasSubstr("not usable JSON"));
+  EXPECT_THAT(steps[1].observation->summary, HasSubstr("nesting deeper than 256"));
+  EXPECT_EQ(run->status, RunStatus::kCompleted);
+
+  // A number past the intake bounds is refused the same way, before any tool sees it.
+  ScriptedAgent huge({Call("echo", R"({"n":1e99999999999999999999})"), Complete()});
+  ASSERT_TRUE(NewDriver(&huge, {&echo}, "other")->StartWithId("h", "huge", limits).ok());
+  std::vector<Step> huge_steps = *ReadSteps(*store_, "h");
+  EXPECT_EQ(huge_steps[0].observation->kind, ObservationKind::kInvalidDecision);
+  EXPECT_THAT(huge_steps[0].observation->summary, HasSubstr("exponent"));
+  EXPECT_EQ(echo.calls, 1);  // still only the first run's one call
+
+  // A policy's capability that deep is refused at NeedApproval, naming which part.
+  absl::StatusOr<PolicyDecision> need = NeedApproval("k", "r", deep, "{}");
+  EXPECT_EQ(need.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(need.status().message(), HasSubstr("capability"));
+}
+
+// Owners are a name and a fresh id: two drivers given the same name never share a lease, and
+// a driver finding its own lease expired takes it over on the record like any other owner.
+TEST_F(LoopRulesTest, TwoDriversOfOneNameAreTwoOwnersAndAnOwnExpiredLeaseIsTakenOver) {
+  FnTool read("read", SideEffect::kReadOnly, [](const ToolCall&) { return ToolResult{}; });
+  std::unique_ptr<Driver> a = NewDriver(nullptr, {&read}, "worker");
+  std::unique_ptr<Driver> b = NewDriver(nullptr, {&read}, "worker");
+  std::unique_ptr<GateSession> session = *a->Begin("r", "owned", Limits{});
+  ASSERT_TRUE(*session->Step());
+  std::string owner = ReadLease(*store_, "r")->owner;
+  EXPECT_THAT(owner, StartsWith("worker/"));
+  absl::Status refused = b->Attach("r").status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("is leased by " + owner));
+  // a's session dies as a process would: the destructor releases the lease, so put it back as
+  // a crash leaves it, lapsed.
+  session.reset();
+  ASSERT_TRUE(store_
+                  ->Write([&](store::Transaction& tx) {
+                    return tx
+                        .Exec(
+                            "UPDATE runs SET lease_owner = ?1, "
+                            "lease_expires_at = '2000-01-01T00:00:00.000000000Z'",
+                            {std::string_view(owner)})
+                        .status();
+                  })
+                  .ok());
+  auto attached = a->Attach("r");
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  std::vector<store::Event> events = *store_->ListEvents("r");
+  bool taken_over = false;
+  for (const store::Event& e : events) {
+    if (e.type == "lease.taken_over") {
+      taken_over = true;
+      EXPECT_THAT(e.payload_json, HasSubstr(R"("previous_owner":")" + owner + "\""));
+    }
+  }
+  EXPECT_TRUE(taken_over);
+}
+
+// The heartbeat is a task on the scheduler while a loop drives its run, and only then.
+TEST_F(LoopRulesTest, TheHeartbeatIsGoneWhenTheLoopReturnsHoweverItEnds) {
+  FnTool read("read", SideEffect::kReadOnly, [this](const ToolCall&) {
+    EXPECT_EQ(lease_clock_.pending_tasks(), 1u);  // beating while the tool runs
+    return ToolResult{};
+  });
+  testing::PostTool post;
+  ScriptedAgent completes({Call("read", "{}"), Complete()});
+  ASSERT_TRUE(NewDriver(&completes, {&read})->StartWithId("a", "ends", Limits{}).ok());
+  EXPECT_EQ(lease_clock_.pending_tasks(), 0u);
+  ScriptedAgent pauses({Call("post", R"({"to":"x"})")});
+  ASSERT_EQ(NewDriver(&pauses, {&post})->StartWithId("b", "pauses", Limits{})->status,
+            RunStatus::kWaitingForApproval);
+  EXPECT_EQ(lease_clock_.pending_tasks(), 0u);
+  ScriptedAgent errs({});  // the script runs out: the agent errs, the run fails
+  ASSERT_EQ(NewDriver(&errs, {&read})->StartWithId("c", "errs", Limits{})->reason, "agent_error");
+  EXPECT_EQ(lease_clock_.pending_tasks(), 0u);
+}
+
+// The resume of a grant reads the run's clock a fixed number of times, like the loop's paths
+// (DriverTest.ClockReadingsPerPathAreStable): replays and simulations read it exactly as often
+// as the recording did.
+TEST_F(LoopRulesTest, TheResumePathReadsTheClockAFixedNumberOfTimes) {
+  world::ManualClock counting(kStart, {.tick = absl::Milliseconds(1)});
+  store_ = *store::Store::OpenInMemory(counting);
+  testing::PostTool post;
+  auto driver_on = [&](Agent* agent) {
+    DriverOptions options;
+    options.agent = agent;
+    options.policy = policy_.get();
+    options.tools = {&post};
+    options.scheduler = &lease_clock_;
+    return *Driver::Create(*store_, counting, entropy_, options);
+  };
+  ScriptedAgent agent({Call("post", R"({"to":"x"})"), Complete()});
+  std::int64_t before = counting.readings();
+  ASSERT_EQ(driver_on(&agent)->StartWithId("r", "count", Limits{})->status,
+            RunStatus::kWaitingForApproval);
+  EXPECT_EQ(counting.readings() - before, 5);  // the pause, as the loop's table has it
+  ASSERT_TRUE(
+      Approve(*store_, clock_, "r", PendingApproval(*store_, "r")->id, Decider{"ops", ""}).ok());
+  ScriptedAgent again({Complete()});
+  before = counting.readings();
+  ASSERT_EQ(driver_on(&again)->Resume("r")->status, RunStatus::kCompleted);
+  EXPECT_EQ(counting.readings() - before, kResumeReadings);
+}
+
+}  // namespace
+}  // namespace agentrt
