@@ -92,8 +92,9 @@ struct DriverOptions {
 class GateSession;
 class ToolRegistry;
 namespace internal {
+class ExecutingRuns;
 class LeaseHeartbeat;
-}
+}  // namespace internal
 
 // What a caller-owned loop learns from proposing a decision (GateSession::Propose).
 struct GateVerdict {
@@ -173,6 +174,8 @@ class Driver {
   world::Entropy& entropy_;
   DriverOptions options_;
   std::unique_ptr<ToolRegistry> registry_;
+  std::string policy_id_;  // options_.policy->Id(), read once when the driver was made
+  std::unique_ptr<internal::ExecutingRuns> executing_;
 };
 
 // A loop the caller owns, one run: Step opens the next step (limits checked, step claimed),

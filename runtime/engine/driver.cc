@@ -4,6 +4,7 @@
 #include "runtime/approvals.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
+#include "runtime/engine/executing_runs.h"
 #include "runtime/engine/lease_heartbeat.h"
 #include "runtime/engine/rows.h"
 #include "runtime/engine/run_reader.h"
@@ -25,7 +26,9 @@ Driver::Driver(store::Store& store, const world::Clock& clock, world::Entropy& e
       clock_(clock),
       entropy_(entropy),
       options_(std::move(options)),
-      registry_(std::move(registry)) {}
+      registry_(std::move(registry)),
+      policy_id_(options_.policy->Id()),
+      executing_(std::make_unique<internal::ExecutingRuns>()) {}
 
 Driver::~Driver() = default;
 
@@ -34,8 +37,8 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
                                                        world::Entropy& entropy,
                                                        DriverOptions options) {
   if (options.policy == nullptr) return absl::InvalidArgumentError("driver: a policy is required");
-  // A policy whose identity could not be recorded is refused here, before any run; each
-  // evaluation checks the identity it records again, since Id() is asked each time.
+  // The policy's identity is read once, here (every evaluation records this one); one that
+  // could not be recorded is refused before any run.
   if (absl::Status id = rows::CheckPolicyId(options.policy->Id()); !id.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("driver: ", id.message()));
   }
@@ -103,6 +106,8 @@ absl::StatusOr<std::pair<std::unique_ptr<GateSession>, GateVerdict>> Driver::Att
 
 absl::StatusOr<std::pair<std::unique_ptr<Driver::Session>, Run>> Driver::ResumeSession(
     std::string_view run_id, bool attaching, const Cancellation* cancellation) {
+  AGENTRT_ASSIGN_OR_RETURN(internal::ExecutingRuns::Claim claim,
+                           executing_->Take(run_id, options_.lease_owner));
   AGENTRT_ASSIGN_OR_RETURN(Run run, ReadRun(store_, run_id));
   if (IsTerminal(run.status)) {
     return absl::FailedPreconditionError(absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)),
@@ -110,6 +115,7 @@ absl::StatusOr<std::pair<std::unique_ptr<Driver::Session>, Run>> Driver::ResumeS
                                                       " and cannot be resumed"));
   }
   auto session = std::make_unique<Session>(*this, run, cancellation);
+  session->claim_ = std::move(claim);
   session->attaching_ = attaching;
   absl::StatusOr<Run> resumed;
   if (run.status == RunStatus::kWaitingForApproval) {
@@ -135,8 +141,11 @@ absl::StatusOr<Run> Driver::StartWithId(std::string_view run_id, std::string_vie
     return absl::FailedPreconditionError(
         "driver: Start needs an agent (use Begin for a loop you own)");
   }
+  AGENTRT_ASSIGN_OR_RETURN(internal::ExecutingRuns::Claim claim,
+                           executing_->Take(run_id, options_.lease_owner));
   AGENTRT_ASSIGN_OR_RETURN(Run run, CreateRun(run_id, goal, limits));
   Session session(*this, run, cancellation);
+  session.claim_ = std::move(claim);
   return session.Loop();
 }
 
@@ -144,9 +153,12 @@ absl::StatusOr<std::unique_ptr<GateSession>> Driver::Begin(std::string_view run_
                                                            std::string_view goal,
                                                            const Limits& limits,
                                                            const Cancellation* cancellation) {
+  AGENTRT_ASSIGN_OR_RETURN(internal::ExecutingRuns::Claim claim,
+                           executing_->Take(run_id, options_.lease_owner));
   AGENTRT_ASSIGN_OR_RETURN(Run run, CreateRun(run_id, goal, limits));
-  return std::unique_ptr<GateSession>(
-      new GateSession(std::make_unique<Session>(*this, run, cancellation)));
+  auto session = std::make_unique<Session>(*this, run, cancellation);
+  session->claim_ = std::move(claim);
+  return std::unique_ptr<GateSession>(new GateSession(std::move(session)));
 }
 
 absl::StatusOr<Run> Driver::CreateRun(std::string_view run_id, std::string_view goal,
@@ -198,10 +210,14 @@ absl::Status Driver::Session::Cancelled() const {
 absl::Status Driver::Session::ReleaseLease() {
   if (released_) return absl::OkStatus();
   released_ = true;
-  if (run_.status != RunStatus::kRunning) return absl::OkStatus();
-  return d_.store_.Write([&](Transaction& tx) {
-    return rows::ReleaseLease(tx, run_.id, d_.options_.lease_owner).status();
-  });
+  absl::Status released = absl::OkStatus();
+  if (run_.status == RunStatus::kRunning) {
+    released = d_.store_.Write([&](Transaction& tx) {
+      return rows::ReleaseLease(tx, run_.id, d_.options_.lease_owner).status();
+    });
+  }
+  claim_.Reset();  // the driver may drive the run again at once
+  return released;
 }
 
 // A session that holds the lease of a RUNNING run keeps it from its first moment, as the
@@ -263,6 +279,7 @@ absl::Status GateSession::CheckLease() {
       absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)), ": this gate session lost its lease (",
                    ToAbsl(lost), "); it never writes the run again"));
   heartbeat_.reset();
+  session_->claim_.Reset();  // the session is over: the driver may attach to the run again
   return lease_lost_;
 }
 
@@ -279,6 +296,7 @@ void GateSession::Moved(bool failed) {
 // cancel ended, are not), so Input shows the run as it is.
 void GateSession::Over() {
   heartbeat_.reset();
+  session_->claim_.Reset();  // the driver no longer drives the run: it may attach again
   if (absl::StatusOr<std::vector<agentrt::Step>> steps =
           ReadSteps(session_->d_.store_, session_->run().id);
       steps.ok()) {

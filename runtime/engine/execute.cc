@@ -28,9 +28,9 @@ absl::StatusOr<bool> Driver::Session::Execute(
     const std::function<absl::Status(Transaction&)>& write_policy) {
   Step& step = current();
   std::string policy_json = PolicyJson(*step.policy);
-  // Only a call the policy allowed (or whose grant it asked for again) is executed: the
-  // identity is the one Judge checked and put in the step.policy event (Id() is const).
-  std::string policy_id = d_.options_.policy->Id();
+  // Only a call the policy allowed (or whose grant it asked for again) is executed, under the
+  // identity Judge put in the step.policy event.
+  const std::string& policy_id = d_.policy_id_;
   std::string args = decision.args.empty() ? "{}" : decision.args;
   std::string started = FormatTimestamp(start_at);
   std::string granted = resumed_approval_;

@@ -32,18 +32,9 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
   view.run = run_;
   view.steps.assign(steps_.begin(), steps_.end() - 1);
   view.approvals = approvals_;
-  // The identity is read once per evaluation, so the step.policy event and steps.policy_id
-  // name the same policy; a malformed one is refused before the policy is asked, and nothing
-  // runs.
-  std::string policy_id = d_.options_.policy->Id();
-  if (absl::Status id = rows::CheckPolicyId(policy_id); !id.ok()) {
-    std::string error(ToStd(id.message()));
-    AGENTRT_RETURN_IF_ERROR(Settle({.status = RunStatus::kFailed,
-                                    .reason = reason::kInternalError,
-                                    .detail = "policy: " + error,
-                                    .step = FailedStep("policy error: " + error)}));
-    return Next::kStop;
-  }
+  // The identity read (and checked) when the driver was made: the step.policy event and
+  // steps.policy_id name the same policy.
+  const std::string& policy_id = d_.policy_id_;
   absl::StatusOr<PolicyDecision> evaluated;
   try {
     evaluated = d_.options_.policy->Evaluate(request, view);

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "runtime/driver.h"
+#include "runtime/engine/executing_runs.h"
 #include "runtime/engine/model_caller.h"
 #include "runtime/engine/tool_registry.h"
 #include "runtime/world/timestamp.h"
@@ -37,8 +38,8 @@ class Driver::Session {
   Session& operator=(const Session&) = delete;
 
   // Clears this driver's lease on the run unless the run, as last known here, is no longer
-  // RUNNING (the transaction that paused or ended it released the lease). Not an event; no
-  // clock is read. Once per session.
+  // RUNNING (the transaction that paused or ended it released the lease), and frees the
+  // driver's claim on the run. Not an event; no clock is read. Once per session.
   absl::Status ReleaseLease();
 
   absl::Time LeaseNow() const { return d_.lease_clock().Now(); }
@@ -223,7 +224,8 @@ class Driver::Session {
   std::string resumed_approval_;  // set while resuming a grant, until the run is entered
   absl::Time resumed_at_;
   bool released_ = false;
-  const Cancellation* cancellation_;  // the caller's; may be null
+  internal::ExecutingRuns::Claim claim_;  // this driver drives the run in this session only
+  const Cancellation* cancellation_;      // the caller's; may be null
 };
 
 }  // namespace agentrt

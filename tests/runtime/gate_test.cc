@@ -401,6 +401,44 @@ TEST(GateTest, ClosingOrDroppingASessionReleasesItsLeaseForARivalAtOnce) {
   }
 }
 
+// A driver refuses a second session of a run it is driving (Begin, Attach, Start, Resume), at
+// once and changing nothing, rather than wait on its own lease; once the first session ends
+// the run is the driver's to drive again, without waiting a TTL.
+TEST(GateTest, TheDriverRefusesASecondSessionOfARunItDrives) {
+  World w;
+  ScriptedAgent agent({Complete()});
+  auto driver = w.NewDriver("gate", &agent);
+  auto session = *driver->Begin("run-1", "held");
+  ASSERT_TRUE(*session->Step());
+  std::string before = Stored(*w.store);
+  std::int64_t readings = w.clock.readings();
+  auto refused = [&](std::string what, absl::Status status) {
+    SCOPED_TRACE(what);
+    EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+    EXPECT_THAT(status.message(), HasSubstr("is executing it in another session"));
+    EXPECT_THAT(status.message(), HasSubstr("is leased by gate/"));
+  };
+  refused("Begin", driver->Begin("run-1", "again").status());
+  refused("Attach", driver->Attach("run-1").status());
+  refused("Start", driver->StartWithId("run-1", "again", {}).status());
+  refused("Resume", driver->Resume("run-1").status());
+  EXPECT_EQ(Stored(*w.store), before);
+  EXPECT_EQ(w.clock.readings(), readings);
+  // Another run of the same driver is not held by it.
+  auto other = driver->Begin("run-2", "another");
+  ASSERT_TRUE(other.ok()) << other.status();
+  // The session ends: the driver may attach to its run again at once.
+  ASSERT_TRUE(session->Close().ok());
+  auto attached = driver->Attach("run-1");
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  EXPECT_EQ(attached->second.outcome, Outcome::kOpen);
+  // A session refused is not a claim: after a refusal the run is still free once released.
+  ASSERT_TRUE(attached->first->Close().ok());
+  absl::StatusOr<agentrt::Run> resumed = driver->Resume("run-1");
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->status, RunStatus::kCompleted);
+}
+
 TEST(GateTest, ANewRunIsLeasedFromItsFirstWrite) {
   World w;
   auto gate = w.NewDriver("first");
