@@ -282,16 +282,19 @@ absl::StatusOr<bool> Driver::Session::ExecutePending() {
 // Records the decision as the agent made it, before anything judges it.
 absl::Status Driver::Session::RecordDecision(const Decision& decision, const RecordedSpec* spec) {
   Step& step = current();
-  step.decision = decision;
-  if (spec != nullptr) step.spec_hash = spec->hash;
+  std::string spec_hash = spec != nullptr ? spec->hash : step.spec_hash;
   std::string json = DecisionJson(decision);
   absl::Time at = Now();
-  return d_.store_.Write([&](Transaction& tx) -> absl::Status {
+  AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
-    AGENTRT_RETURN_IF_ERROR(rows::RecordDecision(tx, step.id, json, step.spec_hash));
+    AGENTRT_RETURN_IF_ERROR(rows::RecordDecision(tx, step.id, json, spec_hash));
     if (spec != nullptr) AGENTRT_RETURN_IF_ERROR(rows::InsertToolSpec(tx, spec->hash, spec->json));
     return tx.AppendEvent(run_.id, step.id, at, event::kStepDecided, json).status();
-  });
+  }));
+  // Kept as written, and only once written: what a fresh read of the step gives.
+  step.decision = StoredDecision(decision);
+  step.spec_hash = std::move(spec_hash);
+  return absl::OkStatus();
 }
 
 // The compare-and-set guard of every write: the run must still be in `from_` (RUNNING in

@@ -39,6 +39,18 @@ std::string DecisionJson(const Decision& d) {
   return o.Build();
 }
 
+Decision StoredDecision(const Decision& d) {
+  Decision stored = d;
+  for (std::string* raw : {&stored.args, &stored.result}) {
+    if (Blank(*raw)) {
+      raw->clear();
+    } else if (absl::StatusOr<std::string> canonical = json::Canonicalize(*raw); canonical.ok()) {
+      *raw = *std::move(canonical);
+    }
+  }
+  return stored;
+}
+
 std::string ObservationJson(const Observation& obs) {
   return json::JsonObject()
       .String("kind", ToString(obs.kind))

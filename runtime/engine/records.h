@@ -23,6 +23,9 @@ bool Blank(std::string_view s);
 // DecisionJson: args and result canonical when usable; otherwise kept verbatim (base64 when
 // not UTF-8) in invalid_args / invalid_result.
 std::string DecisionJson(const Decision& d);
+// StoredDecision: `d` as it reads back from DecisionJson (args and result canonical when usable,
+// verbatim when not, "" when blank), so the step a session keeps is the step the store holds.
+Decision StoredDecision(const Decision& d);
 std::string ObservationJson(const Observation& obs);
 // PolicyJson: the evaluation as steps.policy_json keeps it; capability and presentation are
 // canonical, and omitted when blank or not JSON (the policy's answer was refused), so the step

@@ -102,7 +102,10 @@ absl::StatusOr<ToolRegistry> ToolRegistry::Create(const std::vector<Tool*>& tool
     AGENTRT_ASSIGN_OR_RETURN(RecordedSpec recorded, RecordSpec(spec));
     registry.tools_.emplace(spec.name, tool);
     registry.specs_.push_back(recorded);
-    registry.by_json_.emplace(recorded.json, std::make_unique<RecordedSpec>(recorded));
+    auto owned = std::make_unique<RecordedSpec>(std::move(recorded));
+    // Found by the spec as the tool gives it, so Current never canonicalizes it again.
+    registry.by_raw_.emplace(RawKey(spec), owned.get());
+    registry.by_json_.emplace(owned->json, std::move(owned));
   }
   std::sort(registry.specs_.begin(), registry.specs_.end(),
             [](const RecordedSpec& a, const RecordedSpec& b) { return a.spec.name < b.spec.name; });

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 
 namespace agentrt::store::internal {
@@ -85,29 +86,74 @@ std::string Statement::ColumnText(int i) const {
 
 bool Statement::ColumnIsNull(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
 
-absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
-                                                             bool read_only,
-                                                             const std::string& vfs) {
+namespace {
+
+// The connection every Open makes: extended result codes, defensive mode and an untrusted
+// schema, so a database file someone else wrote cannot make SQL functions run with side
+// effects or corrupt the file through writable_schema.
+absl::StatusOr<sqlite3*> OpenDatabase(const std::string& name, const std::string& path, int flags,
+                                      const char* vfs) {
   sqlite3* db = nullptr;
-  int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE |
-              (read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags, vfs.empty() ? nullptr : vfs.c_str());
+  int rc =
+      sqlite3_open_v2(name.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, vfs);
   if (rc != SQLITE_OK) {
     absl::Status error = FromSqlite(db, rc, absl::StrCat("open ", path));
     sqlite3_close(db);
     return error;
   }
-  // Defensive mode and an untrusted schema: a database file someone else wrote cannot make
-  // SQL functions run with side effects or corrupt the file through writable_schema.
   sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
   sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
   sqlite3_busy_timeout(db, 5000);
+  return db;
+}
+
+// A file path as a URI's path (reference/core.md §3.1): the three characters a URI gives
+// meaning to escaped, an absolute path after "file://".
+std::string FileUri(const std::string& path) {
+  std::string uri = path.starts_with("/") ? "file://" : "file:";
+  for (char c : path) {
+    switch (c) {
+      case '%':
+        uri += "%25";
+        break;
+      case '?':
+        uri += "%3F";
+        break;
+      case '#':
+        uri += "%23";
+        break;
+      default:
+        uri += c;
+    }
+  }
+  return uri;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
+                                                             bool read_only,
+                                                             const std::string& vfs) {
+  int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  AGENTRT_ASSIGN_OR_RETURN(sqlite3 * db,
+                           OpenDatabase(path, path, flags, vfs.empty() ? nullptr : vfs.c_str()));
+  return std::unique_ptr<Connection>(new Connection(db, path));
+}
+
+absl::StatusOr<std::unique_ptr<Connection>> Connection::OpenImmutable(const std::string& path) {
+  AGENTRT_ASSIGN_OR_RETURN(sqlite3 * db,
+                           OpenDatabase(FileUri(path) + "?immutable=1", path,
+                                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr));
   return std::unique_ptr<Connection>(new Connection(db, path));
 }
 
 Connection::~Connection() {
   statements_.clear();
   sqlite3_close(db_);
+}
+
+bool Connection::FailedOnAReadOnlyDirectory() const {
+  return sqlite3_extended_errcode(db_) == SQLITE_READONLY_DIRECTORY;
 }
 
 absl::Status Connection::Exec(std::string_view sql) {

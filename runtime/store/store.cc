@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iterator>
+#include <limits>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
@@ -91,6 +92,67 @@ void AppendNetstring(std::string_view bytes, json::Sha256Stream& hash) {
   hash.Add(bytes);
   hash.Add(",");
 }
+
+// Events as stored, a page at a time, hashed into the chain without holding a long field whole:
+// how VerifyEvents checks the chain and migration 6 backfills it.
+class StoredEventPages {
+ public:
+  // A page row: seq, then (byte length, first kVerifyInline bytes) of each chained field, then
+  // the stored hash (its first 128 characters; NULL reads as "").
+  static constexpr std::size_t kHashColumn = 11;
+
+  explicit StoredEventPages(std::string_view path) : path_(path) {
+    page_sql_ = "SELECT seq";
+    for (std::string_view field : kFields) {
+      absl::StrAppend(&page_sql_, ", length(CAST(", ToAbsl(field), " AS BLOB)), substr(CAST(",
+                      ToAbsl(field), " AS BLOB), 1, ?4)");
+      chunk_sql_.push_back(absl::StrCat("SELECT substr(CAST(", ToAbsl(field),
+                                        " AS BLOB), ?2, ?3) FROM events WHERE seq = ?1"));
+    }
+    absl::StrAppend(&page_sql_,
+                    ", substr(hash, 1, 128) FROM events WHERE seq >= ?1 AND seq <= ?2 "
+                    "ORDER BY seq LIMIT ?3");
+  }
+
+  // At most kVerifyPage events with from <= seq <= to, in seq order.
+  absl::StatusOr<std::vector<SqlRow>> Page(Transaction& tx, std::int64_t from, std::int64_t to) {
+    return tx.Query(page_sql_, {from, to, kVerifyPage, kVerifyInline});
+  }
+
+  // The chain hash of a page row after `previous` (event_chain.h's seven netstrings, fed to the
+  // hash as they are read). DataLoss when a field holds fewer bytes than its length says.
+  absl::StatusOr<std::string> Hash(Transaction& tx, const SqlRow& r, std::string_view previous) {
+    std::int64_t seq = ToInt(r[0]);
+    json::Sha256Stream hash;
+    AppendNetstring(previous, hash);
+    AppendNetstring(std::to_string(seq), hash);
+    for (std::size_t f = 0; f < std::size(kFields); ++f) {
+      std::int64_t length = ToInt(r[1 + 2 * f]);
+      const std::string& head = r[2 + 2 * f];
+      hash.Add(absl::StrCat(length, ":"));
+      hash.Add(head);
+      for (std::int64_t read = static_cast<std::int64_t>(head.size()); read < length;) {
+        AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> chunk,
+                                 tx.Query(chunk_sql_[f], {seq, read + 1, Store::kMaxPageText}));
+        if (chunk.empty() || chunk[0][0].empty()) {
+          return absl::DataLossError(absl::StrCat("database ", ToAbsl(path_), ": event seq ", seq,
+                                                  " holds fewer bytes of ", ToAbsl(kFields[f]),
+                                                  " than its length says"));
+        }
+        hash.Add(chunk[0][0]);
+        read += static_cast<std::int64_t>(chunk[0][0].size());
+      }
+      hash.Add(",");
+    }
+    return hash.HexDigest();
+  }
+
+ private:
+  static constexpr std::string_view kFields[] = {"run_id", "step_id", "at", "type", "payload_json"};
+  std::string_view path_;
+  std::string page_sql_;
+  std::vector<std::string> chunk_sql_;
+};
 
 constexpr std::string_view kInsertEvent =
     "INSERT INTO events (seq, run_id, step_id, at, type, payload_json, hash) "
@@ -209,6 +271,13 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenExisting(const std::string& pa
   AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/!read_only));
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
                            Connection::Open(path, read_only));
+  if (read_only && !connection->Exec("SELECT count(*) FROM sqlite_schema").ok() &&
+      connection->FailedOnAReadOnlyDirectory()) {
+    // A WAL database in a directory this process cannot write: SQLite cannot make the -shm a
+    // reader needs, so the file is read as one nothing changes while it is open. Nothing is
+    // created and no mode changes.
+    AGENTRT_ASSIGN_OR_RETURN(connection, Connection::OpenImmutable(path));
+  }
   std::unique_ptr<Store> store(new Store(std::move(connection), path, read_only));
   {
     absl::MutexLock lock(&store->mu_);
@@ -301,18 +370,21 @@ absl::Status Store::Migrate(const world::Clock& clock) {
       if (m.version == 6) {
         // Events written before the chain get their hashes now, in seq order, so the chain
         // vouches for them as of this migration.
-        AGENTRT_ASSIGN_OR_RETURN(
-            std::vector<SqlRow> events,
-            tx.Query("SELECT seq, run_id, step_id, at, type, payload_json FROM events "
-                     "ORDER BY seq"));
+        // Read as VerifyEvents reads them, a page at a time and long fields in chunks.
+        StoredEventPages pages(path_);
         std::string previous;
-        for (const SqlRow& e : events) {
-          std::string hash =
-              EventHash(previous, EventFields{ToInt(e[0]), e[1], e[2], e[3], e[4], e[5]});
-          AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE events SET hash = ?1 WHERE seq = ?2",
-                                          {std::string_view(hash), ToInt(e[0])})
-                                      .status());
-          previous = std::move(hash);
+        for (std::int64_t next = 1;;) {
+          AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> page,
+                                   pages.Page(tx, next, std::numeric_limits<std::int64_t>::max()));
+          if (page.empty()) break;
+          for (const SqlRow& e : page) {
+            AGENTRT_ASSIGN_OR_RETURN(std::string hash, pages.Hash(tx, e, previous));
+            AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE events SET hash = ?1 WHERE seq = ?2",
+                                            {std::string_view(hash), ToInt(e[0])})
+                                        .status());
+            previous = std::move(hash);
+            next = ToInt(e[0]) + 1;
+          }
         }
       }
       AGENTRT_RETURN_IF_ERROR(
@@ -476,18 +548,7 @@ absl::StatusOr<ChainHead> Store::Head() {
 absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t to) {
   // A page holds each field's first kVerifyInline bytes; the rest of a longer one is read
   // inside SQLite a chunk at a time.
-  static constexpr std::string_view kFields[] = {"run_id", "step_id", "at", "type", "payload_json"};
-  std::string page_sql = "SELECT seq";
-  std::vector<std::string> chunk_sql;
-  for (std::string_view field : kFields) {
-    absl::StrAppend(&page_sql, ", length(CAST(", ToAbsl(field), " AS BLOB)), substr(CAST(",
-                    ToAbsl(field), " AS BLOB), 1, ?4)");
-    chunk_sql.push_back(absl::StrCat("SELECT substr(CAST(", ToAbsl(field),
-                                     " AS BLOB), ?2, ?3) FROM events WHERE seq = ?1"));
-  }
-  absl::StrAppend(&page_sql,
-                  ", substr(hash, 1, 128) FROM events WHERE seq >= ?1 AND seq <= ?2 "
-                  "ORDER BY seq LIMIT ?3");
+  StoredEventPages pages(path_);
   ChainReport report;
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
     if (from < 1) from = 1;
@@ -512,8 +573,7 @@ absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t 
     }
     std::int64_t next = from;
     while (next <= to && !report.broken) {
-      AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                               tx.Query(page_sql, {next, to, kVerifyPage, kVerifyInline}));
+      AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows, pages.Page(tx, next, to));
       if (rows.empty()) break;
       for (const SqlRow& r : rows) {
         std::int64_t seq = ToInt(r[0]);
@@ -529,30 +589,8 @@ absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t 
               absl::StrCat("seq ", seq, " follows ", previous_seq, ": an event is missing")};
           break;
         }
-        // The seven netstrings of event_chain.h, fed to the hash as they are read.
-        json::Sha256Stream hash;
-        AppendNetstring(previous, hash);
-        AppendNetstring(std::to_string(seq), hash);
-        for (std::size_t f = 0; f < std::size(kFields); ++f) {
-          std::int64_t length = ToInt(r[1 + 2 * f]);
-          const std::string& head = r[2 + 2 * f];
-          hash.Add(absl::StrCat(length, ":"));
-          hash.Add(head);
-          for (std::int64_t read = static_cast<std::int64_t>(head.size()); read < length;) {
-            AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> chunk,
-                                     tx.Query(chunk_sql[f], {seq, read + 1, kMaxPageText}));
-            if (chunk.empty() || chunk[0][0].empty()) {
-              return absl::DataLossError(absl::StrCat("database ", path_, ": event seq ", seq,
-                                                      " holds fewer bytes of ", ToAbsl(kFields[f]),
-                                                      " than its length says"));
-            }
-            hash.Add(chunk[0][0]);
-            read += static_cast<std::int64_t>(chunk[0][0].size());
-          }
-          hash.Add(",");
-        }
-        std::string expected = hash.HexDigest();
-        const std::string& stored = r[1 + 2 * std::size(kFields)];
+        AGENTRT_ASSIGN_OR_RETURN(std::string expected, pages.Hash(tx, r, previous));
+        const std::string& stored = r[StoredEventPages::kHashColumn];
         if (expected != stored) {
           report.broken = ChainBreak{seq, expected, stored,
                                      "the stored hash is not the one the event's fields and the "

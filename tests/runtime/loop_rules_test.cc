@@ -2,6 +2,8 @@
 // AUD/SEC/LEASE/PERF): the steps it keeps in memory are the steps a fresh read gives; JSON too
 // deep is refused where it enters; owners never share a lease; the heartbeat is gone when a
 // loop returns; the resume path reads the clock a fixed number of times.
+#include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <sstream>
 
@@ -9,13 +11,17 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/approvals.h"
+#include "runtime/cancellation.h"
 #include "runtime/driver.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "runtime/world/timestamp.h"
 #include "tests/runtime/post_tool.h"
+#include "tests/support/old_database.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt {
 namespace {
@@ -75,6 +81,29 @@ std::string Describe(const Step& s) {
   return out.str();
 }
 
+// An agent that checks, at every step, that what it is handed is what a fresh read of the store
+// gives, field by field, then plays its script (by step index; Complete past its end).
+class Checking final : public Agent {
+ public:
+  Checking(store::Store& store, std::vector<Decision> script)
+      : store_(store), script_(std::move(script)) {}
+  absl::StatusOr<Decision> Decide(const StepInput& input) override {
+    std::vector<Step> fresh = *ReadSteps(store_, input.run.id);
+    EXPECT_EQ(fresh.size(), input.steps.size() + 1);  // and the open step
+    for (std::size_t i = 0; i < input.steps.size() && i < fresh.size(); ++i) {
+      EXPECT_EQ(Describe(input.steps[i]), Describe(fresh[i])) << "step " << i;
+    }
+    ++checked;
+    std::size_t index = static_cast<std::size_t>(input.run.step_count - 1);
+    return index < script_.size() ? script_[index] : Complete();
+  }
+  int checked = 0;
+
+ private:
+  store::Store& store_;
+  std::vector<Decision> script_;
+};
+
 class LoopRulesTest : public ::testing::Test {
  protected:
   std::unique_ptr<Driver> NewDriver(Agent* agent, std::vector<Tool*> tools,
@@ -99,26 +128,6 @@ class LoopRulesTest : public ::testing::Test {
 // The step cache (reference/core.md §4.2): what an agent is handed is what the store holds,
 // across tool calls, a denial, an invalid decision, a pause and a resume.
 TEST_F(LoopRulesTest, TheStepsTheLoopKeepsAreTheStepsAFreshReadGives) {
-  class Checking final : public Agent {
-   public:
-    Checking(store::Store& store, std::vector<Decision> script)
-        : store_(store), script_(std::move(script)) {}
-    absl::StatusOr<Decision> Decide(const StepInput& input) override {
-      std::vector<Step> fresh = *ReadSteps(store_, input.run.id);
-      EXPECT_EQ(fresh.size(), input.steps.size() + 1);  // and the open step
-      for (std::size_t i = 0; i < input.steps.size() && i < fresh.size(); ++i) {
-        EXPECT_EQ(Describe(input.steps[i]), Describe(fresh[i])) << "step " << i;
-      }
-      ++checked;
-      std::size_t index = static_cast<std::size_t>(input.run.step_count - 1);
-      return index < script_.size() ? script_[index] : Complete();
-    }
-    int checked = 0;
-
-   private:
-    store::Store& store_;
-    std::vector<Decision> script_;
-  };
   FnTool read("read", SideEffect::kReadOnly, [](const ToolCall&) {
     return ToolResult{R"({"text":"x"})", "read"};
   });
@@ -140,6 +149,108 @@ TEST_F(LoopRulesTest, TheStepsTheLoopKeepsAreTheStepsAFreshReadGives) {
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_EQ(agent.checked + resumed.checked, 6);
+}
+
+// What the loop keeps is the stored form, not what it was handed: arguments and results the
+// store rewrites (canonical JSON) are kept as rewritten; and a run interrupted in a call and
+// resumed by another driver hands its agent the steps as stored, the interrupted one included.
+TEST_F(LoopRulesTest, TheKeptStepsAreTheStoredFormThroughRewritesAndAnInterruption) {
+  Cancellation cancel;
+  FnTool read("read", SideEffect::kReadOnly, [](const ToolCall&) {
+    return ToolResult{R"({ "text" : "x", "n" : 1.50, "e" : 1e2 })", "read"};
+  });
+  FnTool slow("slow", SideEffect::kReadOnly, [&](const ToolCall&) -> absl::StatusOr<ToolResult> {
+    if (!cancel.cancelled()) {
+      cancel.Cancel();  // the caller gives up while the call runs
+      return absl::CancelledError("stopped");
+    }
+    return ToolResult{"{}", "done"};
+  });
+  std::vector<Decision> script = {Call("read", "{ \"b\" : [ 2.0 ], \"a\" : 1 }"),
+                                  Call("read", R"({"\u0061":"\u00e9"})"), Call("slow", "{}"),
+                                  Call("slow", "{}"), Complete()};
+  Checking agent(*store_, script);
+  absl::Status stopped =
+      NewDriver(&agent, {&read, &slow})->StartWithId("r", "rewrites", Limits{}, &cancel).status();
+  ASSERT_EQ(stopped.code(), absl::StatusCode::kCancelled) << stopped;
+  std::vector<Step> stored = *ReadSteps(*store_, "r");
+  ASSERT_GE(stored.size(), 3u);
+  EXPECT_EQ(stored[0].decision->args, R"({"a":1,"b":[2]})");  // canonical, as kept
+  EXPECT_EQ(stored[0].observation->content, R"({"e":100,"n":1.5,"text":"x"})");
+  EXPECT_EQ(stored[1].decision->args, "{\"a\":\"\xc3\xa9\"}");
+  Checking resumed(*store_, script);
+  absl::StatusOr<agentrt::Run> run = NewDriver(&resumed, {&read, &slow}, "second")->Resume("r");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->status, RunStatus::kCompleted);
+  EXPECT_EQ(agent.checked, 3);
+  EXPECT_GE(resumed.checked, 2);
+}
+
+// A write that fails leaves what the session keeps as it was: a step whose claim could not be
+// written (its id collides with a stored one) is not kept, the session's Input is still the
+// store's, and the next Step goes on from there.
+TEST_F(LoopRulesTest, AFailedWriteLeavesTheKeptStepsAsTheStoreHasThem) {
+  // Entropy that can be told to draw an id it drew before.
+  class RepeatingEntropy final : public world::Entropy {
+   public:
+    void Fill(std::span<std::uint8_t> out) override {
+      if (!replay.empty() && replay.size() == out.size()) {
+        std::copy(replay.begin(), replay.end(), out.begin());
+        replay.clear();
+        return;
+      }
+      inner_.Fill(out);
+      drawn.emplace_back(out.begin(), out.end());
+    }
+    // The bytes drawn for the id `hex` (as world::Entropy::NewId spells it).
+    std::vector<std::uint8_t> BytesOf(std::string_view hex) const {
+      for (const std::vector<std::uint8_t>& bytes : drawn) {
+        std::string spelled;
+        for (std::uint8_t b : bytes) absl::StrAppend(&spelled, absl::Hex(b, absl::kZeroPad2));
+        if (spelled == hex) return bytes;
+      }
+      return {};
+    }
+    std::vector<std::vector<std::uint8_t>> drawn;
+    std::vector<std::uint8_t> replay;  // drawn once more by the next Fill of its size
+
+   private:
+    world::SeededEntropy inner_{5};
+  };
+  RepeatingEntropy entropy;
+  FnTool read("read", SideEffect::kReadOnly, [](const ToolCall&) {
+    return ToolResult{R"({"text":"x"})", "read"};
+  });
+  DriverOptions options;
+  options.policy = policy_.get();
+  options.tools = {&read};
+  options.scheduler = &lease_clock_;
+  std::unique_ptr<Driver> driver = *Driver::Create(*store_, clock_, entropy, options);
+  std::unique_ptr<GateSession> session = *driver->Begin("r", "collide", Limits{});
+  auto same_as_stored = [&](std::string_view when) {
+    SCOPED_TRACE(when);
+    StepInput input = session->Input();
+    std::vector<Step> fresh = *ReadSteps(*store_, "r");
+    ASSERT_EQ(input.steps.size(), fresh.size());
+    for (std::size_t i = 0; i < fresh.size(); ++i) {
+      EXPECT_EQ(Describe(input.steps[i]), Describe(fresh[i])) << "step " << i;
+    }
+    EXPECT_EQ(input.run.step_count, ReadRun(*store_, "r")->step_count);
+  };
+  ASSERT_TRUE(*session->Step());
+  ASSERT_EQ(session->Propose(Call("read", "{}"))->outcome, GateVerdict::Outcome::kAllowed);
+  ASSERT_TRUE(session->Execute().ok());
+  same_as_stored("after one step");
+  entropy.replay = entropy.BytesOf(ReadSteps(*store_, "r")->at(0).id);  // the next step's id
+  ASSERT_FALSE(entropy.replay.empty());
+  absl::StatusOr<bool> collided = session->Step();
+  EXPECT_EQ(collided.status().code(), absl::StatusCode::kAlreadyExists) << collided.status();
+  same_as_stored("after the failed claim");
+  ASSERT_TRUE(*session->Step());
+  ASSERT_EQ(session->Propose(Call("read", "{}"))->outcome, GateVerdict::Outcome::kAllowed);
+  ASSERT_TRUE(session->Execute().ok());
+  same_as_stored("after the next step");
+  EXPECT_EQ(ReadRun(*store_, "r")->step_count, 2);
 }
 
 // JSON deeper than 256 levels is refused where it enters, never crashing or reaching a store
@@ -216,6 +327,41 @@ TEST_F(LoopRulesTest, TwoDriversOfOneNameAreTwoOwnersAndAnOwnExpiredLeaseIsTaken
     }
   }
   EXPECT_TRUE(taken_over);
+}
+
+// A run left RUNNING by a build without leases is held by its placeholder lease for one TTL after
+// the migration (an old loop may still be inside a call): a resume is refused until it passes,
+// then takes the run over on the record and drives it to its end.
+TEST_F(LoopRulesTest, ARunFromBeforeLeasesIsTakenOverOnlyOnceItsPlaceholderPasses) {
+  std::filesystem::path dir = test_support::TestFolder();
+  std::string path = (dir / "old.db").string();
+  ASSERT_TRUE(
+      test_support::MakeDatabaseAtVersion(
+          path, 4,
+          {"INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES ('old', "
+           "'g', 'RUNNING', '" +
+           Limits{}.ToJson() + "', '" + world::FormatTimestamp(kStart - absl::Minutes(5)) + "')"})
+          .ok());
+  absl::StatusOr<std::unique_ptr<store::Store>> opened = store::Store::Open(path, clock_);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  store_ = *std::move(opened);
+  ScriptedAgent agent({Complete()});
+  std::unique_ptr<Driver> driver = NewDriver(&agent, {});
+  lease_clock_.Advance(absl::Seconds(29));
+  absl::Status refused = driver->Resume("old").status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("is leased by agentrt:pre-lease-version until " +
+                                           world::FormatTimestamp(kStart + absl::Seconds(30))));
+  EXPECT_TRUE(store_->ListEvents("old")->empty());  // nothing written
+  lease_clock_.Advance(absl::Seconds(2));
+  absl::StatusOr<agentrt::Run> run = driver->Resume("old");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->status, RunStatus::kCompleted) << run->reason << ": " << run->reason_detail;
+  std::vector<store::Event> events = *store_->ListEvents("old");
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[0].type, "lease.taken_over");
+  EXPECT_THAT(events[0].payload_json, HasSubstr(R"("previous_owner":"agentrt:pre-lease-version")"));
+  EXPECT_FALSE(store_->VerifyEvents()->broken.has_value());
 }
 
 // The heartbeat is a task on the scheduler while a loop drives its run, and only then.

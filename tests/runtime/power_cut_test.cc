@@ -22,6 +22,7 @@
 #include "runtime/driver.h"
 #include "runtime/engine/rows.h"
 #include "runtime/engine/run_reader.h"
+#include "runtime/events.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -214,6 +215,22 @@ class PowerCutTest : public ::testing::Test {
     for (const std::string& effect : before) {
       EXPECT_TRUE(started.contains(effect)) << "the start of " << effect << " was lost";
     }
+    // The tables and the log agree at every cut: each commit wrote a state change and its
+    // events together (a step's row, the run's count of steps and step.started in one; a
+    // step's end and its event in one; a tool's start and step.tool_started in one).
+    absl::StatusOr<std::vector<store::Event>> events = w.store->ListEvents("r");
+    ASSERT_TRUE(events.ok()) << events.status();
+    std::map<std::string, std::size_t> logged;
+    for (const store::Event& e : *events) ++logged[e.type];
+    std::map<StepStatus, std::size_t> statuses;
+    for (const Step& s : steps) ++statuses[s.status];
+    EXPECT_EQ(static_cast<std::size_t>(run->step_count), steps.size());
+    EXPECT_EQ(logged[std::string(event::kStepStarted)], steps.size());
+    EXPECT_EQ(
+        logged[std::string(event::kStepToolFinished)] + logged[std::string(event::kStepFailed)],
+        statuses[StepStatus::kDone] + statuses[StepStatus::kFailed]);
+    EXPECT_EQ(logged[std::string(event::kStepInterrupted)], statuses[StepStatus::kInterrupted]);
+    EXPECT_GE(logged[std::string(event::kStepToolStarted)], statuses[StepStatus::kExecuting]);
     // Resume to the end.
     for (int attempt = 0; attempt < 4 && !IsTerminal(run->status); ++attempt) {
       if (run->status == RunStatus::kWaitingForApproval) {

@@ -56,6 +56,10 @@ class Connection {
   // through ("" for SQLite's default).
   static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path, bool read_only,
                                                           const std::string& vfs = "");
+  // OpenImmutable opens `path` read-only as a file nothing changes while it is open (SQLite's
+  // immutable=1): no lock, no -shm, nothing created. For a database in a directory this
+  // process cannot write, where SQLite cannot make the WAL index a reader needs.
+  static absl::StatusOr<std::unique_ptr<Connection>> OpenImmutable(const std::string& path);
   ~Connection();
 
   absl::Status Exec(std::string_view sql);
@@ -66,6 +70,9 @@ class Connection {
   absl::StatusOr<Statement*> Prepare(std::string_view sql);
   std::int64_t Changes() const;
   absl::Status Error(std::string_view what) const;  // the current SQLite error as a Status
+  // Whether the last call failed because SQLite could not create a file it needs (the WAL
+  // index) in a directory this process cannot write (SQLITE_READONLY_DIRECTORY).
+  bool FailedOnAReadOnlyDirectory() const;
 
  private:
   explicit Connection(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

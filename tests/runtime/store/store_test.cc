@@ -16,11 +16,14 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/base/file_util.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sha256.h"
 #include "runtime/store/event_chain.h"
 #include "runtime/store/internal/migrations.h"
 #include "runtime/world/clock.h"
+#include "runtime/world/timestamp.h"
+#include "tests/support/old_database.h"
 
 // The largest single allocation made through operator new while `g_track_allocations` is set:
 // how a test sees that a long field is never held whole (SQLite's own memory is not counted).
@@ -310,6 +313,47 @@ TEST_F(StoreTest, ConcurrentWritersOnOneFileExtendOneChain) {
   EXPECT_EQ(report->checked, 120);
 }
 
+// Every write transaction is IMMEDIATE: it holds the write lock from BEGIN, before it reads, so
+// a transaction that reads then writes cannot find its snapshot overtaken by another writer's
+// commit (SQLITE_BUSY_SNAPSHOT, which no busy handler retries). Another connection cannot
+// even begin a write while it is open; a rival writer waits and then goes on from its commit.
+TEST_F(StoreTest, ReadThenWriteTransactionsHoldTheWriteLockSoRivalsWait) {
+  auto first = OpenOrDie();
+  auto second = OpenOrDie();
+  WriteRun(*first, "seed", 1);
+  std::thread rival;
+  absl::Status rival_write;
+  ASSERT_TRUE(first
+                  ->Write([&](Transaction& tx) -> absl::Status {
+                    // Read first, as the driver's guards do.
+                    absl::StatusOr<std::vector<SqlRow>> runs =
+                        tx.Query("SELECT count(*) FROM runs");
+                    if (!runs.ok()) return runs.status();
+                    // A connection that will not wait cannot begin a write now.
+                    sqlite3* probe = nullptr;
+                    EXPECT_EQ(sqlite3_open(path_.c_str(), &probe), SQLITE_OK);
+                    sqlite3_busy_timeout(probe, 0);
+                    EXPECT_EQ(sqlite3_exec(probe, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
+                              SQLITE_BUSY);
+                    sqlite3_close(probe);
+                    // A rival store's write waits for this one rather than fail.
+                    rival = std::thread([&] {
+                      rival_write = second->Write([](Transaction& tx) {
+                        return tx.AppendEvent("seed", "", kStart, "rival", "{}").status();
+                      });
+                    });
+                    return tx.AppendEvent("seed", "", kStart, "first", (*runs)[0][0]).status();
+                  })
+                  .ok());
+  rival.join();
+  EXPECT_TRUE(rival_write.ok()) << rival_write;
+  std::vector<Event> events = *first->ListEvents("seed");
+  ASSERT_THAT(events, SizeIs(3));
+  EXPECT_EQ(events[1].type, "first");  // the rival's write came after the commit it waited for
+  EXPECT_EQ(events[2].type, "rival");
+  EXPECT_FALSE(first->VerifyEvents()->broken.has_value());
+}
+
 TEST_F(StoreTest, NewerSchemaVersionIsRefusedByName) {
   OpenOrDie();
   ASSERT_TRUE(Tamper("INSERT INTO schema_migrations VALUES (7, '')").ok());
@@ -388,6 +432,50 @@ TEST_F(StoreTest, ReadOnlyStoreReadsButNeverWrites) {
   absl::Status write = (*store)->Write([](Transaction&) { return absl::OkStatus(); });
   EXPECT_EQ(write.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(write.message(), HasSubstr("opened read-only"));
+}
+
+// A reader in a directory it cannot write (an auditor's copy on a read-only share, say): SQLite
+// cannot make the WAL index a reader needs there, so the store reads the file as one nothing
+// changes while it is open. It reads every event, verifies the chain, and leaves the directory
+// and the file exactly as they were. When the tests run as root, whom permissions do not stop,
+// the reader is another user (nobody) and the database is that user's.
+TEST_F(StoreTest, ReadOnlyOpensADatabaseInADirectoryItCannotWrite) {
+  WriteRun(*OpenOrDie(), "run-a", 3);
+  ASSERT_FALSE(fs::exists(path_ + "-wal"));  // the last writer's close checkpointed and removed
+  ASSERT_FALSE(fs::exists(path_ + "-shm"));
+  const bool root = ::geteuid() == 0;
+  constexpr uid_t kNobody = 65534;
+  if (root) {
+    ASSERT_EQ(::chown(path_.c_str(), kNobody, kNobody), 0);
+    ASSERT_EQ(::chmod(dir_.c_str(), 0755), 0);  // root's: nobody may enter, not write
+  } else {
+    ASSERT_EQ(::chmod(dir_.c_str(), 0555), 0);
+  }
+  auto listing = [&] {
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_)) names.insert(entry.path().string());
+    return names;
+  };
+  std::set<std::string> before = listing();
+  std::string bytes_before = *ReadFile(path_);
+  struct stat st_before;
+  ASSERT_EQ(::stat(path_.c_str(), &st_before), 0);
+
+  std::string command = absl::StrCat(AGENTRT_READ_ONLY_CHILD, " '", path_, "'",
+                                     root ? absl::StrCat(" ", kNobody) : std::string());
+  FILE* child = ::popen(command.c_str(), "r");
+  ASSERT_NE(child, nullptr);
+  char line[512] = {};
+  std::string said = std::fgets(line, sizeof line, child) != nullptr ? line : "";
+  int status = ::pclose(child);
+  ::chmod(dir_.c_str(), 0755);  // so the folder can be removed
+  EXPECT_EQ(said, "events 3, chain ok\n");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << said;
+  EXPECT_EQ(listing(), before);  // no -shm, no -wal
+  EXPECT_EQ(*ReadFile(path_), bytes_before);
+  struct stat st_after;
+  ASSERT_EQ(::stat(path_.c_str(), &st_after), 0);
+  EXPECT_EQ(st_after.st_mode, st_before.st_mode);
 }
 
 TEST_F(StoreTest, ConnectionsDoNotTrustTheSchema) {
@@ -652,38 +740,21 @@ TEST_F(StoreTest, VerifyingNeverHoldsALongFieldWhole) {
 // steps.spec_hash/policy_id, no events.hash), made by hand from the released migrations.
 TEST_F(StoreTest, Version5DatabaseMigratesWithChainedEventsInSeqOrder) {
   std::string long_payload = LongPayload(Store::kMaxPageText + 10);
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-    auto exec = [&](const std::string& sql) {
-      char* error = nullptr;
-      int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-      EXPECT_EQ(rc, SQLITE_OK) << (error != nullptr ? error : "") << " in " << sql.substr(0, 80);
-      sqlite3_free(error);
-    };
-    exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
-    for (const Migration& m : Migrations()) {
-      if (m.version > 5) break;
-      exec(std::string(m.sql));
-      exec(absl::StrCat("INSERT INTO schema_migrations VALUES (", m.version,
-                        ", '2026-01-01T00:00:00Z')"));
-    }
-    exec(
-        "INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES "
-        "('old-a', 'g', 'COMPLETED', '{}', ''), ('old-b', 'g', 'RUNNING', '{}', '')");
-    // Inserted out of seq order, runs interleaved, timestamps as an older writer spelled them:
-    // the backfill chains by seq across runs and hashes the stored text exactly.
-    exec(
-        "INSERT INTO events (seq, run_id, step_id, at, type, payload_json) VALUES "
-        "(3, 'old-a', 's1', '2026-11-29T21:45:01.5Z', 'step.started', '{\"index\":0}'), "
-        "(1, 'old-a', '', '2026-11-29T21:45:00Z', 'run.created', '{\"goal\":\"g\"}'), "
-        "(2, 'old-b', '', '2026-11-29T21:45:00Z', 'run.created', '{\"goal\":\"g\"}'), "
-        "(5, 'old-b', '', '2026-11-29T21:45:02Z', 'run.started', '{}'), "
-        "(4, 'old-a', 's1', '2026-11-29T21:45:02Z', 'big', '" +
-        long_payload + "')");
-    sqlite3_close(db);
-    ::chmod(path_.c_str(), 0600);
-  }
+  // Inserted out of seq order, runs interleaved, timestamps as an older writer spelled them:
+  // the backfill chains by seq across runs and hashes the stored text exactly.
+  ASSERT_TRUE(test_support::MakeDatabaseAtVersion(
+                  path_, 5,
+                  {"INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES "
+                   "('old-a', 'g', 'COMPLETED', '{}', ''), ('old-b', 'g', 'RUNNING', '{}', '')",
+                   "INSERT INTO events (seq, run_id, step_id, at, type, payload_json) VALUES "
+                   "(3, 'old-a', 's1', '2026-11-29T21:45:01.5Z', 'step.started', "
+                   "'{\"index\":0}'), "
+                   "(1, 'old-a', '', '2026-11-29T21:45:00Z', 'run.created', '{\"goal\":\"g\"}'), "
+                   "(2, 'old-b', '', '2026-11-29T21:45:00Z', 'run.created', '{\"goal\":\"g\"}'), "
+                   "(5, 'old-b', '', '2026-11-29T21:45:02Z', 'run.started', '{}'), "
+                   "(4, 'old-a', 's1', '2026-11-29T21:45:02Z', 'big', '" +
+                       long_payload + "')"})
+                  .ok());
   std::string copy = (dir_ / "copy.db").string();
   fs::copy_file(path_, copy);
 
@@ -730,6 +801,68 @@ TEST_F(StoreTest, Version5DatabaseMigratesWithChainedEventsInSeqOrder) {
   std::vector<Event> again = *(*second)->ListEvents("");
   ASSERT_THAT(again, SizeIs(5));
   for (std::size_t i = 0; i < again.size(); ++i) EXPECT_EQ(again[i].hash, events[i].hash);
+}
+
+// Migration 6 backfills the chain as VerifyEvents reads it: a page of events at a time, a long
+// field in chunks, so a database of any size migrates in bounded memory, to the chain a
+// verification then accepts.
+TEST_F(StoreTest, TheBackfillNeverHoldsALongFieldWhole) {
+  std::vector<std::string> sql = {
+      "INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES "
+      "('old', 'g', 'COMPLETED', '{}', '')"};
+  for (int seq = 1; seq <= 300; ++seq) {
+    std::string payload = seq == 150 ? LongPayload(16 * Store::kMaxPageText) : "{}";
+    sql.push_back(
+        absl::StrCat("INSERT INTO events (seq, run_id, step_id, at, type, payload_json) "
+                     "VALUES (",
+                     seq, ", 'old', '', '2026-11-29T21:45:00Z', 'e', '", payload, "')"));
+  }
+  ASSERT_TRUE(test_support::MakeDatabaseAtVersion(path_, 5, sql).ok());
+  sql.clear();
+  sql.shrink_to_fit();  // the test's own copy is not what is measured
+  g_largest_allocation = 0;
+  g_track_allocations = true;
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
+  g_track_allocations = false;
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_LE(g_largest_allocation.load(), static_cast<std::size_t>(Store::kMaxPageText + 1024));
+  absl::StatusOr<ChainReport> report = (*store)->VerifyEvents();
+  ASSERT_TRUE(report.ok());
+  EXPECT_FALSE(report->broken.has_value());
+  EXPECT_EQ(report->checked, 300);
+}
+
+// Migration 5 brought leases: a run RUNNING under a build without them gets one short lease
+// (owner agentrt:pre-lease-version, one default TTL from the migration), so a loop of the old
+// build still inside a call has that long before another owner may take it over. Runs in any
+// other state get none.
+TEST_F(StoreTest, ARunRunningBeforeLeasesGetsAPlaceholderLease) {
+  ASSERT_TRUE(test_support::MakeDatabaseAtVersion(
+                  path_, 4,
+                  {"INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES "
+                   "('live', 'g', 'RUNNING', '{}', ''), ('done', 'g', 'COMPLETED', '{}', ''), "
+                   "('paused', 'g', 'WAITING_FOR_APPROVAL', '{}', '')"})
+                  .ok());
+  absl::StatusOr<std::unique_ptr<Store>> unmigrated = Store::OpenExisting(path_, true);
+  EXPECT_EQ(unmigrated.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(unmigrated.status().message(),
+              HasSubstr("is at schema version 4; this build reads version 6"));
+  auto store = OpenOrDie();
+  std::vector<SqlRow> leases;
+  ASSERT_TRUE(store
+                  ->Read([&](Transaction& tx) -> absl::Status {
+                    absl::StatusOr<std::vector<SqlRow>> rows = tx.Query(
+                        "SELECT id, COALESCE(lease_owner, ''), COALESCE(lease_expires_at, '') "
+                        "FROM runs ORDER BY id");
+                    if (rows.ok()) leases = *std::move(rows);
+                    return rows.status();
+                  })
+                  .ok());
+  ASSERT_THAT(leases, SizeIs(3));
+  EXPECT_EQ(leases[0], (SqlRow{"done", "", ""}));
+  EXPECT_EQ(leases[1], (SqlRow{"live", "agentrt:pre-lease-version",
+                               world::FormatTimestamp(kStart + absl::Seconds(30))}));
+  EXPECT_EQ(leases[2], (SqlRow{"paused", "", ""}));
 }
 
 }  // namespace

@@ -161,6 +161,37 @@ TEST_F(LocalTest, ListsAWaitingRunsPendingApprovalsWithThePolicysReason) {
   EXPECT_EQ(local.Show("run-1", Only("run-1").id)->approval.status, ApprovalStatus::kRejected);
 }
 
+// The reason shown with an approval is the one the policy gave when it paused for it, even after
+// a resume asked the policy again and it paused once more with another reason (the step's
+// policy now holds that later evaluation).
+TEST_F(LocalTest, AnApprovalsReasonIsThePausingPolicysAfterAResumeTimeDecision) {
+  class Changing final : public Policy {
+   public:
+    absl::StatusOr<PolicyDecision> Evaluate(const ToolRequest&, const RunView&) override {
+      return NeedApproval("payment", reason, R"({"limit":)" + limit + "}", "{}");
+    }
+    std::string reason = "a person looks at every payment";
+    std::string limit = "100";
+  };
+  auto changing = std::make_unique<Changing>();
+  Changing& policy = *changing;
+  policy_ = std::move(changing);
+  Start("run-1");
+  Local local(*store_, clock_);
+  Approval first = Only("run-1");
+  ASSERT_TRUE(local.Approve(DecisionFor(first)).ok());
+  policy.reason = "the limit changed";
+  policy.limit = "200";
+  ASSERT_EQ(Resume("run-1", {scripted::Complete()})->status, RunStatus::kWaitingForApproval);
+  std::vector<Approval> approvals = *ListApprovals(*store_, "run-1");
+  ASSERT_THAT(approvals, SizeIs(2));
+  EXPECT_EQ(local.Show("run-1", approvals[0].id)->reason, "a person looks at every payment");
+  EXPECT_EQ(local.Show("run-1", approvals[1].id)->reason, "the limit changed");
+  absl::StatusOr<std::vector<Pending>> pending = local.ListPending("run-1", 20);
+  ASSERT_THAT(*pending, SizeIs(1));
+  EXPECT_EQ((*pending)[0].reason, "the limit changed");
+}
+
 TEST_F(LocalTest, PendingIsBoundedButKeepsTheHash) {
   std::string big(5000, 'x');
   Start("run-1", {PostTo("\"" + big + "\"")});

@@ -1,0 +1,72 @@
+// The tools a driver may call (runtime/engine/tool_registry.h): checked once at registration,
+// recorded canonical, and a changed spec compiled once however often it is asked for.
+#include "runtime/engine/tool_registry.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace agentrt {
+namespace {
+
+using ::testing::HasSubstr;
+
+class SpecTool final : public Tool {
+ public:
+  ToolSpec Spec() const override {
+    ++asked;
+    return spec;
+  }
+  absl::StatusOr<ToolResult> Call(const ToolCall&) override { return ToolResult{}; }
+  ToolSpec spec{"read",           "Read.", R"({ "type" : "object" })", SideEffect::kReadOnly,
+                absl::Seconds(5), false};
+  mutable int asked = 0;
+};
+
+TEST(ToolRegistryTest, ARegisteredSchemaIsKeptCanonical) {
+  SpecTool tool;
+  absl::StatusOr<ToolRegistry> registry = ToolRegistry::Create({&tool});
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  ASSERT_EQ(registry->specs().size(), 1u);
+  EXPECT_EQ(registry->specs()[0].spec.input_schema, R"({"type":"object"})");
+  EXPECT_THAT(registry->specs()[0].json, HasSubstr(R"("input_schema":{"type":"object"})"));
+}
+
+// The spec as registered is found without recompiling (its compiled schema is the registered
+// one); a changed spec is compiled once and then found again by its fields, or by its canonical
+// form when spelled differently.
+TEST(ToolRegistryTest, ACurrentSpecIsCompiledOncePerSpec) {
+  SpecTool tool;
+  ToolRegistry registry = *ToolRegistry::Create({&tool});
+  const RecordedSpec* registered = *registry.Current(&tool);
+  EXPECT_EQ(registered->hash, registry.specs()[0].hash);
+  EXPECT_EQ(registered->schema, registry.specs()[0].schema);  // compiled at registration only
+  EXPECT_EQ(*registry.Current(&tool), registered);
+
+  tool.spec.description = "Read, now differently.";
+  absl::StatusOr<const RecordedSpec*> changed = registry.Current(&tool);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_NE((*changed)->hash, registered->hash);
+  EXPECT_NE((*changed)->schema, registered->schema);
+  EXPECT_EQ(*registry.Current(&tool), *changed);  // the same object: compiled once
+  // The same changed spec spelled another way is the same recorded spec, schema and all.
+  tool.spec.input_schema = R"({"type":"object"})";
+  EXPECT_EQ(*registry.Current(&tool), *changed);
+  EXPECT_EQ((*registry.Current(&tool))->schema, (*changed)->schema);
+  // And the spec as first registered is still the registered one.
+  tool.spec.description = "Read.";
+  EXPECT_EQ(*registry.Current(&tool), registered);
+}
+
+TEST(ToolRegistryTest, AChangedSpecTheRulesRefuseIsAnError) {
+  SpecTool tool;
+  ToolRegistry registry = *ToolRegistry::Create({&tool});
+  tool.spec.input_schema = R"({"type":"object","properties":{"x":{"$ref":"http://elsewhere/"}}})";
+  absl::StatusOr<const RecordedSpec*> refused = registry.Current(&tool);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("tool \"read\": input schema refused: "));
+}
+
+}  // namespace
+}  // namespace agentrt
