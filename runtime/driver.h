@@ -113,8 +113,13 @@ struct GateVerdict {
 class Driver {
  public:
   ~Driver();
-  // Create checks the options and registers the tools (see tool_registry.h). Errors:
-  // InvalidArgument naming what is missing or which tool is refused and why.
+  // Create checks the options and registers the tools (see tool_registry.h), and reads the
+  // policy's identity once (every evaluation records it). Errors: InvalidArgument naming what
+  // is missing, which tool is refused and why, or the malformed policy identity.
+  //
+  // One driver drives a run in one session at a time: a Start, Resume, Begin or Attach of a
+  // run this driver is already driving fails at once (FailedPrecondition, "... is executing it
+  // in another session") and changes nothing; the run is free again when that session is over.
   static absl::StatusOr<std::unique_ptr<Driver>> Create(store::Store& store,
                                                         const world::Clock& clock,
                                                         world::Entropy& entropy,

@@ -3,7 +3,9 @@
 // A tool the agent may call. The runtime asks for its spec at every step that names it (a
 // changed spec gets a new hash), validates the arguments against the spec's schema and asks
 // the policy before Call is ever reached. Call gets the run and step identity and the agent's
-// argument bytes exactly as sent.
+// argument bytes exactly as sent — except for an approved call run on resume, which gets the
+// arguments the approval bound, as stored (canonical JSON, reference/core.md §5.5): the bytes
+// the operator approved.
 //
 // A tool's failure is an observation the agent sees, never a crash: an error Status or an
 // exception. Timeouts are cooperative, as a context deadline is: a tool checks
@@ -27,7 +29,8 @@ namespace agentrt {
 struct ToolCall {
   std::string run_id;
   std::string step_id;
-  std::string args;                     // the agent's bytes ("{}" when it sent none)
+  std::string args;                     // the agent's bytes ("{}" when it sent none; canonical
+                                        // when a resume runs an approved call)
   absl::Time deadline;                  // the tool's timeout from its start, on the runtime's clock
   const world::Clock* clock = nullptr;  // the runtime's clock, to check the deadline against
   // The caller's (cancellation.h); null when the run cannot be cancelled. A tool told to stop

@@ -400,11 +400,22 @@ TEST_F(StoreTest, SidecarThatIsNotARegularFileIsRefused) {
   EXPECT_THAT(Store::Open(path_, clock_).status().message(), HasSubstr("not a regular file"));
 }
 
-TEST_F(StoreTest, TriggersAndForeignDatabasesAreRefused) {
+TEST_F(StoreTest, TriggersViewsAndForeignDatabasesAreRefused) {
   OpenOrDie();
   ASSERT_TRUE(Tamper("CREATE TRIGGER t AFTER INSERT ON events BEGIN SELECT 1; END").ok());
   EXPECT_THAT(Store::Open(path_, clock_).status().message(),
               HasSubstr("holds a trigger named \"t\""));
+  EXPECT_THAT(Store::OpenExisting(path_, true).status().message(),
+              HasSubstr("holds a trigger named \"t\""));
+  // A view is refused as a trigger is, by writers and readers alike.
+  ASSERT_TRUE(Tamper("DROP TRIGGER t").ok());
+  ASSERT_TRUE(Tamper("CREATE VIEW v AS SELECT seq FROM events").ok());
+  for (bool read_only : {false, true}) {
+    absl::Status refused = read_only ? Store::OpenExisting(path_, true).status()
+                                     : Store::Open(path_, clock_).status();
+    EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+    EXPECT_THAT(refused.message(), HasSubstr("holds a view named \"v\""));
+  }
   std::string other = (dir_ / "other.db").string();
   sqlite3* db = nullptr;
   sqlite3_open(other.c_str(), &db);
