@@ -16,6 +16,7 @@
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/runtime/fn_tool.h"
 
 namespace agentrt {
 namespace {
@@ -28,27 +29,7 @@ using ::testing::HasSubstr;
 
 constexpr absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 
-// A tool whose behaviour the test chooses; it records every call.
-class Tool final : public agentrt::Tool {
- public:
-  using Fn = std::function<absl::StatusOr<ToolResult>(const ToolCall&)>;
-  Tool(std::string name, SideEffect effect, Fn fn)
-      : name_(std::move(name)), effect_(effect), fn_(std::move(fn)) {}
-  ToolSpec Spec() const override {
-    return ToolSpec{name_,   "A test tool.",    R"({"type":"object"})",
-                    effect_, absl::Seconds(30), false};
-  }
-  absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
-    ++calls;
-    return fn_(call);
-  }
-  int calls = 0;
-
- private:
-  std::string name_;
-  SideEffect effect_;
-  Fn fn_;
-};
+using Tool = testing::FnTool;
 
 class CancellationTest : public ::testing::Test {
  protected:

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -19,6 +18,8 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/timestamp.h"
+#include "tests/runtime/describe_step.h"
+#include "tests/runtime/fn_tool.h"
 #include "tests/runtime/post_tool.h"
 #include "tests/support/old_database.h"
 #include "tests/support/test_folder.h"
@@ -37,49 +38,7 @@ constexpr absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 // (two readings, as every ending of a run with its step).
 constexpr std::int64_t kResumeReadings = 7;
 
-class FnTool final : public Tool {
- public:
-  using Fn = std::function<absl::StatusOr<ToolResult>(const ToolCall&)>;
-  FnTool(std::string name, SideEffect effect, Fn fn)
-      : name_(std::move(name)), effect_(effect), fn_(std::move(fn)) {}
-  ToolSpec Spec() const override {
-    return ToolSpec{name_,   "A test tool.",    R"({"type":"object"})",
-                    effect_, absl::Seconds(10), false};
-  }
-  absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
-    ++calls;
-    return fn_(call);
-  }
-  int calls = 0;
-
- private:
-  std::string name_;
-  SideEffect effect_;
-  Fn fn_;
-};
-
-// Everything a step holds, as text, so two steps compare field by field.
-std::string Describe(const Step& s) {
-  std::ostringstream out;
-  out << s.id << "|" << s.index << "|" << ToString(s.status) << "|" << s.spec_hash << "|"
-      << s.started_at << "|" << s.finished_at << "|" << s.decode_error;
-  if (s.decision) {
-    const Decision& d = *s.decision;
-    out << "|d:" << d.kind << "," << d.tool << "," << d.args << "," << d.reason << "," << d.result
-        << "," << d.message << "," << d.origin;
-  }
-  if (s.policy) {
-    const PolicyDecision& p = *s.policy;
-    out << "|p:" << p.outcome_text << "," << p.reason << "," << p.kind << "," << p.capability << ","
-        << p.presentation;
-  }
-  if (s.observation) {
-    const Observation& o = *s.observation;
-    out << "|o:" << ToString(o.kind) << "," << o.content << "," << o.summary << ","
-        << o.content_hash;
-  }
-  return out.str();
-}
+using testing::FnTool;
 
 // An agent that checks, at every step, that what it is handed is what a fresh read of the store
 // gives, field by field, then plays its script (by step index; Complete past its end).
@@ -91,7 +50,8 @@ class Checking final : public Agent {
     std::vector<Step> fresh = *ReadSteps(store_, input.run.id);
     EXPECT_EQ(fresh.size(), input.steps.size() + 1);  // and the open step
     for (std::size_t i = 0; i < input.steps.size() && i < fresh.size(); ++i) {
-      EXPECT_EQ(Describe(input.steps[i]), Describe(fresh[i])) << "step " << i;
+      EXPECT_EQ(testing::DescribeStep(input.steps[i]), testing::DescribeStep(fresh[i]))
+          << "step " << i;
     }
     ++checked;
     std::size_t index = static_cast<std::size_t>(input.run.step_count - 1);
@@ -233,7 +193,8 @@ TEST_F(LoopRulesTest, AFailedWriteLeavesTheKeptStepsAsTheStoreHasThem) {
     std::vector<Step> fresh = *ReadSteps(*store_, "r");
     ASSERT_EQ(input.steps.size(), fresh.size());
     for (std::size_t i = 0; i < fresh.size(); ++i) {
-      EXPECT_EQ(Describe(input.steps[i]), Describe(fresh[i])) << "step " << i;
+      EXPECT_EQ(testing::DescribeStep(input.steps[i]), testing::DescribeStep(fresh[i]))
+          << "step " << i;
     }
     EXPECT_EQ(input.run.step_count, ReadRun(*store_, "r")->step_count);
   };

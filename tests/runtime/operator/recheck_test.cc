@@ -25,29 +25,8 @@
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
-
-// The largest single allocation made through operator new while `g_track_allocations` is set:
-// how a test sees that the re-check never holds an event payload (or the whole log) at once.
-namespace {
-std::atomic<bool> g_track_allocations{false};
-std::atomic<std::size_t> g_largest_allocation{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (g_track_allocations.load(std::memory_order_relaxed)) {
-    std::size_t seen = g_largest_allocation.load(std::memory_order_relaxed);
-    while (size > seen && !g_largest_allocation.compare_exchange_weak(seen, size)) {
-    }
-  }
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-// GCC cannot see that these pair with the operator new above, which allocates with malloc.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
+#include "tests/runtime/describe_step.h"
+#include "tests/support/largest_allocation.h"
 
 namespace agentrt {
 namespace {
@@ -153,41 +132,7 @@ void ExpectSameRun(const Run& a, const Run& b) {
 }
 
 void ExpectSameStep(const Step& a, const Step& b) {
-  SCOPED_TRACE(absl::StrCat("step ", a.index));
-  EXPECT_EQ(a.id, b.id);
-  EXPECT_EQ(a.run_id, b.run_id);
-  EXPECT_EQ(a.index, b.index);
-  EXPECT_EQ(a.status, b.status);
-  ASSERT_EQ(a.decision.has_value(), b.decision.has_value());
-  if (a.decision) {
-    EXPECT_EQ(a.decision->kind, b.decision->kind);
-    EXPECT_EQ(a.decision->tool, b.decision->tool);
-    EXPECT_EQ(a.decision->args, b.decision->args);
-    EXPECT_EQ(a.decision->reason, b.decision->reason);
-    EXPECT_EQ(a.decision->result, b.decision->result);
-    EXPECT_EQ(a.decision->message, b.decision->message);
-    EXPECT_EQ(a.decision->origin, b.decision->origin);
-  }
-  ASSERT_EQ(a.policy.has_value(), b.policy.has_value());
-  if (a.policy) {
-    EXPECT_EQ(a.policy->outcome, b.policy->outcome);
-    EXPECT_EQ(a.policy->outcome_text, b.policy->outcome_text);
-    EXPECT_EQ(a.policy->reason, b.policy->reason);
-    EXPECT_EQ(a.policy->kind, b.policy->kind);
-    EXPECT_EQ(a.policy->capability, b.policy->capability);
-    EXPECT_EQ(a.policy->presentation, b.policy->presentation);
-  }
-  ASSERT_EQ(a.observation.has_value(), b.observation.has_value());
-  if (a.observation) {
-    EXPECT_EQ(a.observation->kind, b.observation->kind);
-    EXPECT_EQ(a.observation->content, b.observation->content);
-    EXPECT_EQ(a.observation->summary, b.observation->summary);
-    EXPECT_EQ(a.observation->content_hash, b.observation->content_hash);
-  }
-  EXPECT_EQ(a.spec_hash, b.spec_hash);
-  EXPECT_EQ(a.started_at, b.started_at);
-  EXPECT_EQ(a.finished_at, b.finished_at);
-  EXPECT_EQ(a.decode_error, b.decode_error);
+  EXPECT_EQ(testing::DescribeStep(a), testing::DescribeStep(b)) << "step " << a.index;
 }
 
 void ExpectSameApproval(const Approval& a, const Approval& b) {
@@ -1326,15 +1271,15 @@ TEST_F(RecheckTest, ReadsTheLogInPagesAndNeverAPayloadWhole) {
   ASSERT_EQ(driver->Resume("run-1")->status, RunStatus::kCompleted);
   ASSERT_GT(store_->ListEvents("run-1")->size(), 600u);
 
-  g_largest_allocation = 0;
-  g_track_allocations = true;
+  test_support::StartTrackingAllocations();
   absl::StatusOr<RecheckReport> report = Recheck(*store_, "run-1", *policy);
-  g_track_allocations = false;
+  std::size_t largest = test_support::StopTrackingAllocations();
+  EXPECT_GT(largest, 0u);  // the tracker saw the work
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_THAT(report->evaluations, SizeIs(5));  // read, post, post on resume, read, delete
   EXPECT_EQ(report->same, 5);
   EXPECT_TRUE(report->Complete());
-  EXPECT_LE(g_largest_allocation.load(), static_cast<std::size_t>(4 * store::Store::kMaxPageText));
+  EXPECT_LE(largest, static_cast<std::size_t>(4 * store::Store::kMaxPageText));
 }
 
 }  // namespace

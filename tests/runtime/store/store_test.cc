@@ -23,30 +23,8 @@
 #include "runtime/store/internal/migrations.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/timestamp.h"
+#include "tests/support/largest_allocation.h"
 #include "tests/support/old_database.h"
-
-// The largest single allocation made through operator new while `g_track_allocations` is set:
-// how a test sees that a long field is never held whole (SQLite's own memory is not counted).
-namespace {
-std::atomic<bool> g_track_allocations{false};
-std::atomic<std::size_t> g_largest_allocation{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (g_track_allocations.load(std::memory_order_relaxed)) {
-    std::size_t seen = g_largest_allocation.load(std::memory_order_relaxed);
-    while (size > seen && !g_largest_allocation.compare_exchange_weak(seen, size)) {
-    }
-  }
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-// GCC cannot see that these pair with the operator new above, which allocates with malloc.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
 
 namespace agentrt::store {
 namespace {
@@ -411,8 +389,8 @@ TEST_F(StoreTest, TriggersViewsAndForeignDatabasesAreRefused) {
   ASSERT_TRUE(Tamper("DROP TRIGGER t").ok());
   ASSERT_TRUE(Tamper("CREATE VIEW v AS SELECT seq FROM events").ok());
   for (bool read_only : {false, true}) {
-    absl::Status refused = read_only ? Store::OpenExisting(path_, true).status()
-                                     : Store::Open(path_, clock_).status();
+    absl::Status refused =
+        read_only ? Store::OpenExisting(path_, true).status() : Store::Open(path_, clock_).status();
     EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
     EXPECT_THAT(refused.message(), HasSubstr("holds a view named \"v\""));
   }
@@ -736,15 +714,15 @@ TEST_F(StoreTest, VerifyingNeverHoldsALongFieldWhole) {
   AppendOrDie(*store, "run-a", "", "big", payload);
   WriteRun(*store, "run-b", 3);
   payload = std::string();  // the test's own copy is not what is measured
-  g_largest_allocation = 0;
-  g_track_allocations = true;
+  test_support::StartTrackingAllocations();
   absl::StatusOr<ChainReport> report = store->VerifyEvents();
-  g_track_allocations = false;
+  std::size_t largest = test_support::StopTrackingAllocations();
+  EXPECT_GT(largest, 0u);  // the tracker saw the work
   ASSERT_TRUE(report.ok());
   EXPECT_FALSE(report->broken.has_value());
   EXPECT_EQ(report->checked, 7);
   // A chunk of kMaxPageText bytes is the most ever held of the 1 MiB payload.
-  EXPECT_LE(g_largest_allocation.load(), static_cast<std::size_t>(Store::kMaxPageText + 1024));
+  EXPECT_LE(largest, static_cast<std::size_t>(Store::kMaxPageText + 1024));
 }
 
 // A database written by a build before migration 6 (schema version 5: no tool_specs, no
@@ -831,12 +809,12 @@ TEST_F(StoreTest, TheBackfillNeverHoldsALongFieldWhole) {
   ASSERT_TRUE(test_support::MakeDatabaseAtVersion(path_, 5, sql).ok());
   sql.clear();
   sql.shrink_to_fit();  // the test's own copy is not what is measured
-  g_largest_allocation = 0;
-  g_track_allocations = true;
+  test_support::StartTrackingAllocations();
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
-  g_track_allocations = false;
+  std::size_t largest = test_support::StopTrackingAllocations();
+  EXPECT_GT(largest, 0u);  // the tracker saw the work
   ASSERT_TRUE(store.ok()) << store.status();
-  EXPECT_LE(g_largest_allocation.load(), static_cast<std::size_t>(Store::kMaxPageText + 1024));
+  EXPECT_LE(largest, static_cast<std::size_t>(Store::kMaxPageText + 1024));
   absl::StatusOr<ChainReport> report = (*store)->VerifyEvents();
   ASSERT_TRUE(report.ok());
   EXPECT_FALSE(report->broken.has_value());
