@@ -136,7 +136,9 @@ class Driver {
                                   const Cancellation* cancellation = nullptr);
   // Begin creates a run for a loop the caller owns (the Gate, reference/core.md §4.14): the
   // same rows, events, transactions and clock readings as Start with an agent. Needs no agent.
-  // `cancellation` holds for the whole session.
+  // `cancellation` holds for the whole session. A session uses its driver (and the store,
+  // clock, entropy and scheduler the driver was given) until it is destroyed: the driver must
+  // outlive every session it made.
   absl::StatusOr<std::unique_ptr<GateSession>> Begin(std::string_view run_id, std::string_view goal,
                                                      const Limits& limits = {},
                                                      const Cancellation* cancellation = nullptr);

@@ -249,6 +249,49 @@ TEST_F(LoopRulesTest, JsonTooDeepIsRefusedWhereItEnters) {
   absl::StatusOr<PolicyDecision> need = NeedApproval("k", "r", deep, "{}");
   EXPECT_EQ(need.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(need.status().message(), HasSubstr("capability"));
+
+  // A policy that builds its answer by hand is refused by the driver: the run fails as
+  // internal, naming the part, and nothing runs.
+  class Deep final : public Policy {
+   public:
+    explicit Deep(std::string presentation) : presentation_(std::move(presentation)) {}
+    absl::StatusOr<PolicyDecision> Evaluate(const ToolRequest&, const RunView&) override {
+      PolicyDecision d;
+      d.outcome = PolicyOutcome::kRequireApproval;
+      d.kind = "review";
+      d.presentation = presentation_;
+      return d;
+    }
+
+   private:
+    std::string presentation_;
+  };
+  Deep deep_policy(deep);
+  ScriptedAgent asks({Call("echo", "{}"), Complete()});
+  DriverOptions options;
+  options.agent = &asks;
+  options.policy = &deep_policy;
+  options.tools = {&echo};
+  options.scheduler = &lease_clock_;
+  absl::StatusOr<agentrt::Run> refused = (*Driver::Create(*store_, clock_, entropy_, options))
+                                             ->StartWithId("p", "deep policy", limits);
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_EQ(refused->status, RunStatus::kFailed);
+  EXPECT_EQ(refused->reason, "internal_error");
+  EXPECT_THAT(refused->reason_detail, HasSubstr("presentation is not usable JSON"));
+  EXPECT_EQ(echo.calls, 1);
+
+  // Through a gate, the same bounds hold for what a caller proposes.
+  std::unique_ptr<Driver> gate_driver = NewDriver(nullptr, {&echo}, "gate");
+  std::unique_ptr<GateSession> gate = *gate_driver->Begin("g", "gate");
+  ASSERT_TRUE(*gate->Step());
+  absl::StatusOr<GateVerdict> verdict = gate->Propose(Call("echo", R"({"n":-1e99999999999})"));
+  ASSERT_TRUE(verdict.ok()) << verdict.status();
+  std::vector<Step> gate_steps = *ReadSteps(*store_, "g");
+  ASSERT_EQ(gate_steps.size(), 1u);
+  EXPECT_EQ(gate_steps[0].observation->kind, ObservationKind::kInvalidDecision);
+  EXPECT_THAT(gate_steps[0].observation->summary, HasSubstr("exponent"));
+  EXPECT_EQ(echo.calls, 1);
 }
 
 // Owners are a name and a fresh id: two drivers given the same name never share a lease, and
