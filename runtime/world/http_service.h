@@ -15,12 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
+#include "runtime/world/http_fields.h"
 
 namespace agentrt::world {
-
-using HttpFields = std::vector<std::pair<std::string, std::string>>;
 
 struct ServerRequest {
   std::string method;  // as sent: "GET", "POST", ...
@@ -32,10 +29,7 @@ struct ServerRequest {
 
   // Header is the first value of the header `name` (case-insensitive); nullopt when absent.
   std::optional<std::string> Header(std::string_view name) const {
-    for (const auto& [key, value] : headers) {
-      if (absl::EqualsIgnoreCase(key, absl::string_view(name.data(), name.size()))) return value;
-    }
-    return std::nullopt;
+    return FindHeader(headers, name);
   }
   // Param is the first value of the query parameter `name`; nullopt when absent.
   std::optional<std::string> Param(std::string_view name) const {
