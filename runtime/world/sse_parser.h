@@ -11,12 +11,13 @@
 //  - "field:value" (one space after the colon removed) or a bare "field" (empty value);
 //    fields `event`, `data`, `id` and `retry`; any other field is ignored;
 //  - `data` lines accumulate, joined with '\n';
-//  - `id` sets the last event id (kept across events), unless the value contains a NUL;
-//  - `retry` with only ASCII digits sets the reconnection time in milliseconds; otherwise it is
-//    ignored;
+//  - `id` sets the last event id (kept across events) as soon as its line is read, unless the
+//    value contains a NUL;
+//  - `retry` with only ASCII digits (at least one, and a value that fits 64 bits) sets the
+//    reconnection time in milliseconds; otherwise it is ignored;
 //  - an empty line dispatches the event when its data is not empty (an event with an `id` and no
-//    data still updates the last event id, and counts as seen: see SseEvent), then resets the
-//    event name and data;
+//    data, such as the priming event MCP servers open a stream with, is not dispatched but still
+//    updates last_event_id()), then resets the event name and data;
 //  - at the end of the stream (Finish) an event that was not ended by an empty line is
 //    dispatched too, as the MCP SDKs do (reference/mcp.md §6.1).
 // The event's type is "message" when no `event` field named it. Which events matter is the
@@ -58,7 +59,9 @@ class SseParser {
   absl::StatusOr<std::vector<SseEvent>> Feed(std::string_view bytes);
 
   // Finish ends the stream: a line not ended by a newline is taken as ended, and an event with
-  // data that no empty line dispatched is returned. Later Feeds start a new stream.
+  // data that no empty line dispatched is returned. Later Feeds start a new stream (a
+  // reconnection): last_event_id() and retry_ms() are kept, since a reconnection resumes from
+  // them.
   absl::StatusOr<std::vector<SseEvent>> Finish();
 
   // The reconnection time the stream asked for with `retry`, if it did.
@@ -72,10 +75,10 @@ class SseParser {
 
   const std::size_t max_event_bytes_;
   absl::Status failed_;
-  bool at_start_ = true;        // a BOM may still come
-  bool after_cr_ = false;       // the last byte was a CR: a following LF belongs to it
-  std::string line_;            // the line being read
-  std::string type_;            // the event being built
+  bool at_start_ = true;   // a BOM may still come
+  bool after_cr_ = false;  // the last byte was a CR: a following LF belongs to it
+  std::string line_;       // the line being read
+  std::string type_;       // the event being built
   std::string data_;
   bool has_data_ = false;
   std::string last_event_id_;

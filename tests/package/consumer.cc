@@ -1,6 +1,7 @@
 // A product embedding agentrt: it registers a tool, runs a scripted agent over an in-memory
-// store and verifies the audit chain. Exit 0 and "ok <seq> <hash>" when the run completed with
-// the tool called once and the chain intact.
+// store and verifies the audit chain, and makes the real network (so libcurl is linked through
+// the package). Exit 0 and "ok <seq> <hash>" when the run completed with the tool called once,
+// the chain intact and the network refusing a request it must not send.
 #include <iostream>
 #include <memory>
 
@@ -8,6 +9,7 @@
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
+#include "runtime/world/curl_network.h"
 #include "runtime/world/entropy.h"
 
 namespace {
@@ -63,6 +65,14 @@ int main() {
   absl::StatusOr<agentrt::store::ChainReport> chain = (*store)->VerifyEvents();
   if (!chain.ok() || chain->broken.has_value() || chain->checked < 5) {
     std::cerr << "the chain does not verify\n";
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<agentrt::world::CurlNetwork>> network =
+      agentrt::world::CurlNetwork::Create(clock, {.loopback_only = true});
+  if (!network.ok() ||
+      (*network)->Send({.url = "ftp://example.com/"}, clock.Now()).status().code() !=
+          absl::StatusCode::kInvalidArgument) {
+    std::cerr << "the network did not refuse an ftp URL\n";
     return 1;
   }
   std::cout << "ok " << chain->to << " " << chain->hash << "\n";

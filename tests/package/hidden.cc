@@ -10,6 +10,9 @@
                   __has_include("runtime/world/internal/task_queue.h")
 #error "internal headers are reachable"
 #endif
+#if __has_include("runtime/world/internal/curl_response.h")
+#error "the network's internals (and libcurl's header through them) are reachable"
+#endif
 #if __has_include("tests/runtime/post_tool.h")
 #error "agentrt's tests are reachable"
 #endif
