@@ -167,4 +167,51 @@ std::string Truncate(std::string_view text, int n) {
   return out;
 }
 
+std::string QuoteBytes(std::string_view bytes, std::size_t max_bytes) {
+  std::string out = "\"";
+  int marks_in_run = 0;
+  std::size_t pos = 0;
+  while (pos < bytes.size() && pos < max_bytes) {
+    const auto byte = static_cast<unsigned char>(bytes[pos]);
+    char32_t cp;
+    const int length = DecodeUtf8(bytes, pos, &cp);
+    if (length == 0 || pos + length > max_bytes) {
+      if (length != 0) break;  // a whole character or none
+      out.append("\\x");
+      AppendHex(byte, 2, &out);
+      marks_in_run = 0;
+      ++pos;
+      continue;
+    }
+    bool mark = internal::IsCombiningMark(cp);
+    marks_in_run = mark ? marks_in_run + 1 : 0;
+    if (cp == '"' || cp == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(cp));
+    } else if (cp == '\n') {
+      out.append("\\n");
+    } else if (cp == '\r') {
+      out.append("\\r");
+    } else if (cp == '\t') {
+      out.append("\\t");
+    } else if (cp < 0x20 || cp == 0x7F) {
+      out.append("\\x");
+      AppendHex(cp, 2, &out);
+    } else if (NeedsEscape(cp) || (mark && marks_in_run > kMaxCombiningMarksKept)) {
+      out.append("\\u{");
+      AppendHex(cp, 4, &out);
+      out.push_back('}');
+    } else {
+      out.append(bytes.substr(pos, length));
+    }
+    pos += length;
+  }
+  out.push_back('"');
+  if (pos < bytes.size()) {
+    out.append(kTruncationMark);
+    out.append("(+" + std::to_string(bytes.size() - pos) + " bytes)");
+  }
+  return out;
+}
+
 }  // namespace agentrt::json

@@ -17,6 +17,7 @@
 
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -36,5 +37,14 @@ std::string Sanitize(std::string_view text);
 // `n` bytes is returned unchanged; below 3 bytes there is no room for the mark, so the cut is
 // unmarked; a negative `n` counts as 0.
 std::string Truncate(std::string_view text, int n);
+
+// Returns `bytes` (text or not) as one double-quoted line that keeps every byte apparent, for
+// showing what exactly was sent or received (a cassette dump, a replay's mismatch): `"` and `\`
+// are escaped with a backslash; "\n", "\r", "\t" are written so; other control bytes, DEL and
+// bytes that are not valid UTF-8 become "\x" plus two hex digits; C1 controls, invisible and
+// format characters, and combining marks after the fourth in a run become "\u{...}"; other
+// valid UTF-8 is kept. At most `max_bytes` of `bytes` are shown: when there are more, the line
+// ends with "…(+<n> bytes)" after the closing quote, and a character is never split.
+std::string QuoteBytes(std::string_view bytes, std::size_t max_bytes);
 
 }  // namespace agentrt::json

@@ -46,7 +46,7 @@ class HttpResponse {
  public:
   virtual ~HttpResponse() = default;  // implementations abandon a body not read to its end
 
-  virtual int status() const = 0;                   // 200, 307, 404, ...
+  virtual int status() const = 0;                 // 200, 307, 404, ...
   virtual const HttpFields& headers() const = 0;  // as received, in order
 
   // Read returns the next bytes of the body as they arrive (at least one), or "" at its end.
