@@ -1,25 +1,22 @@
 // runtime/replay/cassette.h
 //
-// A cassette in memory (format: runtime/replay/proto/cassette.proto, docs/formats/cassette.md): the
-// exchanges a run had with the world, in order, and the chain head of the audit log it wrote.
-// ParseCassette and SerializeCassette convert it to and from the binary form of the file.
+// A cassette in memory (format: runtime/replay/proto/cassette.proto, docs/formats/cassette.md):
+// every exchange a run had with the world, in order, in one or more recording sessions, and
+// the chain head of the audit log the run wrote. cassette_file.h reads and writes the framed
+// file; cassette_recorder.h records one; replay_cursor.h serves one.
 //
-// What ParseCassette accepts is what a replay can trust, so a bad cassette is refused before
-// the first request rather than in the middle of a run:
-//  - the bytes parse as agentrt.replay.v1.Cassette at format version kCassetteFormatVersion;
-//  - every model exchange names its model, its request is canonical JSON, its key is the
-//    request's key (model_key.h), its response reads back (ParseModelResponse), and its
-//    ordinal continues its key's sequence 1, 2, ... in cassette order;
-//  - the chain head is (0, "") or a positive seq with a 64-hex-digit hash.
-// SerializeCassette checks the same rules, so whatever it writes reads back.
+// Exchanges are the generated messages (agentrt.replay.v1.Exchange): code that looks inside one
+// includes "runtime/replay/proto/cassette.pb.h" (built with agentrt::replay, not installed). A
+// product that only records and replays never needs to.
 //
-// A cassette from a newer build may hold fields or exchange kinds this build does not know
-// (the format only ever adds them). It still reads, dumps and replays what this build knows,
-// but it is never written back: that would silently drop what it does not know.
+// What a cassette holds is what a replay can trust: Add and the file reader apply CheckExchange
+// to every exchange, so a bad cassette is refused before the first request rather than in the
+// middle of a run.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,51 +27,109 @@
 
 namespace agentrt::replay {
 
+namespace v1 {
+class Exchange;  // generated from proto/cassette.proto
+class ModelExchange;
+}  // namespace v1
+
 using store::ChainHead;
 
-inline constexpr std::uint32_t kCassetteFormatVersion = 1;
+inline constexpr std::uint32_t kCassetteFormatVersion = 2;
 
-// One successful model call (proto ModelExchange).
-struct ModelExchange {
-  std::string model;          // Model::Name()
-  std::string key;            // ModelKeyOfJson(model, request_json)
-  std::uint32_t ordinal = 0;  // 1 for the key's first recording, n for its n-th
-  std::string request_json;   // ModelRequestJson: canonical
-  std::string response_json;  // ModelResponseJson: canonical, without raw
-  std::string raw;            // the provider's bytes, exactly
+// What a recording session says about itself (proto Header).
+struct CassetteHeader {
+  std::string created_by;            // what wrote it ("agentrt 0.1.0"); for people
+  std::string notes;                 // free text; for people
+  std::vector<std::string> program;  // the agentrt command line that recorded it (agentrt replay)
+  bool operator==(const CassetteHeader&) const = default;
 };
 
-// One exchange with the world: a model call, or a kind this build does not know.
-struct CassetteExchange {
-  std::optional<ModelExchange> model;
-  int unknown_kind = 0;  // the field number of a kind this build does not know, else 0
+// The kinds of exchange, one per call of a world interface (plus the two a replay delivers by
+// itself: a chunk of a process's stderr handed to its sink, and a scheduled task's run).
+enum class Op {
+  kUnknown,  // a kind this build does not know (a newer build's)
+  kModel,
+  kClockNow,
+  kClockWait,
+  kEntropy,
+  kLaunch,
+  kStdinWrite,
+  kStdinClose,
+  kStdoutRead,
+  kStderrTail,
+  kStderrChunk,
+  kSignal,
+  kWait,
+  kClose,
+  kHttpSend,
+  kHttpRead,
+  kHttpClose,
+  kTaskScheduled,
+  kTaskCancelled,
+  kTaskFiring,
 };
 
-struct Cassette {
-  std::string created_by;
-  std::string notes;
-  std::vector<CassetteExchange> exchanges;
-  ChainHead chain_head;
-  // Read from a newer build's file that holds fields or exchange kinds this build does not
-  // know; such a cassette is not written back.
-  bool from_newer_build = false;
+// OpOf is the kind of `exchange` (kUnknown when no kind this build knows is set).
+Op OpOf(const v1::Exchange& exchange);
+// OpName: "model", "clock now", "stdin write", ... (for messages).
+std::string_view OpName(Op op);
+// IsDelivery: the ops a replay delivers by itself rather than answering a call.
+inline bool IsDelivery(Op op) { return op == Op::kStderrChunk || op == Op::kTaskFiring; }
+
+class Cassette {
+ public:
+  Cassette();
+  ~Cassette();
+  Cassette(const Cassette& other);
+  Cassette& operator=(const Cassette& other);
+  Cassette(Cassette&& other) noexcept;
+  Cassette& operator=(Cassette&& other) noexcept;
+
+  // The recording sessions, in order (a recorder that opens an existing cassette adds one);
+  // at least one once anything was recorded. header() is the first's.
+  const std::vector<CassetteHeader>& sessions() const;
+  const CassetteHeader& header() const;
+
+  // The exchanges of every session, in recorded order.
+  std::size_t size() const;
+  const v1::Exchange& exchange(std::size_t i) const;
+  // The session (index into sessions()) exchange i was recorded in.
+  std::size_t session_of(std::size_t i) const;
+
+  // The audit log's head as the last session recorded it ({0, ""} when none was).
+  const ChainHead& chain_head() const;
+
+  // Why the file's last record was cut ("" when it was not): a recording cut by a crash keeps
+  // every whole record before the cut, and the reader names the one it stopped at.
+  const std::string& torn() const;
+
+  // Whether a newer build wrote fields or kinds this build does not know. Such a cassette is
+  // read, dumped and replayed up to the first unknown exchange, and never written back.
+  bool from_newer_build() const;
+
+  // Building one (the file reader, in-memory recorders, tests). StartSession begins a session
+  // (the first call sets header()); Add appends to the latest session, starting one with an
+  // empty header if there is none. Errors: InvalidArgument naming the exchange (its number from
+  // 1) and the rule it breaks (CheckExchange), the cassette unchanged.
+  void StartSession(CassetteHeader header);
+  absl::Status Add(const v1::Exchange& exchange);
+  absl::Status SetChainHead(const ChainHead& head);
+  void SetTorn(std::string why);
+  void SetFromNewerBuild();
+
+ private:
+  struct Data;
+  std::unique_ptr<Data> data_;
 };
 
-// ParseCassette decodes a cassette file's bytes; every error starts "cassette <name>: ".
-// Errors: DataLoss when the bytes are not a cassette; FailedPrecondition for a format version
-// this build does not read; InvalidArgument naming the exchange (1-based) or the chain head
-// that breaks a rule above.
-absl::StatusOr<Cassette> ParseCassette(std::string_view bytes, std::string_view name);
+// CheckModelExchange applies the rules one model exchange must keep by itself (its ordinal's
+// place in its key's sequence is the cassette's to check): a model name in UTF-8, a request in
+// canonical JSON whose key is `key`, and either a response that reads back or an error with no
+// ordinal, response or raw bytes. Errors: InvalidArgument naming the rule.
+absl::Status CheckModelExchange(const v1::ModelExchange& exchange);
 
-// SerializeCassette encodes `cassette` at kCassetteFormatVersion. Errors: InvalidArgument as
-// ParseCassette would report it; FailedPrecondition for a cassette from a newer build.
-absl::StatusOr<std::string> SerializeCassette(const Cassette& cassette);
-
-// CheckChainHead applies the chain head's rule. Errors: InvalidArgument naming the rule.
+// CheckChainHead applies the chain head's rule: (0, "") or a positive seq with a 64-lowercase-
+// hex-digit hash. Errors: InvalidArgument naming the rule.
 absl::Status CheckChainHead(const ChainHead& head);
-
-// CheckModelExchange applies the rules for one model exchange, `ordinal` being the one its
-// key's sequence needs next. Errors: InvalidArgument naming the rule.
-absl::Status CheckModelExchange(const ModelExchange& exchange, std::uint32_t ordinal);
 
 }  // namespace agentrt::replay

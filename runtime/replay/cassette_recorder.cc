@@ -3,131 +3,168 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/base/atomic_file.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
-#include "runtime/json/utf8.h"
 #include "runtime/replay/cassette_file.h"
-#include "runtime/replay/internal/cassette_codec.h"
+#include "runtime/replay/internal/convert.h"
 #include "runtime/replay/model_key.h"
+#include "runtime/replay/proto/cassette.pb.h"
 
 namespace agentrt::replay {
-namespace {
 
-Cassette NewCassette() {
-  Cassette cassette;
-  cassette.created_by = "agentrt";
-  return cassette;
-}
-
-CassetteExchange ModelEntry(ModelExchange exchange) {
-  CassetteExchange e;
-  e.model = std::move(exchange);
-  return e;
-}
-
-}  // namespace
-
-CassetteRecorder::CassetteRecorder() : CassetteRecorder("", NewCassette()) {}
-
-CassetteRecorder::CassetteRecorder(std::string path, Cassette cassette)
-    : path_(std::move(path)), cassette_(std::move(cassette)) {}
-
-absl::StatusOr<std::unique_ptr<CassetteRecorder>> CassetteRecorder::Open(const std::string& path) {
-  Cassette cassette = NewCassette();
-  absl::StatusOr<Cassette> existing = ReadCassette(path);
-  if (existing.ok()) {
-    if (existing->from_newer_build) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cassette ", path,
-          ": written by a newer build (it holds fields or exchange kinds this build does not "
-          "know); recording into it would drop them"));
-    }
-    cassette = *std::move(existing);
-  } else if (!absl::IsNotFound(existing.status())) {
-    return existing.status();
-  }
-  std::unique_ptr<CassetteRecorder> recorder(new CassetteRecorder(path, std::move(cassette)));
-  // A new file exists from now on; an existing one is written back unchanged.
-  absl::MutexLock lock(&recorder->mu_);
-  AGENTRT_RETURN_IF_ERROR(recorder->Persist(recorder->cassette_));
-  return recorder;
-}
-
-absl::Status CassetteRecorder::Persist(const Cassette& cassette) const {
-  if (path_.empty()) return absl::OkStatus();
-  return WriteFileAtomically(path_, internal::EncodeCassette(cassette), "cassette");
-}
-
-absl::StatusOr<ModelExchange> CassetteRecorder::RecordModel(std::string_view model,
-                                                            const ModelRequest& request,
-                                                            const ModelResponse& response) {
-  ModelExchange exchange;
-  exchange.model = std::string(model);
-  exchange.request_json = ModelRequestJson(request);
-  exchange.key = ModelKeyOfJson(model, exchange.request_json);
-  exchange.response_json = ModelResponseJson(response);
-  exchange.raw = response.raw;
-
+CassetteRecorder::CassetteRecorder(CassetteHeader header) {
   absl::MutexLock lock(&mu_);
-  auto seen = recorded_.find(exchange.key);
-  bool first = seen == recorded_.end();
-  exchange.ordinal = first ? 1 : seen->second + 1;
-  if (absl::Status s = CheckModelExchange(exchange, exchange.ordinal); !s.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("record the call of model \"", ToAbsl(model), "\": ", s.message()));
+  memory_.emplace();
+  memory_->StartSession(std::move(header));
+}
+
+CassetteRecorder::CassetteRecorder(std::string path, std::unique_ptr<AppendFile> file)
+    : path_(std::move(path)) {
+  absl::MutexLock lock(&mu_);
+  file_ = std::move(file);
+}
+
+CassetteRecorder::~CassetteRecorder() { Sync().IgnoreError(); }
+
+absl::StatusOr<std::unique_ptr<CassetteRecorder>> CassetteRecorder::Create(const std::string& path,
+                                                                           CassetteHeader header) {
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<AppendFile> file, AppendFile::Create(path, "cassette"));
+  AGENTRT_RETURN_IF_ERROR(file->Append(absl::StrCat(ToAbsl(kCassetteMagic), FrameHeader(header))));
+  return std::unique_ptr<CassetteRecorder>(new CassetteRecorder(path, std::move(file)));
+}
+
+absl::StatusOr<std::unique_ptr<CassetteRecorder>> CassetteRecorder::Open(const std::string& path,
+                                                                         CassetteHeader header) {
+  absl::StatusOr<Cassette> existing = ReadCassette(path);
+  if (absl::IsNotFound(existing.status())) return Create(path, std::move(header));
+  if (!existing.ok()) return existing.status();
+  if (!existing->torn().empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cassette ", path, ": its last record is torn (", existing->torn(),
+                     "); recording after it would bury the cut"));
   }
-  bool has_earlier = false;
-  if (first) {
-    for (const CassetteExchange& e : cassette_.exchanges) {
-      if (e.model && e.model->key == exchange.key) has_earlier = true;
-    }
+  if (existing->from_newer_build()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cassette ", path,
+        ": written by a newer build (it holds fields or kinds this build does not know); "
+        "recording into it would mix formats"));
   }
-  if (has_earlier) {
-    // Re-recording: the key's earlier sequence goes, this recorder's starts.
-    Cassette next = cassette_;
-    std::erase_if(next.exchanges, [&](const CassetteExchange& e) {
-      return e.model && e.model->key == exchange.key;
-    });
-    next.exchanges.push_back(ModelEntry(exchange));
-    AGENTRT_RETURN_IF_ERROR(Persist(next));
-    cassette_ = std::move(next);
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<AppendFile> file,
+                           AppendFile::OpenExisting(path, "cassette"));
+  AGENTRT_RETURN_IF_ERROR(file->Append(FrameHeader(header)));
+  return std::unique_ptr<CassetteRecorder>(new CassetteRecorder(path, std::move(file)));
+}
+
+std::uint32_t CassetteRecorder::Next(Numbered what) {
+  absl::MutexLock lock(&mu_);
+  return ++numbered_[static_cast<int>(what)];
+}
+
+absl::Status CassetteRecorder::AppendLocked(const v1::Exchange& exchange) {
+  if (!failed_.ok()) return failed_;
+  auto runs = runs_.find(CurrentThread());
+  if (runs != runs_.end() && !runs->second.empty()) {
+    *runs->second.back()->add_nested() = exchange;
+    return absl::OkStatus();
+  }
+  if (memory_.has_value()) return memory_->Add(exchange);
+  if (exchange.has_model()) AGENTRT_RETURN_IF_ERROR(CheckModelExchange(exchange.model()));
+  v1::Record record;
+  *record.mutable_exchange() = exchange;
+  if (absl::Status s = file_->Append(FrameRecord(record)); !s.ok()) {
+    failed_ = s;
+    return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CassetteRecorder::Record(const v1::Exchange& exchange) {
+  absl::MutexLock lock(&mu_);
+  return AppendLocked(exchange);
+}
+
+absl::StatusOr<v1::ModelExchange> CassetteRecorder::RecordModel(
+    std::string_view model, const ModelRequest& request,
+    const absl::StatusOr<ModelResponse>& response) {
+  v1::Exchange exchange;
+  v1::ModelExchange* m = exchange.mutable_model();
+  m->set_model(std::string(model));
+  m->set_request_json(ModelRequestJson(request));
+  m->set_key(ModelKeyOfJson(model, m->request_json()));
+  if (response.ok()) {
+    m->set_response_json(ModelResponseJson(*response));
+    m->set_raw(response->raw);
   } else {
-    cassette_.exchanges.push_back(ModelEntry(exchange));
-    if (absl::Status s = Persist(cassette_); !s.ok()) {
-      cassette_.exchanges.pop_back();
-      return s;
-    }
+    *m->mutable_error() = internal::OutcomeOf(response.status());
   }
-  recorded_[exchange.key] = exchange.ordinal;
-  return exchange;
+  absl::MutexLock lock(&mu_);
+  std::uint32_t* count = nullptr;
+  if (response.ok()) {
+    count = &ordinals_[m->key()];
+    m->set_ordinal(*count + 1);
+  }
+  if (absl::Status s = AppendLocked(exchange); !s.ok()) {
+    return absl::Status(
+        s.code(), absl::StrCat("record the call of model \"", ToAbsl(model), "\": ", s.message()));
+  }
+  if (count != nullptr) ++*count;
+  return *m;
+}
+
+void CassetteRecorder::BeginTask() {
+  absl::MutexLock lock(&mu_);
+  runs_[CurrentThread()].push_back(std::make_unique<v1::TaskFiring>());
+}
+
+absl::Status CassetteRecorder::EndTask(std::string_view scheduler, std::uint32_t task, bool again) {
+  absl::MutexLock lock(&mu_);
+  auto runs = runs_.find(CurrentThread());
+  if (runs == runs_.end() || runs->second.empty()) {
+    return absl::InternalError("a task run ended that never began on this thread");
+  }
+  std::unique_ptr<v1::TaskFiring> run = std::move(runs->second.back());
+  runs->second.pop_back();
+  if (runs->second.empty()) runs_.erase(runs);
+  v1::Exchange exchange;
+  v1::SchedulerExchange* s = exchange.mutable_scheduler();
+  s->set_scheduler(std::string(scheduler));
+  run->set_task(task);
+  run->set_again(again);
+  s->set_allocated_firing(run.release());
+  return AppendLocked(exchange);
 }
 
 absl::Status CassetteRecorder::SetChainHead(const ChainHead& head) {
   AGENTRT_RETURN_IF_ERROR(CheckChainHead(head));
-  absl::MutexLock lock(&mu_);
-  ChainHead previous = std::exchange(cassette_.chain_head, head);
-  if (absl::Status s = Persist(cassette_); !s.ok()) {
-    cassette_.chain_head = std::move(previous);
-    return s;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!failed_.ok()) return failed_;
+    if (memory_.has_value()) return memory_->SetChainHead(head);
+    v1::Record record;
+    record.mutable_chain_head()->set_seq(head.seq);
+    record.mutable_chain_head()->set_hash(head.hash);
+    if (absl::Status s = file_->Append(FrameRecord(record)); !s.ok()) {
+      failed_ = s;
+      return s;
+    }
   }
-  return absl::OkStatus();
+  return Sync();
 }
 
-absl::Status CassetteRecorder::SetNotes(std::string_view notes) {
-  if (!json::IsValidUtf8(notes)) return absl::InvalidArgumentError("cassette notes: not UTF-8");
+absl::Status CassetteRecorder::Sync() {
   absl::MutexLock lock(&mu_);
-  std::string previous = std::exchange(cassette_.notes, std::string(notes));
-  if (absl::Status s = Persist(cassette_); !s.ok()) {
-    cassette_.notes = std::move(previous);
-    return s;
-  }
-  return absl::OkStatus();
+  if (file_ == nullptr) return absl::OkStatus();
+  return file_->Sync();
+}
+
+absl::Status CassetteRecorder::status() const {
+  absl::MutexLock lock(&mu_);
+  return failed_;
 }
 
 Cassette CassetteRecorder::cassette() const {
   absl::MutexLock lock(&mu_);
-  return cassette_;
+  return memory_.has_value() ? *memory_ : Cassette();
 }
 
 }  // namespace agentrt::replay

@@ -1,81 +1,126 @@
 // runtime/replay/cassette_recorder.h
 //
-// The cassette a run is being recorded into. Every recording wrapper of a run appends to one
-// recorder (the model's now; the clock's, launcher's and network's as the simulator grows),
-// so the cassette keeps the run's exchanges in the order they happened.
+// The cassette a run is being recorded into. Every recording wrapper of a run (recording_*.h:
+// clock, entropy, scheduler, launcher, network, model) appends to one recorder, so the cassette
+// keeps all of the run's exchanges with the world in the one order they happened.
 //
-// A file-backed recorder saves the cassette after every change, before the call returns,
-// through WriteFileAtomically: a crash leaves the cassette as it was before the change or
-// after it, never torn. Each save rewrites the whole file, so recording costs time growing
-// with the square of the exchanges: right for recorded runs, not for an endless stream.
+// A file-backed recorder appends each exchange as one framed record (cassette_file.h) before the
+// call it records returns: nothing is ever rewritten, a crash of this process loses nothing that
+// was recorded, and Sync (called by SetChainHead and the destructor) makes it survive a crash of
+// the machine. An in-memory recorder keeps the cassette for cassette().
 //
-// Re-recording (reference/core.md §9): the first model exchange a recorder records for a key
-// removes that key's exchanges already in the cassette (from an earlier session) and starts
-// its sequence again at ordinal 1. So a key's sequence is always the one the latest recorder
-// saw, in its order, and a shorter re-recording leaves no stale tail behind.
+// Work a scheduled task does belongs to the task: between BeginTask and EndTask on one thread,
+// what that thread records is kept for the task's run and recorded as one exchange when it ends
+// (the replay runs the task at that point and serves it those exchanges), so a heartbeat on the
+// scheduler's thread never interleaves its clock readings with the run's.
 //
-// Thread-safe.
+// Re-recording (reference/core.md §9): Open on an existing cassette appends a new session with
+// its own header. Keyed replay of a model takes each key's exchanges from the latest session
+// that recorded the key, so a re-recording replaces a key's whole sequence and a shorter one
+// leaves no stale tail.
+//
+// Errors are sticky: once an append failed (the disk is full, say) every later call returns
+// that error, since the file may end in a torn record. Thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "runtime/base/append_file.h"
+#include "runtime/base/thread_identity.h"
 #include "runtime/model.h"
 #include "runtime/replay/cassette.h"
 
 namespace agentrt::replay {
 
+namespace v1 {
+class Exchange;
+class ModelExchange;
+class TaskFiring;
+}  // namespace v1
+
 class CassetteRecorder {
  public:
-  // An in-memory recorder: starts empty and writes no file (cassette() has the result).
-  CassetteRecorder();
+  // An in-memory recorder: writes no file; cassette() has what was recorded.
+  explicit CassetteRecorder(CassetteHeader header = {});
 
-  // Open records into the cassette file at `path`. An existing file is read with
-  // ReadCassette's checks and refused if it comes from a newer build (recording would drop
-  // what this build does not know); a missing one is created at once, so a path that cannot
-  // be written fails here rather than at the first exchange.
-  static absl::StatusOr<std::unique_ptr<CassetteRecorder>> Open(const std::string& path);
+  // Create records into a new file at `path` (mode 0600; an existing file is refused with
+  // AlreadyExists: recording never mixes runs). The header is written at once, so a path that
+  // cannot be written fails here rather than at the first exchange.
+  static absl::StatusOr<std::unique_ptr<CassetteRecorder>> Create(const std::string& path,
+                                                                  CassetteHeader header);
+  // Open appends a new recording session to the cassette at `path`, creating it when missing.
+  // An existing cassette is read first with ReadCassette's checks; one whose last record is torn
+  // or that a newer build wrote is refused (FailedPrecondition): appending would bury the cut or
+  // mix formats.
+  static absl::StatusOr<std::unique_ptr<CassetteRecorder>> Open(const std::string& path,
+                                                                CassetteHeader header);
+  ~CassetteRecorder();  // Sync
+  CassetteRecorder(const CassetteRecorder&) = delete;
+  CassetteRecorder& operator=(const CassetteRecorder&) = delete;
 
-  // RecordModel appends the successful call of model `model` and returns the exchange as
-  // recorded (with its key and ordinal). Errors: InvalidArgument when the exchange would not
-  // read back (say, text that is not UTF-8), and the save's errors naming the file. On error
-  // the cassette, in memory and on disk, is unchanged.
-  absl::StatusOr<ModelExchange> RecordModel(std::string_view model, const ModelRequest& request,
-                                            const ModelResponse& response);
+  // What the recording wrappers number, each from 1 in this session.
+  enum class Numbered { kProcess, kResponse, kTask };
+  std::uint32_t Next(Numbered what);
 
-  // SetChainHead records the head of the audit log the run wrote (the simulator calls it
-  // when the run ends). Errors: InvalidArgument for a head that breaks cassette.h's rule,
-  // and the save's.
+  // Record appends `exchange` after everything recorded before it, or to the task run the
+  // calling thread is in (BeginTask). Errors: InvalidArgument when it breaks a rule of
+  // cassette.h (in-memory recorders check every rule, file recorders a model exchange's), and
+  // the file's.
+  absl::Status Record(const v1::Exchange& exchange);
+
+  // RecordModel records one Model::Generate call of model `model` (a failed one with its error,
+  // which keyed replay never serves) and returns the exchange as recorded, with its key and,
+  // for a success, its ordinal among identical requests in this session. Errors: Record's; the
+  // exchange is then not recorded.
+  absl::StatusOr<v1::ModelExchange> RecordModel(std::string_view model, const ModelRequest& request,
+                                                const absl::StatusOr<ModelResponse>& response);
+
+  // BeginTask and EndTask bracket the run of scheduled task `task` of scheduler `scheduler` on
+  // the calling thread; `again` is what a repeating task returned. Runs nest.
+  void BeginTask();
+  absl::Status EndTask(std::string_view scheduler, std::uint32_t task, bool again);
+
+  // SetChainHead records the head of the audit log the run wrote, and syncs. Errors:
+  // InvalidArgument for a head that breaks cassette.h's rule, and the file's.
   absl::Status SetChainHead(const ChainHead& head);
 
-  // SetNotes replaces the cassette's free-text notes. Errors: InvalidArgument when not UTF-8,
-  // and the save's.
-  absl::Status SetNotes(std::string_view notes);
+  // Sync flushes a file-backed cassette to stable storage.
+  absl::Status Sync();
 
-  // A copy of the cassette as recorded so far.
+  // The first error an append met (OK while there was none).
+  absl::Status status() const;
+  // An in-memory recorder's cassette (a file recorder's is in its file: ReadCassette).
   Cassette cassette() const;
   // The file, or "" for an in-memory recorder.
   const std::string& path() const { return path_; }
 
  private:
-  CassetteRecorder(std::string path, Cassette cassette);
-  // Persist writes `cassette` to the file, when there is one. Callers change the cassette in
-  // memory only once it is persisted, or undo the change when it fails.
-  absl::Status Persist(const Cassette& cassette) const;
+  CassetteRecorder(std::string path, std::unique_ptr<AppendFile> file);
+  absl::Status AppendLocked(const v1::Exchange& exchange) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string path_;
   mutable absl::Mutex mu_;
-  Cassette cassette_ ABSL_GUARDED_BY(mu_);
-  // How many exchanges this recorder has recorded per key; a key in here has no exchanges
-  // from an earlier session left in the cassette.
-  absl::flat_hash_map<std::string, std::uint32_t> recorded_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<AppendFile> file_ ABSL_GUARDED_BY(mu_);
+  std::optional<Cassette> memory_ ABSL_GUARDED_BY(mu_);
+  absl::Status failed_ ABSL_GUARDED_BY(mu_);
+  std::uint32_t numbered_[3] ABSL_GUARDED_BY(mu_) = {0, 0, 0};
+  // Successful model calls per key in this session.
+  absl::flat_hash_map<std::string, std::uint32_t> ordinals_ ABSL_GUARDED_BY(mu_);
+  // The task runs each thread is in, innermost last.
+  absl::flat_hash_map<ThreadIdentity, std::vector<std::unique_ptr<v1::TaskFiring>>,
+                      std::hash<ThreadIdentity>>
+      runs_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace agentrt::replay

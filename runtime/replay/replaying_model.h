@@ -1,25 +1,25 @@
 // runtime/replay/replaying_model.h
 //
-// A Model that answers from a cassette, with no provider (reference/core.md §9 "Replayer").
-// A request is looked up by its key (model_key.h, with this model's name): the n-th time a
-// key is asked, the n-th recording of that key answers, its response with `raw` equal to the
-// recorded bytes exactly. A request never recorded, or asked more often than it was, fails
-// with NotFound:
-//   replay: no recorded response for this request (key 0123456789ab)
-//   replay: no recorded response for this request (key 0123456789ab): recorded 2 times, requested 3
-// These errors carry no model error kind, so the caller treats them as permanent.
+// A Model that answers from a cassette, with no provider (reference/core.md §9 "Replayer"), in
+// one of two orders:
 //
-// Two orders:
-//  - kByKey (the default, the reference's): each key keeps its own counter, so requests for
-//    different keys may come in any order; only the order among identical requests matters.
-//  - kStrict (DESIGN.md "Replay is strict and in exact order"): the request must be the next
-//    model exchange of this model in the cassette. The first that is not stops the replay
-//    with FailedPrecondition naming both keys, and every later call fails the same way, so a
-//    run that diverged from its recording cannot wander on. The cursor runs over this
-//    model's exchanges only; exchanges of other models and other kinds are served by their
-//    own replayers.
+//  - Strict (DESIGN.md "Replay is strict and in exact order"): built on the replay's cursor
+//    (replay_cursor.h), which every replayed world interface shares. The request must be the
+//    cassette's next exchange, a call of this model asking for exactly the recorded request; it
+//    gets the recorded answer, a recorded failure included (with its error kind). The first that
+//    is not stops the whole replay, naming the exchange and where the requests differ.
 //
-// Thread-safe.
+//  - Keyed (the reference's, and an explicit option): built on a cassette. A request is looked up
+//    by its key (model_key.h, with this model's name): the n-th time a key is asked, the n-th
+//    successful recording of that key answers (from the latest session that recorded the key),
+//    whatever was asked in between. Failures are never served. A request never recorded, or asked
+//    more often than it was, fails with NotFound:
+//      replay: no recorded response for this request (key 0123456789ab)
+//      replay: no recorded response for this request (key 0123456789ab): recorded 2 times,
+//      requested 3
+//    These errors carry no model error kind, so the caller treats them as permanent.
+//
+// Either way a response's `raw` is the recorded bytes exactly. Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -36,41 +36,47 @@
 #include "absl/time/time.h"
 #include "runtime/model.h"
 #include "runtime/replay/cassette.h"
+#include "runtime/replay/replay_cursor.h"
 
 namespace agentrt::replay {
 
-enum class ReplayOrder { kByKey, kStrict };
-
 class ReplayingModel : public Model {
  public:
-  // Serves the model exchanges of `cassette` recorded for model `name`.
-  ReplayingModel(std::string name, const Cassette& cassette,
-                 ReplayOrder order = ReplayOrder::kByKey);
+  // Strict: serves model `name`'s calls through `cursor`, which must outlive this.
+  ReplayingModel(std::string name, ReplayCursor& cursor);
+  // Keyed: serves the successful calls `cassette` recorded for model `name`.
+  ReplayingModel(std::string name, const Cassette& cassette);
 
-  // Open reads the cassette file at `path` (ReadCassette's checks and errors).
-  static absl::StatusOr<std::unique_ptr<ReplayingModel>> Open(
-      std::string name, const std::string& path, ReplayOrder order = ReplayOrder::kByKey);
+  // Open reads the cassette file at `path` for keyed replay (ReadCassette's checks and errors).
+  static absl::StatusOr<std::unique_ptr<ReplayingModel>> OpenKeyed(std::string name,
+                                                                   const std::string& path);
 
   std::string Name() const override { return name_; }
   absl::StatusOr<ModelResponse> Generate(const ModelRequest& request, absl::Time deadline) override;
 
-  // How many of this model's recorded exchanges have been served.
+  // How many calls were answered from the recording (failures included in strict order).
   std::size_t served() const;
-  // How many this model has in the cassette.
-  std::size_t recorded() const { return exchanges_.size(); }
 
  private:
-  absl::StatusOr<ModelResponse> Serve(const ModelExchange& exchange) const;
+  struct Recorded {
+    std::string key;
+    std::uint32_t ordinal = 0;
+    std::string response_json;
+    std::string raw;
+  };
+  absl::StatusOr<ModelResponse> Serve(const std::string& key, std::uint32_t ordinal,
+                                      const std::string& response_json,
+                                      const std::string& raw) const;
+  absl::StatusOr<ModelResponse> GenerateStrict(const ModelRequest& request);
+  absl::StatusOr<ModelResponse> GenerateKeyed(const ModelRequest& request);
 
   const std::string name_;
-  const ReplayOrder order_;
-  std::vector<ModelExchange> exchanges_;  // this model's, in cassette order
-  absl::flat_hash_map<std::string, std::vector<std::size_t>> by_key_;  // in ordinal order
+  ReplayCursor* const cursor_;  // strict; null when keyed
+  // Keyed: each key's successful recordings, in ordinal order.
+  absl::flat_hash_map<std::string, std::vector<Recorded>> by_key_;
 
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::size_t> asked_ ABSL_GUARDED_BY(mu_);  // kByKey
-  std::size_t next_ ABSL_GUARDED_BY(mu_) = 0;                                 // kStrict
-  absl::Status stopped_ ABSL_GUARDED_BY(mu_);                                 // kStrict
+  absl::flat_hash_map<std::string, std::size_t> asked_ ABSL_GUARDED_BY(mu_);  // keyed
   std::size_t served_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

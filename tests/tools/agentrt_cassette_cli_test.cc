@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "runtime/replay/cassette_file.h"
 #include "runtime/replay/cassette_recorder.h"
 #include "runtime/replay/model_key.h"
+#include "runtime/replay/proto/cassette.pb.h"
 #include "runtime/replay/recording_model.h"
 #include "sim/scripted_model.h"
 #include "tests/tools/agentrt_binary.h"
@@ -65,14 +67,20 @@ class AgentrtCassetteCliTest : public ::testing::Test {
     sim::ScriptedModel inner(
         {Answer("4", R"({"t":"4"})"), Answer("2", "\xFF\xFE"), Answer("n", "<n>")}, {}, model);
     absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> recorder =
-        replay::CassetteRecorder::Open(path_);
+        replay::CassetteRecorder::Create(path_, {.created_by = "agentrt", .notes = notes});
     ASSERT_TRUE(recorder.ok()) << recorder.status();
     replay::RecordingModel recording(inner, **recorder);
     for (const char* q : {"roll", "roll", "name"}) {
       ASSERT_TRUE(recording.Generate(Ask(q), absl::InfiniteFuture()).ok());
     }
-    ASSERT_TRUE((*recorder)->SetNotes(notes).ok());
     ASSERT_TRUE((*recorder)->SetChainHead({12, std::string(64, 'c')}).ok());
+  }
+
+  std::string Bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    return bytes.str();
   }
 
   std::filesystem::path dir_;
@@ -87,17 +95,19 @@ TEST_F(AgentrtCassetteCliTest, DumpPrintsEachExchangeInOrderAndTheChainHead) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, IsEmpty());
   std::vector<std::string> lines = absl::StrSplit(r.out, '\n');
-  ASSERT_EQ(lines.size(), 7u) << r.out;
-  EXPECT_EQ(lines[0], "cassette " + path_ + ": format 1, created by \"agentrt\", 3 exchanges");
-  EXPECT_EQ(lines[1], "notes: two rolls and a name");
-  EXPECT_THAT(lines[2],
-              StartsWith("  1  model \"gpt-test\"  key " + roll + "  ordinal 1  request "));
-  EXPECT_THAT(lines[2], HasSubstr(" B  raw 9 B"));
-  EXPECT_THAT(lines[3], StartsWith("  2  model \"gpt-test\"  key " + roll + "  ordinal 2  "));
-  EXPECT_THAT(lines[3], HasSubstr(" B  raw 2 B"));
-  EXPECT_THAT(lines[4], StartsWith("  3  model \"gpt-test\"  key " + name + "  ordinal 1  "));
-  EXPECT_EQ(lines[5], "chain head: seq 12, hash " + std::string(64, 'c'));
-  EXPECT_EQ(lines[6], "");
+  ASSERT_EQ(lines.size(), 8u) << r.out;
+  EXPECT_EQ(lines[0], "cassette " + path_ + ": format 2, 1 session, 3 exchanges");
+  EXPECT_EQ(lines[1], "session 1: created by \"agentrt\"");
+  EXPECT_EQ(lines[2], "notes: two rolls and a name");
+  EXPECT_THAT(lines[3], StartsWith("  1  model \"gpt-test\" key " + roll + " request "));
+  EXPECT_THAT(lines[3], HasSubstr(" ordinal 1 response "));
+  EXPECT_THAT(lines[3], HasSubstr(R"( B raw 9 B "{\"t\":\"4\"}")"));
+  EXPECT_THAT(lines[4], StartsWith("  2  model \"gpt-test\" key " + roll + " request "));
+  EXPECT_THAT(lines[4], HasSubstr(R"( ordinal 2 response )"));
+  EXPECT_THAT(lines[4], HasSubstr(R"( raw 2 B "\xff\xfe")"));
+  EXPECT_THAT(lines[5], StartsWith("  3  model \"gpt-test\" key " + name + " request "));
+  EXPECT_EQ(lines[6], "chain head: seq 12, hash " + std::string(64, 'c'));
+  EXPECT_EQ(lines[7], "");
 }
 
 TEST_F(AgentrtCassetteCliTest, DumpJsonPrintsTheCassetteThenOneObjectPerExchange) {
@@ -107,17 +117,18 @@ TEST_F(AgentrtCassetteCliTest, DumpJsonPrintsTheCassetteThenOneObjectPerExchange
   std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
   ASSERT_EQ(lines.size(), 4u) << r.out;
   EXPECT_EQ(lines[0], R"({"chain_head":{"hash":")" + std::string(64, 'c') +
-                          R"(","seq":12},"created_by":"agentrt","exchanges":3,"format_version":1,)"
-                          R"("kind":"cassette","notes":""})");
+                          R"(","seq":12},"exchanges":3,"format_version":2,"kind":"cassette",)"
+                          R"("sessions":[{"created_by":"agentrt","notes":"","program":[]}],)"
+                          R"("torn":""})");
   std::string key = replay::ModelKey("gpt-test", Ask("roll"));
-  EXPECT_THAT(lines[1], StartsWith(R"({"exchange":1,"key":")" + key + R"(","kind":"model",)"));
-  EXPECT_THAT(lines[1], HasSubstr(R"("ordinal":1,"raw":"{\"t\":\"4\"}","raw_bytes":9,)"));
-  EXPECT_THAT(lines[1], HasSubstr(R"("request":{"messages":[{"content":[{"text":"roll")"));
-  EXPECT_THAT(lines[1], HasSubstr(R"("response":{"stop_reason":"end_turn","text":"4")"));
-  // Raw bytes that are not UTF-8 are counted, not printed.
-  EXPECT_THAT(lines[2], HasSubstr(R"("ordinal":2,"raw_bytes":2,)"));
-  EXPECT_THAT(lines[2], Not(HasSubstr(R"("raw":)")));
-  EXPECT_THAT(lines[3], HasSubstr(R"("raw":"<n>")"));
+  EXPECT_THAT(lines[1], StartsWith(R"({"exchange":"1","kind":"exchange","op":"model call",)"));
+  EXPECT_THAT(lines[1], HasSubstr(R"("key":")" + key + R"(")"));
+  EXPECT_THAT(lines[1], HasSubstr(R"("ordinal":1)"));
+  // Bytes are base64 in the record, escaped in the text.
+  EXPECT_THAT(lines[1], HasSubstr(R"("raw":"eyJ0IjoiNCJ9")"));
+  EXPECT_THAT(lines[2], HasSubstr(R"("raw":"//4=")"));
+  EXPECT_THAT(lines[2], HasSubstr(R"(raw 2 B \"\\xff\\xfe\")"));
+  EXPECT_THAT(lines[3], HasSubstr(R"("session":1)"));
 }
 
 TEST_F(AgentrtCassetteCliTest, DumpEscapesNamesAndNotesForTheTerminal) {
@@ -150,6 +161,10 @@ TEST_F(AgentrtCassetteCliTest, UsageErrorsExitTwoAndHelpExitsZero) {
            {"cassette", "dump"},
            {"cassette", "dump", "a", "b"},
            {"cassette", "dump", "--db", "x", "a"},
+           {"cassette", "dump", "--bytes", "many", "a"},
+           {"cassette", "check"},
+           {"replay"},
+           {"replay", "a", "b", "--db", "x"},
        }) {
     SCOPED_TRACE(::testing::PrintToString(args));
     EXPECT_EQ(Agentrt(args).exit_code, 2);
@@ -161,11 +176,44 @@ TEST_F(AgentrtCassetteCliTest, UsageErrorsExitTwoAndHelpExitsZero) {
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_THAT(r.out, HasSubstr("cassette dump"));
   }
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"cassette", "check", "--help"}, {"replay", "--help"}, {"demo", "world", "--help"}}) {
+    SCOPED_TRACE(::testing::PrintToString(args));
+    EXPECT_EQ(Agentrt(args).exit_code, 0);
+  }
 }
 
-// The whole of the issue in one story: a model-backed agent under accounting, recorded to a
-// cassette by one process and replayed by another into a fresh database, which ends with the
-// recorded chain head; the cassette holds the provider's raw bytes exactly.
+TEST_F(AgentrtCassetteCliTest, CheckSaysWhetherACassetteCanBeReplayedWhole) {
+  Record("gpt-test");
+  ProcessResult whole = Agentrt({"cassette", "check", path_});
+  EXPECT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_EQ(whole.out, "cassette " + path_ +
+                           ": format 2, 1 session, 3 exchanges, chain head: seq "
+                           "12, hash " +
+                           std::string(64, 'c') + "; whole\n");
+  // Cut inside its last record, as a crash while recording would leave it.
+  std::string bytes = Bytes(path_);
+  std::ofstream(path_, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() - 7);
+  ProcessResult cut = Agentrt({"cassette", "check", path_});
+  EXPECT_EQ(cut.exit_code, 1);
+  EXPECT_THAT(cut.out, HasSubstr("chain head: none recorded; CUT: the recording stops at record 5 "
+                                 "at byte "));
+  ProcessResult dump = Agentrt({"cassette", "dump", path_});
+  EXPECT_EQ(dump.exit_code, 0);
+  EXPECT_THAT(dump.out, HasSubstr("\ncut: the recording stops at record 5 at byte "));
+  // Damaged in the middle: refused, naming the record.
+  std::string damaged = bytes;
+  damaged[replay::kCassetteMagic.size() + 8 + 2] ^= 0x20;
+  std::ofstream(path_, std::ios::binary | std::ios::trunc) << damaged;
+  ProcessResult refused = Agentrt({"cassette", "check", path_});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr("record 1 at byte 8 does not match its checksum"));
+}
+
+// The whole story of a model run: a model-backed agent under accounting, every exchange with
+// its world recorded to a cassette by one process and replayed by another into a fresh
+// database, which ends with the recorded chain head; the cassette holds the provider's raw bytes
+// exactly.
 TEST_F(AgentrtCassetteCliTest, DemoModelRecordsThenReplaysTheSameAuditLog) {
   std::string cassette = (dir_ / "demo.cassette").string();
   std::string recorded_db = (dir_ / "recorded.db").string();
@@ -176,25 +224,79 @@ TEST_F(AgentrtCassetteCliTest, DemoModelRecordsThenReplaysTheSameAuditLog) {
   EXPECT_THAT(recorded.out, HasSubstr("model.dispatched"));
   absl::StatusOr<replay::Cassette> read = replay::ReadCassette(cassette);
   ASSERT_TRUE(read.ok()) << read.status();
-  ASSERT_EQ(read->exchanges.size(), 2u);
-  EXPECT_THAT(read->exchanges[0].model->raw, HasSubstr("\"note\":\"<raw & exact>\""));
-  EXPECT_GT(read->chain_head.seq, 0);
+  EXPECT_EQ(read->header().program, (std::vector<std::string>{"demo", "model"}));
+  int models = 0;
+  for (std::size_t i = 0; i < read->size(); ++i) {
+    if (!read->exchange(i).has_model()) continue;
+    if (++models == 1) {
+      EXPECT_THAT(read->exchange(i).model().raw(), HasSubstr("\"note\":\"<raw & exact>\""));
+    }
+  }
+  EXPECT_EQ(models, 2);
+  EXPECT_GT(read->chain_head().seq, 0);
 
-  ProcessResult replayed = Agentrt({"demo", "model", "--db", replayed_db, "--replay", cassette});
-  ASSERT_EQ(replayed.exit_code, 0) << replayed.out << replayed.err;
-  EXPECT_THAT(replayed.out, HasSubstr("the audit log is the recorded one, byte for byte"));
-  EXPECT_THAT(replayed.out, HasSubstr(read->chain_head.hash));
-  // The two databases hold the same events: the trace lines printed are identical.
-  EXPECT_EQ(recorded.out.substr(0, recorded.out.find("recorded 2")),
-            replayed.out.substr(0, replayed.out.find("replayed from")));
+  for (const std::vector<std::string>& replay_args : std::vector<std::vector<std::string>>{
+           {"demo", "model", "--db", replayed_db, "--replay", cassette},
+           {"replay", cassette, "--db", replayed_db + ".2"}}) {
+    SCOPED_TRACE(::testing::PrintToString(replay_args));
+    ProcessResult replayed = Agentrt(replay_args);
+    ASSERT_EQ(replayed.exit_code, 0) << replayed.out << replayed.err;
+    EXPECT_THAT(replayed.out, HasSubstr("the audit log is the recorded one, byte for byte"));
+    EXPECT_THAT(replayed.out, HasSubstr(read->chain_head().hash));
+    // The two databases hold the same events: the trace lines printed are identical.
+    EXPECT_EQ(recorded.out.substr(0, recorded.out.find("recorded every exchange")),
+              replayed.out.substr(0, replayed.out.find("replayed ")));
+  }
 
   // Replaying into the database that already holds the run is refused, and recording never
   // overwrites a cassette.
   ProcessResult again = Agentrt({"demo", "model", "--db", replayed_db, "--replay", cassette});
   EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, HasSubstr("replay into a new one"));
   ProcessResult overwrite = Agentrt({"demo", "model", "--db", recorded_db, "--record", cassette});
   EXPECT_EQ(overwrite.exit_code, 2);
   EXPECT_THAT(overwrite.err, HasSubstr("exists; record to a new file"));
+}
+
+// A run whose tools start a real child process and ask a real HTTP server on loopback, recorded
+// by one process; replayed by another with neither present (the replaying process starts no
+// server and no child: its PATH holds no wc), to the same chain head.
+TEST_F(AgentrtCassetteCliTest, DemoWorldRecordsARealProcessAndServerAndReplaysWithoutThem) {
+  std::string cassette = (dir_ / "world.cassette").string();
+  ProcessResult recorded =
+      Agentrt({"demo", "world", "--db", (dir_ / "recorded.db").string(), "--record", cassette});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.out << recorded.err;
+  EXPECT_THAT(recorded.out, HasSubstr("9 words"));
+  EXPECT_THAT(recorded.out, HasSubstr("HTTP 200"));
+  absl::StatusOr<replay::Cassette> read = replay::ReadCassette(cassette);
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->header().program.size(), 4u);
+  EXPECT_THAT(read->header().program[3], StartsWith("http://127.0.0.1:"));
+
+  ProcessResult replayed =
+      RunProcess({"/usr/bin/env", "-i", "PATH=/nonexistent", AGENTRT_BIN, "replay", cassette,
+                  "--db", (dir_ / "replayed.db").string()});
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.out << replayed.err;
+  EXPECT_THAT(replayed.out, HasSubstr("the audit log is the recorded one, byte for byte"));
+  EXPECT_EQ(recorded.out.substr(0, recorded.out.find("recorded every exchange")),
+            replayed.out.substr(0, replayed.out.find("replayed ")));
+
+  // One byte of what the run sends changed in the recording: the replay stops there, naming it.
+  replay::Cassette edited;
+  edited.StartSession(read->header());
+  for (std::size_t i = 0; i < read->size(); ++i) {
+    replay::v1::Exchange e = read->exchange(i);
+    if (e.has_http() && e.http().has_send()) e.mutable_http()->mutable_send()->set_url("http://x/");
+    ASSERT_TRUE(edited.Add(e).ok());
+  }
+  ASSERT_TRUE(edited.SetChainHead(read->chain_head()).ok());
+  std::string edited_path = (dir_ / "edited.cassette").string();
+  ASSERT_TRUE(replay::WriteCassette(edited_path, edited).ok());
+  ProcessResult mismatch =
+      Agentrt({"replay", edited_path, "--db", (dir_ / "mismatch.db").string()});
+  EXPECT_EQ(mismatch.exit_code, 1);
+  EXPECT_THAT(mismatch.err, HasSubstr("(HTTP request) differs from the recording: http.send.url: "
+                                      "recorded \"http://x/\", requested \"http://127.0.0.1:"));
 }
 
 }  // namespace

@@ -117,11 +117,10 @@ TEST(AgentrtJsonCliTest, UnknownCommandIsEscapedBeforePrinting) {
 // Every command agentrt has. A command dropped from the table, or added without being added
 // here, fails HelpListsEveryCommandOnceWithItsSummary.
 constexpr std::string_view kEveryCommand[] = {
-    "json canon",    "json hash",  "schema validate", "schema check",
-    "demo scripted", "demo model", "cassette dump",   "runs",
-    "show",          "events",     "verify",          "export",
-    "approve",       "reject",     "cancel",          "recheck",
-    "webhook serve",
+    "json canon", "json hash",  "schema validate", "schema check",   "demo scripted",
+    "demo model", "demo world", "cassette dump",   "cassette check", "replay",
+    "runs",       "show",       "events",          "verify",         "export",
+    "approve",    "reject",     "cancel",          "recheck",        "webhook serve",
 };
 
 struct HelpLine {
@@ -199,7 +198,8 @@ TEST(AgentrtUnknownCommandCliTest, NearMissExitsTwoNamingTheWordAndSuggestingThe
       {{"aprove", "r"}, R"("approve")"},
       {{"run"}, R"("runs")"},
       {{"cassete", "dump", "c.cassette"}, R"("cassette dump")"},
-      {{"casette"}, R"("cassette dump")"},
+      {{"casette"}, R"("cassette dump" or "cassette check")"},
+      {{"replya", "c.cassette"}, R"("replay")"},
       {{"dump", "c.cassette"}, R"("cassette dump")"},
       {{"jsn", "hash"}, R"("json hash")"},
       {{"jsn"}, R"("json canon" or "json hash")"},

@@ -1,19 +1,25 @@
 #include "tools/agentrt/cassette_command.h"
 
 #include <iostream>
+#include <limits>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/util/json_util.h"
 #include "runtime/base/string_view.h"
-#include "runtime/json/canonical_json.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
-#include "runtime/json/utf8.h"
 #include "runtime/replay/cassette.h"
 #include "runtime/replay/cassette_file.h"
-#include "runtime/replay/model_key.h"
+#include "runtime/replay/cassette_text.h"
+#include "runtime/replay/proto/cassette.pb.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/shared_flags.h"
+
+ABSL_FLAG(std::string, bytes, "120",
+          "agentrt cassette dump: bytes of each body shown, 0 for all of them");
 
 namespace agentrt::cli {
 namespace {
@@ -21,31 +27,46 @@ namespace {
 constexpr char kCassetteHelp[] =
     R"(Usage: agentrt cassette SUBCOMMAND CASSETTE
 
-Work with cassettes: the recorded exchanges of a run with the world (docs/formats/cassette.md).
+Work with cassettes: every exchange a run had with the world, recorded in order
+(docs/formats/cassette.md).
 
 Subcommands:
-  dump CASSETTE [--json]   print what the cassette holds
+  dump CASSETTE [--json] [--bytes N]   print every exchange
+  check CASSETTE                       check it can be replayed, or say what is wrong
 
 Run 'agentrt cassette dump --help' for details.
 )";
 
 constexpr char kDumpHelp[] =
-    R"(Usage: agentrt cassette dump CASSETTE [--json]
+    R"(Usage: agentrt cassette dump CASSETTE [--json] [--bytes N]
 
-Reads CASSETTE with every check a replay makes and prints its header, one line per exchange
-in recorded order (model exchanges: the model, the first 12 hex digits of the key, the
-ordinal among identical requests and the sizes of the request, the response and the raw
-provider bytes) and the chain head of the run it recorded. Names and notes are escaped for
-the terminal.
+Reads CASSETTE with every check a replay makes and prints its sessions, one line per exchange
+in recorded order, and the chain head of the run it recorded. A task run's own exchanges
+follow it, numbered under it (17.1, 17.2). Bodies, process bytes and names are shown escaped
+(quoted, with \n, \t, \xHH and \u{...} escapes), each cut at --bytes N bytes (default 120; 0
+shows everything) with the count of what was left out. A recording cut by a crash is read up
+to the cut, and the last line says where it was cut.
 
 With --json it prints one JSON object per line: first the cassette
-({"kind":"cassette","format_version","created_by","notes","exchanges","chain_head"}), then
-one per exchange ({"kind":"model","exchange","model","key","ordinal","request_bytes",
-"response_bytes","raw_bytes","request","response", and "raw" when the raw bytes are UTF-8}).
-An exchange of a kind this build does not know is {"kind":"unknown","exchange","field"}.
+({"kind":"cassette","format_version","sessions":[{"created_by","notes","program"}],
+"exchanges","chain_head":{"seq","hash"},"torn"}), then one per exchange
+({"kind":"exchange","exchange","session","op","text","record"}), "record" being the exchange in
+protobuf's JSON form (bytes in base64) and "exchange" a number, or "17.1" inside a task run.
 
 Exit status: 0 printed, 1 the cassette is unreadable or refused (the reason names it),
 2 usage error.
+)";
+
+constexpr char kCheckHelp[] =
+    R"(Usage: agentrt cassette check CASSETTE
+
+Reads CASSETTE with every check a replay makes (framing and checksums, the format version,
+each exchange's rules: canonical model requests and their keys, processes, responses and tasks
+started before they are used, ...) and prints one line: what it holds, or the first thing
+wrong with it, naming the record or the exchange.
+
+Exit status: 0 it can be replayed whole, 1 it cannot (refused, or cut by a crash: the line
+says where), 2 usage error.
 )";
 
 std::string ChainHeadText(const replay::ChainHead& head) {
@@ -53,70 +74,110 @@ std::string ChainHeadText(const replay::ChainHead& head) {
   return absl::StrCat("chain head: seq ", head.seq, ", hash ", head.hash);
 }
 
-void PrintText(const std::string& path, const replay::Cassette& cassette) {
-  std::cout << "cassette " << json::Sanitize(path) << ": format " << replay::kCassetteFormatVersion
-            << ", created by \"" << json::Sanitize(cassette.created_by) << "\", "
-            << cassette.exchanges.size() << " exchanges\n";
-  if (!cassette.notes.empty()) std::cout << "notes: " << json::Sanitize(cassette.notes) << "\n";
-  for (std::size_t i = 0; i < cassette.exchanges.size(); ++i) {
-    const replay::CassetteExchange& exchange = cassette.exchanges[i];
-    std::cout << "  " << i + 1 << "  ";
-    if (!exchange.model) {
-      std::cout << "an exchange of kind " << exchange.unknown_kind << ", not known to this build\n";
-      continue;
-    }
-    const replay::ModelExchange& m = *exchange.model;
-    std::cout << "model \"" << json::Sanitize(m.model) << "\"  key " << replay::KeyPrefix(m.key)
-              << "  ordinal " << m.ordinal << "  request " << m.request_json.size()
-              << " B  response " << m.response_json.size() << " B  raw " << m.raw.size() << " B\n";
+std::string SessionText(std::size_t index, const replay::CassetteHeader& header) {
+  std::string text = absl::StrCat("session ", index + 1, ": created by \"",
+                                  json::Sanitize(header.created_by), "\"");
+  if (!header.program.empty()) {
+    absl::StrAppend(&text, ", program \"", json::Sanitize(absl::StrJoin(header.program, " ")),
+                    "\"");
   }
-  std::cout << ChainHeadText(cassette.chain_head) << "\n";
+  if (!header.notes.empty()) absl::StrAppend(&text, "\nnotes: ", json::Sanitize(header.notes));
+  return text;
 }
 
-// Canonical form of JSON that ParseCassette has checked reads back.
-std::string Canonical(const std::string& json_text) {
-  absl::StatusOr<std::string> canonical = json::Canonicalize(json_text);
-  return canonical.ok() ? *canonical : "null";
+std::string Summary(const std::string& path, const replay::Cassette& cassette) {
+  return absl::StrCat("cassette ", json::Sanitize(path), ": format ",
+                      replay::kCassetteFormatVersion, ", ", cassette.sessions().size(),
+                      cassette.sessions().size() == 1 ? " session, " : " sessions, ",
+                      cassette.size(), cassette.size() == 1 ? " exchange" : " exchanges");
+}
+
+void PrintExchangeText(const std::string& number, const replay::v1::Exchange& e,
+                       std::size_t max_bytes, int depth) {
+  std::cout << std::string(2 + 2 * depth, ' ') << number << "  "
+            << replay::DescribeExchange(e, max_bytes) << "\n";
+  if (replay::OpOf(e) != replay::Op::kTaskFiring) return;
+  const auto& nested = e.scheduler().firing().nested();
+  for (int i = 0; i < nested.size(); ++i) {
+    PrintExchangeText(absl::StrCat(number, ".", i + 1), nested[i], max_bytes, depth + 1);
+  }
+}
+
+void PrintText(const std::string& path, const replay::Cassette& cassette, std::size_t max_bytes) {
+  std::cout << Summary(path, cassette) << "\n";
+  std::size_t session = std::numeric_limits<std::size_t>::max();
+  for (std::size_t i = 0; i < cassette.size(); ++i) {
+    if (cassette.session_of(i) != session) {
+      session = cassette.session_of(i);
+      std::cout << SessionText(session, cassette.sessions()[session]) << "\n";
+    }
+    PrintExchangeText(absl::StrCat(i + 1), cassette.exchange(i), max_bytes, 0);
+  }
+  if (cassette.size() == 0 && !cassette.sessions().empty()) {
+    std::cout << SessionText(0, cassette.sessions()[0]) << "\n";
+  }
+  std::cout << ChainHeadText(cassette.chain_head()) << "\n";
+  if (!cassette.torn().empty()) {
+    std::cout << "cut: the recording stops at " << json::Sanitize(cassette.torn()) << "\n";
+  }
+}
+
+std::string ProtoJson(const replay::v1::Exchange& e) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  if (!google::protobuf::util::MessageToJsonString(e, &out, options).ok()) return "null";
+  return out;
+}
+
+void PrintExchangeJson(const std::string& number, std::size_t session,
+                       const replay::v1::Exchange& e) {
+  std::cout << json::JsonObject()
+                   .String("kind", "exchange")
+                   .String("exchange", number)
+                   .Int("session", static_cast<std::int64_t>(session + 1))
+                   .String("op", replay::OpName(replay::OpOf(e)))
+                   .String("text", replay::DescribeExchange(e, 0))
+                   .Raw("record", ProtoJson(e))
+                   .Build()
+            << "\n";
+  if (replay::OpOf(e) != replay::Op::kTaskFiring) return;
+  const auto& nested = e.scheduler().firing().nested();
+  for (int i = 0; i < nested.size(); ++i) {
+    PrintExchangeJson(absl::StrCat(number, ".", i + 1), session, nested[i]);
+  }
 }
 
 void PrintJson(const replay::Cassette& cassette) {
+  std::vector<std::string> sessions;
+  for (const replay::CassetteHeader& h : cassette.sessions()) {
+    std::vector<std::string> program;
+    for (const std::string& arg : h.program) program.push_back(json::JsonString(arg));
+    sessions.push_back(json::JsonObject()
+                           .String("created_by", h.created_by)
+                           .String("notes", h.notes)
+                           .Raw("program", "[" + absl::StrJoin(program, ",") + "]")
+                           .Build());
+  }
   std::cout << json::JsonObject()
                    .String("kind", "cassette")
                    .Int("format_version", replay::kCassetteFormatVersion)
-                   .String("created_by", cassette.created_by)
-                   .String("notes", cassette.notes)
-                   .Int("exchanges", static_cast<std::int64_t>(cassette.exchanges.size()))
+                   .Raw("sessions", "[" + absl::StrJoin(sessions, ",") + "]")
+                   .Int("exchanges", static_cast<std::int64_t>(cassette.size()))
                    .Raw("chain_head", json::JsonObject()
-                                          .Int("seq", cassette.chain_head.seq)
-                                          .String("hash", cassette.chain_head.hash)
+                                          .Int("seq", cassette.chain_head().seq)
+                                          .String("hash", cassette.chain_head().hash)
                                           .Build())
+                   .String("torn", cassette.torn())
                    .Build()
             << "\n";
-  for (std::size_t i = 0; i < cassette.exchanges.size(); ++i) {
-    const replay::CassetteExchange& exchange = cassette.exchanges[i];
-    json::JsonObject o;
-    o.Int("exchange", static_cast<std::int64_t>(i + 1));
-    if (!exchange.model) {
-      std::cout << o.String("kind", "unknown").Int("field", exchange.unknown_kind).Build() << "\n";
-      continue;
-    }
-    const replay::ModelExchange& m = *exchange.model;
-    o.String("kind", "model")
-        .String("model", m.model)
-        .String("key", m.key)
-        .Int("ordinal", m.ordinal)
-        .Int("request_bytes", static_cast<std::int64_t>(m.request_json.size()))
-        .Int("response_bytes", static_cast<std::int64_t>(m.response_json.size()))
-        .Int("raw_bytes", static_cast<std::int64_t>(m.raw.size()))
-        .Raw("request", Canonical(m.request_json))
-        .Raw("response", Canonical(m.response_json));
-    if (json::IsValidUtf8(m.raw)) o.String("raw", m.raw);
-    std::cout << o.Build() << "\n";
+  for (std::size_t i = 0; i < cassette.size(); ++i) {
+    PrintExchangeJson(absl::StrCat(i + 1), cassette.session_of(i), cassette.exchange(i));
   }
 }
 
 int RunDump(std::span<const std::string> args) {
-  constexpr std::string_view kFlags[] = {"json"};
+  constexpr std::string_view kFlags[] = {"json", "bytes"};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
   if (!parsed.ok()) return UsageError("cassette dump", ToStd(parsed.status().message()));
   if (parsed->help) {
@@ -124,6 +185,10 @@ int RunDump(std::span<const std::string> args) {
     return kExitOk;
   }
   if (parsed->positional.size() != 1) return UsageError("cassette dump", "expected one CASSETTE");
+  std::size_t max_bytes = 0;
+  if (!absl::SimpleAtoi(absl::GetFlag(FLAGS_bytes), &max_bytes)) {
+    return UsageError("cassette dump", "--bytes takes a number of bytes (0 for all)");
+  }
   const std::string& path = parsed->positional[0];
   absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(path);
   if (!cassette.ok()) {
@@ -132,21 +197,49 @@ int RunDump(std::span<const std::string> args) {
   if (absl::GetFlag(FLAGS_json)) {
     PrintJson(*cassette);
   } else {
-    PrintText(path, *cassette);
+    PrintText(path, *cassette, max_bytes);
   }
   return std::cout.flush() ? kExitOk : Failure("cassette dump", "cannot write to standard output");
+}
+
+int RunCheck(std::span<const std::string> args) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args);
+  if (!parsed.ok()) return UsageError("cassette check", ToStd(parsed.status().message()));
+  if (parsed->help) {
+    std::cout << kCheckHelp;
+    return kExitOk;
+  }
+  if (parsed->positional.size() != 1) return UsageError("cassette check", "expected one CASSETTE");
+  const std::string& path = parsed->positional[0];
+  absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(path);
+  if (!cassette.ok()) {
+    return Failure("cassette check", json::Sanitize(ToStd(cassette.status().message())));
+  }
+  std::cout << Summary(path, *cassette) << ", " << ChainHeadText(cassette->chain_head());
+  if (!cassette->torn().empty()) {
+    std::cout << "; CUT: the recording stops at " << json::Sanitize(cassette->torn()) << "\n";
+    return kExitFailure;
+  }
+  if (cassette->from_newer_build()) {
+    std::cout << "; a newer build wrote parts of it this build does not know, so it replays "
+                 "only up to the first of them\n";
+    return kExitFailure;
+  }
+  std::cout << "; whole\n";
+  return kExitOk;
 }
 
 }  // namespace
 
 int RunCassetteCommand(std::span<const std::string> args) {
-  if (args.empty()) return UsageError("cassette", "missing subcommand (dump)");
+  if (args.empty()) return UsageError("cassette", "missing subcommand (dump, check)");
   const std::string& sub = args[0];
   if (sub == "--help" || sub == "-h" || sub == "help") {
     std::cout << kCassetteHelp;
     return kExitOk;
   }
   if (sub == "dump") return RunDump(args.subspan(1));
+  if (sub == "check") return RunCheck(args.subspan(1));
   return UsageError("cassette", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
 }
 

@@ -14,6 +14,7 @@
 #include "tools/agentrt/event_commands.h"
 #include "tools/agentrt/json_command.h"
 #include "tools/agentrt/operator_commands.h"
+#include "tools/agentrt/replay_command.h"
 #include "tools/agentrt/run_commands.h"
 #include "tools/agentrt/schema_command.h"
 #include "tools/agentrt/suggest.h"
@@ -50,8 +51,14 @@ constexpr Command kCommands[] = {
      Section::kStandalone, RunDemoCommand},
     {"demo model", "run a model-backed agent under model accounting, recorded or replayed",
      Section::kStandalone, RunDemoCommand},
-    {"cassette dump", "print the exchanges a recorded cassette holds", Section::kStandalone,
+    {"demo world", "run tools that start a process and ask an HTTP server, recorded or replayed",
+     Section::kStandalone, RunDemoCommand},
+    {"cassette dump", "print every exchange a recorded cassette holds", Section::kStandalone,
      RunCassetteCommand},
+    {"cassette check", "check a cassette can be replayed, or say what is wrong with it",
+     Section::kStandalone, RunCassetteCommand},
+    {"replay", "re-run a recorded demonstration offline and check its audit log",
+     Section::kStandalone, RunReplayCommand},
     {"runs", "list the runs, newest first, with the approval each waits on", Section::kRunDatabase,
      RunRunsCommand},
     {"show", "print a run, the approvals it waits on, and its steps", Section::kRunDatabase,

@@ -1,11 +1,10 @@
 // `agentrt demo model`: a model-backed agent, recorded to a cassette and replayed from it.
 //
-// The run's world is deterministic — a clock that moves one millisecond per reading and
-// seeded ids — so the only thing that could make a replay differ is the model. Recording
-// wraps a scripted model (standing in for a provider) in a RecordingModel; replaying serves
-// the cassette in strict order and never reaches a model. Both end by comparing the audit
-// log's chain head with the one the cassette holds: the same head means the same events, byte
-// for byte.
+// Recording wraps the whole world — the run's clock, the lease scheduler and its clock, the
+// ids, and a scripted model standing in for a provider — and appends every exchange to one
+// cassette. Replaying serves the cassette back in exact order and reaches none of them. Both
+// end by comparing the audit log's chain head with the one the cassette holds: the same head
+// means the same events, byte for byte.
 #include "tools/agentrt/model_demo.h"
 
 #include <filesystem>
@@ -20,11 +19,6 @@
 #include "runtime/observe/trace/format.h"
 #include "runtime/operator/view/display.h"
 #include "runtime/render/model_agent.h"
-#include "runtime/replay/cassette.h"
-#include "runtime/replay/cassette_file.h"
-#include "runtime/replay/cassette_recorder.h"
-#include "runtime/replay/recording_model.h"
-#include "runtime/replay/replaying_model.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/real_scheduler.h"
@@ -32,10 +26,11 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demo_tools.h"
+#include "tools/agentrt/replay_command.h"
 
-ABSL_FLAG(std::string, record, "", "agentrt demo model: record the model's calls to this cassette");
-ABSL_FLAG(std::string, replay, "",
-          "agentrt demo model: replay the model's calls from this cassette");
+ABSL_FLAG(std::string, record, "",
+          "agentrt demo model|world: record every exchange with the world to this new cassette");
+ABSL_FLAG(std::string, replay, "", "agentrt demo model|world: replay the run from this cassette");
 
 namespace agentrt::cli {
 namespace {
@@ -47,17 +42,18 @@ Runs an agent that asks a model for every step, under model accounting (each cal
 limited, recorded and charged), against in-memory tools, and prints the persisted trace.
 
 --record CASSETTE: the model is a scripted stand-in for a provider (it asks to read
-  /etc/hosts, then finishes); every call is recorded to CASSETTE (created; it must not exist)
-  with the provider's raw bytes, and the audit log's chain head is stored with it.
---replay CASSETTE: no model is reached: the cassette answers, in strict order, and the run's
-  chain head is compared with the recorded one.
+  /etc/hosts, then finishes). Every exchange of the run with its world goes to CASSETTE
+  (created; it must not exist), in the order it happened: the model's calls with the
+  provider's raw bytes, every clock reading, every id drawn, the lease heartbeat's schedule;
+  then the audit log's chain head.
+--replay CASSETTE: nothing is reached: the cassette answers every call, in exact order, and the
+  run's chain head is compared with the recorded one (as 'agentrt replay' does).
 
-The clock and ids are deterministic, so a replay into a fresh database reproduces the audit
-log byte for byte. The database is created if missing (mode 0600); a run with the same id
-already in it is refused, so replay into a new file.
+The clock and ids are deterministic, so the trace reads the same every time. Record and replay
+into a new database (created, mode 0600): the chain head covers the whole audit log.
 
-Exit status: 0 the run completed (and, replaying, the chain head matched), 1 otherwise,
-2 usage error.
+Exit status: 0 the run completed (and, replaying, every exchange was served and the chain head
+matched), 1 otherwise, 2 usage error.
 )";
 
 constexpr std::string_view kFlags[] = {"db", "record", "replay"};
@@ -106,38 +102,33 @@ int RunModelDemo(std::span<const std::string> args) {
   }
   absl::StatusOr<std::string> path = DatabasePath();
   if (!path.ok()) return UsageError(command, ToStd(path.status().message()));
+  if (!replay.empty()) return ReplayCommand(replay, *path, command);
 
-  // The model: a recorded stand-in, or the cassette.
-  std::unique_ptr<sim::ScriptedModel> provider;
-  std::unique_ptr<replay::CassetteRecorder> recorder;
-  std::unique_ptr<Model> model;
-  replay::ChainHead recorded_head;
-  if (!record.empty()) {
-    provider = std::make_unique<sim::ScriptedModel>(ScriptedAnswers(), std::vector<absl::Status>{},
-                                                    std::string(kModelName));
-    absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> opened =
-        replay::CassetteRecorder::Open(record);
-    if (!opened.ok()) return Failure(command, ToStd(opened.status().message()));
-    recorder = *std::move(opened);
-    model = std::make_unique<replay::RecordingModel>(*provider, *recorder);
-  } else {
-    absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(replay);
-    if (!cassette.ok()) return Failure(command, ToStd(cassette.status().message()));
-    recorded_head = cassette->chain_head;
-    model = std::make_unique<replay::ReplayingModel>(std::string(kModelName), *cassette,
-                                                     replay::ReplayOrder::kStrict);
-  }
-
-  // A deterministic run clock, so a replay reads exactly the times the recording did: each
-  // reading is one millisecond after the last, and a wait (a retry's backoff) ends at once at
-  // its deadline. Leases are between processes, so they stay on wall time.
+  // The world being recorded: deterministic, so the printed trace reads the same every time.
+  // Leases are between processes, so they stay on wall time.
   world::ManualClock clock(
       absl::FromUnixSeconds(1'767'225'600),  // 2026-01-01T00:00:00Z
       {.waits = world::ManualClock::Waits::kJump, .tick = absl::Milliseconds(1)});
   world::RealScheduler scheduler;
   world::SeededEntropy entropy(2026);
-  absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(*path, clock);
+  absl::StatusOr<std::unique_ptr<DemoWorld>> world = DemoWorld::Recording(
+      {.clock = &clock, .scheduler = &scheduler, .entropy = &entropy}, record, {"demo", "model"});
+  if (!world.ok()) return Failure(command, ToStd(world.status().message()));
+  return PlayModelDemo(*path, **world);
+}
+
+int PlayModelDemo(const std::string& db, DemoWorld& world) {
+  const std::string command = "demo model";
+  // The store's own clock only stamps its migrations, which are not part of the run.
+  world::RealClock store_clock;
+  absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(db, store_clock);
   if (!store.ok()) return Failure(command, ToStd(store.status().message()));
+  if (absl::Status fresh = world.Begin(**store); !fresh.ok()) {
+    return Failure(command, ToStd(fresh.message()));
+  }
+  // The stand-in provider; a replay never asks it.
+  sim::ScriptedModel provider(ScriptedAnswers(), std::vector<absl::Status>{},
+                              std::string(kModelName));
   DemoTool read("read_file", "Read a text file.", SideEffect::kReadOnly, false,
                 R"({"text":"127.0.0.1 localhost\n"})", "read 20 bytes");
   DemoTool finish("finish", "Report the answer and end the run.", SideEffect::kReadOnly, true,
@@ -155,11 +146,11 @@ int RunModelDemo(std::span<const std::string> args) {
   options.agent = &agent;
   options.policy = policy.get();
   options.tools = {&read, &finish};
-  options.scheduler = &scheduler;
-  options.model.model = model.get();
+  options.scheduler = world.world().scheduler;
+  options.model.model = &world.ModelFor(provider);
   options.model.prices[std::string(kModelName)] = Price{3'000'000, 15'000'000, 300'000};
   absl::StatusOr<std::unique_ptr<Driver>> driver =
-      Driver::Create(**store, clock, entropy, std::move(options));
+      Driver::Create(**store, *world.world().clock, *world.world().entropy, std::move(options));
   if (!driver.ok()) return Failure(command, ToStd(driver.status().message()));
   Limits limits;
   limits.max_model_calls = 10;
@@ -178,24 +169,11 @@ int RunModelDemo(std::span<const std::string> args) {
             << run->input_tokens << " in, " << run->output_tokens << " out, estimated "
             << view::DisplayMoney(run->estimated_cost_micros) << "\n";
 
-  absl::StatusOr<store::ChainHead> head = (*store)->Head();
-  if (!head.ok()) return Failure(command, ToStd(head.status().message()));
-  if (recorder != nullptr) {
-    if (absl::Status set = recorder->SetChainHead(*head); !set.ok()) {
-      return Failure(command, ToStd(set.message()));
-    }
-    std::cout << "recorded " << provider->calls() << " model call(s) to " << json::Sanitize(record)
-              << " with chain head seq " << head->seq << " " << head->hash << "\n"
-              << "replay it into a new database:\n  agentrt demo model --db NEW.db --replay "
-              << json::Sanitize(record) << "\n";
-  } else {
-    bool same = *head == recorded_head;
-    std::cout << "replayed from " << json::Sanitize(replay) << ": chain head seq " << head->seq
-              << " " << head->hash << "\n"
-              << (same ? "the audit log is the recorded one, byte for byte\n"
-                       : absl::StrCat("DIFFERENT from the recording (seq ", recorded_head.seq, " ",
-                                      recorded_head.hash, ")\n"));
-    if (!same) return kExitFailure;
+  absl::StatusOr<std::string> finished = world.Finish(**store);
+  if (!finished.ok()) return Failure(command, ToStd(finished.status().message()));
+  std::cout << *finished << "\n";
+  if (world.recording()) {
+    std::cout << "replay it into a new database:\n  agentrt replay CASSETTE --db NEW.db\n";
   }
   return run->status == RunStatus::kCompleted ? kExitOk : kExitFailure;
 }

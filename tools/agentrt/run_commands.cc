@@ -19,6 +19,7 @@
 #include "tools/agentrt/demo_tools.h"
 #include "tools/agentrt/model_demo.h"
 #include "tools/agentrt/shared_flags.h"
+#include "tools/agentrt/world_demo.h"
 
 ABSL_FLAG(std::string, resume, "", "agentrt demo scripted: resume this run after its approval");
 
@@ -29,6 +30,9 @@ constexpr char kDemoHelp[] =
     R"(Usage: agentrt demo scripted --db PATH [--approval | --resume RUN]
        agentrt demo model --db PATH (--record CASSETTE | --replay CASSETTE)
                          (a model-backed agent, recorded and replayed: 'demo model --help')
+       agentrt demo world --db PATH [--record CASSETTE | --replay CASSETTE]
+                         (tools that start a process and ask an HTTP server, recorded and
+                         replayed: 'demo world --help')
 
 Runs a scripted agent against three in-memory tools and prints the persisted event trace:
   1. read_file (read_only) on /etc/hosts: allowed and executed;
@@ -88,6 +92,7 @@ int RunDemoCommand(std::span<const std::string> args) {
     return args.empty() ? kExitUsage : kExitOk;
   }
   if (args[0] == "model") return RunModelDemo(args.subspan(1));
+  if (args[0] == "world") return RunWorldDemo(args.subspan(1));
   if (args[0] != "scripted") {
     return UsageError("demo", "unknown demonstration \"" + json::Sanitize(args[0]) + "\"");
   }

@@ -1,5 +1,6 @@
-// The cassette file: what is written reads back exactly, and what a replay could not trust
-// is refused naming the file and the exchange (docs/formats/cassette.md).
+// The cassette file: framed records that read back exactly, a cut at any byte of the last
+// record that keeps everything before it, and what a replay could not trust refused naming the
+// file, the record or the exchange (docs/formats/cassette.md).
 #include "runtime/replay/cassette.h"
 
 #include <fstream>
@@ -10,10 +11,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/base/crc32c.h"
 #include "runtime/replay/cassette_file.h"
 #include "runtime/replay/cassette_recorder.h"
+#include "runtime/replay/cassette_text.h"
 #include "runtime/replay/model_key.h"
 #include "runtime/replay/proto/cassette.pb.h"
+#include "runtime/replay/replay_cursor.h"
 #include "runtime/replay/replaying_model.h"
 #include "tests/runtime/model_fixtures.h"
 
@@ -26,31 +30,129 @@ using ::agentrt::model_fixtures::TempDirTest;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-ModelExchange Exchange(const std::string& question, const std::string& answer,
+v1::Exchange ModelCall(const std::string& question, const std::string& answer,
                        std::uint32_t ordinal = 1) {
-  ModelExchange e;
-  e.model = "m";
-  e.request_json = ModelRequestJson(Ask(question));
-  e.key = ModelKeyOfJson("m", e.request_json);
-  e.ordinal = ordinal;
-  e.response_json = ModelResponseJson(Answer(answer));
-  e.raw = "raw:" + answer;
+  v1::Exchange e;
+  v1::ModelExchange* m = e.mutable_model();
+  m->set_model("m");
+  m->set_request_json(ModelRequestJson(Ask(question)));
+  m->set_key(ModelKeyOfJson("m", m->request_json()));
+  m->set_ordinal(ordinal);
+  m->set_response_json(ModelResponseJson(Answer(answer)));
+  m->set_raw("raw:" + answer);
   return e;
 }
 
-v1::Cassette ValidProto() {
-  v1::Cassette proto;
-  proto.set_format_version(kCassetteFormatVersion);
-  proto.set_created_by("test");
-  ModelExchange e = Exchange("q", "a");
-  v1::ModelExchange* m = proto.add_exchanges()->mutable_model();
-  m->set_model(e.model);
-  m->set_key(e.key);
-  m->set_ordinal(e.ordinal);
-  m->set_request_json(e.request_json);
-  m->set_response_json(e.response_json);
-  m->set_raw(e.raw);
-  return proto;
+// One exchange of every kind, numbered as a session would number them.
+std::vector<v1::Exchange> OneOfEachKind() {
+  std::vector<v1::Exchange> all;
+  v1::Exchange e;
+  e.mutable_clock()->set_clock("run");
+  e.mutable_clock()->set_now(1'767'225'600'000'000'001);
+  all.push_back(e);
+  e.Clear();
+  e.mutable_clock()->set_clock("run");
+  e.mutable_clock()->mutable_wait()->set_deadline(INT64_MAX);
+  e.mutable_clock()->mutable_wait()->set_notified(true);
+  all.push_back(e);
+  e.Clear();
+  e.mutable_entropy()->set_source("ids");
+  e.mutable_entropy()->set_size(4);
+  e.mutable_entropy()->set_data(std::string("\x00\xFF\x10\x7F", 4));
+  all.push_back(e);
+  e.Clear();
+  e.mutable_scheduler()->set_scheduler("lease");
+  e.mutable_scheduler()->mutable_scheduled()->set_task(1);
+  e.mutable_scheduler()->mutable_scheduled()->set_at(5);
+  e.mutable_scheduler()->mutable_scheduled()->set_period(10'000'000'000);
+  all.push_back(e);
+  e.Clear();
+  v1::ProcessLaunch* launch = e.mutable_launch();
+  launch->set_process(1);
+  launch->add_argv("node");
+  launch->add_argv("server.js");
+  launch->add_env("PATH=/usr/bin");
+  launch->set_dir("/srv");
+  launch->set_stderr_sink(true);
+  launch->set_pid(4242);
+  all.push_back(e);
+  e.Clear();
+  e.mutable_stdio()->set_process(1);
+  e.mutable_stdio()->mutable_write()->set_data("{\"jsonrpc\":\"2.0\"}\n");
+  e.mutable_stdio()->mutable_write()->set_deadline(7);
+  all.push_back(e);
+  e.Clear();
+  e.mutable_stdio()->set_process(1);
+  e.mutable_stdio()->set_stderr_chunk("warming up\n");
+  all.push_back(e);
+  e.Clear();
+  e.mutable_stdio()->set_process(1);
+  e.mutable_stdio()->mutable_read()->set_max_bytes(65536);
+  e.mutable_stdio()->mutable_read()->set_data("{\"id\":1}\n");
+  all.push_back(e);
+  e.Clear();
+  e.mutable_scheduler()->set_scheduler("lease");
+  e.mutable_scheduler()->mutable_firing()->set_task(1);
+  e.mutable_scheduler()->mutable_firing()->set_again(true);
+  *e.mutable_scheduler()->mutable_firing()->add_nested() = all[0];
+  all.push_back(e);
+  e.Clear();
+  e.mutable_stdio()->set_process(1);
+  e.mutable_stdio()->mutable_close_stdin();
+  all.push_back(e);
+  e.Clear();
+  e.mutable_exit()->set_process(1);
+  e.mutable_exit()->mutable_wait()->mutable_status()->set_code(0);
+  all.push_back(e);
+  e.Clear();
+  e.mutable_exit()->set_process(1);
+  e.mutable_exit()->mutable_close()->set_signal(9);
+  all.push_back(e);
+  e.Clear();
+  v1::HttpSend* send = e.mutable_http()->mutable_send();
+  send->set_method("POST");
+  send->set_url("http://127.0.0.1:8080/mcp");
+  send->add_headers()->set_name("Accept");
+  send->mutable_headers(0)->set_value("application/json, text/event-stream");
+  send->set_body("{}");
+  send->set_max_body_bytes(16 << 20);
+  send->set_response(1);
+  send->set_status(200);
+  all.push_back(e);
+  e.Clear();
+  e.mutable_http()->mutable_read()->set_response(1);
+  e.mutable_http()->mutable_read()->set_data("data: {}\n\n");
+  all.push_back(e);
+  e.Clear();
+  e.mutable_http()->mutable_close()->set_response(1);
+  all.push_back(e);
+  e.Clear();
+  e.mutable_scheduler()->set_scheduler("lease");
+  e.mutable_scheduler()->mutable_cancelled()->set_task(1);
+  e.mutable_scheduler()->mutable_cancelled()->set_result(true);
+  all.push_back(e);
+  all.push_back(ModelCall("q", "a"));
+  return all;
+}
+
+// A framed file: the magic, then each record.
+std::string File(const std::vector<v1::Record>& records) {
+  std::string out(kCassetteMagic);
+  for (const v1::Record& r : records) out += FrameRecord(r);
+  return out;
+}
+
+v1::Record Header(std::uint32_t version = kCassetteFormatVersion) {
+  v1::Record r;
+  r.mutable_header()->set_format_version(version);
+  r.mutable_header()->set_created_by("test");
+  return r;
+}
+
+v1::Record ExchangeRecord(const v1::Exchange& e) {
+  v1::Record r;
+  *r.mutable_exchange() = e;
+  return r;
 }
 
 class CassetteFileTest : public TempDirTest {
@@ -59,49 +161,82 @@ class CassetteFileTest : public TempDirTest {
     std::ofstream(Path(name), std::ios::binary) << bytes;
     return Path(name);
   }
+  std::string Contents(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    return bytes.str();
+  }
 };
 
-TEST_F(CassetteFileTest, WhatIsWrittenReadsBackExactly) {
-  Cassette cassette;
-  cassette.created_by = "agentrt test";
-  cassette.notes = "two questions, one asked twice";
-  for (const ModelExchange& e :
-       {Exchange("q", "a1", 1), Exchange("other", "o", 1), Exchange("q", "a2", 2)}) {
-    CassetteExchange& out = cassette.exchanges.emplace_back();
-    out.model = e;
+TEST(Crc32cTest, MatchesTheStandardCheckValueAndMasksReversibly) {
+  EXPECT_EQ(Crc32c("123456789"), 0xE3069283u);
+  EXPECT_EQ(Crc32c(""), 0u);
+  for (std::uint32_t crc : {0u, 1u, 0xE3069283u, 0xFFFFFFFFu}) {
+    EXPECT_EQ(UnmaskCrc(MaskCrc(crc)), crc);
+    EXPECT_NE(MaskCrc(crc), crc);
   }
-  cassette.exchanges[1].model->raw = std::string("\xFF\x00<>&\n", 6);
-  cassette.chain_head = {42, std::string(64, 'f')};
+}
+
+TEST_F(CassetteFileTest, EveryKindOfExchangeReadsBackExactly) {
+  Cassette cassette;
+  cassette.StartSession({.created_by = "agentrt test",
+                         .notes = "one of each kind",
+                         .program = {"demo", "world", "--base-url", "http://127.0.0.1:1"}});
+  std::vector<v1::Exchange> all = OneOfEachKind();
+  for (const v1::Exchange& e : all) ASSERT_TRUE(cassette.Add(e).ok()) << cassette.Add(e);
+  ASSERT_TRUE(cassette.SetChainHead({42, std::string(64, 'f')}).ok());
 
   ASSERT_TRUE(WriteCassette(Path("c.cassette"), cassette).ok());
   EXPECT_THAT(Files(), ElementsAre("c.cassette"));
   absl::StatusOr<Cassette> read = ReadCassette(Path("c.cassette"));
   ASSERT_TRUE(read.ok()) << read.status();
-  EXPECT_EQ(read->created_by, cassette.created_by);
-  EXPECT_EQ(read->notes, cassette.notes);
-  EXPECT_EQ(read->chain_head.seq, 42);
-  EXPECT_EQ(read->chain_head.hash, cassette.chain_head.hash);
-  EXPECT_FALSE(read->from_newer_build);
-  ASSERT_EQ(read->exchanges.size(), 3u);
-  for (std::size_t i = 0; i < 3; ++i) {
-    SCOPED_TRACE(i);
-    const ModelExchange& want = *cassette.exchanges[i].model;
-    const ModelExchange& got = *read->exchanges[i].model;
-    EXPECT_EQ(got.model, want.model);
-    EXPECT_EQ(got.key, want.key);
-    EXPECT_EQ(got.ordinal, want.ordinal);
-    EXPECT_EQ(got.request_json, want.request_json);
-    EXPECT_EQ(got.response_json, want.response_json);
-    EXPECT_EQ(got.raw, want.raw);
+  EXPECT_EQ(read->header(), cassette.header());
+  EXPECT_EQ(read->chain_head(), cassette.chain_head());
+  EXPECT_EQ(read->torn(), "");
+  EXPECT_FALSE(read->from_newer_build());
+  ASSERT_EQ(read->size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    SCOPED_TRACE(DescribeExchange(all[i]));
+    EXPECT_EQ(read->exchange(i).SerializeAsString(), all[i].SerializeAsString());
+    EXPECT_NE(OpOf(read->exchange(i)), Op::kUnknown);
   }
-  // Writing again replaces the file whole.
-  cassette.exchanges.pop_back();
-  ASSERT_TRUE(WriteCassette(Path("c.cassette"), cassette).ok());
-  EXPECT_EQ(ReadCassette(Path("c.cassette"))->exchanges.size(), 2u);
+  // Writing it again gives the same bytes.
+  EXPECT_EQ(*SerializeCassette(*read), Contents(Path("c.cassette")));
 }
 
-TEST_F(CassetteFileTest, CorruptTruncatedAndEmptyFilesAreRefusedNamingTheFile) {
-  std::string valid = ValidProto().SerializeAsString();
+TEST_F(CassetteFileTest, ACutAtAnyByteOfTheLastRecordKeepsEveryRecordBeforeIt) {
+  std::string whole = File(
+      {Header(), ExchangeRecord(ModelCall("q1", "a1")), ExchangeRecord(ModelCall("q2", "a2"))});
+  std::string two = File({Header(), ExchangeRecord(ModelCall("q1", "a1"))});
+  for (std::size_t cut = two.size() + 1; cut < whole.size(); ++cut) {
+    SCOPED_TRACE(cut);
+    absl::StatusOr<Cassette> read = ParseCassette(whole.substr(0, cut), "cut.cassette");
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->size(), 1u);
+    EXPECT_THAT(read->torn(), HasSubstr("record 3 at byte " + std::to_string(two.size())));
+  }
+  // A last record whose bytes were zeroed (a file extended before its data reached the disk).
+  std::string zeroed = whole;
+  std::fill(zeroed.begin() + static_cast<std::ptrdiff_t>(two.size() + 8), zeroed.end(), '\0');
+  absl::StatusOr<Cassette> read = ParseCassette(zeroed, "zeroed.cassette");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->size(), 1u);
+  EXPECT_THAT(read->torn(), HasSubstr("does not match its checksum"));
+  // A recorder does not append after a torn record, and leaves the file as it was.
+  std::string path = WriteBytes("torn.cassette", whole.substr(0, whole.size() - 3));
+  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path, {});
+  EXPECT_EQ(recorder.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(recorder.status().message(), HasSubstr("its last record is torn"));
+  EXPECT_EQ(Contents(path), whole.substr(0, whole.size() - 3));
+}
+
+TEST_F(CassetteFileTest, DamagedAndForeignFilesAreRefusedNamingTheFileAndTheRecord) {
+  std::string valid = File(
+      {Header(), ExchangeRecord(ModelCall("q1", "a1")), ExchangeRecord(ModelCall("q2", "a2"))});
+  std::string damaged = valid;
+  std::size_t second = File({Header()}).size();  // where record 2 starts
+  damaged[second + 8 + 3] ^= 0x01;               // a byte inside record 2, not the last
   struct Case {
     std::string name;
     std::string bytes;
@@ -110,11 +245,15 @@ TEST_F(CassetteFileTest, CorruptTruncatedAndEmptyFilesAreRefusedNamingTheFile) {
   };
   for (const Case& c : std::vector<Case>{
            {"garbage.cassette", "\xFF\xFF\xFF\xFF not a cassette", absl::StatusCode::kDataLoss,
-            "bytes do not parse as agentrt.replay.v1.Cassette"},
-           {"truncated.cassette", valid.substr(0, valid.size() - 5), absl::StatusCode::kDataLoss,
-            "bytes do not parse as agentrt.replay.v1.Cassette"},
-           {"empty.cassette", "", absl::StatusCode::kFailedPrecondition,
-            "format version 0 is not one this build reads (1)"},
+            "not a cassette (it does not start with the cassette magic"},
+           {"empty.cassette", "", absl::StatusCode::kDataLoss, "not a cassette"},
+           {"damaged.cassette", damaged, absl::StatusCode::kDataLoss,
+            "record 2 at byte " + std::to_string(second) +
+                " does not match its checksum: the file is damaged"},
+           {"headless.cassette", File({ExchangeRecord(ModelCall("q", "a"))}),
+            absl::StatusCode::kFailedPrecondition, "the first record is not a header"},
+           {"v1.cassette", File({Header(1)}), absl::StatusCode::kFailedPrecondition,
+            "record 1 at byte 8: format version 1 is not one this build reads (2)"},
        }) {
     SCOPED_TRACE(c.name);
     std::string path = WriteBytes(c.name, c.bytes);
@@ -123,13 +262,10 @@ TEST_F(CassetteFileTest, CorruptTruncatedAndEmptyFilesAreRefusedNamingTheFile) {
     EXPECT_THAT(read.status().message(), HasSubstr("cassette " + path + ": "));
     EXPECT_THAT(read.status().message(), HasSubstr(c.message));
     // A replay of it is refused before the first request, the same way, and a recorder
-    // refuses to write over it.
-    EXPECT_EQ(ReplayingModel::Open("m", path).status(), read.status());
-    EXPECT_EQ(CassetteRecorder::Open(path).status(), read.status());
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream after;
-    after << in.rdbuf();
-    EXPECT_EQ(after.str(), c.bytes);
+    // refuses to append to it and leaves it as it was.
+    EXPECT_EQ(ReplayingModel::OpenKeyed("m", path).status(), read.status());
+    EXPECT_EQ(CassetteRecorder::Open(path, {}).status(), read.status());
+    EXPECT_EQ(Contents(path), c.bytes);
   }
 }
 
@@ -139,123 +275,171 @@ TEST_F(CassetteFileTest, AMissingFileIsNotFoundNamingThePath) {
   EXPECT_THAT(read.status().message(), HasSubstr(Path("nope.cassette")));
 }
 
-TEST_F(CassetteFileTest, AnUnknownFormatVersionIsRefused) {
-  v1::Cassette proto = ValidProto();
-  proto.set_format_version(2);
-  absl::StatusOr<Cassette> read = ParseCassette(proto.SerializeAsString(), "v2.cassette");
-  EXPECT_EQ(read.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(read.status().message(),
-            "cassette v2.cassette: format version 2 is not one this build reads (1)");
-}
-
 TEST_F(CassetteFileTest, ExchangesAReplayCouldNotTrustAreRefusedNamingTheExchange) {
-  ModelExchange good = Exchange("q", "a");
+  v1::Exchange good = ModelCall("q", "a");
+  std::string good_key(KeyPrefix(good.model().key()));
+  std::vector<v1::Exchange> kinds = OneOfEachKind();
+  auto nth = [&](Op op) {
+    for (const v1::Exchange& e : kinds) {
+      if (OpOf(e) == op) return e;
+    }
+    return v1::Exchange();
+  };
   struct Case {
     std::string name;
-    std::function<void(v1::Cassette&)> change;
+    std::vector<v1::Exchange> exchanges;  // the last one is refused
     std::string message;
+  };
+  auto edited = [&](v1::Exchange e, const std::function<void(v1::Exchange&)>& edit) {
+    edit(e);
+    return e;
   };
   for (const Case& c : std::vector<Case>{
            {"key of another request",
-            [](v1::Cassette& p) {
-              p.mutable_exchanges(0)->mutable_model()->set_key(ModelKey("m", Ask("other")));
-            },
-            "exchange 1 (model \"m\"): key " + std::string(KeyPrefix(ModelKey("m", Ask("other")))) +
-                " is not the key of its request (" + std::string(KeyPrefix(good.key)) + ")"},
+            {edited(
+                good,
+                [](v1::Exchange& e) { e.mutable_model()->set_key(ModelKey("m", Ask("other"))); })},
+            "exchange 1 (model call \"m\"): key " +
+                std::string(KeyPrefix(ModelKey("m", Ask("other")))) +
+                " is not the key of its request (" + good_key + ")"},
            {"request edited, key kept",
-            [](v1::Cassette& p) {
-              p.mutable_exchanges(0)->mutable_model()->set_request_json(
-                  ModelRequestJson(Ask("edited")));
-            },
+            {edited(good,
+                    [](v1::Exchange& e) {
+                      e.mutable_model()->set_request_json(ModelRequestJson(Ask("edited")));
+                    })},
             "is not the key of its request"},
            {"request not canonical",
-            [](v1::Cassette& p) {
-              p.mutable_exchanges(0)->mutable_model()->set_request_json(R"({ "messages": [] })");
-            },
-            "exchange 1 (model \"m\"): request_json is not in canonical form"},
-           {"request not JSON",
-            [](v1::Cassette& p) {
-              p.mutable_exchanges(0)->mutable_model()->set_request_json("{\"messages\":");
-            },
-            "exchange 1 (model \"m\"): request_json is not JSON"},
+            {edited(good,
+                    [](v1::Exchange& e) {
+                      e.mutable_model()->set_request_json(R"({ "messages": [] })");
+                    })},
+            "exchange 1 (model call \"m\"): request_json is not in canonical form"},
            {"response not readable",
-            [](v1::Cassette& p) {
-              p.mutable_exchanges(0)->mutable_model()->set_response_json("[1]");
-            },
-            "exchange 1 (model \"m\"): response_json does not read back"},
+            {edited(good, [](v1::Exchange& e) { e.mutable_model()->set_response_json("[1]"); })},
+            "response_json does not read back"},
            {"no model name",
-            [](v1::Cassette& p) { p.mutable_exchanges(0)->mutable_model()->clear_model(); },
-            "exchange 1 (model \"\"): no model name"},
-           {"key not hex",
-            [](v1::Cassette& p) { p.mutable_exchanges(0)->mutable_model()->set_key("abc"); },
-            "the key is not 64 lowercase hex digits"},
-           {"ordinal 0",
-            [](v1::Cassette& p) { p.mutable_exchanges(0)->mutable_model()->set_ordinal(0); },
-            "has ordinal 0 where its sequence needs 1"},
+            {edited(good, [](v1::Exchange& e) { e.mutable_model()->clear_model(); })},
+            "exchange 1 (model call \"\"): no model name"},
            {"ordinal gap",
-            [](v1::Cassette& p) {
-              *p.add_exchanges() = p.exchanges(0);
-              p.mutable_exchanges(1)->mutable_model()->set_ordinal(3);
-            },
-            "exchange 2 (model \"m\"): key " + std::string(KeyPrefix(good.key)) +
+            {good, edited(good, [](v1::Exchange& e) { e.mutable_model()->set_ordinal(3); })},
+            "exchange 2 (model call \"m\"): key " + good_key +
                 " has ordinal 3 where its sequence needs 2"},
-           {"an exchange of no kind", [](v1::Cassette& p) { p.add_exchanges(); },
-            "exchange 2: no kind is set"},
-           {"chain head without hash", [](v1::Cassette& p) { p.mutable_chain_head()->set_seq(3); },
-            "chain head: seq 3 has a hash that is not 64 lowercase hex digits"},
-           {"negative chain head", [](v1::Cassette& p) { p.mutable_chain_head()->set_seq(-1); },
-            "chain head: negative seq -1"},
+           {"a failed call with an answer",
+            {edited(good,
+                    [](v1::Exchange& e) { e.mutable_model()->mutable_error()->set_code(14); })},
+            "a failed call has an ordinal, a response or raw bytes"},
+           {"an error that is OK",
+            {edited(good,
+                    [](v1::Exchange& e) {
+                      e.mutable_model()->set_ordinal(0);
+                      e.mutable_model()->clear_response_json();
+                      e.mutable_model()->clear_raw();
+                      e.mutable_model()->mutable_error();
+                    })},
+            "error has status code 0, not an error code"},
+           {"an exchange of no kind",
+            {v1::Exchange()},
+            "exchange 1 (a kind this build does not "
+            "know): no kind is set"},
+           {"entropy of the wrong size",
+            {edited(nth(Op::kEntropy), [](v1::Exchange& e) { e.mutable_entropy()->set_size(5); })},
+            "the draw asked for 5 bytes but holds 4"},
+           {"a process never started",
+            {nth(Op::kStdinWrite)},
+            "exchange 1 (stdin write): process 1 was never started"},
+           {"a process numbered twice",
+            {nth(Op::kLaunch), nth(Op::kLaunch)},
+            "exchange 2 (process start): process 1 is numbered twice"},
+           {"a read holding more than it asked for",
+            {nth(Op::kLaunch),
+             edited(nth(Op::kStdoutRead),
+                    [](v1::Exchange& e) { e.mutable_stdio()->mutable_read()->set_max_bytes(2); })},
+            "a read holds more bytes than it asked for"},
+           {"a body read of no response",
+            {nth(Op::kHttpRead)},
+            "exchange 1 (HTTP body read): response 1 was never started"},
+           {"a run of a task never scheduled",
+            {nth(Op::kTaskFiring)},
+            "exchange 1 (task run): task 1 was never started"},
+           {"a run nesting a bad exchange",
+            {nth(Op::kTaskScheduled),
+             edited(
+                 nth(Op::kTaskFiring),
+                 [](v1::Exchange& e) { e.mutable_scheduler()->mutable_firing()->add_nested(); })},
+            "exchange 2 (task run): its exchange 2: no kind is set"},
        }) {
     SCOPED_TRACE(c.name);
-    v1::Cassette proto = ValidProto();
-    c.change(proto);
-    absl::StatusOr<Cassette> read = ParseCassette(proto.SerializeAsString(), "bad.cassette");
+    std::vector<v1::Record> records = {Header()};
+    for (const v1::Exchange& e : c.exchanges) records.push_back(ExchangeRecord(e));
+    absl::StatusOr<Cassette> read = ParseCassette(File(records), "bad.cassette");
     EXPECT_EQ(read.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(read.status().message(), HasSubstr("cassette bad.cassette: "));
     EXPECT_THAT(read.status().message(), HasSubstr(c.message));
+
+    // Building one in memory refuses the same exchange, and keeps what came before.
+    Cassette cassette;
+    for (std::size_t i = 0; i + 1 < c.exchanges.size(); ++i) {
+      ASSERT_TRUE(cassette.Add(c.exchanges[i]).ok());
+    }
+    absl::Status added = cassette.Add(c.exchanges.back());
+    EXPECT_EQ(added.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(added.message(), HasSubstr(c.message));
+    EXPECT_EQ(cassette.size(), c.exchanges.size() - 1);
   }
 }
 
-TEST_F(CassetteFileTest, SerializeRefusesWhatParseWouldRefuse) {
-  Cassette cassette;
-  cassette.exchanges.emplace_back().model = Exchange("q", "a", /*ordinal=*/2);
-  absl::StatusOr<std::string> bytes = SerializeCassette(cassette);
-  EXPECT_EQ(bytes.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(bytes.status().message(), HasSubstr("where its sequence needs 1"));
-  absl::Status write = WriteCassette(Path("x.cassette"), cassette);
-  EXPECT_THAT(write.message(), HasSubstr("write cassette " + Path("x.cassette")));
-  EXPECT_THAT(Files(), ::testing::IsEmpty());
+TEST_F(CassetteFileTest, ABadChainHeadIsRefused) {
+  for (const auto& [seq, hash, message] : std::vector<std::tuple<int, std::string, std::string>>{
+           {3, "", "chain head: seq 3 has a hash that is not 64 lowercase hex digits"},
+           {-1, "", "chain head: negative seq -1"},
+           {0, "ab", "chain head: a hash without a seq"}}) {
+    v1::Record head;
+    head.mutable_chain_head()->set_seq(seq);
+    head.mutable_chain_head()->set_hash(hash);
+    absl::StatusOr<Cassette> read = ParseCassette(File({Header(), head}), "bad.cassette");
+    EXPECT_EQ(read.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(read.status().message(), HasSubstr(message));
+  }
 }
 
-TEST_F(CassetteFileTest, ANewerBuildsExchangesAreReadAndReplayedButNeverWrittenBack) {
-  // A newer build's cassette: an exchange of kind 2 (a clock reading, say) between two model
-  // exchanges, and a top-level field this build does not know.
-  v1::Cassette proto = ValidProto();
-  std::string bytes = proto.SerializeAsString();
-  bytes += std::string("\x22\x04\x12\x02\x08\x01", 6);  // exchanges += {field 2: {1: 1}}
-  bytes += std::string("\x50\x07", 2);                  // field 10 = 7
+TEST_F(CassetteFileTest, ANewerBuildsExchangesAreReadAndReplayedUpToThemButNeverWrittenBack) {
+  // A newer build's cassette: a model exchange, then an exchange of a kind this build does not
+  // know (field 30), and a record of a kind it does not know.
+  std::string bytes = File({Header(), ExchangeRecord(ModelCall("q", "a"))});
+  // Record field 2 (an exchange) holding only field 30 (a varint): a kind this build does not
+  // know.
+  std::string payload("\x12\x03\xF0\x01\x01", 5);
+  auto frame = [](const std::string& p) {
+    std::string out;
+    std::uint32_t length = static_cast<std::uint32_t>(p.size());
+    std::uint32_t crc = MaskCrc(Crc32c(p));
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((length >> (8 * i)) & 0xFF));
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((crc >> (8 * i)) & 0xFF));
+    return out + p;
+  };
+  bytes += frame(payload);
+  bytes += frame(std::string("\x50\x07", 2));  // Record field 10 = 7
   absl::StatusOr<Cassette> read = ParseCassette(bytes, "newer.cassette");
   ASSERT_TRUE(read.ok()) << read.status();
-  EXPECT_TRUE(read->from_newer_build);
-  ASSERT_EQ(read->exchanges.size(), 2u);
-  EXPECT_TRUE(read->exchanges[0].model.has_value());
-  EXPECT_FALSE(read->exchanges[1].model.has_value());
-  EXPECT_EQ(read->exchanges[1].unknown_kind, 2);
+  EXPECT_TRUE(read->from_newer_build());
+  ASSERT_EQ(read->size(), 2u);
+  EXPECT_EQ(OpOf(read->exchange(1)), Op::kUnknown);
 
-  ReplayingModel replay("m", *read, ReplayOrder::kStrict);
-  absl::StatusOr<ModelResponse> response = replay.Generate(Ask("q"), absl::InfiniteFuture());
-  ASSERT_TRUE(response.ok()) << response.status();
-  EXPECT_EQ(response->raw, "raw:a");
+  // Keyed replay serves the model; strict replay stops at the unknown exchange.
+  EXPECT_TRUE(ReplayingModel("m", *read).Generate(Ask("q"), absl::InfiniteFuture()).ok());
+  ReplayCursor cursor(*read);
+  ReplayingModel strict("m", cursor);
+  ASSERT_TRUE(strict.Generate(Ask("q"), absl::InfiniteFuture()).ok());
+  absl::StatusOr<ModelResponse> next = strict.Generate(Ask("q"), absl::InfiniteFuture());
+  EXPECT_THAT(next.status().message(),
+              HasSubstr("exchange 2 is of a kind this build does not know"));
 
   EXPECT_EQ(SerializeCassette(*read).status().code(), absl::StatusCode::kFailedPrecondition);
   std::string path = WriteBytes("newer.cassette", bytes);
-  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path);
+  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path, {});
   EXPECT_EQ(recorder.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(recorder.status().message(), HasSubstr("written by a newer build"));
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream after;
-  after << in.rdbuf();
-  EXPECT_EQ(after.str(), bytes);  // untouched
+  EXPECT_EQ(Contents(path), bytes);  // untouched
 }
 
 }  // namespace

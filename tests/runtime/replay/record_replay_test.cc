@@ -15,7 +15,9 @@
 #include "runtime/replay/cassette_file.h"
 #include "runtime/replay/cassette_recorder.h"
 #include "runtime/replay/model_key.h"
+#include "runtime/replay/proto/cassette.pb.h"
 #include "runtime/replay/recording_model.h"
+#include "runtime/replay/replay_cursor.h"
 #include "runtime/replay/replaying_model.h"
 #include "sim/scripted_model.h"
 #include "tests/runtime/model_fixtures.h"
@@ -38,6 +40,10 @@ std::string TextOf(const absl::StatusOr<ModelResponse>& response) {
   return response.ok() ? response->text : "error: " + std::string(response.status().message());
 }
 
+const v1::ModelExchange& ModelAt(const Cassette& cassette, std::size_t i) {
+  return cassette.exchange(i).model();
+}
+
 // Records `requests` against a scripted model answering `answers` in order.
 Cassette Record(const std::vector<ModelRequest>& requests,
                 const std::vector<ModelResponse>& answers, const std::string& name = "scripted") {
@@ -56,9 +62,9 @@ class ReplayTest : public TempDirTest {};
 TEST_F(ReplayTest, RecordThenReplayAnswersByRequestAndRefusesTheUnrecorded) {
   Cassette cassette = Record({Ask("capital of France?"), Ask("capital of Peru?")},
                              {Answer("Paris"), Answer("Lima")});
-  ASSERT_EQ(cassette.exchanges.size(), 2u);
-  EXPECT_EQ(cassette.exchanges[0].model->key, ModelKey("scripted", Ask("capital of France?")));
-  EXPECT_EQ(cassette.exchanges[0].model->ordinal, 1u);
+  ASSERT_EQ(cassette.size(), 2u);
+  EXPECT_EQ(ModelAt(cassette, 0).key(), ModelKey("scripted", Ask("capital of France?")));
+  EXPECT_EQ(ModelAt(cassette, 0).ordinal(), 1u);
 
   ReplayingModel replay("scripted", cassette);
   EXPECT_EQ(replay.Name(), "scripted");
@@ -92,11 +98,11 @@ TEST_F(ReplayTest, RawBytesRoundTripByteForByte) {
       "  \"bin\": \"\xFF\xFE\x00\x80\"\n}\n"s;
   ASSERT_NE(raw.find('\0'), std::string::npos);
   Cassette cassette = Record({Ask("q")}, {Answer("a <>&", raw)});
-  EXPECT_EQ(cassette.exchanges[0].model->raw, raw);
+  EXPECT_EQ(ModelAt(cassette, 0).raw(), raw);
 
   ASSERT_TRUE(WriteCassette(Path("raw.cassette"), cassette).ok());
   absl::StatusOr<std::unique_ptr<ReplayingModel>> replay =
-      ReplayingModel::Open("scripted", Path("raw.cassette"));
+      ReplayingModel::OpenKeyed("scripted", Path("raw.cassette"));
   ASSERT_TRUE(replay.ok()) << replay.status();
   absl::StatusOr<ModelResponse> response = (*replay)->Generate(Ask("q"), kNoDeadline);
   ASSERT_TRUE(response.ok()) << response.status();
@@ -107,10 +113,10 @@ TEST_F(ReplayTest, RawBytesRoundTripByteForByte) {
 TEST_F(ReplayTest, IdenticalRequestsKeepTheirOrderAndTheOverflowIsUnrecorded) {
   Cassette cassette = Record({Ask("roll a die"), Ask("roll a die"), Ask("other")},
                              {Answer("4"), Answer("2"), Answer("o")});
-  ASSERT_EQ(cassette.exchanges.size(), 3u);
-  EXPECT_EQ(cassette.exchanges[0].model->ordinal, 1u);
-  EXPECT_EQ(cassette.exchanges[1].model->ordinal, 2u);
-  EXPECT_EQ(cassette.exchanges[1].model->key, cassette.exchanges[0].model->key);
+  ASSERT_EQ(cassette.size(), 3u);
+  EXPECT_EQ(ModelAt(cassette, 0).ordinal(), 1u);
+  EXPECT_EQ(ModelAt(cassette, 1).ordinal(), 2u);
+  EXPECT_EQ(ModelAt(cassette, 1).key(), ModelAt(cassette, 0).key());
 
   ReplayingModel replay("scripted", cassette);
   EXPECT_EQ(TextOf(replay.Generate(Ask("roll a die"), kNoDeadline)), "4");
@@ -123,14 +129,14 @@ TEST_F(ReplayTest, IdenticalRequestsKeepTheirOrderAndTheOverflowIsUnrecorded) {
                 std::string(KeyPrefix(ModelKey("scripted", Ask("roll a die")))) +
                 "): recorded 2 times, requested 3");
   EXPECT_EQ(replay.served(), 3u);
-  EXPECT_EQ(replay.recorded(), 3u);
 }
 
 TEST_F(ReplayTest, ReRecordingInANewRecorderReplacesTheKeysWholeSequence) {
   const std::string path = Path("run.cassette");
   {
     ScriptedModel inner({Answer("old 1"), Answer("old 2"), Answer("kept")});
-    absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path);
+    absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
+        CassetteRecorder::Open(path, {.notes = "first"});
     ASSERT_TRUE(recorder.ok()) << recorder.status();
     RecordingModel recording(inner, **recorder);
     ASSERT_TRUE(recording.Generate(Ask("same"), kNoDeadline).ok());
@@ -140,16 +146,20 @@ TEST_F(ReplayTest, ReRecordingInANewRecorderReplacesTheKeysWholeSequence) {
   {
     // A new session asks "same" once: its shorter sequence replaces both old recordings.
     ScriptedModel inner({Answer("new 1")});
-    absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path);
+    absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
+        CassetteRecorder::Open(path, {.notes = "second"});
     ASSERT_TRUE(recorder.ok()) << recorder.status();
     RecordingModel recording(inner, **recorder);
     ASSERT_TRUE(recording.Generate(Ask("same"), kNoDeadline).ok());
   }
   absl::StatusOr<Cassette> cassette = ReadCassette(path);
   ASSERT_TRUE(cassette.ok()) << cassette.status();
-  ASSERT_EQ(cassette->exchanges.size(), 2u);
-  EXPECT_EQ(cassette->exchanges[0].model->response_json.find("kept") != std::string::npos, true);
-  EXPECT_EQ(cassette->exchanges[1].model->ordinal, 1u);
+  // Appended, never rewritten: both sessions are in the file, in order.
+  ASSERT_EQ(cassette->sessions().size(), 2u);
+  EXPECT_EQ(cassette->sessions()[1].notes, "second");
+  ASSERT_EQ(cassette->size(), 4u);
+  EXPECT_EQ(cassette->session_of(3), 1u);
+  EXPECT_EQ(ModelAt(*cassette, 3).ordinal(), 1u);
 
   ReplayingModel replay("scripted", *cassette);
   EXPECT_EQ(TextOf(replay.Generate(Ask("same"), kNoDeadline)), "new 1");
@@ -158,7 +168,7 @@ TEST_F(ReplayTest, ReRecordingInANewRecorderReplacesTheKeysWholeSequence) {
   EXPECT_EQ(TextOf(replay.Generate(Ask("untouched"), kNoDeadline)), "kept");
 }
 
-TEST_F(ReplayTest, FailedCallsAreNotRecordedAndKeepTheirKind) {
+TEST_F(ReplayTest, FailedCallsAreRecordedWithTheirKindAndNeverServedByKey) {
   ScriptedModel inner({Answer("unused"), Answer("ok")},
                       {ServedError("overloaded after work", {5, 1, 0})});
   CassetteRecorder recorder;
@@ -171,26 +181,44 @@ TEST_F(ReplayTest, FailedCallsAreNotRecordedAndKeepTheirKind) {
   EXPECT_EQ(info.kind, ModelErrorKind::kServed);
   ASSERT_TRUE(info.usage.has_value());
   EXPECT_EQ(info.usage->input_tokens, 5);
-  EXPECT_TRUE(recorder.cassette().exchanges.empty());
+  ASSERT_EQ(recorder.cassette().size(), 1u);
+  EXPECT_TRUE(ModelAt(recorder.cassette(), 0).has_error());
+  EXPECT_EQ(ModelAt(recorder.cassette(), 0).ordinal(), 0u);
 
   ASSERT_TRUE(recording.Generate(Ask("q"), kNoDeadline).ok());
   Cassette cassette = recorder.cassette();
-  ASSERT_EQ(cassette.exchanges.size(), 1u);
-  EXPECT_EQ(cassette.exchanges[0].model->ordinal, 1u);
+  ASSERT_EQ(cassette.size(), 2u);
+  EXPECT_EQ(ModelAt(cassette, 1).ordinal(), 1u);
+  // By key, only what the model answered is served (the reference's replayer).
   EXPECT_EQ(TextOf(ReplayingModel("scripted", cassette).Generate(Ask("q"), kNoDeadline)), "ok");
+
+  // In strict order the failure comes back first, with its kind and usage.
+  ReplayCursor cursor(cassette);
+  ReplayingModel strict("scripted", cursor);
+  absl::StatusOr<ModelResponse> again = strict.Generate(Ask("q"), kNoDeadline);
+  EXPECT_EQ(again.status(), failed.status());
+  ModelErrorInfo replayed = ClassifyModelError(again.status());
+  EXPECT_EQ(replayed.kind, ModelErrorKind::kServed);
+  ASSERT_TRUE(replayed.usage.has_value());
+  EXPECT_EQ(replayed.usage->input_tokens, 5);
+  EXPECT_EQ(TextOf(strict.Generate(Ask("q"), kNoDeadline)), "ok");
+  EXPECT_TRUE(cursor.Finish().ok());
 }
 
-TEST_F(ReplayTest, EverySaveLeavesAWholeOwnerOnlyCassetteThatSurvivesAReopen) {
+TEST_F(ReplayTest, EveryCallIsOnDiskBeforeItReturnsInAnOwnerOnlyFile) {
   const std::string path = Path("run.cassette");
   {
     ScriptedModel inner({Answer("one"), Answer("two"), Answer("three")}, {}, "m");
-    absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path);
+    absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
+        CassetteRecorder::Create(path, {.created_by = "agentrt test"});
     ASSERT_TRUE(recorder.ok()) << recorder.status();
-    // Created at once, empty.
+    // Created at once, with its header and no exchange.
     absl::StatusOr<Cassette> empty = ReadCassette(path);
     ASSERT_TRUE(empty.ok()) << empty.status();
-    EXPECT_TRUE(empty->exchanges.empty());
-    EXPECT_EQ(empty->created_by, "agentrt");
+    EXPECT_EQ(empty->size(), 0u);
+    EXPECT_EQ(empty->header().created_by, "agentrt test");
+    // Recording never mixes runs: a second Create on the file is refused.
+    EXPECT_EQ(CassetteRecorder::Create(path, {}).status().code(), absl::StatusCode::kAlreadyExists);
 
     RecordingModel recording(inner, **recorder);
     for (int i = 1; i <= 3; ++i) {
@@ -199,7 +227,8 @@ TEST_F(ReplayTest, EverySaveLeavesAWholeOwnerOnlyCassetteThatSurvivesAReopen) {
       // would lose nothing recorded.
       absl::StatusOr<Cassette> on_disk = ReadCassette(path);
       ASSERT_TRUE(on_disk.ok()) << on_disk.status();
-      EXPECT_EQ(on_disk->exchanges.size(), static_cast<std::size_t>(i));
+      EXPECT_EQ(on_disk->size(), static_cast<std::size_t>(i));
+      EXPECT_EQ(on_disk->torn(), "");
     }
     ASSERT_TRUE((*recorder)->SetChainHead({7, std::string(64, 'a')}).ok());
   }
@@ -208,23 +237,25 @@ TEST_F(ReplayTest, EverySaveLeavesAWholeOwnerOnlyCassetteThatSurvivesAReopen) {
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 
-  absl::StatusOr<std::unique_ptr<ReplayingModel>> replay = ReplayingModel::Open("m", path);
+  absl::StatusOr<std::unique_ptr<ReplayingModel>> replay = ReplayingModel::OpenKeyed("m", path);
   ASSERT_TRUE(replay.ok()) << replay.status();
   EXPECT_EQ(TextOf((*replay)->Generate(Ask("q2"), kNoDeadline)), "two");
   EXPECT_EQ(TextOf((*replay)->Generate(Ask("q1"), kNoDeadline)), "one");
   EXPECT_EQ(TextOf((*replay)->Generate(Ask("q3"), kNoDeadline)), "three");
   absl::StatusOr<Cassette> cassette = ReadCassette(path);
   ASSERT_TRUE(cassette.ok());
-  EXPECT_EQ(cassette->chain_head.seq, 7);
-  EXPECT_EQ(cassette->chain_head.hash, std::string(64, 'a'));
+  EXPECT_EQ(cassette->chain_head().seq, 7);
+  EXPECT_EQ(cassette->chain_head().hash, std::string(64, 'a'));
 }
 
-// A call whose recording cannot be saved returns the save's error rather than an answer the
-// cassette does not hold, and the cassette on disk is the one before the call: whole.
-TEST_F(ReplayTest, ACallWhoseRecordingFailsReturnsTheErrorAndLeavesTheCassetteAsItWas) {
+// A call whose recording cannot be written returns the write's error rather than an answer the
+// cassette does not hold; the file keeps every whole exchange before it, and the reader names
+// the torn end; every later call fails the same way.
+TEST_F(ReplayTest, ACallWhoseRecordingFailsReturnsTheErrorAndTheFileKeepsEveryWholeExchange) {
   const std::string path = Path("run.cassette");
-  ScriptedModel inner({Answer("small"), Answer(std::string(64 * 1024, 'x'))}, {}, "m");
-  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path);
+  ScriptedModel inner({Answer("small"), Answer(std::string(64 * 1024, 'x')), Answer("later")}, {},
+                      "m");
+  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Create(path, {});
   ASSERT_TRUE(recorder.ok()) << recorder.status();
   RecordingModel recording(inner, **recorder);
   ASSERT_TRUE(recording.Generate(Ask("q1"), kNoDeadline).ok());
@@ -244,11 +275,14 @@ TEST_F(ReplayTest, ACallWhoseRecordingFailsReturnsTheErrorAndLeavesTheCassetteAs
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
   ASSERT_EQ(::sigaction(SIGXFSZ, &previous, nullptr), 0);
   ASSERT_FALSE(failed.ok());
-  EXPECT_THAT(failed.status().message(), HasSubstr("write cassette " + path));
+  EXPECT_THAT(failed.status().message(), HasSubstr("cassette " + path + ": write: "));
   absl::StatusOr<Cassette> on_disk = ReadCassette(path);
   ASSERT_TRUE(on_disk.ok()) << on_disk.status();
-  ASSERT_EQ(on_disk->exchanges.size(), 1u);  // the first exchange, whole; nothing of the second
-  EXPECT_THAT(Files(), ElementsAre("run.cassette"));  // and no temporary left
+  ASSERT_EQ(on_disk->size(), 1u);  // the first exchange, whole; nothing of the second
+  EXPECT_THAT(on_disk->torn(), HasSubstr("record 3 at byte "));
+  EXPECT_THAT(failed.status().message(), HasSubstr((*recorder)->status().message()));
+  EXPECT_EQ(recording.Generate(Ask("q3"), kNoDeadline).status(), failed.status());
+  EXPECT_THAT(Files(), ElementsAre("run.cassette"));
 }
 
 TEST_F(ReplayTest, ConcurrentIdenticalCallsGetDistinctOrdinalsAndAllReplay) {
@@ -265,8 +299,8 @@ TEST_F(ReplayTest, ConcurrentIdenticalCallsGetDistinctOrdinalsAndAllReplay) {
   }
   for (std::thread& t : threads) t.join();
   Cassette cassette = recorder.cassette();
-  ASSERT_EQ(cassette.exchanges.size(), 40u);
-  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(cassette.exchanges[i].model->ordinal, i + 1);
+  ASSERT_EQ(cassette.size(), 40u);
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(ModelAt(cassette, i).ordinal(), i + 1);
   ASSERT_TRUE(SerializeCassette(cassette).ok());
 
   ReplayingModel replay("scripted", cassette);
@@ -275,28 +309,35 @@ TEST_F(ReplayTest, ConcurrentIdenticalCallsGetDistinctOrdinalsAndAllReplay) {
   EXPECT_EQ(served.size(), 40u);
 }
 
-TEST_F(ReplayTest, StrictOrderStopsAtTheFirstRequestThatDiffersNamingBothKeys) {
+TEST_F(ReplayTest, StrictOrderStopsAtTheFirstRequestThatDiffersShowingBoth) {
   Cassette cassette =
       Record({Ask("a"), Ask("b"), Ask("a")}, {Answer("A1"), Answer("B"), Answer("A2")});
-  ReplayingModel strict("scripted", cassette, ReplayOrder::kStrict);
+  ReplayCursor cursor(cassette);
+  ReplayingModel strict("scripted", cursor);
   EXPECT_EQ(TextOf(strict.Generate(Ask("a"), kNoDeadline)), "A1");
   absl::StatusOr<ModelResponse> wrong = strict.Generate(Ask("a"), kNoDeadline);
   EXPECT_EQ(wrong.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(wrong.status().message(),
-            "replay: request 2 differs from the recording: recorded key " +
-                std::string(KeyPrefix(ModelKey("scripted", Ask("b")))) + ", requested key " +
-                std::string(KeyPrefix(ModelKey("scripted", Ask("a")))));
+  EXPECT_THAT(wrong.status().message(),
+              HasSubstr("replay: exchange 2 (model call) differs from the recording: "
+                        "model.request_json at byte "));
+  EXPECT_THAT(wrong.status().message(), HasSubstr(R"(recorded …)"));
+  EXPECT_THAT(wrong.status().message(), HasSubstr(R"(\"text\":\"b\")"));
+  EXPECT_THAT(wrong.status().message(), HasSubstr(R"(\"text\":\"a\")"));
   // The replay has stopped: even the request the recording expected now fails.
   EXPECT_EQ(strict.Generate(Ask("b"), kNoDeadline).status(), wrong.status());
+  EXPECT_EQ(cursor.Finish(), wrong.status());
 
   // In order, every exchange is served, then nothing more.
-  ReplayingModel in_order("scripted", cassette, ReplayOrder::kStrict);
+  ReplayCursor in_order_cursor(cassette);
+  ReplayingModel in_order("scripted", in_order_cursor);
   EXPECT_EQ(TextOf(in_order.Generate(Ask("a"), kNoDeadline)), "A1");
   EXPECT_EQ(TextOf(in_order.Generate(Ask("b"), kNoDeadline)), "B");
   EXPECT_EQ(TextOf(in_order.Generate(Ask("a"), kNoDeadline)), "A2");
+  EXPECT_TRUE(in_order_cursor.Finish().ok());
   absl::StatusOr<ModelResponse> more = in_order.Generate(Ask("a"), kNoDeadline);
-  EXPECT_EQ(more.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(more.status().message(), HasSubstr("all 3 recorded exchanges were served"));
+  EXPECT_EQ(more.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(more.status().message(),
+              HasSubstr("replay: the recording has no exchange 4; the run asks for model call"));
 }
 
 TEST_F(ReplayTest, TextThatIsNotUtf8IsRecordedAsReplacementCharactersWhileRawStaysExact) {
@@ -313,7 +354,7 @@ TEST_F(ReplayTest, TextThatIsNotUtf8IsRecordedAsReplacementCharactersWhileRawSta
 
 TEST_F(ReplayTest, ARecorderOnAFolderThatDoesNotExistFailsAtOpenNamingThePath) {
   std::string path = Path("missing/run.cassette");
-  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path);
+  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Create(path, {});
   EXPECT_EQ(recorder.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(recorder.status().message(), HasSubstr(path));
 }

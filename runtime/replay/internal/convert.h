@@ -1,0 +1,33 @@
+// runtime/replay/internal/convert.h
+//
+// The conversions every recorder and replayer shares: a status to its recorded outcome and back
+// (code, message and payloads, so an error's kind survives a replay), a time to its recorded
+// Unix nanoseconds and back (infinite times kept infinite), header fields and exit statuses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "runtime/replay/proto/cassette.pb.h"
+#include "runtime/world/http_fields.h"
+#include "runtime/world/launcher.h"
+
+namespace agentrt::replay::internal {
+
+v1::Outcome OutcomeOf(const absl::Status& status);
+absl::Status StatusOf(const v1::Outcome& outcome);
+
+// Unix nanoseconds; absl::InfiniteFuture() is INT64_MAX and absl::InfinitePast() INT64_MIN,
+// other times saturate.
+std::int64_t NanosOf(absl::Time t);
+absl::Time TimeOf(std::int64_t unix_nanos);
+
+void AddFields(const world::HttpFields& fields, google::protobuf::RepeatedPtrField<v1::Field>* out);
+world::HttpFields FieldsOf(const google::protobuf::RepeatedPtrField<v1::Field>& fields);
+
+v1::ExitStatus ExitOf(const world::ExitStatus& status);
+world::ExitStatus ExitStatusOf(const v1::ExitStatus& status);
+
+}  // namespace agentrt::replay::internal

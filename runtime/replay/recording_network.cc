@@ -1,0 +1,76 @@
+#include "runtime/replay/recording_network.h"
+
+#include <string>
+#include <utility>
+
+#include "runtime/replay/internal/convert.h"
+#include "runtime/replay/proto/cassette.pb.h"
+
+namespace agentrt::replay {
+namespace {
+
+class RecordingResponse final : public world::HttpResponse {
+ public:
+  RecordingResponse(std::unique_ptr<world::HttpResponse> inner, CassetteRecorder& recorder,
+                    std::uint32_t number)
+      : inner_(std::move(inner)), recorder_(recorder), number_(number) {}
+
+  int status() const override { return inner_->status(); }
+  const world::HttpFields& headers() const override { return inner_->headers(); }
+
+  absl::StatusOr<std::string> Read(absl::Time deadline) override {
+    absl::StatusOr<std::string> bytes = inner_->Read(deadline);
+    v1::Exchange e;
+    v1::HttpRead* read = e.mutable_http()->mutable_read();
+    read->set_response(number_);
+    read->set_deadline(internal::NanosOf(deadline));
+    if (bytes.ok()) {
+      read->set_data(*bytes);
+    } else {
+      *read->mutable_error() = internal::OutcomeOf(bytes.status());
+    }
+    if (absl::Status s = recorder_.Record(e); !s.ok()) return s;
+    return bytes;
+  }
+
+  void Close() override {
+    inner_->Close();
+    v1::Exchange e;
+    e.mutable_http()->mutable_close()->set_response(number_);
+    recorder_.Record(e).IgnoreError();  // kept by the recorder
+  }
+
+ private:
+  std::unique_ptr<world::HttpResponse> inner_;
+  CassetteRecorder& recorder_;
+  const std::uint32_t number_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<world::HttpResponse>> RecordingNetwork::Send(
+    const world::HttpRequest& request, absl::Time deadline) {
+  absl::StatusOr<std::unique_ptr<world::HttpResponse>> response = inner_.Send(request, deadline);
+  v1::Exchange e;
+  v1::HttpSend* send = e.mutable_http()->mutable_send();
+  send->set_method(request.method);
+  send->set_url(request.url);
+  internal::AddFields(request.headers, send->mutable_headers());
+  send->set_body(request.body);
+  send->set_max_body_bytes(request.max_body_bytes);
+  send->set_deadline(internal::NanosOf(deadline));
+  if (!response.ok()) {
+    *send->mutable_error() = internal::OutcomeOf(response.status());
+    if (absl::Status s = recorder_.Record(e); !s.ok()) return s;
+    return response.status();
+  }
+  std::uint32_t number = recorder_.Next(CassetteRecorder::Numbered::kResponse);
+  send->set_response(number);
+  send->set_status((*response)->status());
+  internal::AddFields((*response)->headers(), send->mutable_response_headers());
+  if (absl::Status s = recorder_.Record(e); !s.ok()) return s;
+  return std::unique_ptr<world::HttpResponse>(
+      std::make_unique<RecordingResponse>(*std::move(response), recorder_, number));
+}
+
+}  // namespace agentrt::replay

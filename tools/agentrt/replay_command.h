@@ -1,0 +1,20 @@
+// tools/agentrt/replay_command.h
+//
+// `agentrt replay CASSETTE --db PATH`: re-runs the demonstration a cassette recorded, offline,
+// with every exchange served from the cassette in exact order, into a new database, and checks
+// the run wrote the recorded audit log (the same chain head).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace agentrt::cli {
+
+int RunReplayCommand(std::span<const std::string> args);
+
+// ReplayCommand replays the cassette at `cassette` into the database at `db`, reporting
+// failures as `command`. Returns the exit status.
+int ReplayCommand(const std::string& cassette, const std::string& db, std::string_view command);
+
+}  // namespace agentrt::cli
