@@ -152,7 +152,11 @@ TEST(RealSchedulerTest, RunsTasksInDueOrderOnItsOwnThread) {
   std::vector<std::thread::id> threads;
   absl::Notification done;
   absl::Time now = scheduler.clock().Now();
-  // Both are due already; the earlier due time runs first whatever the scheduling order.
+  // The scheduler's thread is held by a gate task until both are scheduled, so the one due now
+  // cannot run before the earlier one exists. Both are due already; the earlier due time runs
+  // first whatever the scheduling order.
+  absl::Notification release;
+  scheduler.RunAt(now - absl::Seconds(2), [&] { release.WaitForNotification(); });
   scheduler.RunAt(now, [&] {
     absl::MutexLock lock(&mu);
     order.push_back(2);
@@ -164,6 +168,7 @@ TEST(RealSchedulerTest, RunsTasksInDueOrderOnItsOwnThread) {
     order.push_back(1);
     threads.push_back(std::this_thread::get_id());
   });
+  release.Notify();
   done.WaitForNotification();
   absl::MutexLock lock(&mu);
   EXPECT_THAT(order, ElementsAre(1, 2));
