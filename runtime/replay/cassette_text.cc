@@ -4,6 +4,7 @@
 #include <limits>
 #include <string_view>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
@@ -246,9 +247,15 @@ std::string DescribeExchange(const v1::Exchange& e, std::size_t max_bytes) {
       return absl::StrCat("clock ", json::QuoteBytes(e.clock().clock(), 64), " wait until ",
                           TimeText(e.clock().wait().deadline()), ": ",
                           e.clock().wait().notified() ? "notified" : "the deadline came");
-    case Op::kEntropy:
+    case Op::kEntropy: {
+      // Hex, as ids are written: what an investigator matches against the audit log.
+      constexpr std::size_t kShownHex = 32;
+      const std::string& data = e.entropy().data();
+      std::string hex = absl::BytesToHexString(data.substr(0, kShownHex));
       return absl::StrCat("entropy ", json::QuoteBytes(e.entropy().source(), 64), " ",
-                          e.entropy().size(), " bytes");
+                          e.entropy().size(), " bytes ", hex,
+                          data.size() > kShownHex ? "…" : "");
+    }
     case Op::kLaunch: {
       const v1::ProcessLaunch& l = e.launch();
       std::string out = absl::StrCat("process start ", Argv(l.argv(), max_bytes), ", ",

@@ -92,26 +92,30 @@ std::string Summary(const std::string& path, const replay::Cassette& cassette) {
                       cassette.size(), cassette.size() == 1 ? " exchange" : " exchanges");
 }
 
+// One line per exchange, its number right-aligned in `width` columns; a task run's exchanges
+// follow it, indented, numbered under it.
 void PrintExchangeText(const std::string& number, const replay::v1::Exchange& e,
-                       std::size_t max_bytes, int depth) {
-  std::cout << std::string(2 + 2 * depth, ' ') << number << "  "
-            << replay::DescribeExchange(e, max_bytes) << "\n";
+                       std::size_t max_bytes, std::size_t width, int depth) {
+  std::string indent(2 + 2 * depth, ' ');
+  std::string pad(number.size() < width ? width - number.size() : 0, ' ');
+  std::cout << indent << pad << number << "  " << replay::DescribeExchange(e, max_bytes) << "\n";
   if (replay::OpOf(e) != replay::Op::kTaskFiring) return;
   const auto& nested = e.scheduler().firing().nested();
   for (int i = 0; i < nested.size(); ++i) {
-    PrintExchangeText(absl::StrCat(number, ".", i + 1), nested[i], max_bytes, depth + 1);
+    PrintExchangeText(absl::StrCat(number, ".", i + 1), nested[i], max_bytes, width, depth + 1);
   }
 }
 
 void PrintText(const std::string& path, const replay::Cassette& cassette, std::size_t max_bytes) {
   std::cout << Summary(path, cassette) << "\n";
+  std::size_t width = absl::StrCat(cassette.size()).size();
   std::size_t session = std::numeric_limits<std::size_t>::max();
   for (std::size_t i = 0; i < cassette.size(); ++i) {
     if (cassette.session_of(i) != session) {
       session = cassette.session_of(i);
       std::cout << SessionText(session, cassette.sessions()[session]) << "\n";
     }
-    PrintExchangeText(absl::StrCat(i + 1), cassette.exchange(i), max_bytes, 0);
+    PrintExchangeText(absl::StrCat(i + 1), cassette.exchange(i), max_bytes, width, 0);
   }
   if (cassette.size() == 0 && !cassette.sessions().empty()) {
     std::cout << SessionText(0, cassette.sessions()[0]) << "\n";
