@@ -392,7 +392,7 @@ void Cassette::StartSession(CassetteHeader header) {
   data_->numbering = Numbering();
 }
 
-absl::Status Cassette::Add(const v1::Exchange& exchange) {
+absl::Status Cassette::Add(v1::Exchange exchange) {
   if (data_->sessions.empty()) StartSession({});
   // The numbering changes only once the whole exchange passed: a refused one changes nothing.
   Changes changes;
@@ -407,7 +407,7 @@ absl::Status Cassette::Add(const v1::Exchange& exchange) {
   if (!exchange.GetReflection()->GetUnknownFields(exchange).empty()) {
     data_->from_newer_build = true;
   }
-  data_->exchanges.push_back(exchange);
+  data_->exchanges.push_back(std::move(exchange));
   data_->session_of.push_back(data_->sessions.size() - 1);
   return absl::OkStatus();
 }

@@ -112,7 +112,7 @@ class Cassette {
   // empty header if there is none. Errors: InvalidArgument naming the exchange (its number from
   // 1) and the rule it breaks (CheckExchange), the cassette unchanged.
   void StartSession(CassetteHeader header);
-  absl::Status Add(const v1::Exchange& exchange);
+  absl::Status Add(v1::Exchange exchange);
   absl::Status SetChainHead(const ChainHead& head);
   void SetTorn(std::string why);
   void SetFromNewerBuild();

@@ -122,7 +122,7 @@ absl::StatusOr<Cassette> ParseCassette(std::string_view bytes, std::string_view 
         cassette.StartSession(HeaderOf(record.header()));
         break;
       case v1::Record::kExchange:
-        if (absl::Status s = cassette.Add(record.exchange()); !s.ok()) {
+        if (absl::Status s = cassette.Add(std::move(*record.mutable_exchange())); !s.ok()) {
           return absl::Status(s.code(), absl::StrCat(where, s.message()));
         }
         break;

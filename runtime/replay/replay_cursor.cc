@@ -15,11 +15,16 @@ constexpr std::size_t kShownBytes = 160;
 
 }  // namespace
 
-ReplayCursor::ReplayCursor(Cassette cassette)
-    : ReplayCursor(cassette, cassette.sessions().empty() ? 0 : cassette.sessions().size() - 1) {}
+ReplayCursor::ReplayCursor(Cassette cassette) : cassette_(std::move(cassette)) {
+  Begin(cassette_.sessions().empty() ? 0 : cassette_.sessions().size() - 1);
+}
 
 ReplayCursor::ReplayCursor(Cassette cassette, std::size_t session)
     : cassette_(std::move(cassette)) {
+  Begin(session);
+}
+
+void ReplayCursor::Begin(std::size_t session) {
   Frame main;
   for (std::size_t i = 0; i < cassette_.size(); ++i) {
     if (cassette_.session_of(i) == session) main.exchanges.push_back(&cassette_.exchange(i));

@@ -83,6 +83,8 @@ class ReplayCursor {
     std::string where;  // how errors name an exchange of this frame
   };
 
+  // Begin makes session `session`'s exchanges the ones to serve.
+  void Begin(std::size_t session);
   absl::Status Stop(absl::Status error);
   std::string Name(const Frame& frame, std::size_t index) const;
   // Delivers what is due before the next exchange the run asks for.
