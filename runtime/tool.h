@@ -55,6 +55,13 @@ class Tool {
   virtual absl::StatusOr<ToolResult> Call(const ToolCall& call) = 0;
 };
 
+// CheckToolSpec is the driver's acceptance of a tool's spec, exactly what Driver::Create (and a
+// spec that changed during a run) goes through: a usable name, a positive timeout and an input
+// schema that compiles under agentrt::schema's self-contained rules. So a product or an adapter
+// (MCP's Load) refuses a tool before a driver would, with the driver's own reason. Errors:
+// InvalidArgument naming the tool and what is wrong.
+absl::Status CheckToolSpec(const ToolSpec& spec);
+
 // AbortRun is the status a tool returns to end the run (FAILED, tool_abort) with `detail`.
 absl::Status AbortRun(std::string_view detail);
 bool IsAbortRun(const absl::Status& status);

@@ -46,6 +46,8 @@ absl::StatusOr<std::string> SpecJson(const ToolSpec& spec) {
   return o.Build();
 }
 
+absl::Status CheckToolSpec(const ToolSpec& spec) { return RecordSpec(spec).status(); }
+
 absl::StatusOr<RecordedSpec> RecordSpec(const ToolSpec& spec) {
   std::string name = absl::StrCat("tool \"", ToAbsl(json::Sanitize(spec.name)), "\"");
   if (!UsableName(spec.name)) {

@@ -2,7 +2,10 @@
 // recorded canonical, and a changed spec compiled once however often it is asked for.
 #include "runtime/engine/tool_registry.h"
 
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -66,6 +69,36 @@ TEST(ToolRegistryTest, AChangedSpecTheRulesRefuseIsAnError) {
   absl::StatusOr<const RecordedSpec*> refused = registry.Current(&tool);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(refused.status().message(), HasSubstr("tool \"read\": input schema refused: "));
+}
+
+}  // namespace
+}  // namespace agentrt
+
+namespace agentrt {
+namespace {
+
+// CheckToolSpec refuses exactly what registering with a driver refuses, with the same reason.
+TEST(CheckToolSpecTest, RefusesWhatADriverRefusesWithItsReason) {
+  ToolSpec good{"read", "Read.", R"({"type":"object"})", SideEffect::kReadOnly, absl::Seconds(5),
+                false};
+  EXPECT_TRUE(CheckToolSpec(good).ok());
+  for (auto [edit, reason] : std::vector<std::pair<std::function<void(ToolSpec&)>, std::string>>{
+           {[](ToolSpec& s) { s.name = "read a file"; }, "the name must be 1 to 128 characters"},
+           {[](ToolSpec& s) { s.timeout = absl::ZeroDuration(); }, "timeout is required"},
+           {[](ToolSpec& s) { s.input_schema = R"({"minLength":"two"})"; },
+            "input schema refused"},
+           {[](ToolSpec& s) { s.input_schema = R"({"$ref":"http://example.test/x"})"; },
+            "input schema refused"}}) {
+    ToolSpec spec = good;
+    edit(spec);
+    SCOPED_TRACE(reason);
+    absl::Status checked = CheckToolSpec(spec);
+    EXPECT_EQ(checked.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(checked.message()), HasSubstr(reason));
+    SpecTool tool;
+    tool.spec = spec;
+    EXPECT_EQ(ToolRegistry::Create({&tool}).status(), checked);
+  }
 }
 
 }  // namespace
