@@ -128,6 +128,8 @@ Op OpOf(const v1::Exchange& e) {
       return Op::kUnknown;
     case v1::Exchange::kEntropy:
       return Op::kEntropy;
+    case v1::Exchange::kEnvironment:
+      return Op::kEnvironmentRead;
     case v1::Exchange::kLaunch:
       return Op::kLaunch;
     case v1::Exchange::kStdio:
@@ -200,6 +202,8 @@ std::string_view OpName(Op op) {
       return "clock wait";
     case Op::kEntropy:
       return "entropy draw";
+    case Op::kEnvironmentRead:
+      return "environment read";
     case Op::kLaunch:
       return "process start";
     case Op::kStdinWrite:
@@ -286,6 +290,11 @@ absl::Status Check(const v1::Exchange& e, Numbering& numbering, Changes& changes
       if (e.entropy().data().size() != e.entropy().size()) {
         return Rule(absl::StrCat("the draw asked for ", e.entropy().size(), " bytes but holds ",
                                  e.entropy().data().size()));
+      }
+      return absl::OkStatus();
+    case Op::kEnvironmentRead:
+      if (!e.environment().set() && !e.environment().value().empty()) {
+        return Rule("an unset variable with a value");
       }
       return absl::OkStatus();
     case Op::kLaunch:

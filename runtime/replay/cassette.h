@@ -52,6 +52,7 @@ enum class Op {
   kClockNow,
   kClockWait,
   kEntropy,
+  kEnvironmentRead,
   kLaunch,
   kStdinWrite,
   kStdinClose,

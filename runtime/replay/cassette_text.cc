@@ -256,6 +256,10 @@ std::string DescribeExchange(const v1::Exchange& e, std::size_t max_bytes) {
                           e.entropy().size(), " bytes ", hex,
                           data.size() > kShownHex ? "…" : "");
     }
+    case Op::kEnvironmentRead:
+      return absl::StrCat("environment ", Bytes(e.environment().name(), max_bytes), ": ",
+                          e.environment().set() ? Bytes(e.environment().value(), max_bytes)
+                                                : "not set");
     case Op::kLaunch: {
       const v1::ProcessLaunch& l = e.launch();
       std::string out = absl::StrCat("process start ", Argv(l.argv(), max_bytes), ", ",

@@ -10,6 +10,9 @@ RecordingWorld::RecordingWorld(const world::World& inner, CassetteRecorder& reco
   world_.clock = &clock_;
   world_.scheduler = &scheduler_;
   world_.entropy = &entropy_;
+  if (inner.environment != nullptr) {
+    world_.environment = &environment_.emplace(*inner.environment, recorder);
+  }
   if (inner.launcher != nullptr) world_.launcher = &launcher_.emplace(*inner.launcher, recorder);
   if (inner.network != nullptr) world_.network = &network_.emplace(*inner.network, recorder);
 }

@@ -1,7 +1,8 @@
 // runtime/replay/recording_world.h
 //
 // A whole world recorded into one cassette: each part of a real (or any) world wrapped in its
-// Recording* (clock "run", scheduler "lease" with its clock, entropy "ids", launcher, network),
+// Recording* (clock "run", scheduler "lease" with its clock, entropy "ids", environment,
+// launcher, network),
 // all appending to one recorder, so the cassette holds every exchange in the one order it
 // happened. Models are wrapped one by one (Record). What a composition root uses to record a
 // run; replaying_world.h is its counterpart.
@@ -15,6 +16,7 @@
 #include "runtime/replay/cassette_recorder.h"
 #include "runtime/replay/recording_clock.h"
 #include "runtime/replay/recording_entropy.h"
+#include "runtime/replay/recording_environment.h"
 #include "runtime/replay/recording_launcher.h"
 #include "runtime/replay/recording_model.h"
 #include "runtime/replay/recording_network.h"
@@ -45,6 +47,7 @@ class RecordingWorld {
   RecordingClock clock_;
   RecordingScheduler scheduler_;
   RecordingEntropy entropy_;
+  std::optional<RecordingEnvironment> environment_;
   std::optional<RecordingLauncher> launcher_;
   std::optional<RecordingNetwork> network_;
   std::vector<std::unique_ptr<RecordingModel>> models_;

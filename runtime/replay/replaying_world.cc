@@ -13,11 +13,13 @@ ReplayingWorld::ReplayingWorld(Cassette cassette)
       clock_(cursor_, kRunClock),
       scheduler_(cursor_, kLeaseScheduler),
       entropy_(cursor_, kIds),
+      environment_(cursor_),
       launcher_(cursor_),
       network_(cursor_) {
   world_.clock = &clock_;
   world_.scheduler = &scheduler_;
   world_.entropy = &entropy_;
+  world_.environment = &environment_;
   world_.launcher = &launcher_;
   world_.network = &network_;
 }

@@ -1,7 +1,7 @@
 // runtime/replay/replaying_world.h
 //
-// A whole world played back from one cassette: a replaying clock, scheduler, entropy, launcher
-// and network (under the names recording_world.h records them with) and strict replaying
+// A whole world played back from one cassette: a replaying clock, scheduler, entropy,
+// environment, launcher and network (under the names recording_world.h records them with) and strict replaying
 // models, all on one cursor, so the run must ask for exactly what the recorded run asked, in
 // the same order. Nothing real is reached: no clock, thread, process or network. Finish checks
 // that everything was asked for and that the run wrote the recorded audit log.
@@ -16,6 +16,7 @@
 #include "runtime/replay/replay_cursor.h"
 #include "runtime/replay/replaying_clock.h"
 #include "runtime/replay/replaying_entropy.h"
+#include "runtime/replay/replaying_environment.h"
 #include "runtime/replay/replaying_launcher.h"
 #include "runtime/replay/replaying_model.h"
 #include "runtime/replay/replaying_network.h"
@@ -43,6 +44,7 @@ class ReplayingWorld {
   ReplayingClock clock_;
   ReplayingScheduler scheduler_;
   ReplayingEntropy entropy_;
+  ReplayingEnvironment environment_;
   ReplayingLauncher launcher_;
   ReplayingNetwork network_;
   std::vector<std::unique_ptr<ReplayingModel>> models_;

@@ -106,14 +106,6 @@ std::vector<std::string> MinimalChildEnv(EnvFlavour flavour, const EnvLookup& ho
   return std::move(list).Take();
 }
 
-EnvLookup ProcessEnvLookup() {
-  return [](std::string_view name) -> std::optional<std::string> {
-    const char* value = std::getenv(std::string(name).c_str());
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  };
-}
-
 EnvFlavour HostEnvFlavour() {
 #ifdef _WIN32
   return EnvFlavour::kWindows;

@@ -7,7 +7,7 @@
 // server only when named. (Files under HOME stay reachable: nothing is sandboxed.)
 //
 // The host's environment and operating system come in as arguments, so every case of the
-// reference is testable on any machine; ProcessEnvLookup and HostEnvFlavour are what the real
+// reference is testable on any machine; an Environment (environment.h) and HostEnvFlavour are what the real
 // composition root passes.
 #pragma once
 
@@ -44,8 +44,6 @@ std::vector<std::string> MinimalChildEnv(EnvFlavour flavour, const EnvLookup& ho
                                          const std::vector<std::string>& inherit,
                                          const std::vector<std::string>& env);
 
-// This process's environment (getenv), for the real composition root.
-EnvLookup ProcessEnvLookup();
 // The flavour of the system this program was built for.
 EnvFlavour HostEnvFlavour();
 

@@ -11,6 +11,7 @@ namespace agentrt::world {
 class Clock;
 class Scheduler;
 class Entropy;
+class Environment;
 class Launcher;
 class Network;
 
@@ -20,6 +21,7 @@ struct World {
   Entropy* entropy = nullptr;      // ids and nonces
   Launcher* launcher = nullptr;    // child processes (MCP stdio servers); may be null
   Network* network = nullptr;      // HTTP (MCP streamable HTTP, providers); may be null
+  Environment* environment = nullptr;  // this process's variables (a child's PATH); may be null
 };
 
 }  // namespace agentrt::world

@@ -61,6 +61,11 @@ std::vector<v1::Exchange> OneOfEachKind() {
   e.mutable_entropy()->set_data(std::string("\x00\xFF\x10\x7F", 4));
   all.push_back(e);
   e.Clear();
+  e.mutable_environment()->set_name("PATH");
+  e.mutable_environment()->set_set(true);
+  e.mutable_environment()->set_value("/usr/bin:/bin");
+  all.push_back(e);
+  e.Clear();
   e.mutable_scheduler()->set_scheduler("lease");
   e.mutable_scheduler()->mutable_scheduled()->set_task(1);
   e.mutable_scheduler()->mutable_scheduled()->set_at(5);

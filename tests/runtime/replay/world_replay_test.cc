@@ -330,6 +330,32 @@ TEST(WorldReplayTest, StderrChunksReachTheSinkWhereTheyWereRecorded) {
   EXPECT_TRUE(cursor.Finish().ok());
 }
 
+// A recorded run reads this machine's variables; its replay, on any machine, reads the
+// recorded values, and a read of another variable stops it.
+TEST(WorldReplayTest, EnvironmentReadsReplayWithTheRecordedValues) {
+  world::FixedEnvironment here({{"PATH", "/opt/here/bin"}, {"EMPTY", ""}});
+  CassetteRecorder recorder;
+  {
+    RecordingEnvironment recording(here, recorder);
+    EXPECT_EQ(recording.Get("PATH"), "/opt/here/bin");
+    EXPECT_EQ(recording.Get("EMPTY"), "");
+    EXPECT_EQ(recording.Get("UNSET"), std::nullopt);
+  }
+  ReplayCursor cursor(recorder.cassette());
+  ReplayingEnvironment replaying(cursor);
+  EXPECT_EQ(replaying.Get("PATH"), "/opt/here/bin");
+  EXPECT_EQ(replaying.Get("EMPTY"), "");
+  EXPECT_EQ(replaying.Get("UNSET"), std::nullopt);
+  EXPECT_TRUE(cursor.Finish().ok());
+
+  ReplayCursor other(recorder.cassette());
+  ReplayingEnvironment asks_else(other);
+  EXPECT_EQ(asks_else.Get("HOME"), std::nullopt);
+  EXPECT_EQ(other.status().message(),
+            "replay: exchange 1 (environment read) differs from the recording: "
+            "environment.name: recorded \"PATH\", requested \"HOME\"");
+}
+
 // A task's run recorded between two clock readings is held back to the next call that may run
 // a task (not a reading or a draw, which may be inside a store transaction), and its own
 // readings come from its run.

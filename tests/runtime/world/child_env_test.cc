@@ -1,6 +1,7 @@
 // The minimal environment of an MCP stdio server (reference/mcp.md §1.3, §1.4), and what a real
 // child started with it sees.
 #include "runtime/world/child_env.h"
+#include "runtime/world/environment.h"
 
 #include <stdlib.h>
 
@@ -111,10 +112,11 @@ class ScopedVariable {
   std::optional<std::string> old_;
 };
 
-TEST(ChildEnvTest, ProcessEnvLookupReadsThisProcess) {
+TEST(ChildEnvTest, ProcessEnvironmentReadsThisProcess) {
   ScopedVariable set("AGENTRT_TEST_SET", "value");
   ScopedVariable empty("AGENTRT_TEST_EMPTY", "");
-  EnvLookup lookup = ProcessEnvLookup();
+  ProcessEnvironment process;
+  EnvLookup lookup = LookupOf(process);
   EXPECT_EQ(lookup("AGENTRT_TEST_SET"), "value");
   EXPECT_EQ(lookup("AGENTRT_TEST_EMPTY"), "");
   EXPECT_EQ(lookup("AGENTRT_TEST_NEVER_SET"), std::nullopt);
@@ -133,9 +135,10 @@ TEST(ChildEnvTest, ServerGetsOnlyTheEnvironmentItIsGiven) {
 
   RealClock clock;
   RealLauncher launcher(clock);
+  ProcessEnvironment process;
   absl::StatusOr<std::unique_ptr<Process>> child =
       launcher.Start({.argv = {AGENTRT_LAUNCH_CHILD, "env"},
-                      .env = MinimalChildEnv(HostEnvFlavour(), ProcessEnvLookup(),
+                      .env = MinimalChildEnv(HostEnvFlavour(), LookupOf(process),
                                              {"AGENTRT_TEST_PASSED"}, {"EXPLICIT=1"})});
   ASSERT_TRUE(child.ok()) << child.status();
   std::string printed;
