@@ -14,9 +14,8 @@ std::string ServerPrefix(std::string_view server) {
 
 absl::Status ServerError(std::string_view server, const absl::Status& status) {
   absl::Status out(status.code(), absl::StrCat(ServerPrefix(server), status.message()));
-  status.ForEachPayload([&](absl::string_view url, const absl::Cord& value) {
-    out.SetPayload(url, value);
-  });
+  status.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& value) { out.SetPayload(url, value); });
   return out;
 }
 

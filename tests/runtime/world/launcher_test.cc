@@ -23,6 +23,7 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/process_gone.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/real_launcher.h"
 #include "tests/support/largest_allocation.h"
@@ -120,28 +121,9 @@ std::string ReadToEnd(Process& process, absl::Time deadline) {
   }
 }
 
-// A process is gone when it can no longer be signalled, or is a zombie whose parent has died
-// (the kernel handed it to init, which reaps it in its own time).
-bool Gone(pid_t pid) {
-  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(stat, line);
-  std::size_t end = line.rfind(')');
-  return end == std::string::npos || (end + 2 < line.size() && line[end + 2] == 'Z');
-}
-
-// Polls for `pid` to be gone, up to `limit` (then kills it, so no test leaves it behind).
+bool Gone(pid_t pid) { return test_support::ProcessGone(pid); }
 bool GoneWithin(pid_t pid, absl::Duration limit) {
-  absl::Time deadline = absl::Now() + limit;
-  while (!Gone(pid)) {
-    if (absl::Now() > deadline) {
-      ::kill(pid, SIGKILL);
-      return false;
-    }
-    absl::SleepFor(absl::Milliseconds(10));
-  }
-  return true;
+  return test_support::ProcessGoneWithin(pid, limit);
 }
 
 TEST(RealLauncherTest, EchoRoundTripsOverSeveralWritesAndReads) {

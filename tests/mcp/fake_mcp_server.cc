@@ -1,0 +1,164 @@
+// A raw JSON-RPC MCP server over stdio for the client's tests: one program, one behaviour per
+// mode (argv[1]), so the tests start a real child process and speak real bytes to it.
+//
+//   fake_mcp_server normal      initialize, tools/list (read_file, write_file), tools/call echoes
+//   fake_mcp_server version V   as normal, but initialize answers protocol version V
+//   fake_mcp_server chatty      before each answer: a ping and a sampling request (string ids),
+//                               a log notification, a response with a wrong id and a line that
+//                               is not JSON; the answers to its own requests are printed to
+//                               stderr ("answer: <json>")
+//   fake_mcp_server env         tools/call answers the environment it got, one NAME=value a line
+//   fake_mcp_server fail-start  prints "oops: missing config" to stderr and exits 1 at once
+//   fake_mcp_server flood N     prints N bytes of stderr, then "the end", and exits 1
+//   fake_mcp_server die-on-list prints "listing refused: no licence" to stderr at tools/list
+//                               and exits
+//   fake_mcp_server hang-init   never answers initialize
+//   fake_mcp_server hang-call   answers everything but tools/call
+//   fake_mcp_server die-on-call exits (closing its pipes) at tools/call
+//   fake_mcp_server errors      answers every request with a JSON-RPC error whose message holds
+//                               terminal escapes
+//   fake_mcp_server grandchild  as hang-call, and first starts a grandchild that ignores SIGTERM,
+//                               SIGINT and SIGHUP, printing its pid to stderr ("grandchild N")
+// Test-only.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/json/canonical_json.h"
+#include "runtime/json/intake.h"
+#include "runtime/json/json_object.h"
+
+extern char** environ;
+
+namespace {
+
+using agentrt::json::JsonObject;
+using agentrt::json::JsonString;
+
+std::string mode;
+std::string version = "2025-11-25";
+
+void Say(const std::string& line) {
+  std::cout << line << "\n";
+  std::cout.flush();
+}
+
+std::string Result(const std::string& id, const std::string& result) {
+  return JsonObject().String("jsonrpc", "2.0").Raw("id", id).Raw("result", result).Build();
+}
+
+std::string Tools() {
+  return R"({"tools":[{"name":"read_file","description":"Read a file.","annotations":)"
+         R"({"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"path":)"
+         R"({"type":"string"}},"required":["path"]}},{"name":"write_file","description":)"
+         R"("Write a file.","inputSchema":{"type":"object","properties":{"path":{"type":)"
+         R"("string"},"text":{"type":"string"}},"required":["path","text"]}}]})";
+}
+
+void Chatter() {
+  Say(R"({"jsonrpc":"2.0","id":"srv-1","method":"ping"})");
+  Say(R"({"jsonrpc":"2.0","id":"srv-2","method":"sampling/createMessage","params":{}})");
+  Say(R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}})");
+  Say(R"({"jsonrpc":"2.0","id":987654,"result":{"stale":true}})");
+  Say("this is not JSON-RPC");
+}
+
+void Serve(const std::string& line) {
+  absl::StatusOr<agentrt::json::Document> doc = agentrt::json::Parse(line);
+  if (!doc.ok() || !doc->root().is_object()) return;
+  agentrt::json::Value root = doc->root();
+  std::optional<agentrt::json::Value> id_value = root.Find("id");
+  std::optional<agentrt::json::Value> method_value = root.Find("method");
+  if (!method_value) {
+    // An answer to one of our requests.
+    std::cerr << "answer: " << agentrt::json::WriteCanonical(root) << std::endl;
+    return;
+  }
+  std::string method(method_value->string_value());
+  if (!id_value) return;  // a notification
+  std::string id = agentrt::json::WriteCanonical(*id_value);
+  if (mode == "errors") {
+    Say(JsonObject()
+            .String("jsonrpc", "2.0")
+            .Raw("id", id)
+            .Raw("error", JsonObject()
+                              .Int("code", -32000)
+                              .String("message", "\x1b[2K\rpinned 3 tools OK\x1b]0;owned\x07")
+                              .Build())
+            .Build());
+    return;
+  }
+  if (mode == "chatty") Chatter();
+  if (method == "initialize") {
+    if (mode == "hang-init") return;
+    Say(Result(id, JsonObject()
+                       .String("protocolVersion", version)
+                       .Raw("capabilities", R"({"tools":{}})")
+                       .Raw("serverInfo", R"({"name":"fake","version":"1"})")
+                       .Build()));
+  } else if (method == "tools/list") {
+    if (mode == "die-on-list") {
+      std::cerr << "listing refused: no licence" << std::endl;
+      std::exit(3);
+    }
+    Say(Result(id, Tools()));
+  } else if (method == "tools/call") {
+    if (mode == "hang-call" || mode == "grandchild") return;
+    if (mode == "die-on-call") std::exit(4);
+    std::string text;
+    if (mode == "env") {
+      for (char** e = environ; *e != nullptr; ++e) absl::StrAppend(&text, *e, "\n");
+    } else {
+      std::optional<agentrt::json::Value> params = root.Find("params");
+      text = params ? agentrt::json::WriteCanonical(*params) : "{}";
+    }
+    Say(Result(
+        id, JsonObject()
+                .Raw("content",
+                     "[" + JsonObject().String("type", "text").String("text", text).Build() + "]")
+                .Build()));
+  } else {
+    Say(JsonObject()
+            .String("jsonrpc", "2.0")
+            .Raw("id", id)
+            .Raw("error", R"({"code":-32601,"message":"not here"})")
+            .Build());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mode = argc > 1 ? argv[1] : "normal";
+  if (mode == "version" && argc > 2) version = argv[2];
+  if (mode == "fail-start") {
+    std::cerr << "oops: missing config" << std::endl;
+    return 1;
+  }
+  if (mode == "flood") {
+    long n = 0;
+    if (argc > 2) (void)absl::SimpleAtoi(argv[2], &n);
+    std::string bytes(static_cast<std::size_t>(n), 'x');
+    std::cerr << bytes << "the end" << std::endl;
+    return 1;
+  }
+  if (mode == "grandchild") {
+    pid_t pid = fork();
+    if (pid == 0) {
+      signal(SIGTERM, SIG_IGN);
+      signal(SIGINT, SIG_IGN);
+      signal(SIGHUP, SIG_IGN);
+      for (;;) pause();
+    }
+    std::cerr << "grandchild " << pid << std::endl;
+  }
+  std::string line;
+  while (std::getline(std::cin, line)) Serve(line);
+  return 0;
+}

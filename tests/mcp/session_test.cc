@@ -1,0 +1,245 @@
+// The MCP client session over a real child process (tests/mcp/fake_mcp_server.cc): the
+// handshake and its versions, requests answered by id while the server asks things of the
+// client, a dead session failing fast, Close at any time, phase errors with the server's stderr,
+// and a child that gets exactly its environment and leaves nothing behind
+// (reference/mcp.md §1.4–1.7, §10.3, §10.5, §10.6).
+#include "mcp/session.h"
+
+#include <signal.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mcp/server.h"
+#include "mcp/stdio_transport.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/environment.h"
+#include "runtime/world/real_launcher.h"
+#include "tests/support/process_gone.h"
+
+namespace agentrt::mcp {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kServer[] = AGENTRT_FAKE_MCP_SERVER;
+
+class SessionTest : public ::testing::Test {
+ protected:
+  Server FakeServer(std::vector<std::string> args) {
+    Server server;
+    server.name = "fs";
+    server.command = {kServer};
+    server.command.insert(server.command.end(), args.begin(), args.end());
+    server.connect_timeout = absl::Seconds(10);
+    return server;
+  }
+  world::World World() {
+    return {.clock = &clock_, .launcher = &launcher_, .environment = &environment_};
+  }
+  absl::StatusOr<std::unique_ptr<Session>> Open(std::vector<std::string> args,
+                                                absl::Duration timeout = absl::Seconds(10)) {
+    Server server = FakeServer(std::move(args));
+    server.connect_timeout = timeout;
+    return Connect(server, World(), clock_.Now() + timeout);
+  }
+  absl::Time In(absl::Duration d) { return clock_.Now() + d; }
+
+  world::RealClock clock_;
+  world::FixedEnvironment environment_{{{"PATH", "/usr/bin:/bin"},
+                                        {"HOME", "/home/op"},
+                                        {"AWS_SECRET_ACCESS_KEY", "s3cret"},
+                                        {"LANG", "C"}}};
+  world::RealLauncher launcher_{
+      clock_, {.stdin_grace = absl::Milliseconds(300), .term_grace = absl::Milliseconds(300)}};
+};
+
+TEST_F(SessionTest, HandshakeThenRequestsAnsweredById) {
+  absl::StatusOr<std::unique_ptr<Session>> session = Open({"normal"});
+  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_EQ((*session)->protocol_version(), "2025-11-25");
+  EXPECT_THAT((*session)->server_info(), HasSubstr(R"("serverInfo":{"name":"fake")"));
+  absl::StatusOr<std::string> tools = (*session)->Request("tools/list", "", In(absl::Seconds(10)));
+  ASSERT_TRUE(tools.ok()) << tools.status();
+  EXPECT_THAT(*tools, HasSubstr(R"("name":"read_file")"));
+  absl::StatusOr<std::string> call = (*session)->Request(
+      "tools/call", R"({"arguments":{"path":"a"},"name":"read_file"})", In(absl::Seconds(10)));
+  ASSERT_TRUE(call.ok()) << call.status();
+  EXPECT_THAT(*call, HasSubstr(R"(\"name\":\"read_file\")"));
+  absl::StatusOr<std::string> unknown =
+      (*session)->Request("resources/list", "", In(absl::Seconds(10)));
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(unknown.status().message(),
+            "the server answered resources/list with error -32601: \"not here\"");
+}
+
+TEST_F(SessionTest, OlderProtocolVersionsAreAcceptedAndOthersRefused) {
+  for (const char* version : {"2025-06-18", "2025-03-26"}) {
+    absl::StatusOr<std::unique_ptr<Session>> session = Open({"version", version});
+    ASSERT_TRUE(session.ok()) << session.status();
+    EXPECT_EQ((*session)->protocol_version(), version);
+  }
+  absl::StatusOr<std::unique_ptr<Session>> future = Open({"version", "2099-01-01\x1b[2J"});
+  EXPECT_EQ(future.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(future.status().message(),
+              HasSubstr("mcp: server \"fs\": connect: the server speaks protocol version "
+                        "\"2099-01-01\\x1b[2J\", which this client does not"));
+}
+
+// A server that asks things of the client, notifies, answers with a wrong id and writes a line
+// that is not JSON before each answer never stalls a request: pings are answered, the rest
+// refused, with the server's own ids (strings here) echoed.
+TEST_F(SessionTest, AServerThatAsksAndChattersIsAnsweredAndTheRequestStillCompletes) {
+  std::string stderr_text;
+  Server server = FakeServer({"chatty"});
+  absl::Mutex mu;
+  server.stderr_sink = [&](std::string_view bytes) {
+    absl::MutexLock lock(&mu);
+    stderr_text += bytes;
+  };
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Connect(server, World(), In(absl::Seconds(10)));
+  ASSERT_TRUE(session.ok()) << session.status();
+  absl::StatusOr<std::string> tools = (*session)->Request("tools/list", "", In(absl::Seconds(10)));
+  ASSERT_TRUE(tools.ok()) << tools.status();
+  EXPECT_THAT(*tools, HasSubstr("read_file"));
+  (*session)->Close();  // the server's stderr is whole once it is gone
+  absl::MutexLock lock(&mu);
+  EXPECT_THAT(stderr_text, HasSubstr(R"(answer: {"id":"srv-1","jsonrpc":"2.0","result":{}})"));
+  EXPECT_THAT(stderr_text, HasSubstr(R"(answer: {"error":{"code":-32601,"message":"agentrt does )"
+                                     R"(not support sampling/createMessage"},"id":"srv-2")"));
+}
+
+TEST_F(SessionTest, AnUnansweredRequestTimesOutSayingWhatTheServerSentInstead) {
+  absl::StatusOr<std::unique_ptr<Session>> session = Open({"hang-call"});
+  ASSERT_TRUE(session.ok()) << session.status();
+  absl::Time start = clock_.Now();
+  absl::StatusOr<std::string> call =
+      (*session)->Request("tools/call", R"({"name":"read_file"})", In(absl::Milliseconds(200)));
+  EXPECT_EQ(call.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(call.status().message(), "no answer to tools/call by the deadline");
+  EXPECT_LT(clock_.Now() - start, absl::Seconds(5));
+  // The session is still usable after a timeout.
+  EXPECT_TRUE((*session)->Request("tools/list", "", In(absl::Seconds(10))).ok());
+}
+
+TEST_F(SessionTest, ADeadSessionFailsAtOnceNamingWhyEveryTime) {
+  absl::StatusOr<std::unique_ptr<Session>> session = Open({"die-on-call"});
+  ASSERT_TRUE(session.ok()) << session.status();
+  absl::StatusOr<std::string> first =
+      (*session)->Request("tools/call", R"({"name":"read_file"})", In(absl::Seconds(10)));
+  EXPECT_EQ(first.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(first.status().message(), "the connection is lost: the server closed its output");
+  absl::Time start = clock_.Now();
+  absl::StatusOr<std::string> second = (*session)->Request("tools/list", "", In(absl::Seconds(10)));
+  EXPECT_EQ(second.status(), first.status());
+  EXPECT_LT(clock_.Now() - start, absl::Seconds(1));
+}
+
+TEST_F(SessionTest, CloseIsSafeTwiceFromTwoThreadsAndWhileARequestWaits) {
+  absl::StatusOr<std::unique_ptr<Session>> session = Open({"hang-call"});
+  ASSERT_TRUE(session.ok()) << session.status();
+  absl::StatusOr<std::string> call;
+  std::thread caller([&] {
+    call = (*session)->Request("tools/call", R"({"name":"read_file"})", In(absl::Seconds(30)));
+  });
+  // Two closers at once, while the call waits (it fails however the threads interleave).
+  std::thread a([&] { (*session)->Close(); });
+  std::thread b([&] { (*session)->Close(); });
+  a.join();
+  b.join();
+  caller.join();
+  EXPECT_EQ(call.status().code(), absl::StatusCode::kCancelled);
+  (*session)->Close();
+  EXPECT_EQ((*session)->Request("tools/list", "", In(absl::Seconds(1))).status().code(),
+            absl::StatusCode::kCancelled);
+}
+
+TEST_F(SessionTest, AServerThatFailsToStartIsAConnectErrorWithItsStderr) {
+  absl::StatusOr<std::unique_ptr<Session>> session = Open({"fail-start"});
+  EXPECT_EQ(session.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(session.status().message(), HasSubstr("mcp: server \"fs\": connect: "));
+  EXPECT_THAT(session.status().message(), HasSubstr("; stderr: \"oops: missing config\""));
+
+  // 20,000 bytes of stderr: the message ends with the last of it, bounded.
+  absl::StatusOr<std::unique_ptr<Session>> flood = Open({"flood", "20000"});
+  EXPECT_THAT(flood.status().message(), HasSubstr("the end"));
+  EXPECT_LE(flood.status().message().size(), 4096u + 500u);
+
+  // With a sink the stderr goes there and not into the error.
+  std::string sunk;
+  Server server = FakeServer({"fail-start"});
+  server.stderr_sink = [&](std::string_view bytes) { sunk += bytes; };
+  absl::StatusOr<std::unique_ptr<Session>> with_sink =
+      Connect(server, World(), In(absl::Seconds(10)));
+  EXPECT_THAT(with_sink.status().message(), Not(HasSubstr("stderr")));
+  EXPECT_THAT(sunk, HasSubstr("oops: missing config"));
+}
+
+TEST_F(SessionTest, TheConnectTimeoutBoundsAHandshakeThatNeverAnswers) {
+  absl::Time start = clock_.Now();
+  absl::StatusOr<std::unique_ptr<Session>> session = Open({"hang-init"}, absl::Milliseconds(50));
+  EXPECT_EQ(session.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(session.status().message(), "mcp: server \"fs\": connect: timed out after 50ms");
+  EXPECT_LT(clock_.Now() - start, absl::Seconds(5));
+}
+
+TEST_F(SessionTest, AServersErrorMessageIsEscapedInTheError) {
+  absl::StatusOr<std::unique_ptr<Session>> session = Open({"errors"});
+  ASSERT_FALSE(session.ok());
+  std::string message(session.status().message());
+  EXPECT_EQ(message.find('\x1b'), std::string::npos);
+  EXPECT_EQ(message.find('\r'), std::string::npos);
+  EXPECT_EQ(message.find('\x07'), std::string::npos);
+  EXPECT_THAT(message, HasSubstr("pinned 3 tools OK"));
+}
+
+TEST_F(SessionTest, TheServerGetsOnlyTheEnvironmentItIsGiven) {
+  Server server = FakeServer({"env"});
+  server.inherit_env = {"LANG", "UNSET"};
+  server.env = {"API_KEY=k", "EMPTY="};
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Connect(server, World(), In(absl::Seconds(10)));
+  ASSERT_TRUE(session.ok()) << session.status();
+  absl::StatusOr<std::string> call =
+      (*session)->Request("tools/call", R"({"name":"env"})", In(absl::Seconds(10)));
+  ASSERT_TRUE(call.ok()) << call.status();
+  EXPECT_THAT(*call, HasSubstr(R"("text":"PATH=/usr/bin:/bin\nHOME=/home/op\nLANG=C\n)"
+                               R"(API_KEY=k\nEMPTY=\n")"));
+  EXPECT_THAT(*call, Not(HasSubstr("s3cret")));
+}
+
+TEST_F(SessionTest, CloseLeavesNoDescendantOfTheServerBehind) {
+  std::string stderr_text;
+  absl::Mutex mu;
+  Server server = FakeServer({"grandchild"});
+  server.stderr_sink = [&](std::string_view bytes) {
+    absl::MutexLock lock(&mu);
+    stderr_text += bytes;
+  };
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Connect(server, World(), In(absl::Seconds(10)));
+  ASSERT_TRUE(session.ok()) << session.status();
+  // The grandchild is running once the server answered (it printed its pid before serving).
+  pid_t grandchild = 0;
+  {
+    absl::MutexLock lock(&mu);
+    for (absl::string_view line : absl::StrSplit(stderr_text, '\n')) {
+      if (absl::ConsumePrefix(&line, "grandchild ")) (void)absl::SimpleAtoi(line, &grandchild);
+    }
+  }
+  ASSERT_GT(grandchild, 0) << stderr_text;
+  ASSERT_FALSE(test_support::ProcessGone(grandchild));
+  (*session)->Close();
+  EXPECT_TRUE(test_support::ProcessGoneWithin(grandchild, absl::Seconds(5)));
+}
+
+}  // namespace
+}  // namespace agentrt::mcp
