@@ -150,7 +150,7 @@ absl::StatusOr<ServerConfig> ReadServer(json::Value object, std::size_t index,
   return server;
 }
 
-absl::StatusOr<Config> ParseConfig(json::Value root, const std::filesystem::path& folder) {
+absl::StatusOr<Config> ReadFields(json::Value root, const std::filesystem::path& folder) {
   if (!root.is_object()) return Invalid("the configuration is not a JSON object");
   AGENTRT_RETURN_IF_ERROR(internal::CheckKnownFields(
       root, {"database", "session", "servers", "policy", "hold", "repeat_window", "max_pending",
@@ -213,11 +213,9 @@ std::map<SideEffect, PolicyOutcome> DefaultProxyPolicy() {
           {SideEffect::kDestructive, PolicyOutcome::kDeny}};
 }
 
-absl::StatusOr<Config> ReadConfig(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadOwned(path);
-  if (!bytes.ok()) return WithContext("config", bytes.status());
+absl::StatusOr<Config> ParseConfig(std::string_view bytes, const std::string& path) {
   std::string where = absl::StrCat("config ", path);
-  absl::StatusOr<json::Document> document = json::Parse(*bytes);
+  absl::StatusOr<json::Document> document = json::Parse(bytes);
   if (!document.ok()) {
     return Invalid(absl::StrCat(where, ": not usable JSON: ", document.status().message()));
   }
@@ -226,10 +224,16 @@ absl::StatusOr<Config> ReadConfig(const std::string& path) {
   if (error) {
     return Invalid(absl::StrCat(where, ": cannot make the path absolute: ", error.message()));
   }
-  absl::StatusOr<Config> config = ParseConfig(document->root(), absolute.parent_path());
+  absl::StatusOr<Config> config = ReadFields(document->root(), absolute.parent_path());
   if (!config.ok()) return WithContext(where, config.status());
   config->path = path;
   return config;
+}
+
+absl::StatusOr<Config> ReadConfig(const std::string& path) {
+  absl::StatusOr<std::string> bytes = ReadOwned(path);
+  if (!bytes.ok()) return WithContext("config", bytes.status());
+  return ParseConfig(*bytes, path);
 }
 
 }  // namespace agentrt::mcp

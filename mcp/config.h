@@ -10,6 +10,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -75,5 +76,10 @@ std::map<SideEffect, PolicyOutcome> DefaultProxyPolicy();
 //   `config <path>: status_tool "<n>" does not match ^[a-zA-Z0-9_-]{1,64}$`
 //   `config <path>: lease_ttl <d> is shorter than 3s`
 absl::StatusOr<Config> ReadConfig(const std::string& path);
+
+// ParseConfig is ReadConfig without the file: `bytes` as if read from `path`, which names the
+// file in errors and whose folder relative paths are resolved against. The same errors but
+// ReadOwned's.
+absl::StatusOr<Config> ParseConfig(std::string_view bytes, const std::string& path);
 
 }  // namespace agentrt::mcp

@@ -292,6 +292,16 @@ TEST(ConfigTest, ChecksEachFieldInTheReferencesWords) {
   }
 }
 
+TEST(ConfigTest, ParseConfigReadsBytesAsIfFromThePath) {
+  absl::StatusOr<Config> config = ParseConfig(ConfigText(), "/etc/agentrt/proxy.json");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->path, "/etc/agentrt/proxy.json");
+  EXPECT_EQ(config->database, "/etc/agentrt/agentrt.db");
+  EXPECT_EQ(config->servers[0].manifest, "/etc/agentrt/bank.manifest.json");
+  EXPECT_EQ(ParseConfig("{", "/etc/agentrt/proxy.json").status().message().substr(0, 48),
+            "config /etc/agentrt/proxy.json: not usable JSON:");
+}
+
 TEST(ConfigTest, RefusesAFileOthersCanWrite) {
   std::string path = WriteConfig(ConfigText(), 0666);
   absl::Status s = ReadConfig(path).status();
