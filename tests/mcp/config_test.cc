@@ -1,0 +1,316 @@
+// The configuration file (reference/mcp.md §8.3; proxy/config_test.go's rows about the file):
+// every field known, every check in the reference's words, defaults, and paths resolved next to
+// the file.
+#include "mcp/config.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/test_folder.h"
+
+namespace agentrt::mcp {
+namespace {
+
+using test_support::TestFile;
+using test_support::TestFolder;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+// The smallest configuration accepted; rows replace "$SERVER", "$TOP" or "$RULE".
+constexpr char kTemplate[] = R"({
+  "database": "agentrt.db",
+  "session": "test",
+  "servers": [{
+    "name": "bank",
+    "command": ["node", "bank.js"],
+    "manifest": "bank.manifest.json",
+    "rules": {"balance": {"side_effect": "read_only", "timeout": "5s" $RULE}}
+    $SERVER
+  }]
+  $TOP
+})";
+
+std::string ConfigText(std::string top = "", std::string server = "", std::string rule = "") {
+  return absl::StrReplaceAll(kTemplate, {{"$TOP", top}, {"$SERVER", server}, {"$RULE", rule}});
+}
+
+std::string WriteConfig(const std::string& text, mode_t mode = 0600) {
+  std::string path = TestFile("config.json");
+  { std::ofstream(path, std::ios::binary | std::ios::trunc) << text; }
+  EXPECT_EQ(::chmod(path.c_str(), mode), 0);
+  return path;
+}
+
+absl::Status ReadError(const std::string& text) { return ReadConfig(WriteConfig(text)).status(); }
+
+TEST(ConfigTest, DefaultsAndRelativePaths) {
+  std::string path = WriteConfig(ConfigText());
+  absl::StatusOr<Config> config = ReadConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  std::string folder = std::filesystem::absolute(TestFolder()).lexically_normal().string();
+  EXPECT_EQ(config->path, path);
+  EXPECT_EQ(config->database, folder + "/agentrt.db");
+  EXPECT_EQ(config->session, "test");
+  ASSERT_EQ(config->servers.size(), 1u);
+  const ServerConfig& bank = config->servers[0];
+  EXPECT_EQ(bank.name, "bank");
+  EXPECT_THAT(bank.command, ElementsAre("node", "bank.js"));
+  EXPECT_EQ(bank.endpoint, "");
+  EXPECT_EQ(bank.manifest, folder + "/bank.manifest.json");
+  EXPECT_EQ(bank.connect_timeout, absl::ZeroDuration());
+  EXPECT_EQ(bank.default_timeout, absl::ZeroDuration());
+  EXPECT_FALSE(bank.skip_path_check);
+  ASSERT_EQ(bank.rules.size(), 1u);
+  EXPECT_EQ(bank.rules.at("balance").side_effect, SideEffect::kReadOnly);
+  EXPECT_EQ(bank.rules.at("balance").timeout, absl::Seconds(5));
+  EXPECT_EQ(config->hold, absl::Seconds(15));
+  EXPECT_EQ(config->repeat_window, absl::Minutes(10));
+  EXPECT_EQ(config->max_pending, 5);
+  EXPECT_EQ(config->approval_ttl, absl::Hours(24));
+  EXPECT_EQ(config->grant_ttl, absl::Hours(24));
+  EXPECT_EQ(config->lease_ttl, absl::Seconds(30));
+  EXPECT_EQ(config->status_tool, "gate_status");
+  EXPECT_THAT(config->policy,
+              ElementsAre(Pair(SideEffect::kReadOnly, PolicyOutcome::kAllow),
+                          Pair(SideEffect::kLocalMutation, PolicyOutcome::kAllow),
+                          Pair(SideEffect::kRemoteMutation, PolicyOutcome::kRequireApproval),
+                          Pair(SideEffect::kDestructive, PolicyOutcome::kDeny)));
+}
+
+TEST(ConfigTest, ReadsEveryField) {
+  absl::StatusOr<Config> config = ReadConfig(WriteConfig(R"({
+    "database": "/var/lib/agentrt/../agentrt/proxy.db",
+    "session": "Prod_1-a",
+    "policy": {"read_only": "require_approval", "destructive": "deny"},
+    "hold": "0s", "repeat_window": "0s", "max_pending": 2, "approval_ttl": "1h",
+    "grant_ttl": "30m", "status_tool": "bank_status", "lease_ttl": "3s",
+    "servers": [
+      {"name": "bank", "command": ["bank"], "manifest": "m/bank.json",
+       "env": ["API_KEY=k", "EMPTY="], "inherit_env": ["LANG"],
+       "connect_timeout": "50ms", "default_timeout": "2s", "skip_path_check": true,
+       "rules": {"pay": {"side_effect": "remote_mutation", "outcome": "deny",
+                         "repeat_window": "1m", "terminal": true}}},
+      {"name": "web", "endpoint": "http://127.0.0.1:8080/mcp", "manifest": "/abs/web.json"}
+    ]
+  })"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->database, "/var/lib/agentrt/../agentrt/proxy.db");  // absolute: as written
+  EXPECT_EQ(config->session, "Prod_1-a");
+  EXPECT_EQ(config->policy.at(SideEffect::kReadOnly), PolicyOutcome::kRequireApproval);
+  EXPECT_EQ(config->policy.at(SideEffect::kRemoteMutation), PolicyOutcome::kRequireApproval);
+  EXPECT_EQ(config->hold, absl::ZeroDuration());
+  EXPECT_EQ(config->repeat_window, absl::ZeroDuration());
+  EXPECT_EQ(config->max_pending, 2);
+  EXPECT_EQ(config->approval_ttl, absl::Hours(1));
+  EXPECT_EQ(config->grant_ttl, absl::Minutes(30));
+  EXPECT_EQ(config->status_tool, "bank_status");
+  EXPECT_EQ(config->lease_ttl, absl::Seconds(3));
+  ASSERT_EQ(config->servers.size(), 2u);
+  const ServerConfig& bank = config->servers[0];
+  EXPECT_THAT(bank.env, ElementsAre("API_KEY=k", "EMPTY="));
+  EXPECT_THAT(bank.inherit_env, ElementsAre("LANG"));
+  EXPECT_EQ(bank.connect_timeout, absl::Milliseconds(50));
+  EXPECT_EQ(bank.default_timeout, absl::Seconds(2));
+  EXPECT_TRUE(bank.skip_path_check);
+  EXPECT_EQ(bank.manifest,
+            (std::filesystem::absolute(TestFolder()) / "m/bank.json").lexically_normal().string());
+  const Rule& pay = bank.rules.at("pay");
+  EXPECT_EQ(pay.outcome, PolicyOutcome::kDeny);
+  EXPECT_EQ(pay.repeat_window, absl::Minutes(1));
+  EXPECT_TRUE(pay.terminal);
+  EXPECT_EQ(config->servers[1].endpoint, "http://127.0.0.1:8080/mcp");
+  EXPECT_EQ(config->servers[1].manifest, "/abs/web.json");
+}
+
+TEST(ConfigTest, ZeroMaxPendingAndLeaseKeepTheirDefaults) {
+  absl::StatusOr<Config> config =
+      ReadConfig(WriteConfig(ConfigText(R"(, "max_pending": 0, "lease_ttl": "0s")")));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->max_pending, 5);
+  EXPECT_EQ(config->lease_ttl, absl::Seconds(30));
+}
+
+TEST(ConfigTest, RefusesUnknownFields) {
+  ASSERT_TRUE(ReadConfig(WriteConfig(ConfigText())).ok());
+  struct Row {
+    std::string text;
+    std::string error;
+  };
+  for (const Row& row : {
+           Row{ConfigText(R"(, "hold_for": "1s")"), R"(unknown field "hold_for")"},
+           Row{ConfigText("", R"(, "manifets": "x")"), R"(servers[0]: unknown field "manifets")"},
+           Row{ConfigText("", "", R"(, "denny": ["x"])"),
+               R"(server "bank": tool "balance": unknown field "denny")"},
+           Row{ConfigText() + "{}", "not usable JSON: json: data after the JSON value"},
+           Row{ConfigText(R"(, "policy": {"read_only": "maybe"})"),
+               R"(policy: read_only: outcome "maybe" is not allow, require_approval, or deny)"},
+           Row{ConfigText(R"(, "policy": {"destructive": "abort"})"),
+               R"(policy: destructive: outcome "abort" is not allow, require_approval, or deny)"},
+           Row{ConfigText(R"(, "hold": 15)"), R"(hold: a duration is a string such as "15s")"},
+           Row{ConfigText("", "", R"(, "outcome": "ask")"),
+               R"(server "bank": tool "balance": outcome "ask" is not allow, require_approval, )"
+               R"(or deny)"},
+       }) {
+    SCOPED_TRACE(row.text);
+    absl::Status s = ReadError(row.text);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(s.message(), HasSubstr(row.error));
+  }
+}
+
+TEST(ConfigTest, RefusesAnUnsafeSessionName) {
+  for (std::string session : std::vector<std::string>{"", "a b", "../x", "a.b", "x;rm", "\xc3\xa9",
+                                                      std::string(65, 'a')}) {
+    SCOPED_TRACE(session);
+    std::string text = absl::StrReplaceAll(
+        ConfigText(), {{R"("session": "test")", R"("session": ")" + session + "\""}});
+    absl::Status s = ReadError(text);
+    EXPECT_THAT(s.message(), HasSubstr("session \""));
+    EXPECT_THAT(s.message(), HasSubstr("must be 1 to 64 letters, digits, '_' or '-'"));
+  }
+  std::string longest = absl::StrReplaceAll(
+      ConfigText(), {{R"("session": "test")", R"("session": ")" + std::string(64, 'a') + "\""}});
+  EXPECT_TRUE(ReadConfig(WriteConfig(longest)).ok());
+}
+
+TEST(ConfigTest, RefusesWhatCouldReadTwoWays) {
+  struct Row {
+    std::string text;
+    std::string error;
+  };
+  for (const Row& row : {
+           Row{ConfigText(R"(, "session": "again")"),
+               R"(not usable JSON: json: duplicate object key "session")"},
+           Row{ConfigText("", "", R"(, "timeout": "6s")"),
+               R"(not usable JSON: json: duplicate object key "timeout")"},
+           Row{ConfigText(R"(, "lease_ttl": "1s")"), "lease_ttl 1s is shorter than 3s"},
+           Row{ConfigText(R"(, "lease_ttl": "2.5s")"), "lease_ttl 2.5s is shorter than 3s"},
+           Row{ConfigText(R"(, "max_pending": 1e-10000000)"), "not usable JSON: json: number"},
+           Row{"{\"database\": \"a\xff\"}", "not usable JSON: json: invalid UTF-8"},
+       }) {
+    SCOPED_TRACE(row.text);
+    EXPECT_THAT(ReadError(row.text).message(), HasSubstr(row.error));
+  }
+  EXPECT_TRUE(ReadConfig(WriteConfig(ConfigText(R"(, "lease_ttl": "3s")"))).ok());
+}
+
+TEST(ConfigTest, ChecksEachFieldInTheReferencesWords) {
+  const std::string server_end = R"(, "manifest": "m.json"}]})";
+  struct Row {
+    std::string text;
+    std::string error;
+  };
+  for (const Row& row : {
+           Row{R"({"session":"s","servers":[{"name":"a","command":["x"],"manifest":"m"}]})",
+               "database is required"},
+           Row{R"({"database":"","session":"s"})", "database is required"},
+           Row{R"({"database":"d","session":"s"})", "at least one server is required"},
+           Row{R"({"database":"d","session":"s","servers":[]})", "at least one server is required"},
+           Row{R"({"database":"d","session":"s","servers":{}})", R"("servers" is not a list)"},
+           Row{R"({"database":"d","session":"s","servers":[{"command":["x"])" + server_end,
+               "servers[0]: name is required"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":["x"],)"
+               R"("manifest":"m"},{"name":"a","command":["y"],"manifest":"m"}]})",
+               R"(servers[1]: the name "a" is used twice)"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a")" + server_end,
+               R"(server "a": exactly one of command or endpoint is required)"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":[],)"
+               R"("endpoint":"")" +
+                   server_end,
+               R"(server "a": exactly one of command or endpoint is required)"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":["x"],)"
+               R"("endpoint":"http://h/")" +
+                   server_end,
+               R"(server "a": exactly one of command or endpoint is required)"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":["x"]}]})",
+               R"(server "a": manifest is required)"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":["x"],)"
+               R"("inherit_env":["A=B"])" +
+                   server_end,
+               R"(server "a": InheritEnv entry "A=B" is not a variable name)"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":["x"],)"
+               R"("inherit_env":[""])" +
+                   server_end,
+               R"(server "a": InheritEnv entry "" is not a variable name)"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":["x"],)"
+               R"("env":["NOEQUALS"])" +
+                   server_end,
+               R"(server "a": Env entry "NOEQUALS" is not NAME=value)"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":["x"],)"
+               R"("env":["=v"])" +
+                   server_end,
+               R"(server "a": Env entry "=v" is not NAME=value)"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":["x"],)"
+               R"("connect_timeout":"5")" +
+                   server_end,
+               R"(server "a": connect_timeout: missing unit in duration "5")"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":["x"],)"
+               R"("default_timeout":"-1s")" +
+                   server_end,
+               R"(server "a": default_timeout: duration "-1s" is negative)"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":"x")" + server_end,
+               R"(server "a": "command" is not a list of strings)"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":["x"],)"
+               R"("rules":[])" +
+                   server_end,
+               R"(server "a": "rules" is not a JSON object)"},
+           Row{R"({"database":"d","session":"s","servers":[{"name":"a","command":["x"],)"
+               R"("rules":{"t":{"timeout":"soon"}})" +
+                   server_end,
+               R"(server "a": tool "t": timeout: invalid duration "soon")"},
+           Row{ConfigText(R"(, "policy": {"read_only": "allow", "writes": "deny"})"),
+               R"(policy: unknown side effect "writes")"},
+           Row{ConfigText(R"(, "policy": {"read_only": true})"),
+               "policy: read_only: the outcome is not a string"},
+           Row{ConfigText(R"(, "hold": "-1s")"), R"(hold: duration "-1s" is negative)"},
+           Row{ConfigText(R"(, "repeat_window": "")"), R"(repeat_window: invalid duration "")"},
+           Row{ConfigText(R"(, "approval_ttl": "1d")"), R"(approval_ttl: unknown unit "d")"},
+           Row{ConfigText(R"(, "grant_ttl": [])"), R"(grant_ttl: a duration is a string)"},
+           Row{ConfigText(R"(, "max_pending": -1)"), "max_pending must not be negative"},
+           Row{ConfigText(R"(, "max_pending": 1.5)"), "max_pending is not an integer"},
+           Row{ConfigText(R"(, "max_pending": "2")"), "max_pending is not an integer"},
+           Row{ConfigText(R"(, "max_pending": 99999999999)"), "max_pending is not an integer"},
+           Row{ConfigText(R"(, "status_tool": "gate status")"),
+               R"(status_tool "gate status" does not match ^[a-zA-Z0-9_-]{1,64}$)"},
+           Row{ConfigText(R"(, "status_tool": "")"), R"(status_tool "" does not match)"},
+           Row{"[]", "the configuration is not a JSON object"},
+       }) {
+    SCOPED_TRACE(row.text);
+    std::string path = WriteConfig(row.text);
+    absl::Status s = ReadConfig(path).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(s.message()), HasSubstr("config " + path + ": " + row.error));
+  }
+}
+
+TEST(ConfigTest, ParseConfigReadsBytesAsIfFromThePath) {
+  absl::StatusOr<Config> config = ParseConfig(ConfigText(), "/etc/agentrt/proxy.json");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->path, "/etc/agentrt/proxy.json");
+  EXPECT_EQ(config->database, "/etc/agentrt/agentrt.db");
+  EXPECT_EQ(config->servers[0].manifest, "/etc/agentrt/bank.manifest.json");
+  EXPECT_EQ(ParseConfig("{", "/etc/agentrt/proxy.json").status().message().substr(0, 48),
+            "config /etc/agentrt/proxy.json: not usable JSON:");
+}
+
+TEST(ConfigTest, RefusesAFileOthersCanWrite) {
+  std::string path = WriteConfig(ConfigText(), 0666);
+  absl::Status s = ReadConfig(path).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.message(), "config: " + path +
+                             " has mode -rw-rw-rw-, which lets its group or others write it: "
+                             "chmod go-w it");
+  EXPECT_EQ(ReadConfig(TestFile("none.json")).status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace agentrt::mcp
