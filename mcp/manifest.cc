@@ -76,6 +76,17 @@ absl::StatusOr<PinnedTool> ReadTool(json::Value entry) {
   tool.input_schema = json::WriteCanonical(*schema);
   AGENTRT_ASSIGN_OR_RETURN(tool.schema_hash, RequiredHash(entry, "schema_hash"));
   AGENTRT_ASSIGN_OR_RETURN(tool.description_hash, RequiredHash(entry, "description_hash"));
+  // The model is shown the stored schema and description while the hashes are what the live
+  // server is held to: both must be the same thing, or an edited manifest could show the model
+  // what was never pinned.
+  if (json::Sha256Hex(tool.input_schema) != tool.schema_hash) {
+    return absl::InvalidArgumentError(
+        "\"schema_hash\" is not the hash of its \"input_schema\" (the manifest was edited)");
+  }
+  if (json::Sha256Hex(json::JsonString(tool.description)) != tool.description_hash) {
+    return absl::InvalidArgumentError(
+        "\"description_hash\" is not the hash of its \"description\" (the manifest was edited)");
+  }
   if (std::optional<json::Value> a = internal::Member(entry, "annotations")) {
     AGENTRT_ASSIGN_OR_RETURN(tool.annotations, ParseAnnotations(*a));
   }

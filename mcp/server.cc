@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "mcp/duration.h"
 #include "mcp/errors.h"
 #include "mcp/http_transport.h"
 #include "mcp/stdio_transport.h"
@@ -60,7 +61,7 @@ std::vector<std::string> ChildEnvironment(const Server& server, world::Environme
 absl::Status PhaseError(std::string_view server, std::string_view step, const absl::Status& cause,
                         absl::Duration timeout, std::string_view stderr_tail) {
   std::string why = absl::IsDeadlineExceeded(cause)
-                        ? absl::StrCat("timed out after ", absl::FormatDuration(timeout))
+                        ? absl::StrCat("timed out after ", DurationText(timeout))
                         : json::Sanitize(ToStd(cause.message()));
   std::string text = absl::StrCat(ServerPrefix(server), ToAbsl(step), ": ", why);
   std::string_view tail = ToStd(absl::StripAsciiWhitespace(ToAbsl(stderr_tail)));

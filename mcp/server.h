@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "mcp/result_content.h"
 #include "mcp/session.h"
 #include "runtime/world/http_fields.h"
 #include "runtime/world/world.h"
@@ -30,7 +31,6 @@
 namespace agentrt::mcp {
 
 inline constexpr absl::Duration kDefaultConnectTimeout = absl::Seconds(30);
-inline constexpr std::size_t kDefaultMaxContentBytes = 64 * 1024;
 // How long a failed connect waits for the server's last words on stderr.
 inline constexpr absl::Duration kStderrWait = absl::Seconds(2);
 

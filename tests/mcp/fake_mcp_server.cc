@@ -19,13 +19,23 @@
 //                               terminal escapes
 //   fake_mcp_server grandchild  as hang-call, and first starts a grandchild that ignores SIGTERM,
 //                               SIGINT and SIGHUP, printing its pid to stderr ("grandchild N")
+//   fake_mcp_server scripted D  answers from files the test writes in folder D, read at each
+//                               request (so a test changes the server between pin and load):
+//                               tools/list: D/tools.json (or D/tools-<cursor>.json), the whole
+//                               `result`, or no answer when D/tools.hang exists; tools/call of T:
+//                               D/call-T.json, the whole `result`, or no answer when D/call-T.hang
+//                               exists, or an exit when D/call-T.exit exists; every call's params
+//                               are appended to D/calls.log, one line each
 // Test-only.
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -43,6 +53,16 @@ using agentrt::json::JsonString;
 
 std::string mode;
 std::string version = "2025-11-25";
+std::string script_dir;  // scripted mode
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+bool Exists(const std::string& path) { return std::filesystem::exists(path); }
 
 void Say(const std::string& line) {
   std::cout << line << "\n";
@@ -95,6 +115,34 @@ void Serve(const std::string& line) {
     return;
   }
   if (mode == "chatty") Chatter();
+  if (mode == "scripted" && method == "tools/list") {
+    if (Exists(script_dir + "/tools.hang")) return;
+    std::optional<agentrt::json::Value> params = root.Find("params");
+    std::optional<agentrt::json::Value> cursor;
+    if (params) cursor = params->Find("cursor");
+    std::string file = cursor
+                           ? script_dir + "/tools-" + std::string(cursor->string_value()) + ".json"
+                           : script_dir + "/tools.json";
+    Say(absl::StrCat(R"({"jsonrpc":"2.0","id":)", id, R"(,"result":)", ReadText(file), "}"));
+    return;
+  }
+  if (mode == "scripted" && method == "tools/call") {
+    std::optional<agentrt::json::Value> params = root.Find("params");
+    std::string name;
+    if (params) {
+      std::ofstream(script_dir + "/calls.log", std::ios::app)
+          << agentrt::json::WriteCanonical(*params) << "\n";
+      if (std::optional<agentrt::json::Value> n = params->Find("name")) {
+        name = std::string(n->string_value());
+      }
+    }
+    std::string base = absl::StrCat(script_dir, "/call-", name);
+    if (Exists(base + ".hang")) return;
+    if (Exists(base + ".exit")) std::exit(5);
+    Say(absl::StrCat(R"({"jsonrpc":"2.0","id":)", id, R"(,"result":)", ReadText(base + ".json"),
+                     "}"));
+    return;
+  }
   if (method == "initialize") {
     if (mode == "hang-init") return;
     Say(Result(id, JsonObject()
@@ -137,6 +185,7 @@ void Serve(const std::string& line) {
 int main(int argc, char** argv) {
   mode = argc > 1 ? argv[1] : "normal";
   if (mode == "version" && argc > 2) version = argv[2];
+  if (mode == "scripted" && argc > 2) script_dir = argv[2];
   if (mode == "fail-start") {
     std::cerr << "oops: missing config" << std::endl;
     return 1;

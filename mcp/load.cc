@@ -1,0 +1,206 @@
+#include "mcp/load.h"
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "mcp/annotations.h"
+#include "mcp/duration.h"
+#include "mcp/errors.h"
+#include "mcp/hidden_params.h"
+#include "mcp/pin.h"
+#include "runtime/base/string_view.h"
+#include "runtime/json/canonical_json.h"
+#include "runtime/json/intake.h"
+#include "runtime/json/json_object.h"
+#include "runtime/json/sha256.h"
+#include "runtime/schema/self_contained.h"
+#include "runtime/tool.h"
+
+namespace agentrt::mcp {
+namespace {
+
+bool UsableName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// One classified tool's checks (steps 1 to 14 of the header); the spec, or why it is refused.
+struct Checked {
+  std::string refusal;  // "" when it registers
+  ToolSpec spec;
+  std::string hint_mismatch;
+};
+
+Checked Check(const Server& server, const PinnedTool& pinned, const ListedTool* live,
+              const Rule& rule) {
+  Checked out;
+  auto refuse = [&](std::string reason) {
+    out.refusal = std::move(reason);
+    return out;
+  };
+  if (live == nullptr) return refuse("the server no longer offers it");
+  if (json::Sha256Hex(live->input_schema) != pinned.schema_hash) {
+    return refuse("the input schema changed since the pin");
+  }
+  if (json::Sha256Hex(json::JsonString(live->description)) != pinned.description_hash) {
+    return refuse("the description changed since the pin, and a description is model input");
+  }
+  if (rule.side_effect.has_value()) {
+    std::string mismatch = HintMismatch(*rule.side_effect, pinned.annotations);
+    if (mismatch.empty() && !pinned.annotations.has_value()) {
+      std::string live_mismatch = HintMismatch(*rule.side_effect, live->annotations);
+      if (!live_mismatch.empty()) mismatch = absl::StrCat("the server now says: ", live_mismatch);
+    }
+    if (!mismatch.empty() && !rule.allow_hint_mismatch) return refuse(mismatch);
+    out.hint_mismatch = mismatch;
+  }
+  absl::Duration timeout =
+      rule.timeout > absl::ZeroDuration() ? rule.timeout : server.default_timeout;
+  if (timeout <= absl::ZeroDuration()) {
+    return refuse("no timeout: set the rule's timeout or the server's default_timeout");
+  }
+  std::string name =
+      rule.rename.empty() ? absl::StrCat(server.name, "_", pinned.name) : rule.rename;
+  if (!UsableName(name)) {
+    return refuse(absl::StrCat("the name ", Quote(name), " does not match ^[a-zA-Z0-9_-]{1,64}$"));
+  }
+  absl::StatusOr<json::Document> schema = json::Parse(pinned.input_schema);
+  if (!schema.ok() || !schema->root().is_object()) {
+    return refuse("the input schema is not a JSON object");
+  }
+  std::optional<json::Value> type = schema->root().Find("type");
+  if (!type || !type->is_string() || type->string_value() != "object") {
+    return refuse("the input schema is not an object schema (\"type\":\"object\")");
+  }
+  if (absl::Status contained = schema::CheckSelfContained(schema->root()); !contained.ok()) {
+    std::string_view message = ToStd(contained.message());
+    if (message.starts_with("schema: ")) message.remove_prefix(8);
+    return refuse(absl::StrCat("the input schema's ", ToAbsl(message)));
+  }
+  std::vector<std::string> hidden = rule.deny;
+  for (const auto& [param, value] : rule.fixed) {
+    if (!json::Canonicalize(value).ok()) {
+      return refuse(absl::StrCat("the fixed value for ", Quote(param), " is not valid JSON"));
+    }
+    hidden.push_back(param);
+  }
+  if (absl::Status hideable = CheckHideable(pinned.input_schema, hidden); !hideable.ok()) {
+    return refuse(std::string(hideable.message()));
+  }
+  absl::StatusOr<std::string> restricted = Restrict(pinned.input_schema, hidden);
+  if (!restricted.ok()) {
+    return refuse(
+        absl::StrCat("the input schema cannot be restricted: ", restricted.status().message()));
+  }
+  if (!rule.side_effect.has_value()) {
+    return refuse("the runtime refuses it: the rule sets no side_effect");
+  }
+  out.spec = ToolSpec{name,
+                      rule.description.empty() ? pinned.description : rule.description,
+                      *std::move(restricted),
+                      *rule.side_effect,
+                      timeout,
+                      rule.terminal};
+  if (absl::Status accepted = CheckToolSpec(out.spec); !accepted.ok()) {
+    return refuse(absl::StrCat("the runtime refuses it: ", accepted.message()));
+  }
+  return out;
+}
+
+LoadResult Failed(absl::Status status) {
+  LoadResult result;
+  result.status = std::move(status);
+  return result;
+}
+
+}  // namespace
+
+LoadResult Load(const Server& server, const Manifest* manifest, const Rules& rules,
+                const world::World& world, const LoadOptions& options) {
+  if (absl::Status valid = ValidateServer(server); !valid.ok()) return Failed(valid);
+  if (manifest == nullptr) {
+    return Failed(absl::FailedPreconditionError("mcp: manifest is required; run Pin first"));
+  }
+  if (manifest->server != server.name) {
+    return Failed(absl::FailedPreconditionError(absl::StrCat(
+        "mcp: manifest is for server ", Quote(manifest->server), ", not ", Quote(server.name))));
+  }
+  std::vector<std::string> strangers;
+  for (const auto& [tool, rule] : rules) {
+    if (!manifest->tools.contains(tool)) strangers.push_back(Quote(tool));
+  }
+  if (!strangers.empty()) {
+    return Failed(absl::FailedPreconditionError(absl::StrCat(
+        ServerPrefix(manifest->server),
+        "rules name tools the manifest does not pin: ", absl::StrJoin(strangers, ", "))));
+  }
+
+  absl::Duration timeout = ConnectTimeout(server);
+  absl::Time deadline = world.clock->Now() + timeout;
+  absl::StatusOr<std::unique_ptr<Session>> session = Connect(server, world, deadline);
+  if (!session.ok()) return Failed(session.status());
+  absl::StatusOr<std::vector<ListedTool>> listed = ListAll(**session, deadline);
+  if (!listed.ok())
+    return Failed(Fail(server, "list tools", **session, listed.status(), *world.clock));
+  std::map<std::string, const ListedTool*> live;
+  for (const ListedTool& tool : *listed) live.emplace(tool.name, &tool);
+
+  auto connection = std::make_shared<Connection>(server.name, *std::move(session), *world.clock);
+  Report report;
+  report.server = server.name;
+  for (const auto& [name, tool] : live) {
+    if (!manifest->tools.contains(name)) report.unpinned.push_back(name);
+  }
+  LoadResult result;
+  std::map<std::string, std::string> taken;  // model-visible name -> the tool holding it
+  for (const auto& [key, pinned] : manifest->tools) {
+    auto rule = rules.find(key);
+    if (rule == rules.end()) {
+      report.unclassified.push_back(key);
+      continue;
+    }
+    if (options.before_check) options.before_check(key);
+    if (world.clock->Now() > deadline) {
+      connection->Close();
+      return Failed(absl::DeadlineExceededError(absl::StrCat(
+          ServerPrefix(server.name), "load: timed out after ", DurationText(timeout))));
+    }
+    auto found = live.find(key);
+    Checked checked =
+        Check(server, pinned, found == live.end() ? nullptr : found->second, rule->second);
+    if (checked.refusal.empty()) {
+      auto [holder, inserted] = taken.emplace(checked.spec.name, key);
+      if (!inserted) {
+        checked.refusal = absl::StrCat("the name ", Quote(checked.spec.name),
+                                       " is already taken by tool ", Quote(holder->second));
+      }
+    }
+    if (!checked.refusal.empty()) {
+      report.refused.push_back({key, std::move(checked.refusal)});
+      continue;
+    }
+    report.registered.push_back(
+        {key, checked.spec.name, checked.spec.side_effect, checked.hint_mismatch});
+    result.tools.push_back(std::make_unique<McpTool>(
+        connection, std::move(checked.spec), pinned.name, rule->second, MaxContentBytes(server)));
+  }
+  result.report = std::move(report);
+  if (result.tools.empty()) {
+    connection->Close();
+    result.status = absl::FailedPreconditionError(
+        absl::StrCat(ServerPrefix(server.name), "no tool registered"));
+    return result;
+  }
+  result.connection = std::move(connection);
+  return result;
+}
+
+}  // namespace agentrt::mcp
