@@ -11,6 +11,7 @@
 #include "mcp/errors.h"
 #include "mcp/hidden_params.h"
 #include "mcp/pin.h"
+#include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
@@ -121,58 +122,59 @@ LoadResult Failed(absl::Status status) {
   return result;
 }
 
-}  // namespace
-
-LoadResult Load(const Server& server, const Manifest* manifest, const Rules& rules,
-                const world::World& world, const LoadOptions& options) {
-  if (absl::Status valid = ValidateServer(server); !valid.ok()) return Failed(valid);
+// What Load and Classify check before anything else.
+absl::Status Preconditions(const Server& server, const Manifest* manifest, const Rules& rules) {
+  if (absl::Status valid = ValidateServer(server); !valid.ok()) return valid;
   if (manifest == nullptr) {
-    return Failed(absl::FailedPreconditionError("mcp: manifest is required; run Pin first"));
+    return absl::FailedPreconditionError("mcp: manifest is required; run Pin first");
   }
   if (manifest->server != server.name) {
-    return Failed(absl::FailedPreconditionError(absl::StrCat(
-        "mcp: manifest is for server ", Quote(manifest->server), ", not ", Quote(server.name))));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "mcp: manifest is for server ", Quote(manifest->server), ", not ", Quote(server.name)));
   }
   std::vector<std::string> strangers;
   for (const auto& [tool, rule] : rules) {
     if (!manifest->tools.contains(tool)) strangers.push_back(Quote(tool));
   }
   if (!strangers.empty()) {
-    return Failed(absl::FailedPreconditionError(absl::StrCat(
+    return absl::FailedPreconditionError(absl::StrCat(
         ServerPrefix(manifest->server),
-        "rules name tools the manifest does not pin: ", absl::StrJoin(strangers, ", "))));
+        "rules name tools the manifest does not pin: ", absl::StrJoin(strangers, ", ")));
   }
+  return absl::OkStatus();
+}
 
-  absl::Duration timeout = ConnectTimeout(server);
-  absl::Time deadline = world.clock->Now() + timeout;
-  absl::StatusOr<std::unique_ptr<Session>> session = Connect(server, world, deadline);
-  if (!session.ok()) return Failed(session.status());
-  absl::StatusOr<std::vector<ListedTool>> listed = ListAll(**session, deadline);
-  if (!listed.ok())
-    return Failed(Fail(server, "list tools", **session, listed.status(), *world.clock));
-  std::map<std::string, const ListedTool*> live;
-  for (const ListedTool& tool : *listed) live.emplace(tool.name, &tool);
-
-  auto connection = std::make_shared<Connection>(server.name, *std::move(session), *world.clock);
+// Registration (reference/mcp.md §4.3) of every pinned tool against what the server offers: the
+// report, and the spec, remote name and rule of each tool that registers, in the report's
+// order. `before_check` runs before each classified tool is checked; an error from it stops the
+// registration.
+struct Accepted {
+  ToolSpec spec;
+  std::string remote;
+  const Rule* rule;
+};
+struct Registration {
   Report report;
-  report.server = server.name;
+  std::vector<Accepted> tools;
+};
+
+absl::StatusOr<Registration> Register(
+    const Server& server, const Manifest& manifest, const Rules& rules,
+    const std::map<std::string, const ListedTool*>& live,
+    const std::function<absl::Status(const std::string&)>& before_check) {
+  Registration out;
+  out.report.server = server.name;
   for (const auto& [name, tool] : live) {
-    if (!manifest->tools.contains(name)) report.unpinned.push_back(name);
+    if (!manifest.tools.contains(name)) out.report.unpinned.push_back(name);
   }
-  LoadResult result;
   std::map<std::string, std::string> taken;  // model-visible name -> the tool holding it
-  for (const auto& [key, pinned] : manifest->tools) {
+  for (const auto& [key, pinned] : manifest.tools) {
     auto rule = rules.find(key);
     if (rule == rules.end()) {
-      report.unclassified.push_back(key);
+      out.report.unclassified.push_back(key);
       continue;
     }
-    if (options.before_check) options.before_check(key);
-    if (world.clock->Now() > deadline) {
-      connection->Close();
-      return Failed(absl::DeadlineExceededError(absl::StrCat(
-          ServerPrefix(server.name), "load: timed out after ", DurationText(timeout))));
-    }
+    if (absl::Status go_on = before_check(key); !go_on.ok()) return go_on;
     auto found = live.find(key);
     Checked checked =
         Check(server, pinned, found == live.end() ? nullptr : found->second, rule->second);
@@ -184,15 +186,72 @@ LoadResult Load(const Server& server, const Manifest* manifest, const Rules& rul
       }
     }
     if (!checked.refusal.empty()) {
-      report.refused.push_back({key, std::move(checked.refusal)});
+      out.report.refused.push_back({key, std::move(checked.refusal)});
       continue;
     }
-    report.registered.push_back(
+    out.report.registered.push_back(
         {key, checked.spec.name, checked.spec.side_effect, checked.hint_mismatch});
-    result.tools.push_back(std::make_unique<McpTool>(
-        connection, std::move(checked.spec), pinned.name, rule->second, MaxContentBytes(server)));
+    out.tools.push_back({std::move(checked.spec), pinned.name, &rule->second});
   }
-  result.report = std::move(report);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Report> Classify(const Server& server, const Manifest& manifest,
+                                const Rules& rules) {
+  AGENTRT_RETURN_IF_ERROR(Preconditions(server, &manifest, rules));
+  // The server as pinned: every pinned tool offered exactly as recorded.
+  std::vector<ListedTool> offered;
+  offered.reserve(manifest.tools.size());
+  for (const auto& [key, pinned] : manifest.tools) {
+    offered.push_back({key, pinned.description, pinned.input_schema, pinned.annotations});
+  }
+  std::map<std::string, const ListedTool*> live;
+  for (const ListedTool& tool : offered) live.emplace(tool.name, &tool);
+  AGENTRT_ASSIGN_OR_RETURN(
+      Registration registration,
+      Register(server, manifest, rules, live, [](const std::string&) { return absl::OkStatus(); }));
+  return std::move(registration.report);
+}
+
+LoadResult Load(const Server& server, const Manifest* manifest, const Rules& rules,
+                const world::World& world, const LoadOptions& options) {
+  if (absl::Status ready = Preconditions(server, manifest, rules); !ready.ok()) {
+    return Failed(ready);
+  }
+  absl::Duration timeout = ConnectTimeout(server);
+  absl::Time deadline = world.clock->Now() + timeout;
+  absl::StatusOr<std::unique_ptr<Session>> session = Connect(server, world, deadline);
+  if (!session.ok()) return Failed(session.status());
+  absl::StatusOr<std::vector<ListedTool>> listed = ListAll(**session, deadline);
+  if (!listed.ok()) {
+    return Failed(Fail(server, "list tools", **session, listed.status(), *world.clock));
+  }
+  std::map<std::string, const ListedTool*> live;
+  for (const ListedTool& tool : *listed) live.emplace(tool.name, &tool);
+
+  auto connection = std::make_shared<Connection>(server.name, *std::move(session), *world.clock);
+  absl::StatusOr<Registration> registration =
+      Register(server, *manifest, rules, live, [&](const std::string& tool) -> absl::Status {
+        if (options.before_check) options.before_check(tool);
+        if (world.clock->Now() > deadline) {
+          return absl::DeadlineExceededError(absl::StrCat(
+              ServerPrefix(server.name), "load: timed out after ", DurationText(timeout)));
+        }
+        return absl::OkStatus();
+      });
+  if (!registration.ok()) {
+    connection->Close();
+    return Failed(registration.status());
+  }
+  LoadResult result;
+  for (Accepted& tool : registration->tools) {
+    result.tools.push_back(std::make_unique<McpTool>(connection, std::move(tool.spec),
+                                                     std::move(tool.remote), *tool.rule,
+                                                     MaxContentBytes(server)));
+  }
+  result.report = std::move(registration->report);
   if (result.tools.empty()) {
     connection->Close();
     result.status = absl::FailedPreconditionError(

@@ -57,4 +57,10 @@ struct LoadResult {
 LoadResult Load(const Server& server, const Manifest* manifest, const Rules& rules,
                 const world::World& world, const LoadOptions& options = {});
 
+// Classify is Load without the server: the report a Load would give if the server offered
+// exactly what `manifest` pins (checks 4 to 14 and the name collisions), starting nothing. The
+// offline check of a team's pinned servers (`agentrt mcp check`). Errors: Load's before it
+// connects (validation, a manifest for another server, rules naming tools it does not pin).
+absl::StatusOr<Report> Classify(const Server& server, const Manifest& manifest, const Rules& rules);
+
 }  // namespace agentrt::mcp

@@ -583,3 +583,25 @@ TEST_F(LoadTest, ClosingTheConnectionTwiceAndDuringACallIsSafe) {
 
 }  // namespace
 }  // namespace agentrt::mcp
+
+namespace agentrt::mcp {
+namespace {
+
+// The offline check: the report a Load would give against a server offering exactly what was
+// pinned, with nothing started (the server's command does not even exist here).
+TEST_F(LoadTest, ClassifyGivesTheReportALoadWouldGiveStartingNothing) {
+  Manifest manifest = PinOrDie();
+  Rules rules = {{"read_file", ReadOnly()}, {"write_file", LocalMutation()}};
+  rules["write_file"].rename = "write a file!";
+  LoadResult loaded = LoadWith(manifest, rules);
+  Server nowhere = FakeServer();
+  nowhere.command = {"/nonexistent/server"};
+  absl::StatusOr<Report> classified = Classify(nowhere, manifest, rules);
+  ASSERT_TRUE(classified.ok()) << classified.status();
+  EXPECT_EQ(classified->Text(), loaded.report->Text());
+  EXPECT_EQ(Classify(nowhere, manifest, {{"read_fil", ReadOnly()}}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace agentrt::mcp
