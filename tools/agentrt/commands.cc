@@ -13,6 +13,7 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/event_commands.h"
 #include "tools/agentrt/json_command.h"
+#include "tools/agentrt/mcp_commands.h"
 #include "tools/agentrt/operator_commands.h"
 #include "tools/agentrt/replay_command.h"
 #include "tools/agentrt/run_commands.h"
@@ -59,6 +60,14 @@ constexpr Command kCommands[] = {
      Section::kStandalone, RunCassetteCommand},
     {"replay", "re-run a recorded demonstration offline and check its audit log",
      Section::kStandalone, RunReplayCommand},
+    {"mcp pin", "record what each configured MCP server presents (its manifest)",
+     Section::kStandalone, RunMcpCommand},
+    {"mcp check", "what loading the pinned MCP servers would register and refuse, offline",
+     Section::kStandalone, RunMcpCommand},
+    {"mcp tools", "list an MCP server's tools live, with their hints and their pin",
+     Section::kStandalone, RunMcpCommand},
+    {"mcp call", "make one governed call to an MCP server's tool, recorded as a run",
+     Section::kStandalone, RunMcpCommand},
     {"runs", "list the runs, newest first, with the approval each waits on", Section::kRunDatabase,
      RunRunsCommand},
     {"show", "print a run, the approvals it waits on, and its steps", Section::kRunDatabase,

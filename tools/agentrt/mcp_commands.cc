@@ -1,0 +1,389 @@
+#include "tools/agentrt/mcp_commands.h"
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "mcp/class_policy.h"
+#include "mcp/config.h"
+#include "mcp/load.h"
+#include "mcp/manifest.h"
+#include "mcp/pin.h"
+#include "runtime/base/string_view.h"
+#include "runtime/driver.h"
+#include "runtime/json/json_object.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/json/sha256.h"
+#include "runtime/scripted_agent.h"
+#include "runtime/store/store.h"
+#include "tools/agentrt/command_line.h"
+#include "tools/agentrt/db_flag.h"
+#include "tools/agentrt/mcp_shared.h"
+#include "tools/agentrt/real_world.h"
+#include "tools/agentrt/shared_flags.h"
+
+ABSL_FLAG(std::string, config, "", "agentrt mcp: the configuration file (docs/mcp.md)");
+ABSL_FLAG(std::string, server, "", "agentrt mcp pin|tools: only this configured server");
+ABSL_FLAG(std::string, tool, "", "agentrt mcp call: the tool, by the name the model sees");
+ABSL_FLAG(std::string, args, "{}", "agentrt mcp call: the call's arguments, a JSON object");
+ABSL_DECLARE_FLAG(std::string, resume);
+
+namespace agentrt::cli {
+namespace {
+
+constexpr char kHelp[] =
+    R"(Usage: agentrt mcp SUBCOMMAND --config FILE [...]
+
+Third-party MCP servers' tools under the operator's control (docs/mcp.md). FILE is the
+configuration: owner-only, strict JSON, every field known (docs/mcp.md, "The configuration").
+
+Subcommands:
+  pin     --config F [--server NAME]        record what each server presents (its manifest)
+  check   --config F [--json]               what a load would register and refuse, offline
+  tools   --config F [--server NAME] [--json]  the live listing, and whether it matches its pin
+  call    --config F --tool NAME --args JSON [--db PATH]
+                                            one governed call, recorded as a one-step run
+  call    --config F --resume RUN [--db PATH]   go on with a call an operator approved
+
+Run 'agentrt mcp SUBCOMMAND --help' for details.
+)";
+
+constexpr char kPinHelp[] =
+    R"(Usage: agentrt mcp pin --config FILE [--server NAME]
+
+Connects to each configured server (or only NAME), lists its tools from the raw bytes it sends,
+and writes the server's manifest (the file its `manifest` field names; owner-only, replaced
+atomically): each tool's name, description and input schema, pinned by SHA-256, with the hints
+it claims. Pinning classifies nothing: the operator's rules do. Prints each tool with its hints
+(escaped, one line each).
+
+Exit status: 0 every server pinned, 1 a server could not be pinned (the reason names it),
+2 usage error.
+)";
+
+constexpr char kCheckHelp[] =
+    R"(Usage: agentrt mcp check --config FILE [--json]
+
+The offline check of a team's pinned servers, for CI: reads each server's manifest and runs
+every check of a load against it and the configuration's rules, starting no server: prints the
+report (one line per tool: registered, refused with its reason, unclassified, unpinned).
+--json prints one report object per server.
+
+Exit status: 0 nothing refused, 1 a tool is refused, a rule names a tool the manifest does not
+pin, or a manifest cannot be read, 2 usage error.
+)";
+
+constexpr char kToolsHelp[] =
+    R"(Usage: agentrt mcp tools --config FILE [--server NAME] [--json]
+
+An operator's first look: connects to each server (or only NAME), lists its tools, and prints
+each with the hints it claims and whether it still matches its pin (same, schema changed,
+description changed, not pinned, or no manifest yet). Writes nothing.
+
+Exit status: 0 listed, 1 a server could not be listed, 2 usage error.
+)";
+
+constexpr char kCallHelp[] =
+    R"(Usage: agentrt mcp call --config FILE --tool NAME --args JSON [--db PATH]
+       agentrt mcp call --config FILE --resume RUN [--db PATH]
+
+One governed call from the shell: loads every configured server against its manifest and rules,
+then runs a one-step run in the audit database (--db, or the configuration's `database`): the
+request is recorded, validated against the tool's schema, judged by the configuration's
+policy, executed, and its outcome recorded. Prints the mapped result. A call the policy sends
+to an operator pauses the run and says how to approve it; --resume RUN then executes exactly
+the approved call.
+
+Exit status: 0 the call ran (or waits for an operator), 1 it was refused, failed or could not be
+made, 2 usage error.
+)";
+
+absl::StatusOr<mcp::Config> LoadConfig() {
+  std::string path = absl::GetFlag(FLAGS_config);
+  if (path.empty()) return absl::InvalidArgumentError("--config FILE is required");
+  return mcp::ReadConfig(path);
+}
+
+std::vector<const mcp::ServerConfig*> Selected(const mcp::Config& config, bool* unknown) {
+  std::string only = absl::GetFlag(FLAGS_server);
+  std::vector<const mcp::ServerConfig*> out;
+  for (const mcp::ServerConfig& s : config.servers) {
+    if (only.empty() || s.name == only) out.push_back(&s);
+  }
+  *unknown = !only.empty() && out.empty();
+  return out;
+}
+
+// The agent of a one-step run: the call, then the run ends with its outcome.
+class CallAgent final : public Agent {
+ public:
+  CallAgent(std::string tool, std::string args) : tool_(std::move(tool)), args_(std::move(args)) {}
+  absl::StatusOr<Decision> Decide(const StepInput& input) override {
+    if (input.steps.empty()) return scripted::Call(tool_, args_, "asked from the shell");
+    const Step& last = input.steps.back();
+    if (!last.observation.has_value() || last.observation->is_failure()) {
+      return scripted::Fail(last.observation ? last.observation->summary : "no outcome");
+    }
+    return scripted::Complete(last.observation->content);
+  }
+
+ private:
+  const std::string tool_;
+  const std::string args_;
+};
+
+int Pin(std::span<const std::string> args) {
+  constexpr std::string_view kFlags[] = {"config", "server"};
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  if (!parsed.ok()) return UsageError("mcp pin", ToStd(parsed.status().message()));
+  if (parsed->help) return std::cout << kPinHelp, kExitOk;
+  if (!parsed->positional.empty()) return UsageError("mcp pin", "unexpected argument");
+  absl::StatusOr<mcp::Config> config = LoadConfig();
+  if (!config.ok()) return Failure("mcp pin", ToStd(config.status().message()));
+  bool unknown = false;
+  std::vector<const mcp::ServerConfig*> servers = Selected(*config, &unknown);
+  if (unknown) return UsageError("mcp pin", "no configured server is named that");
+  absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
+  if (!world.ok()) return Failure("mcp pin", ToStd(world.status().message()));
+  int status = kExitOk;
+  for (const mcp::ServerConfig* s : servers) {
+    absl::StatusOr<mcp::Manifest> manifest = mcp::Pin(ServerOf(*s), (*world)->world());
+    if (!manifest.ok()) {
+      status = Failure("mcp pin", ToStd(manifest.status().message()));
+      continue;
+    }
+    if (absl::Status written = mcp::WriteManifest(s->manifest, *manifest); !written.ok()) {
+      status = Failure("mcp pin", ToStd(written.message()));
+      continue;
+    }
+    std::vector<mcp::ListedTool> tools;
+    for (const auto& [name, pinned] : manifest->tools) {
+      tools.push_back({pinned.name, pinned.description, pinned.input_schema, pinned.annotations});
+    }
+    std::cout << json::Sanitize(s->name) << ": pinned " << tools.size() << " tools to "
+              << json::Sanitize(s->manifest)
+              << ", with the server's own hints, which classify nothing:\n"
+              << ListingLines(tools);
+  }
+  if (status == kExitOk) {
+    std::cout << "Classify them in the configuration's rules, then check: agentrt mcp check "
+                 "--config "
+              << json::Sanitize(absl::GetFlag(FLAGS_config)) << "\n";
+  }
+  return status;
+}
+
+int Check(std::span<const std::string> args) {
+  constexpr std::string_view kFlags[] = {"config", "json"};
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  if (!parsed.ok()) return UsageError("mcp check", ToStd(parsed.status().message()));
+  if (parsed->help) return std::cout << kCheckHelp, kExitOk;
+  if (!parsed->positional.empty()) return UsageError("mcp check", "unexpected argument");
+  absl::StatusOr<mcp::Config> config = LoadConfig();
+  if (!config.ok()) return Failure("mcp check", ToStd(config.status().message()));
+  bool json = absl::GetFlag(FLAGS_json);
+  int status = kExitOk;
+  int registered = 0, refused = 0, unclassified = 0;
+  for (const mcp::ServerConfig& s : config->servers) {
+    absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(s.manifest);
+    if (!manifest.ok()) {
+      status = Failure("mcp check",
+                       absl::StrCat(json::Sanitize(s.name), ": ", manifest.status().message(),
+                                    " (pin it first: agentrt mcp pin --config ",
+                                    json::Sanitize(config->path), ")"));
+      continue;
+    }
+    absl::StatusOr<mcp::Report> report = mcp::Classify(ServerOf(s), *manifest, s.rules);
+    if (!report.ok()) {
+      status = Failure("mcp check", ToStd(report.status().message()));
+      continue;
+    }
+    std::cout << (json ? report->Json() + "\n" : report->Text());
+    registered += static_cast<int>(report->registered.size());
+    refused += static_cast<int>(report->refused.size());
+    unclassified += static_cast<int>(report->unclassified.size());
+    if (!report->refused.empty()) status = kExitFailure;
+  }
+  if (!json) {
+    std::cout << registered << " registered, " << refused << " refused, " << unclassified
+              << " unclassified across " << config->servers.size() << " servers\n";
+  }
+  return status;
+}
+
+int Tools(std::span<const std::string> args) {
+  constexpr std::string_view kFlags[] = {"config", "server", "json"};
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  if (!parsed.ok()) return UsageError("mcp tools", ToStd(parsed.status().message()));
+  if (parsed->help) return std::cout << kToolsHelp, kExitOk;
+  if (!parsed->positional.empty()) return UsageError("mcp tools", "unexpected argument");
+  absl::StatusOr<mcp::Config> config = LoadConfig();
+  if (!config.ok()) return Failure("mcp tools", ToStd(config.status().message()));
+  bool unknown = false;
+  std::vector<const mcp::ServerConfig*> servers = Selected(*config, &unknown);
+  if (unknown) return UsageError("mcp tools", "no configured server is named that");
+  absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
+  if (!world.ok()) return Failure("mcp tools", ToStd(world.status().message()));
+  bool json_out = absl::GetFlag(FLAGS_json);
+  int status = kExitOk;
+  for (const mcp::ServerConfig* s : servers) {
+    mcp::Server server = ServerOf(*s);
+    const world::World& w = (*world)->world();
+    absl::Time deadline = w.clock->Now() + mcp::ConnectTimeout(server);
+    absl::StatusOr<std::unique_ptr<mcp::Session>> session = mcp::Connect(server, w, deadline);
+    if (!session.ok()) {
+      status = Failure("mcp tools", ToStd(session.status().message()));
+      continue;
+    }
+    absl::StatusOr<std::vector<mcp::ListedTool>> tools = mcp::ListAll(**session, deadline);
+    if (!tools.ok()) {
+      status = Failure(
+          "mcp tools",
+          ToStd(mcp::Fail(server, "list tools", **session, tools.status(), *w.clock).message()));
+      continue;
+    }
+    (*session)->Close();
+    absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(s->manifest);
+    std::vector<std::string> pins;
+    for (const mcp::ListedTool& tool : *tools) {
+      if (!manifest.ok()) {
+        pins.push_back("no manifest");
+        continue;
+      }
+      auto pinned = manifest->tools.find(tool.name);
+      if (pinned == manifest->tools.end()) {
+        pins.push_back("not pinned");
+        continue;
+      }
+      bool schema = json::Sha256Hex(tool.input_schema) != pinned->second.schema_hash;
+      bool description =
+          json::Sha256Hex(json::JsonString(tool.description)) != pinned->second.description_hash;
+      pins.push_back(schema && description ? "schema and description changed"
+                     : schema              ? "schema changed"
+                     : description         ? "description changed"
+                                           : "same as pinned");
+    }
+    if (json_out) {
+      for (std::size_t i = 0; i < tools->size(); ++i) {
+        const mcp::ListedTool& tool = (*tools)[i];
+        json::JsonObject o;
+        o.String("server", s->name)
+            .String("name", tool.name)
+            .String("description", tool.description)
+            .Raw("input_schema", tool.input_schema)
+            .String("pin", pins[i]);
+        if (tool.annotations) o.Raw("annotations", tool.annotations->json);
+        std::cout << o.Build() << "\n";
+      }
+      continue;
+    }
+    std::cout << json::Sanitize(s->name) << ": " << tools->size() << " tools\n"
+              << ListingLines(*tools, pins);
+  }
+  return status;
+}
+
+int Call(std::span<const std::string> args) {
+  constexpr std::string_view kFlags[] = {"config", "tool", "args", "db", "resume"};
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  if (!parsed.ok()) return UsageError("mcp call", ToStd(parsed.status().message()));
+  if (parsed->help) return std::cout << kCallHelp, kExitOk;
+  if (!parsed->positional.empty()) return UsageError("mcp call", "unexpected argument");
+  std::string resume = absl::GetFlag(FLAGS_resume);
+  std::string tool = absl::GetFlag(FLAGS_tool);
+  if (resume.empty() == tool.empty()) {
+    return UsageError("mcp call", "give --tool NAME (with --args) or --resume RUN");
+  }
+  absl::StatusOr<mcp::Config> config = LoadConfig();
+  if (!config.ok()) return Failure("mcp call", ToStd(config.status().message()));
+  std::string db = parsed->Given("db") ? absl::GetFlag(FLAGS_db) : config->database;
+  absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
+  if (!world.ok()) return Failure("mcp call", ToStd(world.status().message()));
+  const world::World& w = (*world)->world();
+
+  std::vector<mcp::LoadResult> loaded;
+  std::string reports;  // what each load said, shown when the tool is not among the registered
+  std::vector<Tool*> tools;
+  std::map<std::string, PolicyOutcome> outcomes;
+  for (const mcp::ServerConfig& s : config->servers) {
+    absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(s.manifest);
+    if (!manifest.ok()) return Failure("mcp call", ToStd(manifest.status().message()));
+    loaded.push_back(mcp::Load(ServerOf(s), &*manifest, s.rules, w));
+    mcp::LoadResult& result = loaded.back();
+    if (result.report) reports += result.report->Text();
+    if (!result.status.ok()) {
+      absl::StrAppend(&reports, result.status.message(), "\n");
+      continue;
+    }
+    // Registered tools and their report entries are in the same order.
+    for (std::size_t i = 0; i < result.tools.size(); ++i) {
+      tools.push_back(result.tools[i].get());
+      const mcp::Rule& rule = s.rules.at(result.report->registered[i].tool);
+      if (rule.outcome) outcomes[result.tools[i]->Spec().name] = *rule.outcome;
+    }
+  }
+  if (!tool.empty() &&
+      std::none_of(tools.begin(), tools.end(), [&](Tool* t) { return t->Spec().name == tool; })) {
+    std::cerr << reports;
+    return Failure("mcp call", "no registered tool is named \"" + json::Sanitize(tool) +
+                                   "\" (the lines above say what each server registered)");
+  }
+  absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(db, *w.clock);
+  if (!store.ok()) return Failure("mcp call", ToStd(store.status().message()));
+  mcp::ClassPolicy policy(config->policy, outcomes);
+  CallAgent agent(tool, absl::GetFlag(FLAGS_args));
+  DriverOptions options;
+  options.agent = &agent;
+  options.policy = &policy;
+  options.tools = tools;
+  options.scheduler = w.scheduler;
+  options.lease_ttl = config->lease_ttl;
+  absl::StatusOr<std::unique_ptr<Driver>> driver =
+      Driver::Create(**store, *w.clock, *w.entropy, options);
+  if (!driver.ok()) return Failure("mcp call", ToStd(driver.status().message()));
+  Limits limits;
+  limits.max_steps = 2;
+  absl::StatusOr<Run> run =
+      resume.empty() ? (*driver)->Start(absl::StrCat("call ", tool, " from the shell"), limits)
+                     : (*driver)->Resume(resume);
+  if (!run.ok()) return Failure("mcp call", ToStd(run.status().message()));
+  std::cout << "run " << run->id << " in " << json::Sanitize(db) << ": " << ToString(run->status);
+  if (!run->reason.empty()) std::cout << " (" << json::Sanitize(run->reason) << ")";
+  std::cout << "\n";
+  if (run->status == RunStatus::kWaitingForApproval) {
+    std::cout << "The call waits for an operator. See it, then approve exactly it:\n"
+              << "  agentrt show " << run->id << " --db " << json::Sanitize(db) << "\n"
+              << "  agentrt approve " << run->id << " --db " << json::Sanitize(db)
+              << " --by \"$USER\"\n"
+              << "and make it:\n  agentrt mcp call --config "
+              << json::Sanitize(absl::GetFlag(FLAGS_config)) << " --db " << json::Sanitize(db)
+              << " --resume " << run->id << "\n";
+    return kExitOk;
+  }
+  if (run->status != RunStatus::kCompleted) {
+    return Failure("mcp call",
+                   json::Sanitize(run->reason_detail.empty() ? run->reason : run->reason_detail));
+  }
+  std::cout << run->result << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunMcpCommand(std::span<const std::string> args) {
+  if (args.empty()) return UsageError("mcp", "missing subcommand (pin, check, tools, call)");
+  const std::string& sub = args[0];
+  if (sub == "--help" || sub == "-h" || sub == "help") return std::cout << kHelp, kExitOk;
+  if (sub == "pin") return Pin(args.subspan(1));
+  if (sub == "check") return Check(args.subspan(1));
+  if (sub == "tools") return Tools(args.subspan(1));
+  if (sub == "call") return Call(args.subspan(1));
+  return UsageError("mcp", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
+}
+
+}  // namespace agentrt::cli
