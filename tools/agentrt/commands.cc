@@ -52,6 +52,8 @@ constexpr Command kCommands[] = {
      Section::kStandalone, RunDemoCommand},
     {"demo model", "run a model-backed agent under model accounting, recorded or replayed",
      Section::kStandalone, RunDemoCommand},
+    {"demo mcp", "run an agent against the real filesystem MCP server; a write waits for you",
+     Section::kStandalone, RunDemoCommand},
     {"demo world", "run tools that start a process and ask an HTTP server, recorded or replayed",
      Section::kStandalone, RunDemoCommand},
     {"cassette dump", "print every exchange a recorded cassette holds", Section::kStandalone,

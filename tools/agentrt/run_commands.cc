@@ -17,6 +17,7 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demo_tools.h"
+#include "tools/agentrt/mcp_demo.h"
 #include "tools/agentrt/model_demo.h"
 #include "tools/agentrt/shared_flags.h"
 #include "tools/agentrt/world_demo.h"
@@ -30,6 +31,9 @@ constexpr char kDemoHelp[] =
     R"(Usage: agentrt demo scripted --db PATH [--approval | --resume RUN]
        agentrt demo model --db PATH (--record CASSETTE | --replay CASSETTE)
                          (a model-backed agent, recorded and replayed: 'demo model --help')
+       agentrt demo mcp --db PATH [--resume RUN]
+                         (the real filesystem MCP server in a sandbox: a read allowed, a write
+                         approved by an operator: 'demo mcp --help')
        agentrt demo world --db PATH [--record CASSETTE | --replay CASSETTE]
                          (tools that start a process and ask an HTTP server, recorded and
                          replayed: 'demo world --help')
@@ -93,6 +97,7 @@ int RunDemoCommand(std::span<const std::string> args) {
   }
   if (args[0] == "model") return RunModelDemo(args.subspan(1));
   if (args[0] == "world") return RunWorldDemo(args.subspan(1));
+  if (args[0] == "mcp") return RunMcpDemo(args.subspan(1));
   if (args[0] != "scripted") {
     return UsageError("demo", "unknown demonstration \"" + json::Sanitize(args[0]) + "\"");
   }
