@@ -86,10 +86,8 @@ class SandboxPolicy final : public Policy {
         d.outcome = PolicyOutcome::kRequireApproval;
         d.kind = "file_write";
         d.reason = "a write inside the sandbox waits for an operator";
-        d.capability = json::JsonObject()
-                           .String("tool", request.spec.name)
-                           .Raw("args", request.args)
-                           .Build();
+        d.capability =
+            json::JsonObject().String("tool", request.spec.name).Raw("args", request.args).Build();
         d.presentation = json::JsonObject()
                              .String("question", "Write this file inside the sandbox?")
                              .String("call", request.spec.name)
@@ -145,9 +143,10 @@ int RunMcpDemo(std::span<const std::string> args) {
   if (!db.ok()) return UsageError(command, ToStd(db.status().message()));
   std::string resume = absl::GetFlag(FLAGS_resume);
   std::filesystem::path source = AGENTRT_SOURCE_DIR;
-  std::filesystem::path servers = absl::GetFlag(FLAGS_servers).empty()
-                                      ? source / "fixtures/servers/node_modules/@modelcontextprotocol"
-                                      : std::filesystem::path(absl::GetFlag(FLAGS_servers));
+  std::filesystem::path servers =
+      absl::GetFlag(FLAGS_servers).empty()
+          ? source / "fixtures/servers/node_modules/@modelcontextprotocol"
+          : std::filesystem::path(absl::GetFlag(FLAGS_servers));
   std::filesystem::path entry = servers / "server-filesystem/dist/index.js";
   if (!std::filesystem::exists(entry)) {
     return Failure(command, absl::StrCat("the filesystem server is not installed at ",
@@ -192,19 +191,16 @@ int RunMcpDemo(std::span<const std::string> args) {
                   R"({"done":true})", "finished");
   std::vector<Tool*> tools = {&finish};
   for (const auto& tool : loaded.tools) tools.push_back(tool.get());
-  std::string notes_args = json::JsonObject()
-                               .String("path", *sandbox + "/notes.md")
-                               .String("content", kNotes)
-                               .Build();
+  std::string notes_args =
+      json::JsonObject().String("path", *sandbox + "/notes.md").String("content", kNotes).Build();
   Decision finish_call = scripted::Call("finish", R"({"summary":"notes.md written"})");
   std::vector<Decision> script =
       resume.empty()
-          ? std::vector<Decision>{scripted::Call(
-                                      "fs_read_text_file",
-                                      json::JsonObject()
-                                          .String("path", *sandbox + "/README.md")
-                                          .Build(),
-                                      "read the sandbox's rules"),
+          ? std::vector<Decision>{scripted::Call("fs_read_text_file",
+                                                 json::JsonObject()
+                                                     .String("path", *sandbox + "/README.md")
+                                                     .Build(),
+                                                 "read the sandbox's rules"),
                                   scripted::Call("fs_write_file", notes_args, "write the notes"),
                                   finish_call}
           : std::vector<Decision>{finish_call};
@@ -227,10 +223,9 @@ int RunMcpDemo(std::span<const std::string> args) {
   }
   Limits limits;
   limits.max_steps = 12;
-  absl::StatusOr<Run> run = resume.empty()
-                                ? (*driver)->Start("Read the sandbox's README, then leave notes",
-                                                   limits)
-                                : (*driver)->Resume(resume);
+  absl::StatusOr<Run> run =
+      resume.empty() ? (*driver)->Start("Read the sandbox's README, then leave notes", limits)
+                     : (*driver)->Resume(resume);
   if (!run.ok()) return Failure(command, ToStd(run.status().message()));
   absl::StatusOr<std::vector<store::Event>> events = (*store)->ListEvents(run->id);
   if (!events.ok()) return Failure(command, ToStd(events.status().message()));

@@ -1,0 +1,220 @@
+// `agentrt mcp pin|check|tools|call` and `agentrt demo mcp`, run as an operator runs them: the
+// built binary as a child process, over a configuration file and a scripted MCP server
+// (tests/mcp/fake_mcp_server.cc), and the demonstration against the real filesystem server.
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/json/json_object.h"
+#include "tests/support/test_folder.h"
+#include "tests/tools/agentrt_binary.h"
+#include "tests/tools/child_process.h"
+
+namespace agentrt {
+namespace {
+
+using ::agentrt::testing::Agentrt;
+using ::agentrt::testing::ProcessResult;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kTools[] =
+    R"({"tools":[{"name":"read_file","description":"Read a file.","annotations":)"
+    R"({"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"path":)"
+    R"({"type":"string"}},"required":["path"]}},{"name":"write_file","description":)"
+    R"("Write a file.","inputSchema":{"type":"object","properties":{"path":{"type":)"
+    R"("string"},"text":{"type":"string"}},"required":["path","text"]}}]})";
+
+class AgentrtMcpCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test_support::TestFolder().string();
+    Write("tools.json", kTools);
+    Write("call-read_file.json", R"({"content":[{"type":"text","text":"the contents"}]})");
+    Write("call-write_file.json", R"({"content":[{"type":"text","text":"written"}]})");
+    WriteConfig(R"({"read_file":{"side_effect":"read_only","timeout":"5s"},)"
+                R"("write_file":{"side_effect":"local_mutation"}})");
+  }
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ + "/" + name, std::ios::binary | std::ios::trunc) << text;
+  }
+  // The configuration, owner-only, with `rules` for the one server and a policy that sends
+  // local mutations to an operator.
+  void WriteConfig(const std::string& rules) {
+    std::string config =
+        json::JsonObject()
+            .String("database", "runs.db")
+            .String("session", "cli")
+            .Raw("policy", R"({"local_mutation":"require_approval"})")
+            .Raw("servers", "[" +
+                                json::JsonObject()
+                                    .String("name", "fs")
+                                    .Raw("command", absl::StrCat(R"([")", AGENTRT_FAKE_MCP_SERVER,
+                                                                 R"(","scripted",)",
+                                                                 json::JsonString(dir_), "]"))
+                                    .String("default_timeout", "5s")
+                                    .String("manifest", "fs.manifest.json")
+                                    .Raw("rules", rules)
+                                    .Build() +
+                                "]")
+            .Build();
+    Write("config.json", config);
+    ::chmod(Config().c_str(), 0600);
+  }
+  std::string Config() { return dir_ + "/config.json"; }
+  ProcessResult Mcp(std::vector<std::string> args) {
+    args.insert(args.begin(), "mcp");
+    return Agentrt(args);
+  }
+
+  std::string dir_;
+};
+
+TEST_F(AgentrtMcpCliTest, PinWritesAPrivateManifestAndListsTheHintsItClassifiesNothingWith) {
+  ProcessResult pin = Mcp({"pin", "--config", Config()});
+  ASSERT_EQ(pin.exit_code, 0) << pin.err;
+  EXPECT_THAT(pin.out, HasSubstr("fs: pinned 2 tools to " + dir_ + "/fs.manifest.json"));
+  EXPECT_THAT(pin.out, HasSubstr("  read_file"));
+  EXPECT_THAT(pin.out, HasSubstr("read-only"));
+  struct stat st;
+  ASSERT_EQ(::stat((dir_ + "/fs.manifest.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(AgentrtMcpCliTest, CheckIsOfflineAndFailsOnARefusalOrAStrangeRule) {
+  ProcessResult missing = Mcp({"check", "--config", Config()});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("pin it first"));
+  ASSERT_EQ(Mcp({"pin", "--config", Config()}).exit_code, 0);
+  // Offline: the server cannot even start any more, and the check still runs.
+  std::filesystem::remove(dir_ + "/tools.json");
+  ProcessResult ok = Mcp({"check", "--config", Config()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out,
+            "fs: registered read_file as fs_read_file (read_only)\n"
+            "fs: registered write_file as fs_write_file (local_mutation)\n"
+            "2 registered, 0 refused, 0 unclassified across 1 servers\n");
+  WriteConfig(R"({"read_file":{"side_effect":"read_only","rename":"no spaces please"}})");
+  ProcessResult refused = Mcp({"check", "--config", Config()});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.out, HasSubstr("fs: refused read_file: the name \"no spaces please\""));
+  WriteConfig(R"({"read_fil":{"side_effect":"read_only"}})");
+  ProcessResult strange = Mcp({"check", "--config", Config()});
+  EXPECT_EQ(strange.exit_code, 1);
+  EXPECT_THAT(strange.err, HasSubstr("rules name tools the manifest does not pin: \"read_fil\""));
+}
+
+TEST_F(AgentrtMcpCliTest, ToolsShowsWhetherEachToolStillMatchesItsPinAndWritesNothing) {
+  ProcessResult before = Mcp({"tools", "--config", Config()});
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  EXPECT_THAT(before.out, HasSubstr("no manifest"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/fs.manifest.json"));
+  ASSERT_EQ(Mcp({"pin", "--config", Config()}).exit_code, 0);
+  Write("tools.json",
+        std::string(kTools).replace(std::string(kTools).find("Read a file."), 12, "Read a file!"));
+  ProcessResult after = Mcp({"tools", "--config", Config()});
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_THAT(after.out, HasSubstr("description changed"));
+  EXPECT_THAT(after.out, HasSubstr("same as pinned"));
+  ProcessResult json = Mcp({"tools", "--config", Config(), "--json"});
+  EXPECT_THAT(json.out, HasSubstr(R"("pin":"description changed")"));
+}
+
+TEST_F(AgentrtMcpCliTest, ACallIsAGovernedRunThatPausesForAnOperatorAndResumesExactlyIt) {
+  ASSERT_EQ(Mcp({"pin", "--config", Config()}).exit_code, 0);
+  ProcessResult read =
+      Mcp({"call", "--config", Config(), "--tool", "fs_read_file", "--args", R"({"path":"a"})"});
+  ASSERT_EQ(read.exit_code, 0) << read.err;
+  EXPECT_THAT(read.out, HasSubstr("COMPLETED (goal_completed)"));
+  EXPECT_THAT(read.out, HasSubstr(R"("the contents")"));
+
+  ProcessResult write = Mcp({"call", "--config", Config(), "--tool", "fs_write_file", "--args",
+                             R"({"path":"a","text":"t"})"});
+  ASSERT_EQ(write.exit_code, 0) << write.err;
+  EXPECT_THAT(write.out, HasSubstr("WAITING_FOR_APPROVAL"));
+  std::string run = std::vector<std::string>(absl::StrSplit(write.out, ' '))[1];
+  std::string db = dir_ + "/runs.db";
+  EXPECT_THAT(write.out, HasSubstr("agentrt approve " + run + " --db " + db));
+  // Nothing reached the server before the approval.
+  std::ifstream calls_before(dir_ + "/calls.log");
+  std::string log((std::istreambuf_iterator<char>(calls_before)), {});
+  EXPECT_THAT(log, Not(HasSubstr("write_file")));
+  ProcessResult approved = Agentrt({"approve", run, "--db", db, "--by", "test", "--yes"});
+  ASSERT_EQ(approved.exit_code, 0) << approved.err;
+  ProcessResult resumed = Mcp({"call", "--config", Config(), "--resume", run});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_THAT(resumed.out, HasSubstr("COMPLETED"));
+  std::ifstream calls_after(dir_ + "/calls.log");
+  log.assign((std::istreambuf_iterator<char>(calls_after)), {});
+  EXPECT_THAT(log, HasSubstr(R"({"arguments":{"path":"a","text":"t"},"name":"write_file"})"));
+  ProcessResult verify = Agentrt({"verify", "--db", db});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out;
+}
+
+TEST_F(AgentrtMcpCliTest, RefusalsNameWhatIsWrong) {
+  ASSERT_EQ(Mcp({"pin", "--config", Config()}).exit_code, 0);
+  ProcessResult unknown = Mcp({"call", "--config", Config(), "--tool", "fs_nope"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("no registered tool is named \"fs_nope\""));
+  ProcessResult bad_args =
+      Mcp({"call", "--config", Config(), "--tool", "fs_read_file", "--args", R"({"path":7})"});
+  // Refused by the tool's schema before anything reaches the server.
+  EXPECT_EQ(bad_args.exit_code, 1);
+  EXPECT_THAT(bad_args.err, HasSubstr("arguments do not match schema: /path: expected string"));
+  ::chmod(Config().c_str(), 0666);
+  ProcessResult open = Mcp({"check", "--config", Config()});
+  EXPECT_EQ(open.exit_code, 1);
+  EXPECT_THAT(open.err, HasSubstr("which lets its group or others write it"));
+}
+
+TEST_F(AgentrtMcpCliTest, UsageErrorsExitTwoAndEveryHelpExitsZero) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"mcp"},
+                                             {"mcp", "nope"},
+                                             {"mcp", "call", "--config", "c"},
+                                             {"mcp", "pin", "--config", "c", "extra"},
+                                             {"mcp", "check", "--tool", "x"}}) {
+    SCOPED_TRACE(::testing::PrintToString(args));
+    EXPECT_EQ(Agentrt(args).exit_code, 2);
+  }
+  for (const char* sub : {"pin", "check", "tools", "call"}) {
+    EXPECT_EQ(Agentrt({"mcp", sub, "--help"}).exit_code, 0) << sub;
+  }
+  EXPECT_EQ(Agentrt({"demo", "mcp", "--help"}).exit_code, 0);
+}
+
+// The reference's leading example, for real: the filesystem server in a sandbox; the write
+// waits for an operator and, once approved, writes exactly the shown bytes.
+TEST_F(AgentrtMcpCliTest, DemoMcpPausesTheWriteAndResumesExactlyTheApprovedOne) {
+  std::string db = dir_ + "/demo/runs.db";
+  std::filesystem::create_directories(dir_ + "/demo");
+  ProcessResult paused = Agentrt({"demo", "mcp", "--db", db});
+  ASSERT_EQ(paused.exit_code, 0) << paused.out << paused.err;
+  EXPECT_THAT(paused.out, HasSubstr("fs: registered write_file as fs_write_file (local_mutation)"));
+  EXPECT_THAT(paused.out, HasSubstr("approval.requested"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/demo/mcp-sandbox/notes.md"));
+  std::string run;
+  for (absl::string_view line : absl::StrSplit(paused.out, '\n')) {
+    if (absl::StartsWith(line, "run ") && absl::StrContains(line, "WAITING_FOR_APPROVAL")) {
+      run = std::string(line.substr(4, 32));
+    }
+  }
+  ASSERT_EQ(run.size(), 32u) << paused.out;
+  ASSERT_EQ(Agentrt({"approve", run, "--db", db, "--by", "test", "--yes"}).exit_code, 0);
+  ProcessResult resumed = Agentrt({"demo", "mcp", "--db", db, "--resume", run});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_THAT(resumed.out, HasSubstr("COMPLETED (goal_completed) after 3 steps"));
+  std::ifstream notes(dir_ + "/demo/mcp-sandbox/notes.md");
+  std::string text((std::istreambuf_iterator<char>(notes)), {});
+  EXPECT_THAT(text, HasSubstr("only after one approved exactly this text"));
+}
+
+}  // namespace
+}  // namespace agentrt
