@@ -11,28 +11,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "fuzz/printable.h"
 #include "mcp/listing.h"
-#include "runtime/json/utf8.h"
 
-namespace {
-
-void CheckPrintable(const absl::Status& status) {
-  std::string_view message(status.message().data(), status.message().size());
-  if (message.empty()) std::abort();
-  if (!agentrt::json::IsValidUtf8(message)) std::abort();
-  for (std::size_t pos = 0; pos < message.size();) {
-    char32_t cp;
-    int length = agentrt::json::DecodeUtf8(message, pos, &cp);
-    if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) std::abort();
-    if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-        (cp >= 0x200b && cp <= 0x200f) || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff) {
-      std::abort();
-    }
-    pos += static_cast<std::size_t>(length);
-  }
-}
-
-}  // namespace
+using agentrt::fuzz::CheckPrintable;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);

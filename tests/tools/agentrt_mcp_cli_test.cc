@@ -100,7 +100,7 @@ TEST_F(AgentrtMcpCliTest, CheckIsOfflineAndFailsOnARefusalOrAStrangeRule) {
   EXPECT_EQ(ok.out,
             "fs: registered read_file as fs_read_file (read_only)\n"
             "fs: registered write_file as fs_write_file (local_mutation)\n"
-            "2 registered, 0 refused, 0 unclassified across 1 servers\n");
+            "2 registered, 0 refused, 0 unclassified across 1 server\n");
   WriteConfig(R"({"read_file":{"side_effect":"read_only","rename":"no spaces please"}})");
   ProcessResult refused = Mcp({"check", "--config", Config()});
   EXPECT_EQ(refused.exit_code, 1);

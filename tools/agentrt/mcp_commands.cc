@@ -211,7 +211,8 @@ int Check(std::span<const std::string> args) {
   }
   if (!json) {
     std::cout << registered << " registered, " << refused << " refused, " << unclassified
-              << " unclassified across " << config->servers.size() << " servers\n";
+              << " unclassified across " << config->servers.size()
+              << (config->servers.size() == 1 ? " server\n" : " servers\n");
   }
   return status;
 }
