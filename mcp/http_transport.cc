@@ -182,8 +182,11 @@ absl::Status HttpTransport::Pump(absl::Time deadline) {
       chunk.ok() && !chunk->empty() ? sse_->Feed(*chunk) : sse_->Finish();
   if (!events.ok()) return events.status();
   for (world::SseEvent& event : *events) {
-    // Priming events carry an id and no data; other event types are not messages.
-    if (event.type == "message" && !event.data.empty()) Queue(std::move(event.data));
+    // Priming events carry an id and no data; other event types are not messages. The name is
+    // compared trimmed, as the SDKs do (`event:  message ` is a message).
+    if (absl::StripAsciiWhitespace(event.type) == "message" && !event.data.empty()) {
+      Queue(std::move(event.data));
+    }
   }
   if (!chunk.ok() || chunk->empty()) {
     // The stream ended (or broke): what it held is queued; resuming is Receive's decision.

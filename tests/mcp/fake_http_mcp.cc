@@ -28,9 +28,9 @@ world::ServerResponse FakeHttpMcp::Answer(const std::string& id, const std::stri
   std::string message = ResultMessage(id, result);
   if (!options_.sse) return {200, {{"Content-Type", "application/json"}}, message};
   // A priming event (an id, no data), a decoy of another type, then the message.
-  std::string body = absl::StrCat("id: ev-0\ndata: \n\n",
-                                  "event: other\ndata: ", ResultMessage(id, R"({"decoy":true})"),
-                                  "\n\n", "event: message\nid: ev-1\ndata: ", message, "\n\n");
+  std::string body = absl::StrCat(
+      "id: ev-0\ndata: \n\n", "event: other\ndata: ", ResultMessage(id, R"({"decoy":true})"),
+      "\n\n", "event:", options_.message_event, "\nid: ev-1\ndata: ", message, "\n\n");
   return {200, {{"Content-Type", "text/event-stream"}}, body};
 }
 
@@ -74,7 +74,7 @@ world::ServerResponse FakeHttpMcp::Serve(const world::ServerRequest& request) {
                                R"(,"inputSchema":)", options_.schema, R"(,"name":"read_file"}]})"));
   }
   if (name == "tools/call") {
-    std::string result = R"({"content":[{"text":"contents","type":"text"}]})";
+    const std::string& result = options_.call_result;
     if (options_.cut_first_call && !cut_) {
       cut_ = true;
       held_ = ResultMessage(id_json, result);

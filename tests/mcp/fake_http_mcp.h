@@ -28,6 +28,8 @@ class FakeHttpMcp final : public world::HttpService {
     std::string redirect_to;           // answer every POST with a 307 to this URL
     std::size_t huge_description = 0;  // tools/list: a description of this many bytes
     std::string schema = R"({"properties":{"path":{"type":"string"}},"type":"object"})";
+    std::string message_event = " message";  // the `event:` value of the message's event
+    std::string call_result = R"({"content":[{"text":"contents","type":"text"}]})";
   };
   struct Seen {
     std::string method;  // HTTP method

@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mcp/pin.h"
 #include "mcp/server.h"
 #include "mcp/session.h"
 #include "runtime/world/clock.h"
@@ -22,10 +23,12 @@ namespace {
 using ::agentrt::mcp::testing::FakeHttpMcp;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 class HttpSessionTest : public ::testing::Test {
  protected:
   void Serve(FakeHttpMcp::Options options) {
+    server_.reset();  // the old server stops before its service goes
     service_ = std::make_unique<FakeHttpMcp>(std::move(options));
     absl::StatusOr<std::unique_ptr<world::HttpServer>> server =
         world::HttpServer::Listen("127.0.0.1", 0, *service_);
@@ -143,6 +146,45 @@ TEST_F(HttpSessionTest, AnAnswerOver16MiBIsRefusedByName) {
   absl::StatusOr<std::string> tools = (*session)->Request("tools/list", "", In(absl::Seconds(30)));
   EXPECT_EQ(tools.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(tools.status().message(), HasSubstr("exceeds 16777216"));
+}
+
+TEST_F(HttpSessionTest, AMessageEventWhoseNameIsPaddedIsStillTheMessage) {
+  // `event:  message ` names the message event once trimmed (reference/mcp.md §6.1); the decoy
+  // of another type before it is still skipped.
+  Serve({.sse = true, .message_event = "  message "});
+  absl::StatusOr<std::unique_ptr<Session>> session = Open();
+  ASSERT_TRUE(session.ok()) << session.status();
+  absl::StatusOr<std::string> tools = (*session)->Request("tools/list", "", In(absl::Seconds(10)));
+  ASSERT_TRUE(tools.ok()) << tools.status();
+  EXPECT_THAT(*tools, HasSubstr("read_file"));
+  EXPECT_THAT(*tools, Not(HasSubstr("decoy")));
+}
+
+TEST_F(HttpSessionTest, ResultsAndPinnedSchemasKeepTheirNumbersInBothAnswerModes) {
+  // A number no double holds, in a call's structured content and in a listed schema, arrives
+  // as the server wrote it through JSON and event-stream answers alike.
+  for (bool sse : {false, true}) {
+    SCOPED_TRACE(sse ? "event stream" : "json");
+    Serve({.sse = sse,
+           .schema = R"({"properties":{"n":{"maximum":9007199254740993,"type":"integer"}},)"
+                     R"("type":"object"})",
+           .call_result = R"({"content":[],"structuredContent":{"n":9007199254740993}})"});
+    absl::StatusOr<std::unique_ptr<Session>> session = Open();
+    ASSERT_TRUE(session.ok()) << session.status();
+    absl::StatusOr<std::string> call = (*session)->Request(
+        "tools/call", R"({"arguments":{},"name":"read_file"})", In(absl::Seconds(10)));
+    ASSERT_TRUE(call.ok()) << call.status();
+    EXPECT_THAT(*call, HasSubstr(R"("structuredContent":{"n":9007199254740993})"));
+
+    Server server;
+    server.name = "web";
+    server.endpoint = Url();
+    absl::StatusOr<Manifest> manifest = Pin(server, {.clock = &clock_, .network = network_.get()});
+    ASSERT_TRUE(manifest.ok()) << manifest.status();
+    EXPECT_EQ(manifest->tools.at("read_file").input_schema,
+              R"({"properties":{"n":{"maximum":9007199254740993,"type":"integer"}},)"
+              R"("type":"object"})");
+  }
 }
 
 }  // namespace

@@ -442,6 +442,62 @@ TEST_F(LoadTest, TheConnectTimeoutBoundsAListingThatNeverAnswers) {
   EXPECT_EQ(pinned.status().message(), "mcp: server \"fs\": list tools: timed out after 50ms");
 }
 
+TEST_F(LoadTest, TheConnectTimeoutBoundsALoadWhoseListingNeverAnswers) {
+  Manifest manifest = PinOrDie();
+  Write("tools.hang", "");
+  absl::Time start = clock_.Now();
+  LoadResult result = LoadWith(manifest, {{"read_file", ReadOnly()}},
+                               [](Server& s) { s.connect_timeout = absl::Milliseconds(50); });
+  EXPECT_EQ(result.status.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(result.status.message(), "mcp: server \"fs\": list tools: timed out after 50ms");
+  EXPECT_FALSE(result.report.has_value());
+  EXPECT_THAT(result.tools, IsEmpty());
+  EXPECT_EQ(result.connection, nullptr);
+  EXPECT_LT(clock_.Now() - start, absl::Seconds(5));
+}
+
+TEST_F(LoadTest, PinPagesThroughCursorsAndRefusesARepeatedCursorOrAToolListedTwice) {
+  // Two pages joined by a cursor are one listing.
+  Write("tools.json",
+        R"({"nextCursor":"p2","tools":[)" + Tool("read_file", "Read a file.", kReadSchema) + "]}");
+  Write("tools-p2.json", Listing({Tool("write_file", "Write a file.", kWriteSchema)}));
+  Manifest manifest = PinOrDie();
+  EXPECT_EQ(manifest.tools.size(), 2u);
+  EXPECT_TRUE(manifest.tools.contains("write_file"));
+
+  // A server that hands out the same cursor again is stopped, by name.
+  Write("tools-p2.json", R"({"nextCursor":"p2","tools":[)" +
+                             Tool("write_file", "Write a file.", kWriteSchema) + "]}");
+  absl::StatusOr<Manifest> looping = Pin(FakeServer(), World());
+  EXPECT_THAT(looping.status().message(),
+              HasSubstr(R"(mcp: server "fs": list tools: the cursor "p2" repeats)"));
+
+  // The same tool on two pages is refused.
+  Write("tools-p2.json", Listing({Tool("read_file", "Read it again.", kReadSchema)}));
+  absl::StatusOr<Manifest> twice = Pin(FakeServer(), World());
+  EXPECT_THAT(twice.status().message(), HasSubstr(R"(the server lists tool "read_file" twice)"));
+}
+
+TEST_F(LoadTest, AParameterThatCannotBeHiddenSoundlyRefusesOnlyThatTool) {
+  // write_file's schema requires `force` through anyOf: hiding it would make every call invalid.
+  Offer({Tool("read_file", "Read a file.", kReadSchema, R"({"readOnlyHint":true})"),
+         Tool("write_file", "Write a file.",
+              R"({"type":"object","properties":{"path":{"type":"string"},)"
+              R"("force":{"type":"boolean"}},"anyOf":[{"required":["force"]}]})")});
+  Manifest manifest = PinOrDie();
+  Rule write = LocalMutation();
+  write.timeout = absl::Seconds(1);
+  write.deny = {"force"};
+  LoadResult result = LoadWith(manifest, {{"read_file", ReadOnly()}, {"write_file", write}});
+  ASSERT_TRUE(result.status.ok()) << result.status;
+  ASSERT_EQ(result.tools.size(), 1u);
+  EXPECT_EQ(result.tools[0]->Spec().name, "fs_read_file");
+  ASSERT_EQ(result.report->refused.size(), 1u);
+  EXPECT_EQ(result.report->refused[0].tool, "write_file");
+  EXPECT_THAT(result.report->refused[0].reason,
+              HasSubstr(R"(the rule hides "force" and the input schema's anyOf mentions it)"));
+}
+
 TEST_F(LoadTest, TheConnectTimeoutDoesNotShortenTheSession) {
   Manifest manifest = PinOrDie();
   Answer("read_file", TextResult("contents"));

@@ -7,6 +7,7 @@
 
 #include <signal.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mcp/pin.h"
 #include "mcp/server.h"
 #include "mcp/stdio_transport.h"
 #include "runtime/world/clock.h"
@@ -181,6 +183,88 @@ TEST_F(SessionTest, AServerThatFailsToStartIsAConnectErrorWithItsStderr) {
       Connect(server, World(), In(absl::Seconds(10)));
   EXPECT_THAT(with_sink.status().message(), Not(HasSubstr("stderr")));
   EXPECT_THAT(sunk, HasSubstr("oops: missing config"));
+}
+
+TEST_F(SessionTest, AServerThatDiesOnTheListingIsAListToolsErrorWithItsStderr) {
+  absl::StatusOr<Manifest> pinned = Pin(FakeServer({"die-on-list"}), World());
+  EXPECT_EQ(pinned.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(pinned.status().message(), HasSubstr("mcp: server \"fs\": list tools: "));
+  EXPECT_THAT(pinned.status().message(), HasSubstr("; stderr: \"listing refused: no licence\""));
+}
+
+// A launcher that counts what it was asked to start, and starts it.
+class CountingLauncher final : public world::Launcher {
+ public:
+  explicit CountingLauncher(world::Launcher& real) : real_(real) {}
+  absl::StatusOr<std::unique_ptr<world::Process>> Start(const world::LaunchSpec& spec) override {
+    ++starts;
+    return real_.Start(spec);
+  }
+  int starts = 0;
+
+ private:
+  world::Launcher& real_;
+};
+
+TEST_F(SessionTest, AMalformedServerIsRefusedBeforeAnythingStarts) {
+  struct Case {
+    std::function<void(Server&)> edit;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {[](Server& s) { s.env = {"NOEQUALS"}; },
+       R"(mcp: server "fs": Env entry "NOEQUALS" is not NAME=value)"},
+      {[](Server& s) { s.env = {"=v"}; }, R"(mcp: server "fs": Env entry "=v" is not NAME=value)"},
+      {[](Server& s) { s.inherit_env = {"A=B"}; },
+       R"(mcp: server "fs": InheritEnv entry "A=B" is not a variable name)"},
+      {[](Server& s) { s.inherit_env = {""}; },
+       R"(mcp: server "fs": InheritEnv entry "" is not a variable name)"},
+      {[](Server& s) { s.endpoint = "http://127.0.0.1:1/mcp"; },
+       R"(mcp: server "fs": Command and Endpoint are exclusive)"},
+      {[](Server& s) { s.command.clear(); },
+       R"(mcp: server "fs": one of Command or Endpoint is required)"},
+      {[](Server& s) { s.name.clear(); }, "mcp: server name is required"},
+  };
+  CountingLauncher counting(launcher_);
+  for (const Case& c : cases) {
+    Server server = FakeServer({});
+    c.edit(server);
+    world::World w = World();
+    w.launcher = &counting;
+    absl::StatusOr<std::unique_ptr<Session>> session = Connect(server, w, In(absl::Seconds(10)));
+    EXPECT_EQ(session.status().code(), absl::StatusCode::kInvalidArgument) << c.error;
+    EXPECT_EQ(session.status().message(), c.error);
+    absl::StatusOr<Manifest> pinned = Pin(server, w);
+    EXPECT_EQ(pinned.status().message(), c.error);
+  }
+  EXPECT_EQ(counting.starts, 0);
+}
+
+TEST(ConnectTimeoutTest, AServerWithoutOneGetsThirtySecondsNeverNone) {
+  Server server;
+  EXPECT_EQ(ConnectTimeout(server), absl::Seconds(30));
+  server.connect_timeout = absl::Milliseconds(50);
+  EXPECT_EQ(ConnectTimeout(server), absl::Milliseconds(50));
+}
+
+TEST(PhaseErrorTest, NamesTheStepKeepsTheCauseAndQuotesTheTail) {
+  // A deadline reads as the step's own timeout; the code stays, so callers still see a deadline.
+  absl::Status late =
+      PhaseError("fs", "list tools", absl::DeadlineExceededError("context"), absl::Seconds(5), "");
+  EXPECT_EQ(late.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(late.message(), R"(mcp: server "fs": list tools: timed out after 5s)");
+  // Any other cause keeps its code and its words, escaped.
+  absl::Status cancelled =
+      PhaseError("fs", "connect", absl::CancelledError("stopped\x1b[2K"), absl::Seconds(5), "");
+  EXPECT_EQ(cancelled.code(), absl::StatusCode::kCancelled);
+  EXPECT_THAT(cancelled.message(), HasSubstr(R"(mcp: server "fs": connect: stopped)"));
+  EXPECT_EQ(std::string(cancelled.message()).find('\x1b'), std::string::npos);
+  // The stderr tail, trimmed, quoted and escaped after the reason.
+  absl::Status with_tail = PhaseError("fs", "connect", absl::UnavailableError("exited"),
+                                      absl::Seconds(5), "  boom\r\x1b]8;;x\x07\n");
+  EXPECT_THAT(with_tail.message(), HasSubstr(R"(mcp: server "fs": connect: exited; stderr: ")"));
+  std::string text(with_tail.message());
+  EXPECT_EQ(text.find_first_of("\r\n\x1b\x07"), std::string::npos) << text;
 }
 
 TEST_F(SessionTest, TheConnectTimeoutBoundsAHandshakeThatNeverAnswers) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
@@ -207,6 +208,14 @@ TEST_F(AgentrtMcpCliTest, DemoMcpPausesTheWriteAndResumesExactlyTheApprovedOne) 
     }
   }
   ASSERT_EQ(run.size(), 32u) << paused.out;
+  // The sandbox is the agent's alone: 0700, its README 0600.
+  struct stat st;
+  ASSERT_EQ(::stat((dir_ + "/demo/mcp-sandbox").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  ASSERT_EQ(::stat((dir_ + "/demo/mcp-sandbox/README.md").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  // A sandbox that exists is left as it is: the operator's README stays.
+  Write("demo/mcp-sandbox/README.md", "the operator's own words\n");
   ASSERT_EQ(Agentrt({"approve", run, "--db", db, "--by", "test", "--yes"}).exit_code, 0);
   ProcessResult resumed = Agentrt({"demo", "mcp", "--db", db, "--resume", run});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
@@ -214,6 +223,72 @@ TEST_F(AgentrtMcpCliTest, DemoMcpPausesTheWriteAndResumesExactlyTheApprovedOne) 
   std::ifstream notes(dir_ + "/demo/mcp-sandbox/notes.md");
   std::string text((std::istreambuf_iterator<char>(notes)), {});
   EXPECT_THAT(text, HasSubstr("only after one approved exactly this text"));
+  std::ifstream readme(dir_ + "/demo/mcp-sandbox/README.md");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(readme)), {}),
+            "the operator's own words\n");
+}
+
+TEST_F(AgentrtMcpCliTest, DemoMcpSaysHowToInstallAMissingServerAndNamesAnUnknownRun) {
+  std::string db = dir_ + "/runs.db";
+  ProcessResult missing = Agentrt({"demo", "mcp", "--db", db, "--servers", dir_ + "/nowhere"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr(dir_ + "/nowhere/server-filesystem/dist/index.js"));
+  EXPECT_THAT(missing.err, HasSubstr("npm ci --ignore-scripts"));
+
+  ProcessResult unknown =
+      Agentrt({"demo", "mcp", "--db", db, "--resume", "0123456789abcdef0123456789abcdef"});
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.out;
+  EXPECT_THAT(unknown.err, HasSubstr("0123456789abcdef0123456789abcdef"));
+}
+
+TEST_F(AgentrtMcpCliTest, WhatAServerChoseReachesTheTerminalEscapedOnOneLine) {
+  // A description with an OSC 8 hyperlink, a bell, a carriage return and a CSI sequence.
+  std::string hostile = "Read.\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07\r\x1b[2Kok";
+  Write("tools.json",
+        R"({"tools":[{"name":"read_file","description":)" + json::JsonString(hostile) +
+            R"(,"inputSchema":{"type":"object"}},{"name":"write\u001b[31m","inputSchema":)"
+            R"({"type":"object"}}]})");
+  ProcessResult pin = Mcp({"pin", "--config", Config()});
+  ProcessResult tools = Mcp({"tools", "--config", Config()});
+  for (const ProcessResult* r : {&pin, &tools}) {
+    std::string all = r->out + r->err;
+    EXPECT_EQ(all.find_first_of("\x1b\x07\r"), std::string::npos) << all;
+    EXPECT_THAT(all, HasSubstr("Read."));
+  }
+  // One line per tool: the hostile name cannot start a line of its own.
+  std::vector<std::string> lines = absl::StrSplit(tools.out, '\n', absl::SkipEmpty());
+  EXPECT_EQ(lines.size(), 3u) << tools.out;  // the header and two tools
+}
+
+TEST(FixtureServersTest, ArePinnedToExactVersionsAndLockedByIntegrity) {
+  // The real servers the tests and the demo start: exact versions, and every installed package
+  // locked with a SHA-512 integrity, so `npm ci` installs exactly what was reviewed.
+  auto read = [](const std::string& name) {
+    std::ifstream in(std::string(AGENTRT_SOURCE_DIR) + "/fixtures/servers/" + name);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  absl::StatusOr<json::Document> package = json::Parse(read("package.json"));
+  ASSERT_TRUE(package.ok()) << package.status();
+  std::optional<json::Value> dependencies = package->root().Find("dependencies");
+  ASSERT_TRUE(dependencies.has_value());
+  ASSERT_EQ(dependencies->size(), 3u);
+  for (std::size_t i = 0; i < dependencies->size(); ++i) {
+    std::string version(dependencies->member(i).string_value());
+    EXPECT_EQ(version.find_first_not_of("0123456789."), std::string::npos)
+        << dependencies->key(i) << " is not pinned to an exact version: " << version;
+  }
+  absl::StatusOr<json::Document> lock = json::Parse(read("package-lock.json"));
+  ASSERT_TRUE(lock.ok()) << lock.status();
+  EXPECT_EQ(lock->root().Find("lockfileVersion")->number_literal(), "3");
+  json::Value packages = *lock->root().Find("packages");
+  ASSERT_GT(packages.size(), 3u);
+  for (std::size_t i = 0; i < packages.size(); ++i) {
+    if (packages.key(i).empty()) continue;  // the project itself
+    std::optional<json::Value> integrity = packages.member(i).Find("integrity");
+    ASSERT_TRUE(integrity.has_value()) << packages.key(i);
+    EXPECT_EQ(integrity->string_value().substr(0, 7), "sha512-") << packages.key(i);
+    EXPECT_TRUE(packages.member(i).Find("resolved").has_value()) << packages.key(i);
+  }
 }
 
 }  // namespace
