@@ -26,17 +26,6 @@ constexpr absl::Duration kShortestLease = absl::Seconds(3);
 
 absl::Status Invalid(std::string message) { return absl::InvalidArgumentError(message); }
 
-// ^[A-Za-z0-9_-]{1,64}$: the session and status tool names (a session starts every run id).
-bool IsPlainName(std::string_view name) {
-  if (name.empty() || name.size() > 64) return false;
-  for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 std::string Resolve(const std::filesystem::path& folder, const std::string& path) {
   std::filesystem::path p(path);
   if (p.is_absolute()) return path;
@@ -163,7 +152,7 @@ absl::StatusOr<Config> ReadFields(json::Value root, const std::filesystem::path&
   AGENTRT_ASSIGN_OR_RETURN(std::optional<std::string> session,
                            internal::StringMember(root, "session"));
   config.session = session.value_or("");
-  if (!IsPlainName(config.session)) {
+  if (!internal::IsPlainName(config.session)) {
     return Invalid(absl::StrCat("session ", Quote(config.session),
                                 " must be 1 to 64 letters, digits, '_' or '-'"));
   }
@@ -186,7 +175,7 @@ absl::StatusOr<Config> ReadFields(json::Value root, const std::filesystem::path&
   AGENTRT_ASSIGN_OR_RETURN(std::optional<std::string> status_tool,
                            internal::StringMember(root, "status_tool"));
   if (status_tool) config.status_tool = *status_tool;
-  if (!IsPlainName(config.status_tool)) {
+  if (!internal::IsPlainName(config.status_tool)) {
     return Invalid(absl::StrCat("status_tool ", Quote(config.status_tool),
                                 " does not match ^[a-zA-Z0-9_-]{1,64}$"));
   }

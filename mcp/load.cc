@@ -10,6 +10,7 @@
 #include "mcp/duration.h"
 #include "mcp/errors.h"
 #include "mcp/hidden_params.h"
+#include "mcp/internal/fields.h"
 #include "mcp/pin.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
@@ -22,16 +23,6 @@
 
 namespace agentrt::mcp {
 namespace {
-
-bool UsableName(std::string_view name) {
-  if (name.empty() || name.size() > 64) return false;
-  for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
 
 // One classified tool's checks (steps 1 to 14 of the header); the spec, or why it is refused.
 struct Checked {
@@ -70,7 +61,7 @@ Checked Check(const Server& server, const PinnedTool& pinned, const ListedTool* 
   }
   std::string name =
       rule.rename.empty() ? absl::StrCat(server.name, "_", pinned.name) : rule.rename;
-  if (!UsableName(name)) {
+  if (!internal::IsPlainName(name)) {
     return refuse(absl::StrCat("the name ", Quote(name), " does not match ^[a-zA-Z0-9_-]{1,64}$"));
   }
   absl::StatusOr<json::Document> schema = json::Parse(pinned.input_schema);

@@ -94,4 +94,14 @@ absl::Status WithContext(std::string_view context, const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat(ToAbsl(context), ": ", status.message()));
 }
 
+bool IsPlainName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 }  // namespace agentrt::mcp::internal

@@ -48,6 +48,10 @@ absl::StatusOr<std::optional<absl::Duration>> DurationMember(json::Value object,
                                                              Negative negative,
                                                              bool empty_is_zero = false);
 
+// IsPlainName: ^[a-zA-Z0-9_-]{1,64}$, the form of a model-visible tool name, a session and the
+// status tool's name.
+bool IsPlainName(std::string_view name);
+
 // WithContext is `status` with "<context>: " before its message (code kept).
 absl::Status WithContext(std::string_view context, const absl::Status& status);
 

@@ -11,8 +11,6 @@
 #include "runtime/base/string_view.h"
 
 namespace agentrt {
-namespace {
-
 absl::Status ErrnoStatus(int err, std::string_view what) {
   std::string message = absl::StrCat(ToAbsl(what), ": ", std::strerror(err));
   switch (err) {
@@ -25,6 +23,8 @@ absl::Status ErrnoStatus(int err, std::string_view what) {
       return absl::InvalidArgumentError(message);
   }
 }
+
+namespace {
 
 absl::StatusOr<std::string> ReadAll(int fd, std::string_view name, std::size_t max_bytes) {
   std::string out;

@@ -9,22 +9,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/base/file_util.h"
 
 namespace agentrt {
 namespace {
-
-absl::Status OpenError(int err, const std::string& path) {
-  std::string message = absl::StrCat("open ", path, ": ", std::strerror(err));
-  switch (err) {
-    case ENOENT:
-      return absl::NotFoundError(message);
-    case EACCES:
-    case EPERM:
-      return absl::PermissionDeniedError(message);
-    default:
-      return absl::InvalidArgumentError(message);
-  }
-}
 
 // Closes the descriptor on every way out.
 class Descriptor {
@@ -56,7 +44,7 @@ absl::StatusOr<std::string> ReadOwned(const std::string& path, std::size_t max_b
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer before the
   // regular-file check could refuse it. Reads from a regular file ignore the flag.
   Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (fd.get() < 0) return OpenError(errno, path);
+  if (fd.get() < 0) return ErrnoStatus(errno, absl::StrCat("open ", path));
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) {
     return absl::InvalidArgumentError(absl::StrCat("stat ", path, ": ", std::strerror(errno)));

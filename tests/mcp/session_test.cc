@@ -33,6 +33,25 @@ using ::testing::Not;
 
 constexpr char kServer[] = AGENTRT_FAKE_MCP_SERVER;
 
+// What a server wrote to stderr, from the launcher's thread.
+class Captured {
+ public:
+  std::function<void(std::string_view)> Sink() {
+    return [this](std::string_view bytes) {
+      absl::MutexLock lock(&mu_);
+      text_ += bytes;
+    };
+  }
+  std::string Text() {
+    absl::MutexLock lock(&mu_);
+    return text_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::string text_;
+};
+
 class SessionTest : public ::testing::Test {
  protected:
   Server FakeServer(std::vector<std::string> args) {
@@ -99,13 +118,9 @@ TEST_F(SessionTest, OlderProtocolVersionsAreAcceptedAndOthersRefused) {
 // that is not JSON before each answer never stalls a request: pings are answered, the rest
 // refused, with the server's own ids (strings here) echoed.
 TEST_F(SessionTest, AServerThatAsksAndChattersIsAnsweredAndTheRequestStillCompletes) {
-  std::string stderr_text;
   Server server = FakeServer({"chatty"});
-  absl::Mutex mu;
-  server.stderr_sink = [&](std::string_view bytes) {
-    absl::MutexLock lock(&mu);
-    stderr_text += bytes;
-  };
+  Captured stderr_text;
+  server.stderr_sink = stderr_text.Sink();
   absl::StatusOr<std::unique_ptr<Session>> session =
       Connect(server, World(), In(absl::Seconds(10)));
   ASSERT_TRUE(session.ok()) << session.status();
@@ -113,10 +128,10 @@ TEST_F(SessionTest, AServerThatAsksAndChattersIsAnsweredAndTheRequestStillComple
   ASSERT_TRUE(tools.ok()) << tools.status();
   EXPECT_THAT(*tools, HasSubstr("read_file"));
   (*session)->Close();  // the server's stderr is whole once it is gone
-  absl::MutexLock lock(&mu);
-  EXPECT_THAT(stderr_text, HasSubstr(R"(answer: {"id":"srv-1","jsonrpc":"2.0","result":{}})"));
-  EXPECT_THAT(stderr_text, HasSubstr(R"(answer: {"error":{"code":-32601,"message":"agentrt does )"
-                                     R"(not support sampling/createMessage"},"id":"srv-2")"));
+  std::string text = stderr_text.Text();
+  EXPECT_THAT(text, HasSubstr(R"(answer: {"id":"srv-1","jsonrpc":"2.0","result":{}})"));
+  EXPECT_THAT(text, HasSubstr(R"(answer: {"error":{"code":-32601,"message":"agentrt does )"
+                              R"(not support sampling/createMessage"},"id":"srv-2")"));
 }
 
 TEST_F(SessionTest, AnUnansweredRequestTimesOutSayingWhatTheServerSentInstead) {
@@ -301,25 +316,19 @@ TEST_F(SessionTest, TheServerGetsOnlyTheEnvironmentItIsGiven) {
 }
 
 TEST_F(SessionTest, CloseLeavesNoDescendantOfTheServerBehind) {
-  std::string stderr_text;
-  absl::Mutex mu;
   Server server = FakeServer({"grandchild"});
-  server.stderr_sink = [&](std::string_view bytes) {
-    absl::MutexLock lock(&mu);
-    stderr_text += bytes;
-  };
+  Captured stderr_text;
+  server.stderr_sink = stderr_text.Sink();
   absl::StatusOr<std::unique_ptr<Session>> session =
       Connect(server, World(), In(absl::Seconds(10)));
   ASSERT_TRUE(session.ok()) << session.status();
   // The grandchild is running once the server answered (it printed its pid before serving).
   pid_t grandchild = 0;
-  {
-    absl::MutexLock lock(&mu);
-    for (absl::string_view line : absl::StrSplit(stderr_text, '\n')) {
-      if (absl::ConsumePrefix(&line, "grandchild ")) (void)absl::SimpleAtoi(line, &grandchild);
-    }
+  std::string text = stderr_text.Text();
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::ConsumePrefix(&line, "grandchild ")) (void)absl::SimpleAtoi(line, &grandchild);
   }
-  ASSERT_GT(grandchild, 0) << stderr_text;
+  ASSERT_GT(grandchild, 0) << text;
   ASSERT_FALSE(test_support::ProcessGone(grandchild));
   (*session)->Close();
   EXPECT_TRUE(test_support::ProcessGoneWithin(grandchild, absl::Seconds(5)));
