@@ -3,22 +3,15 @@
 // reference/mcp.md §5.3 says, an isError result, a call past its deadline, the environment a
 // stdio server gets (§1.4); over streamable HTTP on loopback, pin, load, calls and the session's
 // end. The facts asserted are those fixtures/servers/README.md writes down.
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include <sys/types.h>
 
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mcp/load.h"
@@ -26,6 +19,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/json/intake.h"
 #include "runtime/world/curl_network.h"
+#include "tests/mcp/http_everything.h"
 #include "tests/mcp/real_servers.h"
 #include "tests/support/process_gone.h"
 #include "tests/support/test_folder.h"
@@ -253,61 +247,23 @@ TEST_F(EverythingServerTest, TheServerGetsOnlyTheEnvironmentItIsGiven) {
 // ---------------------------------------------------------------------------------------------
 // Over streamable HTTP on loopback.
 
-// A TCP port on loopback that nothing listened on a moment ago.
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t size = sizeof(address);
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
-// The everything server started with `streamableHttp` on a free port, through the world's
-// launcher: set up once it says it listens (it says so from its listen callback, on stderr),
-// ended with its process group when the test ends.
+// The server started for each test, ended with its process group when the test ends.
 class EverythingOverHttpTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    int port = FreePort();
-    ASSERT_GT(port, 0);
-    world::LaunchSpec spec;
-    spec.argv = {"node", real_servers::Script("server-everything"), "streamableHttp"};
-    spec.env = {absl::StrCat("PATH=", *world_.environment().Get("PATH")),
-                absl::StrCat("PORT=", port)};
-    spec.stderr_sink = [this](std::string_view chunk) {
-      absl::MutexLock lock(&mu_);
-      stderr_.append(chunk);
-      if (!listening_.HasBeenNotified() &&
-          absl::StrContains(stderr_, "Streamable HTTP Server listening on port")) {
-        listening_.Notify();
-      }
-    };
-    absl::StatusOr<std::unique_ptr<world::Process>> process = launcher_.Start(spec);
-    ASSERT_TRUE(process.ok()) << process.status();
-    process_ = *std::move(process);
-    ASSERT_TRUE(listening_.WaitForNotificationWithTimeout(absl::Seconds(30)))
-        << "the server did not listen; stderr: " << Stderr();
+    absl::Status started = http_.Start(absl::Seconds(30));
+    ASSERT_TRUE(started.ok()) << started;
     absl::StatusOr<std::unique_ptr<world::CurlNetwork>> network =
         world::CurlNetwork::Create(world_.clock(), {.loopback_only = true});
     ASSERT_TRUE(network.ok()) << network.status();
     network_ = *std::move(network);
-    server_.name = "everything";
-    server_.endpoint = absl::StrCat("http://127.0.0.1:", port, "/mcp");
-    server_.connect_timeout = absl::Seconds(30);
+    server_ = http_.server();
   }
 
   void TearDown() override {
-    if (process_ == nullptr) return;
-    pid_t pid = static_cast<pid_t>(process_->pid());
-    process_->Close();
+    pid_t pid = static_cast<pid_t>(http_.pid());
+    http_.Close();
+    if (pid == 0) return;
     EXPECT_TRUE(test_support::ProcessGone(pid));
     EXPECT_TRUE(GroupGone(pid));
   }
@@ -318,32 +274,8 @@ class EverythingOverHttpTest : public ::testing::Test {
     return w;
   }
 
-  std::string Stderr() {
-    absl::MutexLock lock(&mu_);
-    return stderr_;
-  }
-
-  // The server's stdout (its log) read until it holds `count` session terminations, or
-  // `within` passed.
-  std::string LogWithTerminations(int count, absl::Duration within) {
-    std::string log;
-    absl::Time deadline = world_.clock().Now() + within;
-    while (Count(log, "Received session termination request") < count) {
-      absl::StatusOr<std::string> chunk = process_->Read(deadline);
-      if (!chunk.ok() || chunk->empty()) break;
-      log += *chunk;
-    }
-    return log;
-  }
-
   RealWorld world_;
-  // The HTTP server does not read stdin: no use waiting for it to end at end of input.
-  world::RealLauncher launcher_{
-      world_.clock(), {.stdin_grace = absl::Milliseconds(100), .term_grace = absl::Seconds(2)}};
-  absl::Notification listening_;
-  absl::Mutex mu_;
-  std::string stderr_ ABSL_GUARDED_BY(mu_);
-  std::unique_ptr<world::Process> process_;  // before the sink's state goes
+  real_servers::HttpEverything http_{world_.clock(), *world_.environment().Get("PATH")};
   std::unique_ptr<world::CurlNetwork> network_;
   Server server_;
 };
@@ -366,7 +298,7 @@ TEST_F(EverythingOverHttpTest, PinLoadAndCallsWorkAndEachSessionIsDeletedAtClose
   loaded.connection->Close();
   // Pin's session and Load's each ended with a DELETE, which the server logs on stdout before
   // it answers: both lines are there once Close returned.
-  std::string log = LogWithTerminations(2, absl::Seconds(10));
+  std::string log = http_.LogWithTerminations(2, absl::Seconds(10));
   EXPECT_EQ(Count(log, "Received session termination request"), 2) << log;
 }
 
