@@ -1,7 +1,8 @@
-// A session with the real filesystem server, recorded into a cassette (runtime/replay) and
-// replayed with the server gone: the replay starts no process, yet pins the same manifest,
-// registers the same tools and gets the same call results, byte for byte, because the client
-// asks the world for exactly what it asked while recording (DESIGN.md "Replay first").
+// Sessions with real servers, recorded into a cassette (runtime/replay) and replayed with the
+// server gone: over stdio (the filesystem server) the replay starts no process, over streamable
+// HTTP (the everything server) it reaches no server, yet each pins the same manifest, registers
+// the same tools and gets the same call results, byte for byte, because the client asks the
+// world for exactly what it asked while recording (DESIGN.md "Replay first").
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,7 +17,9 @@
 #include "runtime/replay/recording_world.h"
 #include "runtime/replay/replaying_world.h"
 #include "runtime/world/clock.h"
+#include "runtime/world/curl_network.h"
 #include "runtime/world/entropy.h"
+#include "tests/mcp/http_everything.h"
 #include "tests/mcp/real_servers.h"
 #include "tests/support/process_gone.h"
 #include "tests/support/tap_launcher.h"
@@ -133,6 +136,64 @@ TEST(FilesystemReplayTest, ASessionReplaysWithTheServerGoneToTheSameManifestAndR
     EXPECT_EQ(replayed_processes[i].read, recorded_processes[i].read);
   }
   EXPECT_FALSE(std::filesystem::exists(sandbox / "note.txt"));
+}
+
+// Pin, Load, two calls and Close over streamable HTTP, through `w`.
+Outcome HttpSession(const world::World& w, const Server& server) {
+  Outcome out;
+  absl::StatusOr<Manifest> manifest = Pin(server, w);
+  EXPECT_TRUE(manifest.ok()) << manifest.status();
+  if (!manifest.ok()) return out;
+  out.manifest = *manifest;
+  LoadResult loaded =
+      Load(server, &out.manifest,
+           real_servers::Classify({"echo", "get-structured-content"}, SideEffect::kReadOnly), w);
+  EXPECT_TRUE(loaded.status.ok()) << loaded.status;
+  if (!loaded.status.ok()) return out;
+  out.report = loaded.report->Text();
+  out.results.push_back(Text(real_servers::CallTool(*real_servers::Named(loaded, "everything_echo"),
+                                                    R"({"message":"recorded"})", *w.clock)));
+  out.results.push_back(
+      Text(real_servers::CallTool(*real_servers::Named(loaded, "everything_get-structured-content"),
+                                  R"({"location":"Chicago"})", *w.clock)));
+  loaded.connection->Close();
+  return out;
+}
+
+TEST(EverythingReplayTest, AStreamableHttpSessionReplaysWithTheServerGone) {
+  real_servers::RealWorld real;
+  real_servers::HttpEverything http(real.clock(), *real.environment().Get("PATH"));
+  absl::Status started = http.Start(absl::Seconds(30));
+  ASSERT_TRUE(started.ok()) << started;
+  absl::StatusOr<std::unique_ptr<world::CurlNetwork>> network =
+      world::CurlNetwork::Create(real.clock(), {.loopback_only = true});
+  ASSERT_TRUE(network.ok()) << network.status();
+  world::ManualClock scheduler(absl::UnixEpoch());
+  world::SeededEntropy entropy(7);
+  replay::CassetteRecorder recorder({.created_by = "agentrt test"});
+  Outcome recorded;
+  {
+    replay::RecordingWorld recording({.clock = &real.clock(),
+                                      .scheduler = &scheduler,
+                                      .entropy = &entropy,
+                                      .network = network->get(),
+                                      .environment = &real.environment()},
+                                     recorder);
+    recorded = HttpSession(recording.world(), http.server());
+  }
+  ASSERT_TRUE(recorder.status().ok()) << recorder.status();
+  ASSERT_EQ(recorded.results.size(), 2u);
+  EXPECT_THAT(recorded.results[0], HasSubstr(R"("Echo: recorded")"));
+  pid_t pid = static_cast<pid_t>(http.pid());
+  http.Close();
+  ASSERT_TRUE(test_support::ProcessGone(pid));
+
+  replay::ReplayingWorld replaying(recorder.cassette());
+  Outcome replayed = HttpSession(replaying.world(), http.server());
+  EXPECT_TRUE(replaying.cursor().Finish().ok()) << replaying.cursor().Finish();
+  EXPECT_EQ(replayed.manifest, recorded.manifest);
+  EXPECT_EQ(replayed.report, recorded.report);
+  EXPECT_EQ(replayed.results, recorded.results);
 }
 
 }  // namespace
