@@ -155,8 +155,9 @@ TEST(ParseListingPageTest, EscapesHostileNamesInErrors) {
        {std::string("\x1b[2K\rpinned 3 tools OK"), std::string("a\nfs: registered evil"),
         std::string("c1\xc2\x9b"
                     "31m"),
-        std::string("rtl\xe2\x80\xaeexe.txt"), std::string("zero\xe2\x80\x8bwidth"),
-        std::string("nul\0x", 5)}) {
+        std::string("rtl\xe2\x80\xae"
+                    "exe.txt"),
+        std::string("zero\xe2\x80\x8bwidth"), std::string("nul\0x", 5)}) {
     SCOPED_TRACE(name);
     absl::StatusOr<ListingPage> page = ParseListingPage(Page({name, name}));
     ASSERT_FALSE(page.ok());

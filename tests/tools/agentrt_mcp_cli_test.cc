@@ -243,7 +243,9 @@ TEST_F(AgentrtMcpCliTest, DemoMcpSaysHowToInstallAMissingServerAndNamesAnUnknown
 
 TEST_F(AgentrtMcpCliTest, WhatAServerChoseReachesTheTerminalEscapedOnOneLine) {
   // A description with an OSC 8 hyperlink, a bell, a carriage return and a CSI sequence.
-  std::string hostile = "Read.\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07\r\x1b[2Kok";
+  std::string hostile =
+      "Read.\x1b]8;;https://evil.example/\x07"
+      "click\x1b]8;;\x07\r\x1b[2Kok";
   Write("tools.json",
         R"({"tools":[{"name":"read_file","description":)" + json::JsonString(hostile) +
             R"(,"inputSchema":{"type":"object"}},{"name":"write\u001b[31m","inputSchema":)"
