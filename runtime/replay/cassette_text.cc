@@ -253,13 +253,12 @@ std::string DescribeExchange(const v1::Exchange& e, std::size_t max_bytes) {
       const std::string& data = e.entropy().data();
       std::string hex = absl::BytesToHexString(data.substr(0, kShownHex));
       return absl::StrCat("entropy ", json::QuoteBytes(e.entropy().source(), 64), " ",
-                          e.entropy().size(), " bytes ", hex,
-                          data.size() > kShownHex ? "…" : "");
+                          e.entropy().size(), " bytes ", hex, data.size() > kShownHex ? "…" : "");
     }
     case Op::kEnvironmentRead:
-      return absl::StrCat("environment ", Bytes(e.environment().name(), max_bytes), ": ",
-                          e.environment().set() ? Bytes(e.environment().value(), max_bytes)
-                                                : "not set");
+      return absl::StrCat(
+          "environment ", Bytes(e.environment().name(), max_bytes), ": ",
+          e.environment().set() ? Bytes(e.environment().value(), max_bytes) : "not set");
     case Op::kLaunch: {
       const v1::ProcessLaunch& l = e.launch();
       std::string out = absl::StrCat("process start ", Argv(l.argv(), max_bytes), ", ",

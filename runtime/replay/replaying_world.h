@@ -1,10 +1,10 @@
 // runtime/replay/replaying_world.h
 //
 // A whole world played back from one cassette: a replaying clock, scheduler, entropy,
-// environment, launcher and network (under the names recording_world.h records them with) and strict replaying
-// models, all on one cursor, so the run must ask for exactly what the recorded run asked, in
-// the same order. Nothing real is reached: no clock, thread, process or network. Finish checks
-// that everything was asked for and that the run wrote the recorded audit log.
+// environment, launcher and network (under the names recording_world.h records them with) and
+// strict replaying models, all on one cursor, so the run must ask for exactly what the recorded run
+// asked, in the same order. Nothing real is reached: no clock, thread, process or network. Finish
+// checks that everything was asked for and that the run wrote the recorded audit log.
 #pragma once
 
 #include <memory>

@@ -7,8 +7,8 @@
 // server only when named. (Files under HOME stay reachable: nothing is sandboxed.)
 //
 // The host's environment and operating system come in as arguments, so every case of the
-// reference is testable on any machine; an Environment (environment.h) and HostEnvFlavour are what the real
-// composition root passes.
+// reference is testable on any machine; an Environment (environment.h) and HostEnvFlavour are what
+// the real composition root passes.
 #pragma once
 
 #include <functional>

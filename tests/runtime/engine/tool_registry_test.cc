@@ -79,14 +79,13 @@ namespace {
 
 // CheckToolSpec refuses exactly what registering with a driver refuses, with the same reason.
 TEST(CheckToolSpecTest, RefusesWhatADriverRefusesWithItsReason) {
-  ToolSpec good{"read", "Read.", R"({"type":"object"})", SideEffect::kReadOnly, absl::Seconds(5),
-                false};
+  ToolSpec good{"read",           "Read.", R"({"type":"object"})", SideEffect::kReadOnly,
+                absl::Seconds(5), false};
   EXPECT_TRUE(CheckToolSpec(good).ok());
   for (auto [edit, reason] : std::vector<std::pair<std::function<void(ToolSpec&)>, std::string>>{
            {[](ToolSpec& s) { s.name = "read a file"; }, "the name must be 1 to 128 characters"},
            {[](ToolSpec& s) { s.timeout = absl::ZeroDuration(); }, "timeout is required"},
-           {[](ToolSpec& s) { s.input_schema = R"({"minLength":"two"})"; },
-            "input schema refused"},
+           {[](ToolSpec& s) { s.input_schema = R"({"minLength":"two"})"; }, "input schema refused"},
            {[](ToolSpec& s) { s.input_schema = R"({"$ref":"http://example.test/x"})"; },
             "input schema refused"}}) {
     ToolSpec spec = good;

@@ -1,7 +1,6 @@
 // The minimal environment of an MCP stdio server (reference/mcp.md §1.3, §1.4), and what a real
 // child started with it sees.
 #include "runtime/world/child_env.h"
-#include "runtime/world/environment.h"
 
 #include <stdlib.h>
 
@@ -15,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/world/clock.h"
+#include "runtime/world/environment.h"
 #include "runtime/world/real_launcher.h"
 
 namespace agentrt::world {

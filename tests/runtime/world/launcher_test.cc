@@ -23,10 +23,10 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/support/process_gone.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/real_launcher.h"
 #include "tests/support/largest_allocation.h"
+#include "tests/support/process_gone.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::world {
