@@ -24,7 +24,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -118,9 +117,8 @@ class CassetteRecorder {
   // Successful model calls per key in this session.
   absl::flat_hash_map<std::string, std::uint32_t> ordinals_ ABSL_GUARDED_BY(mu_);
   // The task runs each thread is in, innermost last.
-  absl::flat_hash_map<ThreadIdentity, std::vector<std::unique_ptr<v1::TaskFiring>>,
-                      std::hash<ThreadIdentity>>
-      runs_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<ThreadIdentity, std::vector<std::unique_ptr<v1::TaskFiring>>> runs_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace agentrt::replay

@@ -141,16 +141,8 @@ class RecordingProcess final : public world::Process {
   }
 
  private:
-  v1::Exchange Stdio() const {
-    v1::Exchange e;
-    e.mutable_stdio()->set_process(number_);
-    return e;
-  }
-  v1::Exchange Exit() const {
-    v1::Exchange e;
-    e.mutable_exit()->set_process(number_);
-    return e;
-  }
+  v1::Exchange Stdio() const { return internal::StdioExchange(number_); }
+  v1::Exchange Exit() const { return internal::ExitExchange(number_); }
   // The call's own status, unless recording it failed: a run that goes on with a hole in its
   // cassette could never be replayed.
   absl::Status Recorded(const v1::Exchange& e, const absl::Status& status) {

@@ -51,14 +51,8 @@ class RecordingResponse final : public world::HttpResponse {
 absl::StatusOr<std::unique_ptr<world::HttpResponse>> RecordingNetwork::Send(
     const world::HttpRequest& request, absl::Time deadline) {
   absl::StatusOr<std::unique_ptr<world::HttpResponse>> response = inner_.Send(request, deadline);
-  v1::Exchange e;
+  v1::Exchange e = internal::HttpSendOf(request, deadline);
   v1::HttpSend* send = e.mutable_http()->mutable_send();
-  send->set_method(request.method);
-  send->set_url(request.url);
-  internal::AddFields(request.headers, send->mutable_headers());
-  send->set_body(request.body);
-  send->set_max_body_bytes(request.max_body_bytes);
-  send->set_deadline(internal::NanosOf(deadline));
   if (!response.ok()) {
     *send->mutable_error() = internal::OutcomeOf(response.status());
     if (absl::Status s = recorder_.Record(e); !s.ok()) return s;

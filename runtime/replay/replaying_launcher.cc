@@ -80,16 +80,8 @@ class ReplayingProcess final : public world::Process {
   }
 
  private:
-  v1::Exchange Stdio() const {
-    v1::Exchange e;
-    e.mutable_stdio()->set_process(number_);
-    return e;
-  }
-  v1::Exchange Exit() const {
-    v1::Exchange e;
-    e.mutable_exit()->set_process(number_);
-    return e;
-  }
+  v1::Exchange Stdio() const { return internal::StdioExchange(number_); }
+  v1::Exchange Exit() const { return internal::ExitExchange(number_); }
 
   ReplayCursor& cursor_;
   const std::uint32_t number_;

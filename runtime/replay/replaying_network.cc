@@ -47,14 +47,7 @@ class ReplayingResponse final : public world::HttpResponse {
 
 absl::StatusOr<std::unique_ptr<world::HttpResponse>> ReplayingNetwork::Send(
     const world::HttpRequest& request, absl::Time deadline) {
-  v1::Exchange requested;
-  v1::HttpSend* send = requested.mutable_http()->mutable_send();
-  send->set_method(request.method);
-  send->set_url(request.url);
-  internal::AddFields(request.headers, send->mutable_headers());
-  send->set_body(request.body);
-  send->set_max_body_bytes(request.max_body_bytes);
-  send->set_deadline(internal::NanosOf(deadline));
+  v1::Exchange requested = internal::HttpSendOf(request, deadline);
   absl::StatusOr<const v1::Exchange*> served = cursor_.Serve(requested, /*safe=*/true);
   if (!served.ok()) return served.status();
   const v1::HttpSend& recorded = (*served)->http().send();

@@ -66,4 +66,28 @@ world::ExitStatus ExitStatusOf(const v1::ExitStatus& status) {
   return {status.code(), status.signal()};
 }
 
+v1::Exchange HttpSendOf(const world::HttpRequest& request, absl::Time deadline) {
+  v1::Exchange e;
+  v1::HttpSend* send = e.mutable_http()->mutable_send();
+  send->set_method(request.method);
+  send->set_url(request.url);
+  AddFields(request.headers, send->mutable_headers());
+  send->set_body(request.body);
+  send->set_max_body_bytes(request.max_body_bytes);
+  send->set_deadline(NanosOf(deadline));
+  return e;
+}
+
+v1::Exchange StdioExchange(std::uint32_t process) {
+  v1::Exchange e;
+  e.mutable_stdio()->set_process(process);
+  return e;
+}
+
+v1::Exchange ExitExchange(std::uint32_t process) {
+  v1::Exchange e;
+  e.mutable_exit()->set_process(process);
+  return e;
+}
+
 }  // namespace agentrt::replay::internal

@@ -2,7 +2,8 @@
 //
 // The conversions every recorder and replayer shares: a status to its recorded outcome and back
 // (code, message and payloads, so an error's kind survives a replay), a time to its recorded
-// Unix nanoseconds and back (infinite times kept infinite), header fields and exit statuses.
+// Unix nanoseconds and back (infinite times kept infinite), header fields and exit statuses, and
+// the request side of the exchanges both write.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "runtime/replay/proto/cassette.pb.h"
 #include "runtime/world/http_fields.h"
 #include "runtime/world/launcher.h"
+#include "runtime/world/network.h"
 
 namespace agentrt::replay::internal {
 
@@ -29,5 +31,12 @@ world::HttpFields FieldsOf(const google::protobuf::RepeatedPtrField<v1::Field>& 
 
 v1::ExitStatus ExitOf(const world::ExitStatus& status);
 world::ExitStatus ExitStatusOf(const v1::ExitStatus& status);
+
+// The request side of exchanges, as a recorder writes it and a replayer asks for it: an HTTP
+// send (method, URL, headers, body, body cap, deadline; no outcome yet), and the empty stdio
+// and exit exchanges of process `process`.
+v1::Exchange HttpSendOf(const world::HttpRequest& request, absl::Time deadline);
+v1::Exchange StdioExchange(std::uint32_t process);
+v1::Exchange ExitExchange(std::uint32_t process);
 
 }  // namespace agentrt::replay::internal
