@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
+#include <utility>
 
 #include "absl/flags/reflection.h"
 #include "absl/status/status.h"
@@ -55,6 +57,26 @@ absl::StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
     parsed.given.emplace_back(name);
   }
   return parsed;
+}
+
+std::optional<ParsedArgs> ParseFlags(std::string_view command, std::span<const std::string> args,
+                                     std::span<const std::string_view> allowed,
+                                     std::string_view help, int* exit) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, allowed);
+  if (!parsed.ok()) {
+    *exit = UsageError(command, ToStd(parsed.status().message()));
+    return std::nullopt;
+  }
+  if (parsed->help) {
+    std::cout << help;
+    *exit = kExitOk;
+    return std::nullopt;
+  }
+  if (!parsed->positional.empty()) {
+    *exit = UsageError(command, "unexpected argument");
+    return std::nullopt;
+  }
+  return *std::move(parsed);
 }
 
 int UsageError(std::string_view command, std::string_view message) {

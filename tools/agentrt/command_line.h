@@ -6,6 +6,7 @@
 // instead of a silently ignored flag.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,6 +39,14 @@ struct ParsedArgs {
 // after which every word is positional. Errors: InvalidArgument with a one-sentence usage error.
 absl::StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
                                      std::span<const std::string_view> allowed = {});
+
+// ParseFlags is ParseArgs for a subcommand that takes flags and no other word, with what every
+// such subcommand does first: on --help it prints `help` to stdout and sets `*exit` to
+// kExitOk; on a usage error, a positional word included, it prints it (UsageError) and sets
+// `*exit` to kExitUsage; both return nullopt. Otherwise it returns the parsed arguments.
+std::optional<ParsedArgs> ParseFlags(std::string_view command, std::span<const std::string> args,
+                                     std::span<const std::string_view> allowed,
+                                     std::string_view help, int* exit);
 
 // Usage prints "agentrt: <message>" and the hint to run --help to stderr; returns kExitUsage.
 int UsageError(std::string_view command, std::string_view message);

@@ -201,13 +201,9 @@ int RunEventsCommand(std::span<const std::string> args) {
 }
 
 int RunVerifyCommand(std::span<const std::string> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kVerifyFlags);
-  if (!parsed.ok()) return UsageError("verify", ToStd(parsed.status().message()));
-  if (parsed->help) {
-    std::cout << kVerifyHelp;
-    return kExitOk;
-  }
-  if (!parsed->positional.empty()) return UsageError("verify", "unexpected argument");
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseFlags("verify", args, kVerifyFlags, kVerifyHelp, &exit);
+  if (!parsed) return exit;
   std::int64_t from = absl::GetFlag(FLAGS_from), to = absl::GetFlag(FLAGS_to);
   if (from < 0 || to < 0) return UsageError("verify", "--from and --to are seqs, never negative");
   if (to > 0 && from > to) {
@@ -329,13 +325,9 @@ int RunVerifyCommand(std::span<const std::string> args) {
 }
 
 int RunExportCommand(std::span<const std::string> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kExportFlags);
-  if (!parsed.ok()) return UsageError("export", ToStd(parsed.status().message()));
-  if (parsed->help) {
-    std::cout << kExportHelp;
-    return kExitOk;
-  }
-  if (!parsed->positional.empty()) return UsageError("export", "unexpected argument");
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseFlags("export", args, kExportFlags, kExportHelp, &exit);
+  if (!parsed) return exit;
   absl::Duration interval = absl::GetFlag(FLAGS_interval);
   if (interval <= absl::ZeroDuration()) return UsageError("export", "--interval must be positive");
   absl::StatusOr<std::string> path = DatabasePath();

@@ -139,10 +139,9 @@ class CallAgent final : public Agent {
 
 int Pin(std::span<const std::string> args) {
   constexpr std::string_view kFlags[] = {"config", "server"};
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
-  if (!parsed.ok()) return UsageError("mcp pin", ToStd(parsed.status().message()));
-  if (parsed->help) return std::cout << kPinHelp, kExitOk;
-  if (!parsed->positional.empty()) return UsageError("mcp pin", "unexpected argument");
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseFlags("mcp pin", args, kFlags, kPinHelp, &exit);
+  if (!parsed) return exit;
   absl::StatusOr<mcp::Config> config = LoadConfig();
   if (!config.ok()) return Failure("mcp pin", ToStd(config.status().message()));
   bool unknown = false;
@@ -180,10 +179,9 @@ int Pin(std::span<const std::string> args) {
 
 int Check(std::span<const std::string> args) {
   constexpr std::string_view kFlags[] = {"config", "json"};
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
-  if (!parsed.ok()) return UsageError("mcp check", ToStd(parsed.status().message()));
-  if (parsed->help) return std::cout << kCheckHelp, kExitOk;
-  if (!parsed->positional.empty()) return UsageError("mcp check", "unexpected argument");
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseFlags("mcp check", args, kFlags, kCheckHelp, &exit);
+  if (!parsed) return exit;
   absl::StatusOr<mcp::Config> config = LoadConfig();
   if (!config.ok()) return Failure("mcp check", ToStd(config.status().message()));
   bool json = absl::GetFlag(FLAGS_json);
@@ -219,10 +217,9 @@ int Check(std::span<const std::string> args) {
 
 int Tools(std::span<const std::string> args) {
   constexpr std::string_view kFlags[] = {"config", "server", "json"};
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
-  if (!parsed.ok()) return UsageError("mcp tools", ToStd(parsed.status().message()));
-  if (parsed->help) return std::cout << kToolsHelp, kExitOk;
-  if (!parsed->positional.empty()) return UsageError("mcp tools", "unexpected argument");
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseFlags("mcp tools", args, kFlags, kToolsHelp, &exit);
+  if (!parsed) return exit;
   absl::StatusOr<mcp::Config> config = LoadConfig();
   if (!config.ok()) return Failure("mcp tools", ToStd(config.status().message()));
   bool unknown = false;
@@ -291,10 +288,9 @@ int Tools(std::span<const std::string> args) {
 
 int Call(std::span<const std::string> args) {
   constexpr std::string_view kFlags[] = {"config", "tool", "args", "db", "resume"};
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
-  if (!parsed.ok()) return UsageError("mcp call", ToStd(parsed.status().message()));
-  if (parsed->help) return std::cout << kCallHelp, kExitOk;
-  if (!parsed->positional.empty()) return UsageError("mcp call", "unexpected argument");
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseFlags("mcp call", args, kFlags, kCallHelp, &exit);
+  if (!parsed) return exit;
   std::string resume = absl::GetFlag(FLAGS_resume);
   std::string tool = absl::GetFlag(FLAGS_tool);
   if (resume.empty() == tool.empty()) {

@@ -132,13 +132,9 @@ absl::StatusOr<std::string> Sandbox(const std::filesystem::path& folder) {
 
 int RunMcpDemo(std::span<const std::string> args) {
   const std::string command = "demo mcp";
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
-  if (!parsed.ok()) return UsageError(command, ToStd(parsed.status().message()));
-  if (parsed->help) {
-    std::cout << kHelp;
-    return kExitOk;
-  }
-  if (!parsed->positional.empty()) return UsageError(command, "unexpected argument");
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseFlags(command, args, kFlags, kHelp, &exit);
+  if (!parsed) return exit;
   absl::StatusOr<std::string> db = DatabasePath();
   if (!db.ok()) return UsageError(command, ToStd(db.status().message()));
   std::string resume = absl::GetFlag(FLAGS_resume);

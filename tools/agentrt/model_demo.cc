@@ -84,13 +84,9 @@ std::vector<ModelResponse> ScriptedAnswers() {
 
 int RunModelDemo(std::span<const std::string> args) {
   const std::string command = "demo model";
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
-  if (!parsed.ok()) return UsageError(command, ToStd(parsed.status().message()));
-  if (parsed->help) {
-    std::cout << kHelp;
-    return kExitOk;
-  }
-  if (!parsed->positional.empty()) return UsageError(command, "unexpected argument");
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseFlags(command, args, kFlags, kHelp, &exit);
+  if (!parsed) return exit;
   std::string record = absl::GetFlag(FLAGS_record);
   std::string replay = absl::GetFlag(FLAGS_replay);
   if (record.empty() == replay.empty()) {

@@ -111,13 +111,10 @@ int RunDemoCommand(std::span<const std::string> args) {
       rest.push_back(a);
     }
   }
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(rest, kDemoFlags);
-  if (!parsed.ok()) return UsageError("demo scripted", ToStd(parsed.status().message()));
-  if (parsed->help) {
-    std::cout << kDemoHelp;
-    return kExitOk;
-  }
-  if (!parsed->positional.empty()) return UsageError("demo scripted", "unexpected argument");
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed =
+      ParseFlags("demo scripted", rest, kDemoFlags, kDemoHelp, &exit);
+  if (!parsed) return exit;
   std::string resume = absl::GetFlag(FLAGS_resume);
   if (approval && !resume.empty()) {
     return UsageError("demo scripted", "--approval and --resume are two separate runs");

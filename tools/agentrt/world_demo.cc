@@ -88,13 +88,9 @@ class StatusService final : public world::HttpService {
 
 int RunWorldDemo(std::span<const std::string> args) {
   const std::string command = "demo world";
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
-  if (!parsed.ok()) return UsageError(command, ToStd(parsed.status().message()));
-  if (parsed->help) {
-    std::cout << kHelp;
-    return kExitOk;
-  }
-  if (!parsed->positional.empty()) return UsageError(command, "unexpected argument");
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseFlags(command, args, kFlags, kHelp, &exit);
+  if (!parsed) return exit;
   std::string record = absl::GetFlag(FLAGS_record);
   std::string replay = absl::GetFlag(FLAGS_replay);
   if (!record.empty() && !replay.empty()) {
