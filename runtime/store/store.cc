@@ -305,6 +305,19 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& c
   return store;
 }
 
+absl::StatusOr<std::unique_ptr<Store>> Store::CopyInMemory() {
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
+                           Connection::Open(":memory:", false));
+  {
+    absl::MutexLock lock(&mu_);
+    AGENTRT_RETURN_IF_ERROR(connection_->CopyTo(*connection));
+  }
+  AGENTRT_RETURN_IF_ERROR(connection->Exec("PRAGMA foreign_keys=ON"));
+  std::unique_ptr<Store> copy(new Store(std::move(connection), ":memory:", false));
+  AGENTRT_RETURN_IF_ERROR(copy->CheckSchema());
+  return copy;
+}
+
 // Refuses a schema holding triggers or views (they could run SQL on our writes or disguise
 // what a read returns), and reads the schema version.
 absl::Status Store::CheckSchema() {

@@ -135,6 +135,10 @@ class Store {
                                                              bool read_only);
   // OpenInMemory is a private database for tests.
   static absl::StatusOr<std::unique_ptr<Store>> OpenInMemory(const world::Clock& clock);
+  // CopyInMemory is a private database holding exactly what this one has committed: what a
+  // crash of the process writing it would leave. The simulator crashes a run this way and
+  // resumes it from the copy. Errors: SQLite's.
+  absl::StatusOr<std::unique_ptr<Store>> CopyInMemory();
 
   ~Store();
 

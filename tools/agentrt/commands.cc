@@ -18,6 +18,7 @@
 #include "tools/agentrt/replay_command.h"
 #include "tools/agentrt/run_commands.h"
 #include "tools/agentrt/schema_command.h"
+#include "tools/agentrt/sim_commands.h"
 #include "tools/agentrt/suggest.h"
 #include "tools/agentrt/view_commands.h"
 #include "tools/agentrt/webhook_command.h"
@@ -70,6 +71,12 @@ constexpr Command kCommands[] = {
      Section::kStandalone, RunMcpCommand},
     {"mcp call", "make one governed call to an MCP server's tool, recorded as a run",
      Section::kStandalone, RunMcpCommand},
+    {"sim run", "play scenarios in the simulator: hostile MCP servers on a virtual clock",
+     Section::kStandalone, RunSimCommand},
+    {"sim swarm", "play scenarios under many seeds that perturb the world; check invariants",
+     Section::kStandalone, RunSimCommand},
+    {"sim shrink", "reduce a failing seed's scenario to a minimal one and write it",
+     Section::kStandalone, RunSimCommand},
     {"runs", "list the runs, newest first, with the approval each waits on", Section::kRunDatabase,
      RunRunsCommand},
     {"show", "print a run, the approvals it waits on, and its steps", Section::kRunDatabase,

@@ -63,6 +63,9 @@ class Connection {
   ~Connection();
 
   absl::Status Exec(std::string_view sql);
+  // CopyTo copies everything committed in this database into `target`'s, replacing what it
+  // held (SQLite's online backup, in one pass).
+  absl::Status CopyTo(Connection& target);
   // ExecRetryingBusy is Exec retried every 5 ms for up to 5 s while another connection holds
   // the lock. For statements SQLite's busy timeout does not cover (the WAL switch).
   absl::Status ExecRetryingBusy(std::string_view sql);

@@ -1,0 +1,143 @@
+#include "sim/judge.h"
+
+#include <filesystem>
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "sim/verdict.h"
+
+namespace agentrt::sim {
+namespace {
+
+Verdict Describe(const v1::Scenario& scenario, const Outcome& outcome) {
+  Verdict verdict;
+  verdict.name = scenario.name();
+  verdict.chain_head = outcome.chain_head;
+  verdict.status = outcome.run ? std::string(ToString(outcome.run->status)) : "no run";
+  verdict.virtual_time = outcome.virtual_time;
+  verdict.events = outcome.events.size();
+  verdict.effects = outcome.effects.size();
+  verdict.answers = outcome.answers;
+  verdict.calls = outcome.effects.size();
+  verdict.broken = BrokenInvariants(outcome);
+  return verdict;
+}
+
+Verdict Failed(const v1::Scenario& scenario, const absl::Status& status) {
+  Verdict verdict;
+  verdict.name = scenario.name();
+  verdict.status = "no run";
+  verdict.difference = absl::StrCat("the simulator failed: ", status.message());
+  return verdict;
+}
+
+// The second play must be the first, byte for byte where it matters.
+std::string Determinism(const Outcome& first, const Outcome& second) {
+  if (first.chain_head != second.chain_head) {
+    return absl::StrCat("not deterministic: chain head ", first.chain_head, " then ",
+                        second.chain_head);
+  }
+  if (first.events.size() != second.events.size() ||
+      first.effects.size() != second.effects.size()) {
+    return absl::StrCat("not deterministic: ", first.events.size(), " events and ",
+                        first.effects.size(), " effects, then ", second.events.size(), " and ",
+                        second.effects.size());
+  }
+  return "";
+}
+
+std::string DbPath(const std::string& dir, const std::string& name, int play) {
+  if (dir.empty()) return "";
+  std::string file = play == 1 ? absl::StrCat(name, ".db") : absl::StrCat(name, ".", play, ".db");
+  std::filesystem::path path = std::filesystem::path(dir) / file;
+  std::error_code ignored;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::filesystem::remove(path.string() + suffix, ignored);
+  }
+  return path.string();
+}
+
+}  // namespace
+
+Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
+  PlayOptions first_options;
+  first_options.db_path = DbPath(options.db_dir, scenario.name(), 1);
+  absl::StatusOr<Outcome> first = Play(scenario, first_options);
+  if (!first.ok()) return Failed(scenario, first.status());
+  Verdict verdict = Describe(scenario, *first);
+  std::string difference = FirstDifference(scenario.expect(), *first);
+  if (difference.empty() && !verdict.broken.empty()) {
+    difference = absl::StrCat("invariant broken: ", verdict.broken[0]);
+  }
+  if (difference.empty()) {
+    PlayOptions second_options;
+    second_options.db_path = DbPath(options.db_dir, scenario.name(), 2);
+    absl::StatusOr<Outcome> second = Play(scenario, second_options);
+    difference = second.ok() ? Determinism(*first, *second)
+                             : absl::StrCat("the second play failed: ", second.status().message());
+  }
+  verdict.difference = std::move(difference);
+  verdict.passed = verdict.difference.empty();
+  return verdict;
+}
+
+Verdict JudgePerturbed(const v1::Scenario& perturbed, bool determinism) {
+  absl::StatusOr<Outcome> first = Play(perturbed);
+  if (!first.ok()) return Failed(perturbed, first.status());
+  Verdict verdict = Describe(perturbed, *first);
+  if (!verdict.broken.empty()) {
+    verdict.difference = absl::StrCat("invariant broken: ", verdict.broken[0]);
+  } else if (perturbed.expect().robust()) {
+    verdict.difference = FirstDifference(perturbed.expect(), *first);
+  }
+  if (verdict.difference.empty() && determinism) {
+    absl::StatusOr<Outcome> second = Play(perturbed);
+    verdict.difference = second.ok()
+                             ? Determinism(*first, *second)
+                             : absl::StrCat("the second play failed: ", second.status().message());
+  }
+  verdict.passed = verdict.difference.empty();
+  return verdict;
+}
+
+v1::Scenario Perturb(const v1::Scenario& scenario, std::uint64_t seed, std::uint32_t answers,
+                     std::size_t calls) {
+  v1::Scenario perturbed = scenario;
+  // mt19937_64's sequence is fixed by the standard (the distributions are not, so none is used).
+  std::mt19937_64 random(seed);
+  auto below = [&](std::uint64_t n) { return n == 0 ? 0 : random() % n; };
+  if (answers > 0) {
+    std::uint64_t count = 1 + below(3);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      v1::Perturbation* p = perturbed.add_perturbations();
+      p->set_at_answer(static_cast<std::uint32_t>(1 + below(answers)));
+      switch (below(6)) {
+        case 0:
+          p->set_delay(absl::StrCat(1 + below(60000), "ms"));
+          break;
+        case 1:
+          p->set_garbage_before(true);
+          break;
+        case 2:
+          p->set_stderr_noise(true);
+          break;
+        case 3:
+          p->set_drop(true);
+          break;
+        case 4:
+          p->set_partial_write(true);
+          break;
+        default:
+          p->set_clock_jump(absl::StrCat(1 + below(600), "s"));
+          break;
+      }
+    }
+  }
+  if (calls > 0 && scenario.crash().after_call() == 0 && below(4) == 0) {
+    perturbed.mutable_crash()->set_after_call(static_cast<std::uint32_t>(1 + below(calls)));
+  }
+  return perturbed;
+}
+
+}  // namespace agentrt::sim

@@ -1,0 +1,61 @@
+// sim/judge.h
+//
+// What `agentrt sim run`, `sim swarm` and `sim shrink` decide about a scenario.
+//  - Judge: the scenario as written. Played twice; it passes when the first play is what it
+//    expects, breaks no invariant (verdict.h), and the second play ends on the same chain head
+//    with the same events (determinism is the product: a scenario that differs between two
+//    plays is a failure however right each one looks).
+//  - JudgePerturbed: the scenario under a swarm seed's perturbations. Outcomes may change (a
+//    delay past a timeout refuses a tool), so only the invariants are checked, and the
+//    expectations too when the scenario says they are robust.
+//  - Perturb: the perturbations a seed stands for, written into a copy of the scenario, so a
+//    failing seed is also a scenario file anyone can play.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "sim/play.h"
+#include "sim/proto/scenario.pb.h"
+
+namespace agentrt::sim {
+
+struct Verdict {
+  std::string name;
+  bool passed = false;
+  // The first difference from the expectation, the first broken invariant, or the
+  // simulator's own error; "" when it passed.
+  std::string difference;
+  std::vector<std::string> broken;  // every broken invariant
+  std::string chain_head;           // of the first play ("" with no run)
+  std::string status;               // the run's status, "no run" without one
+  absl::Duration virtual_time;      // how far the first play moved the virtual clock
+  std::size_t events = 0;
+  std::size_t effects = 0;
+  std::uint32_t answers = 0;  // how many answers the servers sent (what a seed can perturb)
+  std::size_t calls = 0;      // how many tools/call reached a server
+};
+
+struct JudgeOptions {
+  // Where the audit databases go (`<dir>/<name>.db`, `<name>.2.db` for the second play); ""
+  // keeps them in memory.
+  std::string db_dir;
+};
+
+Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options = {});
+
+// JudgePerturbed plays `perturbed` once (twice with `determinism`) and checks the invariants,
+// and the expectations when they are robust.
+Verdict JudgePerturbed(const v1::Scenario& perturbed, bool determinism = false);
+
+// Perturb returns `scenario` with the perturbations of `seed` added: one to three of delays,
+// garbage lines, stderr noise, dropped connections, answers in two pieces and clock jumps, at
+// answers drawn from 1..`answers`; and, one seed in four when `calls` > 0 and the scenario has
+// no crash, a crash after a call drawn from 1..`calls`. The same inputs always give the same
+// scenario, on every machine.
+v1::Scenario Perturb(const v1::Scenario& scenario, std::uint64_t seed, std::uint32_t answers,
+                     std::size_t calls);
+
+}  // namespace agentrt::sim

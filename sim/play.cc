@@ -1,0 +1,392 @@
+#include "sim/play.h"
+
+#include <map>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "mcp/class_policy.h"
+#include "mcp/load.h"
+#include "mcp/manifest.h"
+#include "mcp/mcp_tool.h"
+#include "mcp/pin.h"
+#include "mcp/rules.h"
+#include "mcp/server.h"
+#include "runtime/approvals.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/string_view.h"
+#include "runtime/cancellation.h"
+#include "runtime/driver.h"
+#include "runtime/engine/run_reader.h"
+#include "runtime/json/intake.h"
+#include "runtime/scripted_agent.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/entropy.h"
+#include "runtime/world/world.h"
+#include "sim/sim_launcher.h"
+#include "sim/sim_network.h"
+
+namespace agentrt::sim {
+namespace {
+
+// Every simulation starts at the same instant: 2026-01-01T00:00:00Z.
+constexpr std::int64_t kStartUnixSeconds = 1767225600;
+constexpr absl::Duration kLeaseTtl = absl::Seconds(30);
+constexpr char kDefaultOperator[] = "sim-operator";
+
+absl::Duration DurationOf(const std::string& text) {
+  absl::Duration d;
+  return !text.empty() && absl::ParseDuration(text, &d) ? d : absl::ZeroDuration();
+}
+
+// The scripted agent, which the simulator can kill with the runtime: once dead it decides
+// nothing (an error, which the dead run's store keeps), so a crashed session consumes no more of
+// the script, and the restarted runtime goes on from the step after the interrupted one.
+class SimAgent final : public Agent {
+ public:
+  explicit SimAgent(std::vector<Decision> script) : script_(std::move(script)) {}
+  absl::StatusOr<Decision> Decide(const StepInput&) override {
+    if (dead_) return absl::UnavailableError("the simulated runtime is dead");
+    if (next_ >= script_.size()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the agent's script ended after ", script_.size(), " decisions"));
+    }
+    return script_[next_++];
+  }
+  void set_dead(bool dead) { dead_ = dead; }
+
+ private:
+  std::vector<Decision> script_;
+  std::size_t next_ = 0;
+  bool dead_ = false;
+};
+
+std::vector<Decision> Script(const v1::Agent& agent) {
+  std::vector<Decision> script;
+  for (const v1::Step& step : agent.steps()) {
+    switch (step.kind_case()) {
+      case v1::Step::kCall:
+        script.push_back(scripted::Call(
+            step.call().tool(), step.call().args_json().empty() ? "{}" : step.call().args_json(),
+            step.call().reason()));
+        break;
+      case v1::Step::kCompleteJson:
+        script.push_back(scripted::Complete(step.complete_json()));
+        break;
+      case v1::Step::kFail:
+        script.push_back(scripted::Fail(step.fail()));
+        break;
+      case v1::Step::KIND_NOT_SET:
+        break;
+    }
+  }
+  return script;
+}
+
+std::optional<PolicyOutcome> OutcomeOf(v1::Outcome outcome) {
+  switch (outcome) {
+    case v1::ALLOW:
+      return PolicyOutcome::kAllow;
+    case v1::REQUIRE_APPROVAL:
+      return PolicyOutcome::kRequireApproval;
+    case v1::DENY:
+      return PolicyOutcome::kDeny;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The scenario's class policy; with no policy at all: reads allowed, local and remote changes
+// wait for an operator, destruction denied.
+std::unique_ptr<mcp::ClassPolicy> PolicyOf(const v1::Scenario& scenario) {
+  std::map<SideEffect, PolicyOutcome> classes;
+  std::map<std::string, PolicyOutcome> tools;
+  if (!scenario.has_policy()) {
+    classes = {{SideEffect::kReadOnly, PolicyOutcome::kAllow},
+               {SideEffect::kLocalMutation, PolicyOutcome::kRequireApproval},
+               {SideEffect::kRemoteMutation, PolicyOutcome::kRequireApproval},
+               {SideEffect::kDestructive, PolicyOutcome::kDeny}};
+  } else {
+    const v1::Policy& p = scenario.policy();
+    std::pair<SideEffect, v1::Outcome> table[] = {
+        {SideEffect::kReadOnly, p.read_only()},
+        {SideEffect::kLocalMutation, p.local_mutation()},
+        {SideEffect::kRemoteMutation, p.remote_mutation()},
+        {SideEffect::kDestructive, p.destructive()}};
+    for (const auto& [side_effect, outcome] : table) {
+      if (std::optional<PolicyOutcome> o = OutcomeOf(outcome)) classes[side_effect] = *o;
+    }
+    for (const auto& [name, outcome] : p.tools()) {
+      if (std::optional<PolicyOutcome> o = OutcomeOf(outcome)) tools[name] = *o;
+    }
+  }
+  return std::make_unique<mcp::ClassPolicy>(std::move(classes), std::move(tools));
+}
+
+Limits LimitsOf(const v1::Limits& l) {
+  Limits limits;
+  limits.max_steps = l.max_steps() > 0 ? l.max_steps() : 20;
+  if (l.max_consecutive_tool_failures() > 0) {
+    limits.max_consecutive_tool_failures = l.max_consecutive_tool_failures();
+  }
+  if (l.loop_threshold() > 0) limits.loop_threshold = l.loop_threshold();
+  limits.max_active_time = DurationOf(l.max_active());
+  limits.max_elapsed_time = DurationOf(l.max_elapsed());
+  return limits;
+}
+
+mcp::Server ServerOf(const v1::Server& config) {
+  mcp::Server server;
+  server.name = config.name();
+  if (config.transport() == v1::Server::HTTP) {
+    server.endpoint = SimEndpoint(config.name());
+  } else {
+    server.command = {"sim-server", config.name()};
+  }
+  server.connect_timeout = DurationOf(config.connect_timeout());
+  server.default_timeout = DurationOf(config.default_timeout());
+  server.max_content_bytes = config.max_content_bytes();
+  return server;
+}
+
+// One server of the scenario as the runtime knows it.
+struct Configured {
+  const v1::Server* config;
+  std::unique_ptr<FakeServer> fake;
+  mcp::Server server;
+  mcp::Rules rules;
+  std::optional<mcp::Manifest> manifest;
+};
+
+// The simulated world's parts that a crash replaces: the processes and connections die with
+// the runtime; the servers, the clock and the entropy live on.
+struct Reachable {
+  std::unique_ptr<SimLauncher> launcher;
+  std::unique_ptr<SimNetwork> network;
+  std::vector<std::unique_ptr<mcp::McpTool>> tools;
+  std::vector<std::shared_ptr<mcp::Connection>> connections;
+};
+
+class Player {
+ public:
+  Player(const v1::Scenario& scenario, const PlayOptions& options)
+      : scenario_(scenario),
+        options_(options),
+        clock_(
+            absl::FromUnixSeconds(kStartUnixSeconds),
+            world::ManualClock::Options{world::ManualClock::Waits::kJump, absl::Milliseconds(1)}),
+        entropy_(options.seed),
+        perturber_(scenario.perturbations()) {}
+
+  absl::StatusOr<Outcome> Play();
+
+ private:
+  std::unique_ptr<Reachable> Connect() {
+    auto reachable = std::make_unique<Reachable>();
+    reachable->launcher = std::make_unique<SimLauncher>(clock_, stdio_);
+    reachable->network = std::make_unique<SimNetwork>(clock_, http_);
+    return reachable;
+  }
+  world::World WorldOf(Reachable& reachable) {
+    return world::World{
+        &clock_, &clock_, &entropy_, reachable.launcher.get(), reachable.network.get(), nullptr};
+  }
+  // Loads every pinned server into `reachable`; the outcome keeps the first load's reports.
+  void LoadAll(Reachable& reachable, bool report);
+  absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(store::Store& store, Reachable& reachable);
+  // Gives the scenario's approvals while the run waits for one, resuming after each grant.
+  absl::Status Approvals(store::Store& store, Driver& driver, Run& run);
+
+  void Finish(absl::Time start) {
+    outcome_.effects = ledger_.effects;
+    outcome_.answers = perturber_.answers();
+    outcome_.virtual_time = clock_.Now() - start;
+  }
+
+  const v1::Scenario& scenario_;
+  const PlayOptions& options_;
+  world::ManualClock clock_;
+  world::SeededEntropy entropy_;
+  Ledger ledger_;
+  Perturber perturber_;
+  std::vector<Configured> servers_;
+  std::map<std::string, FakeServer*> stdio_;
+  std::map<std::string, FakeServer*> http_;
+  std::unique_ptr<SimAgent> agent_;
+  std::unique_ptr<mcp::ClassPolicy> policy_;
+  int next_approval_ = 0;
+  Outcome outcome_;
+};
+
+void Player::LoadAll(Reachable& reachable, bool report) {
+  world::World w = WorldOf(reachable);
+  for (Configured& c : servers_) {
+    if (!c.manifest) continue;
+    c.fake->set_phase(ServerPhase::kLoad);
+    if (report) {
+      std::optional<std::vector<std::string>> offered = c.fake->OfferedNames();
+      if (offered) outcome_.offered.emplace_back(c.server.name, *offered);
+    }
+    mcp::LoadResult loaded = mcp::Load(c.server, &*c.manifest, c.rules, w);
+    if (report && loaded.report) outcome_.reports.push_back(*loaded.report);
+    if (report && !loaded.status.ok()) {
+      outcome_.load_errors.push_back(absl::StrCat(c.server.name, ": ", loaded.status.message()));
+    }
+    for (auto& tool : loaded.tools) reachable.tools.push_back(std::move(tool));
+    if (loaded.connection) reachable.connections.push_back(loaded.connection);
+  }
+}
+
+absl::StatusOr<std::unique_ptr<Driver>> Player::MakeDriver(store::Store& store,
+                                                           Reachable& reachable) {
+  DriverOptions options;
+  options.agent = agent_.get();
+  options.policy = policy_.get();
+  for (auto& tool : reachable.tools) options.tools.push_back(tool.get());
+  options.scheduler = &clock_;
+  options.lease_ttl = kLeaseTtl;
+  options.lease_owner = "sim";
+  return Driver::Create(store, clock_, entropy_, std::move(options));
+}
+
+absl::Status Player::Approvals(store::Store& store, Driver& driver, Run& run) {
+  while (run.status == RunStatus::kWaitingForApproval &&
+         next_approval_ < scenario_.approvals_size()) {
+    const v1::Approval& approval = scenario_.approvals(next_approval_++);
+    AGENTRT_ASSIGN_OR_RETURN(Approval pending, PendingApproval(store, run.id));
+    Decider decider;
+    decider.by = approval.by().empty() ? kDefaultOperator : approval.by();
+    decider.note = approval.reason();
+    if (approval.reject()) {
+      AGENTRT_RETURN_IF_ERROR(Reject(store, clock_, run.id, pending.id, decider).status());
+    } else {
+      AGENTRT_RETURN_IF_ERROR(Approve(store, clock_, run.id, pending.id, decider).status());
+    }
+    absl::StatusOr<Run> resumed = driver.Resume(run.id);
+    if (resumed.ok()) {
+      run = *resumed;
+    } else if (approval.reject()) {
+      // A rejected approval ended the run: nothing to resume.
+      break;
+    } else {
+      return resumed.status();
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Outcome> Player::Play() {
+  absl::Time start = clock_.Now();
+  for (const v1::Server& config : scenario_.servers()) {
+    Configured c;
+    c.config = &config;
+    c.fake = std::make_unique<FakeServer>(config, &ledger_, &perturber_);
+    c.server = ServerOf(config);
+    if (!config.rules_json().empty()) {
+      AGENTRT_ASSIGN_OR_RETURN(json::Document rules, json::Parse(config.rules_json()));
+      AGENTRT_ASSIGN_OR_RETURN(c.rules, mcp::ParseRules(rules.root(), "rules"));
+    }
+    (config.transport() == v1::Server::HTTP ? http_ : stdio_)[config.name()] = c.fake.get();
+    servers_.push_back(std::move(c));
+  }
+  std::unique_ptr<Reachable> reachable = Connect();
+  {
+    world::World w = WorldOf(*reachable);
+    for (Configured& c : servers_) {
+      c.fake->set_phase(ServerPhase::kPin);
+      absl::StatusOr<mcp::Manifest> manifest = mcp::Pin(c.server, w);
+      if (!manifest.ok()) {
+        outcome_.pin_errors.push_back(
+            absl::StrCat(c.server.name, ": ", manifest.status().message()));
+        continue;
+      }
+      std::vector<std::string> names;
+      for (const auto& [name, tool] : manifest->tools) names.push_back(name);
+      outcome_.pinned.emplace_back(c.server.name, std::move(names));
+      c.manifest = *std::move(manifest);
+    }
+  }
+  LoadAll(*reachable, /*report=*/true);
+  if (reachable->tools.empty()) {
+    Finish(start);
+    return std::move(outcome_);
+  }
+
+  std::unique_ptr<store::Store> store;
+  if (options_.db_path.empty()) {
+    AGENTRT_ASSIGN_OR_RETURN(store, store::Store::OpenInMemory(clock_));
+  } else {
+    AGENTRT_ASSIGN_OR_RETURN(store, store::Store::Open(options_.db_path, clock_));
+  }
+  agent_ = std::make_unique<SimAgent>(Script(scenario_.agent()));
+  policy_ = PolicyOf(scenario_);
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Driver> driver, MakeDriver(*store, *reachable));
+  Limits limits = LimitsOf(scenario_.limits());
+  outcome_.max_steps = limits.max_steps;
+  std::string run_id = entropy_.NewId();
+
+  Cancellation cancellation;
+  std::unique_ptr<store::Store> survivor;
+  absl::Status crash_status;
+  std::uint32_t crash_at = scenario_.crash().after_call();
+  ledger_.on_call = [&](std::size_t call) {
+    if (crash_at == 0 || call != crash_at || outcome_.crashed) return;
+    outcome_.crashed = true;
+    absl::StatusOr<std::unique_ptr<store::Store>> copy = store->CopyInMemory();
+    if (copy.ok()) {
+      survivor = *std::move(copy);
+    } else {
+      crash_status = copy.status();
+    }
+    reachable->launcher->Kill();
+    reachable->network->Kill();
+    agent_->set_dead(true);
+    cancellation.Cancel();
+  };
+  std::string goal = scenario_.goal().empty() ? "simulated run" : scenario_.goal();
+  absl::StatusOr<Run> run = driver->StartWithId(run_id, goal, limits, &cancellation);
+  if (outcome_.crashed) {
+    ledger_.on_call = nullptr;
+    AGENTRT_RETURN_IF_ERROR(crash_status);
+    // The dead runtime's session, database and connections are gone; the servers are not.
+    driver.reset();
+    reachable.reset();
+    store = std::move(survivor);
+    MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
+    reachable = Connect();
+    LoadAll(*reachable, /*report=*/false);
+    agent_->set_dead(false);
+    AGENTRT_ASSIGN_OR_RETURN(driver, MakeDriver(*store, *reachable));
+    run = driver->Resume(run_id);
+  }
+  if (!run.ok()) return run.status();
+  AGENTRT_RETURN_IF_ERROR(Approvals(*store, *driver, *run));
+
+  AGENTRT_ASSIGN_OR_RETURN(Run stored, ReadRun(*store, run_id));
+  outcome_.run = stored;
+  AGENTRT_ASSIGN_OR_RETURN(outcome_.events, store->ListEvents(run_id));
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<Step> steps, ReadSteps(*store, run_id));
+  for (const Step& step : steps) {
+    if (step.observation) {
+      outcome_.observations.push_back(
+          absl::StrCat(ToAbsl(ToString(step.observation->kind)), " ", step.observation->content));
+    }
+  }
+  AGENTRT_ASSIGN_OR_RETURN(store::ChainReport chain, store->VerifyEvents());
+  if (chain.broken) {
+    outcome_.chain_break = absl::StrCat("event ", chain.broken->seq, ": ", chain.broken->detail);
+  }
+  AGENTRT_ASSIGN_OR_RETURN(store::ChainHead head, store->Head());
+  outcome_.chain_head = head.hash;
+  Finish(start);
+  return std::move(outcome_);
+}
+
+}  // namespace
+
+absl::StatusOr<Outcome> Play(const v1::Scenario& scenario, const PlayOptions& options) {
+  Player player(scenario, options);
+  return player.Play();
+}
+
+}  // namespace agentrt::sim

@@ -1,0 +1,65 @@
+// sim/play.h
+//
+// Playing one scenario: the simulated world is built (a virtual clock that jumps to the next
+// timer and is also the scheduler, seeded entropy, the simulated launcher and network with the
+// scenario's fake servers), then the real parts run on top, unchanged: each server is pinned
+// (mcp::Pin) while it presents its pin-time tools and loaded (mcp::Load) under the operator's
+// rules while it presents its load-time ones; a Driver runs the scripted agent under the
+// scenario's class policy over a real SQLite store; each pause for approval gets the scenario's
+// next approval and the run is resumed; a crash kills the runtime right after the chosen call
+// reached its server (the database keeps exactly what was committed), and the runtime restarts
+// from it after its lease expired and resumes the run. Everything happens on the calling
+// thread; the same scenario always gives the same bytes, events and chain head.
+//
+// Play reports what happened (Outcome); verdict.h compares it with what the scenario expects
+// and checks the invariants.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "mcp/report.h"
+#include "runtime/store/store.h"
+#include "runtime/types.h"
+#include "sim/fake_server.h"
+#include "sim/proto/scenario.pb.h"
+
+namespace agentrt::sim {
+
+struct PlayOptions {
+  // Where the audit database goes: "" keeps it in memory. A file must not exist yet.
+  std::string db_path;
+  std::uint64_t seed = 1;  // the world's entropy (ids)
+};
+
+// What the scenario's play did.
+struct Outcome {
+  std::vector<std::string> pin_errors;   // "<server>: <error>", per server that failed to pin
+  std::vector<std::string> load_errors;  // "<server>: <error>", per server that failed to load
+  std::vector<mcp::Report> reports;      // per server loaded, in the scenario's order
+  // What each server offered at load time, by server (its live tool names); for the report
+  // invariant.
+  std::vector<std::pair<std::string, std::vector<std::string>>> offered;
+  std::vector<std::pair<std::string, std::vector<std::string>>> pinned;
+  std::optional<Run> run;                 // none when nothing registered
+  std::vector<store::Event> events;       // the run's, in order
+  std::vector<std::string> observations;  // each step's, "<kind> <content>", in step order
+  std::vector<Effect> effects;            // every tools/call that reached a server
+  std::string chain_head;                 // the audit log's head hash ("" with no run)
+  std::string chain_break;                // what verifying the chain found broken ("" none)
+  bool crashed = false;                   // the scenario's crash happened
+  absl::Duration virtual_time;            // how far the virtual clock moved
+  int max_steps = 0;                      // the run's step limit
+  std::uint32_t answers = 0;              // how many answers the servers sent
+};
+
+// Play plays `scenario` (already checked by scenario_file.h). Errors: only what stops the
+// simulator itself (a database it cannot open); everything the scenario provokes is in the
+// Outcome.
+absl::StatusOr<Outcome> Play(const v1::Scenario& scenario, const PlayOptions& options = {});
+
+}  // namespace agentrt::sim

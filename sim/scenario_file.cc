@@ -1,0 +1,246 @@
+#include "sim/scenario_file.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+#include "mcp/rules.h"
+#include "runtime/base/file_util.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/string_view.h"
+#include "runtime/events.h"
+#include "runtime/json/intake.h"
+#include "runtime/types.h"
+
+namespace agentrt::sim {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::TextFormat;
+
+class Collector final : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (first_.empty()) first_ = absl::StrCat(line + 1, ":", column + 1, ": ", message);
+  }
+  const std::string& first() const { return first_; }
+
+ private:
+  std::string first_;
+};
+
+// A place in the parsed scenario: a message, where it was in the text, and its field path.
+class At {
+ public:
+  At(const std::string& file, const Message& message, const TextFormat::ParseInfoTree* tree,
+     std::string path)
+      : file_(file), message_(message), tree_(tree), path_(std::move(path)) {}
+
+  // The `index`-th value of the message field `name` (-1 for a singular one).
+  At Nested(std::string_view name, int index, const Message& nested) const {
+    const FieldDescriptor* field = Field(name);
+    const TextFormat::ParseInfoTree* tree =
+        tree_ != nullptr && field != nullptr ? tree_->GetTreeForNested(field, index) : nullptr;
+    return At(file_, nested, tree, Path(name, index));
+  }
+
+  absl::Status Error(std::string_view name, int index, std::string_view why) const {
+    const FieldDescriptor* field = Field(name);
+    TextFormat::ParseLocation location;
+    if (tree_ != nullptr && field != nullptr) location = tree_->GetLocation(field, index);
+    std::string where = location.line >= 0
+                            ? absl::StrCat(file_, ":", location.line + 1, ":", location.column + 1)
+                            : std::string(file_);
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": ", Path(name, index), ": ", ToAbsl(why)));
+  }
+
+  // Checks that a non-empty JSON field holds one strict JSON value.
+  absl::Status Json(std::string_view name, const std::string& text, int index = -1) const {
+    if (text.empty()) return absl::OkStatus();
+    absl::StatusOr<json::Document> doc = json::Parse(text);
+    if (!doc.ok()) return Error(name, index, absl::StrCat("not JSON: ", doc.status().message()));
+    return absl::OkStatus();
+  }
+
+  absl::Status Duration(std::string_view name, const std::string& text) const {
+    absl::Duration d;
+    if (text.empty()) return absl::OkStatus();
+    if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration()) {
+      return Error(name, -1, absl::StrCat("\"", text, "\" is not a duration such as \"30s\""));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const FieldDescriptor* Field(std::string_view name) const {
+    return message_.GetDescriptor()->FindFieldByName(std::string(name));
+  }
+  std::string Path(std::string_view name, int index) const {
+    std::string path = path_.empty() ? std::string(name) : absl::StrCat(path_, ".", ToAbsl(name));
+    if (index >= 0) absl::StrAppend(&path, "[", index, "]");
+    return path;
+  }
+
+  const std::string& file_;
+  const Message& message_;
+  const TextFormat::ParseInfoTree* tree_;
+  std::string path_;
+};
+
+absl::Status CheckCall(const At& at, const v1::Call& call) {
+  AGENTRT_RETURN_IF_ERROR(at.Json("structured_json", call.structured_json()));
+  AGENTRT_RETURN_IF_ERROR(at.Duration("delay", call.delay()));
+  if (!call.result_json().empty() && (!call.text().empty() || call.text_bytes() > 0)) {
+    return at.Error("result_json", -1, "give the whole result or its text, not both");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckServer(const At& at, const v1::Server& server) {
+  if (server.name().empty()) return at.Error("name", -1, "a server needs a name");
+  for (int i = 0; i < server.tools_size(); ++i) {
+    const v1::Tool& tool = server.tools(i);
+    At t = at.Nested("tools", i, tool);
+    if (tool.name().empty())
+      return at.Error("tools", i, "a tool needs a name (calls find it by it)");
+    AGENTRT_RETURN_IF_ERROR(t.Json("input_schema_json", tool.input_schema_json()));
+    AGENTRT_RETURN_IF_ERROR(t.Json("annotations_json", tool.annotations_json()));
+    if (tool.repeat() > 100000) return t.Error("repeat", -1, "at most 100000 tools");
+    for (int c = 0; c < tool.calls_size(); ++c) {
+      AGENTRT_RETURN_IF_ERROR(CheckCall(t.Nested("calls", c, tool.calls(c)), tool.calls(c)));
+    }
+  }
+  if (!server.rules_json().empty()) {
+    absl::StatusOr<json::Document> rules = json::Parse(server.rules_json());
+    if (!rules.ok()) {
+      return at.Error("rules_json", -1, absl::StrCat("not JSON: ", rules.status().message()));
+    }
+    absl::StatusOr<mcp::Rules> parsed = mcp::ParseRules(rules->root(), "rules");
+    if (!parsed.ok()) return at.Error("rules_json", -1, ToStd(parsed.status().message()));
+  }
+  AGENTRT_RETURN_IF_ERROR(at.Duration("connect_timeout", server.connect_timeout()));
+  AGENTRT_RETURN_IF_ERROR(at.Duration("default_timeout", server.default_timeout()));
+  return absl::OkStatus();
+}
+
+absl::Status Check(const At& at, const v1::Scenario& scenario) {
+  if (scenario.servers().empty()) return at.Error("servers", -1, "a scenario needs a server");
+  std::set<std::string> names;
+  for (int i = 0; i < scenario.servers_size(); ++i) {
+    const v1::Server& server = scenario.servers(i);
+    AGENTRT_RETURN_IF_ERROR(CheckServer(at.Nested("servers", i, server), server));
+    if (!names.insert(server.name()).second) {
+      return at.Error("servers", i, absl::StrCat("a second server named \"", server.name(), "\""));
+    }
+  }
+  At agent = at.Nested("agent", -1, scenario.agent());
+  for (int i = 0; i < scenario.agent().steps_size(); ++i) {
+    const v1::Step& step = scenario.agent().steps(i);
+    At s = agent.Nested("steps", i, step);
+    switch (step.kind_case()) {
+      case v1::Step::kCall:
+        if (step.call().tool().empty()) return s.Error("call", -1, "a call names its tool");
+        break;
+      case v1::Step::kCompleteJson:
+        AGENTRT_RETURN_IF_ERROR(s.Json("complete_json", step.complete_json()));
+        break;
+      case v1::Step::kFail:
+        break;
+      case v1::Step::KIND_NOT_SET:
+        return agent.Error("steps", i, "a step is a call, complete_json or fail");
+    }
+  }
+  At limits = at.Nested("limits", -1, scenario.limits());
+  AGENTRT_RETURN_IF_ERROR(limits.Duration("max_active", scenario.limits().max_active()));
+  AGENTRT_RETURN_IF_ERROR(limits.Duration("max_elapsed", scenario.limits().max_elapsed()));
+  for (int i = 0; i < scenario.perturbations_size(); ++i) {
+    const v1::Perturbation& p = scenario.perturbations(i);
+    At pa = at.Nested("perturbations", i, p);
+    if (p.at_answer() == 0) return pa.Error("at_answer", -1, "answers count from 1");
+    AGENTRT_RETURN_IF_ERROR(pa.Duration("delay", p.delay()));
+    AGENTRT_RETURN_IF_ERROR(pa.Duration("clock_jump", p.clock_jump()));
+  }
+  const v1::Expect& expect = scenario.expect();
+  At e = at.Nested("expect", -1, expect);
+  if (!expect.status().empty() && !ParseRunStatus(absl::AsciiStrToUpper(expect.status()))) {
+    return e.Error("status", -1,
+                   absl::StrCat("\"", expect.status(),
+                                "\" is not a run status (completed, failed, cancelled, "
+                                "waiting_for_approval, running, interrupted)"));
+  }
+  for (int i = 0; i < expect.events_size(); ++i) {
+    if (std::find(event::kAll.begin(), event::kAll.end(), expect.events(i)) == event::kAll.end()) {
+      return e.Error("events", i, absl::StrCat("\"", expect.events(i), "\" is not an event type"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Scenario> ParseScenario(std::string_view text, std::string_view file) {
+  v1::Scenario scenario;
+  TextFormat::Parser parser;
+  Collector collector;
+  TextFormat::ParseInfoTree tree;
+  parser.RecordErrorsTo(&collector);
+  parser.WriteLocationsTo(&tree);
+  if (!parser.ParseFromString(std::string(text), &scenario)) {
+    return absl::InvalidArgumentError(absl::StrCat(ToAbsl(file), ":", collector.first()));
+  }
+  std::string name(file);
+  AGENTRT_RETURN_IF_ERROR(Check(At(name, scenario, &tree, ""), scenario));
+  if (scenario.name().empty()) {
+    scenario.set_name(std::filesystem::path(std::string(file)).stem().string());
+  }
+  return scenario;
+}
+
+absl::StatusOr<v1::Scenario> ReadScenario(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseScenario(*text, path);
+}
+
+absl::StatusOr<std::vector<std::string>> ScenarioFiles(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error)) {
+      std::vector<std::string> found;
+      for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".textproto") {
+          found.push_back(entry.path().string());
+        }
+      }
+      if (found.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat("folder ", path, " holds no *.textproto"));
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (std::filesystem::exists(path, error)) {
+      files.push_back(path);
+    } else {
+      return absl::NotFoundError(absl::StrCat("scenario ", path, " does not exist"));
+    }
+  }
+  return files;
+}
+
+std::string ScenarioText(const v1::Scenario& scenario) {
+  std::string text;
+  TextFormat::Printer printer;
+  printer.SetUseUtf8StringEscaping(true);
+  printer.PrintToString(scenario, &text);
+  return text;
+}
+
+}  // namespace agentrt::sim

@@ -1,0 +1,34 @@
+// sim/scenario_file.h
+//
+// Reading scenarios (sim/proto/scenario.proto, docs/formats/scenario.md) from Protobuf text
+// format, strictly: a file that does not parse, names an unknown field, or holds a value the
+// simulator cannot play (JSON that is not JSON, a duration that is not one, two servers of one
+// name, a call to nothing) is refused with `<file>:<line>:<column>: <field path>: <why>`. So a
+// reviewer's typo is an error at the line, never a silently different scenario.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/proto/scenario.pb.h"
+
+namespace agentrt::sim {
+
+// ParseScenario parses `text`, read from `file` (the name errors give), and checks it. A
+// scenario without a name gets the file's base name without its extension.
+absl::StatusOr<v1::Scenario> ParseScenario(std::string_view text, std::string_view file);
+
+// ReadScenario reads and parses one file. Errors: NotFound / the read's, naming the file.
+absl::StatusOr<v1::Scenario> ReadScenario(const std::string& path);
+
+// ScenarioFiles lists the scenarios PATHS name: a file as it is, a folder's `*.textproto`
+// files (not recursively), sorted by path. Errors: NotFound for a path that does not exist,
+// InvalidArgument for a folder without scenarios.
+absl::StatusOr<std::vector<std::string>> ScenarioFiles(const std::vector<std::string>& paths);
+
+// ScenarioText is `scenario` in text format, as `sim shrink` writes it.
+std::string ScenarioText(const v1::Scenario& scenario);
+
+}  // namespace agentrt::sim

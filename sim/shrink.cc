@@ -1,0 +1,113 @@
+#include "sim/shrink.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+
+namespace agentrt::sim {
+namespace {
+
+// The kind of a failure: its text up to the first colon after the first one ("invariant broken:
+// effect without authority").
+std::string Kind(const std::string& difference) {
+  std::size_t first = difference.find(": ");
+  if (first == std::string::npos) return difference;
+  std::size_t second = difference.find(':', first + 2);
+  return difference.substr(0, second);
+}
+
+// Every scenario one removal away from `s`, most effective first.
+std::vector<v1::Scenario> Candidates(const v1::Scenario& s) {
+  std::vector<v1::Scenario> out;
+  auto without = [&](auto field_of, int i) {
+    v1::Scenario c = s;
+    auto* field = field_of(c);
+    field->erase(field->begin() + i);
+    out.push_back(std::move(c));
+  };
+  for (int i = 0; i < s.perturbations_size(); ++i)
+    without([](v1::Scenario& c) { return c.mutable_perturbations(); }, i);
+  if (s.crash().after_call() != 0) {
+    v1::Scenario c = s;
+    c.clear_crash();
+    out.push_back(std::move(c));
+  }
+  for (int i = 0; i < s.approvals_size(); ++i)
+    without([](v1::Scenario& c) { return c.mutable_approvals(); }, i);
+  for (int i = s.agent().steps_size() - 1; i >= 0; --i) {
+    v1::Scenario c = s;
+    c.mutable_agent()->mutable_steps()->erase(c.mutable_agent()->mutable_steps()->begin() + i);
+    out.push_back(std::move(c));
+  }
+  for (int i = 0; i < s.servers_size(); ++i) {
+    if (s.servers_size() > 1) without([](v1::Scenario& c) { return c.mutable_servers(); }, i);
+    const v1::Server& server = s.servers(i);
+    for (int t = 0; t < server.tools_size(); ++t) {
+      v1::Scenario c = s;
+      auto* tools = c.mutable_servers(i)->mutable_tools();
+      tools->erase(tools->begin() + t);
+      out.push_back(std::move(c));
+      const v1::Tool& tool = server.tools(t);
+      if (tool.repeat() > 1) {
+        v1::Scenario half = s;
+        half.mutable_servers(i)->mutable_tools(t)->set_repeat(tool.repeat() / 2);
+        out.push_back(std::move(half));
+      }
+      for (int k = 0; k < tool.calls_size(); ++k) {
+        v1::Scenario d = s;
+        auto* calls = d.mutable_servers(i)->mutable_tools(t)->mutable_calls();
+        calls->erase(calls->begin() + k);
+        out.push_back(std::move(d));
+      }
+    }
+    for (int l = 0; l < server.listings_size(); ++l) {
+      const v1::Listing& listing = server.listings(l);
+      for (int p = 0; p < listing.raw_pages_size(); ++p) {
+        v1::Scenario c = s;
+        auto* pages = c.mutable_servers(i)->mutable_listings(l)->mutable_raw_pages();
+        pages->erase(pages->begin() + p);
+        out.push_back(std::move(c));
+      }
+      if (listing.extra_pages() > 1) {
+        v1::Scenario c = s;
+        c.mutable_servers(i)->mutable_listings(l)->set_extra_pages(listing.extra_pages() / 2);
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Shrunk> Shrink(const v1::Scenario& failing,
+                              const std::function<Verdict(const v1::Scenario&)>& judge) {
+  auto play = judge ? judge : [](const v1::Scenario& s) { return JudgePerturbed(s); };
+  Shrunk shrunk;
+  shrunk.scenario = failing;
+  shrunk.verdict = play(failing);
+  shrunk.plays = 1;
+  if (shrunk.verdict.passed) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("scenario \"", failing.name(), "\" does not fail: nothing to shrink"));
+  }
+  const std::string kind = Kind(shrunk.verdict.difference);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (v1::Scenario& candidate : Candidates(shrunk.scenario)) {
+      Verdict verdict = play(candidate);
+      ++shrunk.plays;
+      if (!verdict.passed && Kind(verdict.difference) == kind) {
+        shrunk.scenario = std::move(candidate);
+        shrunk.verdict = std::move(verdict);
+        changed = true;
+        break;
+      }
+    }
+  }
+  return shrunk;
+}
+
+}  // namespace agentrt::sim

@@ -1,0 +1,33 @@
+// sim/shrink.h
+//
+// Shrinking a failing scenario (`agentrt sim shrink`): the perturbations and the scenario itself
+// (agent steps, tools, calls, pages, approvals, the crash) are taken away one at a time, keeping
+// each removal after which the scenario still fails the same way (the same first broken
+// invariant or difference, up to its first colon), until no single removal keeps it failing. The
+// result is a scenario a person can read in a minute that shows the failure alone.
+//
+// Deterministic: the same scenario always shrinks to the same result. Each candidate is played
+// (JudgePerturbed), so shrinking costs a few hundred plays at most for a fixture-sized scenario.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "sim/judge.h"
+#include "sim/proto/scenario.pb.h"
+
+namespace agentrt::sim {
+
+struct Shrunk {
+  v1::Scenario scenario;
+  Verdict verdict;  // how the shrunk scenario fails
+  std::size_t plays = 0;
+};
+
+// Shrink shrinks `failing`, which must fail (JudgePerturbed); `judge` decides failure (tests
+// pass their own). Errors: FailedPrecondition when `failing` does not fail.
+absl::StatusOr<Shrunk> Shrink(const v1::Scenario& failing,
+                              const std::function<Verdict(const v1::Scenario&)>& judge = {});
+
+}  // namespace agentrt::sim

@@ -1,0 +1,53 @@
+// sim/sim_network.h
+//
+// The simulator's Network: its hosts are fake MCP servers (fake_server.h) behind a simulated
+// streamable HTTP endpoint, `http://<server name>.sim/mcp`, on the virtual clock, on the
+// caller's thread. A POST carries one JSON-RPC message; the answer comes as JSON or as
+// server-sent events (the scenario's `http.sse`), at the virtual time the reply chose: a Send or
+// Read whose deadline comes first moves the clock to the deadline and fails as a real one would.
+// What a scenario's `http` asks for is played here: every request redirected, a session lost
+// (404) after some requests, a body declared past the client's cap, an event stream that ends
+// before the answer. Like every Network it never follows a redirect and never cuts a body.
+//
+// Kill() is the runtime's death: every later Send fails and nothing more reaches a server.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/network.h"
+#include "sim/fake_server.h"
+
+namespace agentrt::sim {
+
+// The endpoint a simulated HTTP server named `name` is reached at.
+std::string SimEndpoint(std::string_view name);
+
+class SimNetwork final : public world::Network {
+ public:
+  // Not owned: the clock (moved by sends and reads) and the servers, by name.
+  SimNetwork(world::ManualClock& clock, std::map<std::string, FakeServer*> servers);
+
+  absl::StatusOr<std::unique_ptr<world::HttpResponse>> Send(const world::HttpRequest& request,
+                                                            absl::Time deadline) override;
+
+  void Kill() { *dead_ = true; }
+
+ private:
+  struct Host {
+    FakeServer* server = nullptr;
+    std::string session;         // the session id it gave; "" before initialize
+    int sessions = 0;            // how many it gave
+    std::uint32_t requests = 0;  // POSTs with a session since it was given
+    bool lost = false;           // it already lost one session
+  };
+
+  world::ManualClock& clock_;
+  std::map<std::string, Host> hosts_;  // by host name
+  std::shared_ptr<bool> dead_ = std::make_shared<bool>(false);
+};
+
+}  // namespace agentrt::sim

@@ -1,0 +1,323 @@
+#include "sim/verdict.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "runtime/base/string_view.h"
+#include "runtime/events.h"
+#include "runtime/json/canonical_json.h"
+#include "runtime/json/equal.h"
+#include "runtime/json/intake.h"
+#include "runtime/json/members.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/observe/trace/format.h"
+
+namespace agentrt::sim {
+namespace {
+
+std::string Quoted(std::string_view text) { return absl::StrCat("\"", json::Sanitize(text), "\""); }
+
+std::string ListText(const std::vector<std::string>& items) {
+  std::vector<std::string> quoted;
+  for (const std::string& item : items) quoted.push_back(Quoted(item));
+  return absl::StrCat("[", absl::StrJoin(quoted, ", "), "]");
+}
+
+std::string Status(const Outcome& outcome) {
+  if (!outcome.run) return "no run";
+  std::string status(ToString(outcome.run->status));
+  if (!outcome.run->reason.empty()) absl::StrAppend(&status, " (", outcome.run->reason, ")");
+  return status;
+}
+
+std::string ErrorDifference(const std::string& what, const std::string& expected,
+                            const std::vector<std::string>& errors) {
+  if (expected.empty()) {
+    return errors.empty() ? "" : absl::StrCat(what, ": expected none, got ", Quoted(errors[0]));
+  }
+  for (const std::string& error : errors) {
+    if (absl::StrContains(error, expected)) return "";
+  }
+  return absl::StrCat(what, ": expected one containing ", Quoted(expected), ", got ",
+                      errors.empty() ? "none" : Quoted(errors[0]));
+}
+
+// Whether every member of `subset` (an object) is in `superset` with an equal value.
+bool ArgumentsWithin(std::string_view subset, std::string_view superset) {
+  absl::StatusOr<json::Document> small = json::Parse(subset);
+  absl::StatusOr<json::Document> large = json::Parse(superset);
+  if (!small.ok() || !large.ok()) return false;
+  if (!small->root().is_object() || !large->root().is_object()) return false;
+  for (std::size_t i = 0; i < small->root().size(); ++i) {
+    std::optional<json::Value> found = large->root().Find(small->root().key(i));
+    if (!found || !json::Equal(small->root().member(i), *found)) return false;
+  }
+  return true;
+}
+
+// Invariant 1.
+void CheckEffects(const Outcome& outcome, std::vector<std::string>& broken) {
+  // The model-visible name of each (server, tool).
+  std::map<std::pair<std::string, std::string>, std::string> names;
+  for (const mcp::Report& report : outcome.reports) {
+    for (const mcp::Registered& r : report.registered) names[{report.server, r.tool}] = r.name;
+  }
+  std::set<std::string> allowed_steps;  // the policy allowed the step's call
+  std::set<std::string> approved;       // approval ids an operator granted
+  struct Started {
+    std::string tool;
+    std::string args;
+    bool authorized;
+    bool used = false;
+  };
+  std::vector<Started> started;
+  for (const store::Event& event : outcome.events) {
+    absl::StatusOr<json::Document> payload = json::Parse(event.payload_json);
+    if (!payload.ok()) continue;
+    json::Value root = payload->root();
+    if (event.type == event::kStepPolicy && json::MemberText(root, "outcome") == "allow") {
+      allowed_steps.insert(event.step_id);
+    } else if (event.type == event::kApprovalDecided &&
+               json::MemberText(root, "status") == "approved") {
+      approved.insert(json::MemberText(root, "approval_id"));
+    } else if (event.type == event::kStepToolStarted) {
+      std::optional<json::Value> args = root.Find("args");
+      std::string grant = json::MemberText(root, "approval_id");
+      started.push_back(
+          {json::MemberText(root, "tool"), args ? json::WriteCanonical(*args) : std::string("{}"),
+           allowed_steps.contains(event.step_id) || (!grant.empty() && approved.contains(grant))});
+    }
+  }
+  for (std::size_t i = 0; i < outcome.effects.size(); ++i) {
+    const Effect& effect = outcome.effects[i];
+    auto name = names.find({effect.server, effect.tool});
+    std::string described =
+        absl::StrCat("call ", i + 1, " to ", Quoted(effect.server), "/", Quoted(effect.tool), " ",
+                     json::Sanitize(effect.arguments));
+    if (name == names.end()) {
+      broken.push_back(absl::StrCat("effect without authority: ", described,
+                                    " reached a tool that was never registered"));
+      continue;
+    }
+    auto match = std::find_if(started.begin(), started.end(), [&](const Started& s) {
+      return !s.used && s.tool == name->second && ArgumentsWithin(s.args, effect.arguments);
+    });
+    if (match == started.end()) {
+      broken.push_back(absl::StrCat("effect without authority or twice: ", described,
+                                    " matches no call the runtime started and has not used"));
+      continue;
+    }
+    match->used = true;
+    if (!match->authorized) {
+      broken.push_back(absl::StrCat("effect without authority: ", described,
+                                    " ran though neither the policy nor an operator allowed it"));
+    }
+  }
+}
+
+// Invariant 2.
+void CheckAccounted(const Outcome& outcome, std::vector<std::string>& broken) {
+  auto accounted = [&](const std::string& server, const std::string& tool) {
+    for (const std::string& error : outcome.load_errors) {
+      if (absl::StartsWith(error, absl::StrCat(server, ": ")) &&
+          std::none_of(outcome.reports.begin(), outcome.reports.end(),
+                       [&](const mcp::Report& r) { return r.server == server; })) {
+        return true;  // the load failed before any report: its reason covers every tool
+      }
+    }
+    for (const mcp::Report& report : outcome.reports) {
+      if (report.server != server) continue;
+      for (const auto& r : report.registered) {
+        if (r.tool == tool) return true;
+      }
+      for (const auto& r : report.refused) {
+        if (r.tool == tool) return true;
+      }
+      if (std::find(report.unpinned.begin(), report.unpinned.end(), tool) !=
+              report.unpinned.end() ||
+          std::find(report.unclassified.begin(), report.unclassified.end(), tool) !=
+              report.unclassified.end()) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (const auto* list : {&outcome.offered, &outcome.pinned}) {
+    for (const auto& [server, tools] : *list) {
+      for (const std::string& tool : tools) {
+        if (!accounted(server, tool)) {
+          broken.push_back(absl::StrCat("tool not accounted for: ", Quoted(server), "/",
+                                        Quoted(tool), " is neither registered nor in the report"));
+        }
+      }
+    }
+  }
+}
+
+void CheckLine(const std::string& what, std::string_view line, std::vector<std::string>& broken) {
+  if (json::Sanitize(line) != line) {
+    broken.push_back(absl::StrCat("unescaped text in ", what, ": ", json::QuoteBytes(line, 200)));
+  }
+}
+
+// Invariant 5.
+void CheckPrintable(const Outcome& outcome, std::vector<std::string>& broken) {
+  for (const store::Event& event : outcome.events) {
+    std::string line = trace::TextLine(event);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    CheckLine(absl::StrCat("the trace line of event ", event.seq), line, broken);
+  }
+  for (const mcp::Report& report : outcome.reports) {
+    for (absl::string_view line : absl::StrSplit(report.Text(), '\n', absl::SkipEmpty())) {
+      CheckLine("a report line", ToStd(line), broken);
+    }
+  }
+  for (const auto* errors : {&outcome.pin_errors, &outcome.load_errors}) {
+    for (const std::string& error : *errors) CheckLine("an error", error, broken);
+  }
+}
+
+}  // namespace
+
+std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
+  if (std::string d = ErrorDifference("pin error", expect.pin_error(), outcome.pin_errors);
+      !d.empty()) {
+    return d;
+  }
+  if (std::string d = ErrorDifference("load error", expect.load_error(), outcome.load_errors);
+      !d.empty()) {
+    return d;
+  }
+  if (!expect.registered().empty()) {
+    std::vector<std::string> got;
+    for (const mcp::Report& report : outcome.reports) {
+      for (const mcp::Registered& r : report.registered) got.push_back(r.name);
+    }
+    std::vector<std::string> want(expect.registered().begin(), expect.registered().end());
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    if (got != want) {
+      return absl::StrCat("registered: expected ", ListText(want), ", got ", ListText(got));
+    }
+  }
+  for (const v1::Refusal& refusal : expect.refused()) {
+    bool found = false;
+    std::string nearest;
+    for (const mcp::Report& report : outcome.reports) {
+      if (!refusal.server().empty() && report.server != refusal.server()) continue;
+      for (const mcp::Refused& r : report.refused) {
+        if (r.tool != refusal.tool()) continue;
+        nearest = r.reason;
+        if (absl::StrContains(r.reason, refusal.reason())) found = true;
+      }
+    }
+    if (!found) {
+      return absl::StrCat("refused ", Quoted(refusal.tool()), ": expected a reason containing ",
+                          Quoted(refusal.reason()), ", got ",
+                          nearest.empty() ? "no refusal" : Quoted(nearest));
+    }
+  }
+  auto in_reports = [&](const std::string& tool, bool unpinned) {
+    for (const mcp::Report& report : outcome.reports) {
+      const std::vector<std::string>& list = unpinned ? report.unpinned : report.unclassified;
+      if (std::find(list.begin(), list.end(), tool) != list.end()) return true;
+    }
+    return false;
+  };
+  for (const std::string& tool : expect.unpinned()) {
+    if (!in_reports(tool, true)) return absl::StrCat("unpinned: expected ", Quoted(tool));
+  }
+  for (const std::string& tool : expect.unclassified()) {
+    if (!in_reports(tool, false)) return absl::StrCat("unclassified: expected ", Quoted(tool));
+  }
+  if (!expect.status().empty()) {
+    std::string got = outcome.run ? std::string(ToString(outcome.run->status)) : "no run";
+    if (got != absl::AsciiStrToUpper(expect.status())) {
+      return absl::StrCat("status: expected ", expect.status(), ", got ", Status(outcome));
+    }
+  }
+  if (!expect.reason().empty() &&
+      (!outcome.run || !absl::StrContains(outcome.run->reason + " " + outcome.run->reason_detail,
+                                          expect.reason()))) {
+    return absl::StrCat("reason: expected one containing ", Quoted(expect.reason()), ", got ",
+                        Status(outcome),
+                        outcome.run ? absl::StrCat(" ", Quoted(outcome.run->reason_detail)) : "");
+  }
+  if (!expect.events().empty()) {
+    std::vector<std::string> got;
+    for (const store::Event& event : outcome.events) got.push_back(event.type);
+    for (int i = 0; i < std::max<int>(expect.events_size(), static_cast<int>(got.size())); ++i) {
+      std::string want = i < expect.events_size() ? expect.events(i) : "(the end)";
+      std::string have = i < static_cast<int>(got.size()) ? got[i] : "(the end)";
+      if (want != have) {
+        return absl::StrCat("events[", i, "]: expected ", want, ", got ", have);
+      }
+    }
+  }
+  std::size_t next = 0;
+  for (const std::string& payload : expect.payloads()) {
+    while (next < outcome.events.size() &&
+           !absl::StrContains(outcome.events[next].payload_json, payload)) {
+      ++next;
+    }
+    if (next == outcome.events.size()) {
+      return absl::StrCat("payloads: no event (in order) contains ", Quoted(payload));
+    }
+    ++next;
+  }
+  next = 0;
+  for (const std::string& observation : expect.observations()) {
+    while (next < outcome.observations.size() &&
+           !absl::StrContains(outcome.observations[next], observation)) {
+      ++next;
+    }
+    if (next == outcome.observations.size()) {
+      return absl::StrCat(
+          "observations: no step (in order) observed ", Quoted(observation),
+          outcome.observations.empty()
+              ? ""
+              : absl::StrCat("; the last was ", Quoted(outcome.observations.back())));
+    }
+    ++next;
+  }
+  if (expect.has_effects() && static_cast<int>(outcome.effects.size()) != expect.effects()) {
+    return absl::StrCat("effects: expected ", expect.effects(), ", got ", outcome.effects.size());
+  }
+  if (expect.has_steps()) {
+    int got = outcome.run ? outcome.run->step_count : 0;
+    if (got != expect.steps())
+      return absl::StrCat("steps: expected ", expect.steps(), ", got ", got);
+  }
+  return "";
+}
+
+std::vector<std::string> BrokenInvariants(const Outcome& outcome) {
+  std::vector<std::string> broken;
+  CheckEffects(outcome, broken);
+  CheckAccounted(outcome, broken);
+  if (!outcome.chain_break.empty()) {
+    broken.push_back(absl::StrCat("the audit chain does not verify: ", outcome.chain_break));
+  }
+  if (outcome.run) {
+    if (outcome.run->status == RunStatus::kRunning ||
+        outcome.run->status == RunStatus::kInterrupted) {
+      broken.push_back(absl::StrCat("the run was left ", ToAbsl(ToString(outcome.run->status))));
+    }
+    if (outcome.run->step_count > outcome.max_steps) {
+      broken.push_back(absl::StrCat("the run took ", outcome.run->step_count,
+                                    " steps, past its limit of ", outcome.max_steps));
+    }
+  }
+  CheckPrintable(outcome, broken);
+  return broken;
+}
+
+}  // namespace agentrt::sim

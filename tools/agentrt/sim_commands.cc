@@ -1,0 +1,395 @@
+// `agentrt sim run | swarm | shrink`: the simulator's commands (docs/simulator.md).
+#include "tools/agentrt/sim_commands.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "runtime/base/string_view.h"
+#include "runtime/json/json_object.h"
+#include "runtime/json/sanitize.h"
+#include "sim/judge.h"
+#include "sim/scenario_file.h"
+#include "sim/shrink.h"
+#include "tools/agentrt/command_line.h"
+#include "tools/agentrt/db_flag.h"
+#include "tools/agentrt/shared_flags.h"
+
+ABSL_FLAG(std::string, junit, "", "agentrt sim run: also write the verdicts as JUnit XML here");
+ABSL_FLAG(std::int64_t, seeds, 100, "agentrt sim swarm: how many seeds to play per scenario");
+ABSL_FLAG(std::int64_t, first_seed, 1, "agentrt sim swarm: the first seed");
+ABSL_FLAG(std::int64_t, jobs, 1, "agentrt sim swarm: how many threads play seeds");
+ABSL_FLAG(std::string, shard, "", "agentrt sim swarm: play only shard I of K (I/K, from 0)");
+ABSL_FLAG(std::int64_t, seed, 0, "agentrt sim shrink: the failing seed");
+ABSL_FLAG(std::string, write, "",
+          "agentrt sim shrink: where to write the shrunk scenario (default: <scenario>.shrunk."
+          "textproto beside it)");
+
+namespace agentrt::cli {
+namespace {
+
+constexpr char kRunHelp[] =
+    R"(Usage: agentrt sim run PATH... [--json] [--junit FILE] [--db DIR]
+
+Plays each scenario (a *.textproto file, or every *.textproto in a folder) in the simulator:
+fake MCP servers on a virtual clock, the real MCP client, runtime and store on top. Each is
+played twice; it passes when the first play is what the scenario expects, no invariant breaks
+(no effect without authority or twice, every tool accounted for, the audit chain verifies, the
+run ended or paused within its limits, nothing a server chose printed unescaped), and the
+second play ends on the same chain head.
+
+One line per scenario (PASS or FAIL, the first difference, the chain head), then a summary.
+  --json        one JSON object instead: {"scenarios": [...], "passed": N, "failed": N}
+  --junit FILE  also write JUnit XML, so a CI shows each scenario as a test
+  --db DIR      keep each scenario's audit databases in DIR (default: in memory)
+
+Exit status: 0 every scenario passed, 1 one failed or could not be read, 2 usage error.
+)";
+
+constexpr char kSwarmHelp[] =
+    R"(Usage: agentrt sim swarm PATH... [--seeds N] [--first-seed S] [--jobs J] [--shard I/K]
+
+Plays each scenario under N seeds. Each seed perturbs the world: answers delayed, garbage
+lines, stderr noise, dropped connections, answers in two pieces, the virtual clock jumping, and
+one seed in four crashes the runtime after a call and resumes it. Outcomes may change; the
+invariants may not (nor the expectations of a scenario marked `robust`). A failing seed is
+printed with the command that reproduces and shrinks it.
+  --seeds N       seeds per scenario (default 100), from --first-seed (default 1)
+  --jobs J        threads (default 1); the verdicts do not depend on it
+  --shard I/K     play only the seeds s with s % K == I: K machines split a swarm with no
+                  coordination
+A progress line is kept on a terminal.
+
+Exit status: 0 no seed failed, 1 one did (or a scenario could not be read), 2 usage error.
+)";
+
+constexpr char kShrinkHelp[] =
+    R"(Usage: agentrt sim shrink SCENARIO --seed S [--write FILE]
+
+Plays SCENARIO under seed S (as `sim swarm` does) and, when it fails, removes perturbations,
+the crash, approvals, agent steps, tools, calls and pages one at a time while it still fails
+the same way, then writes the minimal scenario (default: SCENARIO.shrunk.textproto beside it),
+with the perturbations written out: `agentrt sim run` on it shows the failure with no seed.
+
+Exit status: 0 it was shrunk and written, 1 it does not fail (or could not be read or
+written), 2 usage error.
+)";
+
+constexpr std::string_view kRunFlags[] = {"json", "junit", "db"};
+constexpr std::string_view kSwarmFlags[] = {"seeds", "first_seed", "jobs", "shard"};
+constexpr std::string_view kShrinkFlags[] = {"seed", "write"};
+
+std::string ShortHead(const std::string& head) { return head.empty() ? "-" : head.substr(0, 16); }
+
+std::string Seconds(absl::Duration d) {
+  return absl::StrCat(absl::FDivDuration(d, absl::Milliseconds(1)) / 1000.0, "s");
+}
+
+std::string XmlEscaped(std::string_view text) {
+  std::string out;
+  for (char c : json::Sanitize(text)) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+struct Played {
+  std::string file;
+  sim::Verdict verdict;
+  double wall_ms = 0;
+};
+
+// Reads and judges each file; a file that does not read fails with the reason.
+std::vector<Played> PlayAll(const std::vector<std::string>& files, const sim::JudgeOptions& opts) {
+  std::vector<Played> played;
+  for (const std::string& file : files) {
+    Played p;
+    p.file = file;
+    auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(file);
+    if (!scenario.ok()) {
+      p.verdict.name = file;
+      p.verdict.status = "no run";
+      p.verdict.difference = std::string(ToStd(scenario.status().message()));
+    } else {
+      p.verdict = sim::Judge(*scenario, opts);
+    }
+    p.wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    played.push_back(std::move(p));
+  }
+  return played;
+}
+
+absl::Status WriteJunit(const std::string& path, const std::vector<Played>& played) {
+  std::size_t failures = 0;
+  double total = 0;
+  for (const Played& p : played) {
+    failures += p.verdict.passed ? 0 : 1;
+    total += p.wall_ms;
+  }
+  std::string xml = absl::StrCat(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"agentrt-sim\" tests=\"",
+      played.size(), "\" failures=\"", failures, "\" time=\"", total / 1000, "\">\n");
+  for (const Played& p : played) {
+    absl::StrAppend(&xml, "  <testcase classname=\"agentrt.sim\" name=\"",
+                    XmlEscaped(p.verdict.name), "\" file=\"", XmlEscaped(p.file), "\" time=\"",
+                    p.wall_ms / 1000, "\">");
+    if (!p.verdict.passed) {
+      absl::StrAppend(&xml, "\n    <failure message=\"", XmlEscaped(p.verdict.difference),
+                      "\"/>\n  ");
+    }
+    absl::StrAppend(&xml, "</testcase>\n");
+  }
+  xml += "</testsuite>\n";
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << xml;
+  out.close();
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+int SimRun(const ParsedArgs& parsed) {
+  const std::string command = "sim run";
+  if (parsed.positional.empty()) return UsageError(command, "name at least one scenario or folder");
+  absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(parsed.positional);
+  if (!files.ok()) return Failure(command, json::Sanitize(ToStd(files.status().message())));
+  sim::JudgeOptions options;
+  options.db_dir = absl::GetFlag(FLAGS_db);
+  std::vector<Played> played = PlayAll(*files, options);
+  std::size_t failed = 0;
+  double wall = 0;
+  absl::Duration virtual_time;
+  for (const Played& p : played) {
+    failed += p.verdict.passed ? 0 : 1;
+    wall += p.wall_ms;
+    virtual_time += p.verdict.virtual_time;
+  }
+  if (absl::GetFlag(FLAGS_json)) {
+    std::string list = "[";
+    for (const Played& p : played) {
+      if (list.size() > 1) list += ",";
+      list += json::JsonObject()
+                  .String("name", p.verdict.name)
+                  .String("file", p.file)
+                  .Bool("passed", p.verdict.passed)
+                  .String("difference", p.verdict.difference)
+                  .String("status", p.verdict.status)
+                  .String("chain_head", p.verdict.chain_head)
+                  .Int("events", static_cast<std::int64_t>(p.verdict.events))
+                  .Int("effects", static_cast<std::int64_t>(p.verdict.effects))
+                  .Int("virtual_ms", absl::ToInt64Milliseconds(p.verdict.virtual_time))
+                  .Build();
+    }
+    list += "]";
+    std::cout << json::JsonObject()
+                     .Raw("scenarios", list)
+                     .Int("passed", static_cast<std::int64_t>(played.size() - failed))
+                     .Int("failed", static_cast<std::int64_t>(failed))
+                     .Build()
+              << "\n";
+  } else {
+    for (const Played& p : played) {
+      std::cout << (p.verdict.passed ? "PASS  " : "FAIL  ") << json::Sanitize(p.verdict.name);
+      if (p.verdict.passed) {
+        std::cout << "  " << p.verdict.status << ", " << p.verdict.events << " events, "
+                  << p.verdict.effects << " effects, head " << ShortHead(p.verdict.chain_head)
+                  << ", virtual " << Seconds(p.verdict.virtual_time) << "\n";
+      } else {
+        std::cout << "  " << json::Sanitize(p.verdict.difference) << "\n";
+      }
+    }
+    std::cout << played.size() << " scenarios: " << played.size() - failed << " passed, " << failed
+              << " failed (each played twice; " << static_cast<std::int64_t>(wall) << " ms wall, "
+              << Seconds(virtual_time) << " virtual)\n";
+  }
+  if (std::string junit = absl::GetFlag(FLAGS_junit); !junit.empty()) {
+    if (absl::Status s = WriteJunit(junit, played); !s.ok()) {
+      return Failure(command, ToStd(s.message()));
+    }
+  }
+  return failed == 0 ? kExitOk : kExitFailure;
+}
+
+struct Shard {
+  std::int64_t index = 0;
+  std::int64_t count = 1;
+};
+
+std::optional<Shard> ParseShard(const std::string& text) {
+  Shard shard;
+  if (text.empty()) return shard;
+  std::vector<std::string> parts = absl::StrSplit(text, '/');
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &shard.index) ||
+      !absl::SimpleAtoi(parts[1], &shard.count) || shard.count < 1 || shard.index < 0 ||
+      shard.index >= shard.count) {
+    return std::nullopt;
+  }
+  return shard;
+}
+
+int SimSwarm(const ParsedArgs& parsed) {
+  const std::string command = "sim swarm";
+  if (parsed.positional.empty()) return UsageError(command, "name at least one scenario or folder");
+  std::int64_t seeds = absl::GetFlag(FLAGS_seeds);
+  std::int64_t first = absl::GetFlag(FLAGS_first_seed);
+  std::int64_t jobs = absl::GetFlag(FLAGS_jobs);
+  std::optional<Shard> shard = ParseShard(absl::GetFlag(FLAGS_shard));
+  if (seeds < 1) return UsageError(command, "--seeds must be at least 1");
+  if (jobs < 1 || jobs > 256) return UsageError(command, "--jobs must be from 1 to 256");
+  if (!shard) return UsageError(command, "--shard must be I/K with 0 <= I < K");
+  absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(parsed.positional);
+  if (!files.ok()) return Failure(command, json::Sanitize(ToStd(files.status().message())));
+
+  struct Item {
+    const std::string* file;
+    const sim::v1::Scenario* scenario;
+    std::uint32_t answers;
+    std::size_t calls;
+    std::int64_t seed;
+  };
+  std::vector<sim::v1::Scenario> scenarios;
+  std::vector<std::string> names;
+  scenarios.reserve(files->size());
+  int unreadable = 0;
+  for (const std::string& file : *files) {
+    absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(file);
+    if (!scenario.ok()) {
+      std::cout << "FAIL  " << json::Sanitize(ToStd(scenario.status().message())) << "\n";
+      ++unreadable;
+      continue;
+    }
+    scenarios.push_back(*std::move(scenario));
+    names.push_back(file);
+  }
+  std::vector<Item> items;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    // The unperturbed play says how many answers and calls a seed can choose among.
+    sim::Verdict base = sim::JudgePerturbed(scenarios[i]);
+    for (std::int64_t seed = first; seed < first + seeds; ++seed) {
+      if (seed % shard->count != shard->index) continue;
+      items.push_back({&names[i], &scenarios[i], base.answers, base.calls, seed});
+    }
+  }
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
+  std::mutex mu;
+  std::vector<std::string> failures;
+  bool terminal = ::isatty(STDERR_FILENO) == 1;
+  auto start = std::chrono::steady_clock::now();
+  auto worker = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < items.size();) {
+      const Item& item = items[i];
+      sim::v1::Scenario perturbed = sim::Perturb(
+          *item.scenario, static_cast<std::uint64_t>(item.seed), item.answers, item.calls);
+      sim::Verdict verdict = sim::JudgePerturbed(perturbed);
+      std::size_t finished = ++done;
+      std::lock_guard<std::mutex> lock(mu);
+      if (!verdict.passed) {
+        failures.push_back(absl::StrCat("FAIL  ", json::Sanitize(item.scenario->name()), " seed ",
+                                        item.seed, ": ", json::Sanitize(verdict.difference),
+                                        "\n      reproduce: agentrt sim shrink ",
+                                        json::Sanitize(*item.file), " --seed ", item.seed));
+      }
+      if (terminal && (finished % 50 == 0 || finished == items.size())) {
+        std::cerr << "\r" << finished << "/" << items.size() << " seeds played, " << failures.size()
+                  << " failed" << std::flush;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::int64_t j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  if (terminal) std::cerr << "\n";
+  std::sort(failures.begin(), failures.end());
+  for (const std::string& failure : failures) std::cout << failure << "\n";
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << items.size() << " seeds over " << scenarios.size() << " scenarios"
+            << (shard->count > 1 ? absl::StrCat(" (shard ", shard->index, "/", shard->count, ")")
+                                 : "")
+            << ": " << failures.size() << " failed, " << unreadable << " unreadable ("
+            << static_cast<std::int64_t>(seconds * 1000) << " ms, "
+            << static_cast<std::int64_t>(items.size() / std::max(seconds, 1e-9)) << " plays/s)\n";
+  return failures.empty() && unreadable == 0 ? kExitOk : kExitFailure;
+}
+
+int SimShrink(const ParsedArgs& parsed) {
+  const std::string command = "sim shrink";
+  if (parsed.positional.size() != 1) return UsageError(command, "name exactly one scenario");
+  if (!parsed.Given("seed")) return UsageError(command, "--seed is required");
+  const std::string& file = parsed.positional[0];
+  absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(file);
+  if (!scenario.ok()) return Failure(command, json::Sanitize(ToStd(scenario.status().message())));
+  std::int64_t seed = absl::GetFlag(FLAGS_seed);
+  sim::Verdict base = sim::JudgePerturbed(*scenario);
+  sim::v1::Scenario perturbed =
+      sim::Perturb(*scenario, static_cast<std::uint64_t>(seed), base.answers, base.calls);
+  absl::StatusOr<sim::Shrunk> shrunk = sim::Shrink(perturbed);
+  if (!shrunk.ok()) return Failure(command, json::Sanitize(ToStd(shrunk.status().message())));
+  shrunk->scenario.set_name(absl::StrCat(scenario->name(), "-seed-", seed, "-shrunk"));
+  std::string out = absl::GetFlag(FLAGS_write);
+  if (out.empty()) {
+    std::string stem =
+        file.size() > 10 && file.ends_with(".textproto") ? file.substr(0, file.size() - 10) : file;
+    out = stem + ".shrunk.textproto";
+  }
+  std::string text = absl::StrCat("# Shrunk by: agentrt sim shrink ", file, " --seed ", seed,
+                                  "\n# It fails with: ", json::Sanitize(shrunk->verdict.difference),
+                                  "\n", sim::ScenarioText(shrunk->scenario));
+  std::ofstream stream(out, std::ios::binary | std::ios::trunc);
+  stream << text;
+  stream.close();
+  if (!stream) return Failure(command, "cannot write " + json::Sanitize(out));
+  std::cout << "shrunk in " << shrunk->plays << " plays to " << json::Sanitize(out)
+            << "\nit fails with: " << json::Sanitize(shrunk->verdict.difference) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunSimCommand(std::span<const std::string> words) {
+  std::string sub = words.empty() ? "" : words[0];
+  std::span<const std::string> args = words.empty() ? words : words.subspan(1);
+  std::string_view help = sub == "run" ? kRunHelp : sub == "swarm" ? kSwarmHelp : kShrinkHelp;
+  std::span<const std::string_view> flags = kShrinkFlags;
+  if (sub == "run") flags = kRunFlags;
+  if (sub == "swarm") flags = kSwarmFlags;
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, flags);
+  std::string command = absl::StrCat("sim ", sub);
+  if (!parsed.ok()) return UsageError(command, ToStd(parsed.status().message()));
+  if (parsed->help) {
+    std::cout << help;
+    return kExitOk;
+  }
+  if (sub == "run") return SimRun(*parsed);
+  if (sub == "swarm") return SimSwarm(*parsed);
+  return SimShrink(*parsed);
+}
+
+}  // namespace agentrt::cli
