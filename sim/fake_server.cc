@@ -95,7 +95,11 @@ Reply FakeServer::Handle(std::string_view message) {
   std::optional<json::Value> id_value = root.Find("id");
   std::optional<json::Value> method_value = root.Find("method");
   // A notification, or the client's answer to a request of ours: nothing to say.
-  if (!id_value || !method_value || !method_value->is_string()) return Reply{};
+  if (!id_value || !method_value || !method_value->is_string()) {
+    Reply reply;
+    reply.notification = true;
+    return reply;
+  }
   std::string id = json::WriteCanonical(*id_value);
   std::string_view method = method_value->string_value();
   std::optional<json::Value> params = root.Find("params");

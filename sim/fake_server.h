@@ -64,7 +64,8 @@ struct Reply {
   // Lines to send, in order, without their newline: raw lines first (notifications, server
   // requests, garbage), then the answer when there is one.
   std::vector<std::string> lines;
-  bool answered = false;  // the last line answers the request; false: it never will (a hang)
+  bool answered = false;      // the last line answers the request; false: it never will (a hang)
+  bool notification = false;  // the message was a notification or a response: nothing is owed
   absl::Duration delay = absl::ZeroDuration();       // after the request, on the virtual clock
   absl::Duration clock_jump = absl::ZeroDuration();  // the clock jumps this far first
   bool partial = false;                              // the answer arrives in two pieces

@@ -62,6 +62,7 @@ std::string DbPath(const std::string& dir, const std::string& name, int play) {
 
 Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
   PlayOptions first_options;
+  first_options.schema_template = options.schema_template;
   first_options.db_path = DbPath(options.db_dir, scenario.name(), 1);
   absl::StatusOr<Outcome> first = Play(scenario, first_options);
   if (!first.ok()) return Failed(scenario, first.status());
@@ -72,6 +73,7 @@ Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
   }
   if (difference.empty()) {
     PlayOptions second_options;
+    second_options.schema_template = options.schema_template;
     second_options.db_path = DbPath(options.db_dir, scenario.name(), 2);
     absl::StatusOr<Outcome> second = Play(scenario, second_options);
     difference = second.ok() ? Determinism(*first, *second)
@@ -82,8 +84,11 @@ Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
   return verdict;
 }
 
-Verdict JudgePerturbed(const v1::Scenario& perturbed, bool determinism) {
-  absl::StatusOr<Outcome> first = Play(perturbed);
+Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& options,
+                       bool determinism) {
+  PlayOptions play_options;
+  play_options.schema_template = options.schema_template;
+  absl::StatusOr<Outcome> first = Play(perturbed, play_options);
   if (!first.ok()) return Failed(perturbed, first.status());
   Verdict verdict = Describe(perturbed, *first);
   if (!verdict.broken.empty()) {
@@ -92,7 +97,7 @@ Verdict JudgePerturbed(const v1::Scenario& perturbed, bool determinism) {
     verdict.difference = FirstDifference(perturbed.expect(), *first);
   }
   if (verdict.difference.empty() && determinism) {
-    absl::StatusOr<Outcome> second = Play(perturbed);
+    absl::StatusOr<Outcome> second = Play(perturbed, play_options);
     verdict.difference = second.ok()
                              ? Determinism(*first, *second)
                              : absl::StrCat("the second play failed: ", second.status().message());

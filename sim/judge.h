@@ -42,13 +42,16 @@ struct JudgeOptions {
   // Where the audit databases go (`<dir>/<name>.db`, `<name>.2.db` for the second play); ""
   // keeps them in memory.
   std::string db_dir;
+  // Optional, not owned: the migrated database in-memory plays copy (play.h).
+  store::Store* schema_template = nullptr;
 };
 
 Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options = {});
 
 // JudgePerturbed plays `perturbed` once (twice with `determinism`) and checks the invariants,
 // and the expectations when they are robust.
-Verdict JudgePerturbed(const v1::Scenario& perturbed, bool determinism = false);
+Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& options = {},
+                       bool determinism = false);
 
 // Perturb returns `scenario` with the perturbations of `seed` added: one to three of delays,
 // garbage lines, stderr noise, dropped connections, answers in two pieces and clock jumps, at

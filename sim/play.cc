@@ -312,11 +312,16 @@ absl::StatusOr<Outcome> Player::Play() {
     return std::move(outcome_);
   }
 
+  // Migrations are stamped by a clock of their own, so a fresh database, a file and a copy of
+  // the template leave the run's clock at the same reading: one scenario, one chain head.
+  world::ManualClock migrations(absl::FromUnixSeconds(kStartUnixSeconds));
   std::unique_ptr<store::Store> store;
-  if (options_.db_path.empty()) {
-    AGENTRT_ASSIGN_OR_RETURN(store, store::Store::OpenInMemory(clock_));
+  if (options_.db_path.empty() && options_.schema_template != nullptr) {
+    AGENTRT_ASSIGN_OR_RETURN(store, options_.schema_template->CopyInMemory());
+  } else if (options_.db_path.empty()) {
+    AGENTRT_ASSIGN_OR_RETURN(store, store::Store::OpenInMemory(migrations));
   } else {
-    AGENTRT_ASSIGN_OR_RETURN(store, store::Store::Open(options_.db_path, clock_));
+    AGENTRT_ASSIGN_OR_RETURN(store, store::Store::Open(options_.db_path, migrations));
   }
   agent_ = std::make_unique<SimAgent>(Script(scenario_.agent()));
   policy_ = PolicyOf(scenario_);
@@ -383,6 +388,11 @@ absl::StatusOr<Outcome> Player::Play() {
 }
 
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<store::Store>> NewSchemaTemplate() {
+  world::ManualClock clock(absl::FromUnixSeconds(kStartUnixSeconds));
+  return store::Store::OpenInMemory(clock);
+}
 
 absl::StatusOr<Outcome> Play(const v1::Scenario& scenario, const PlayOptions& options) {
   Player player(scenario, options);

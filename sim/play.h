@@ -33,6 +33,10 @@ namespace agentrt::sim {
 struct PlayOptions {
   // Where the audit database goes: "" keeps it in memory. A file must not exist yet.
   std::string db_path;
+  // Optional, not owned: an empty migrated database (NewSchemaTemplate) an in-memory play
+  // copies instead of creating and migrating its own, which is half the cost of a small play.
+  // Thread-safe to share: copies are taken under its lock.
+  store::Store* schema_template = nullptr;
   std::uint64_t seed = 1;  // the world's entropy (ids)
 };
 
@@ -56,6 +60,10 @@ struct Outcome {
   int max_steps = 0;                      // the run's step limit
   std::uint32_t answers = 0;              // how many answers the servers sent
 };
+
+// NewSchemaTemplate is an empty in-memory database with every migration applied, for
+// PlayOptions::schema_template. Errors: the store's.
+absl::StatusOr<std::unique_ptr<store::Store>> NewSchemaTemplate();
 
 // Play plays `scenario` (already checked by scenario_file.h). Errors: only what stops the
 // simulator itself (a database it cannot open); everything the scenario provokes is in the

@@ -47,14 +47,19 @@ class At {
   At Nested(std::string_view name, int index, const Message& nested) const {
     const FieldDescriptor* field = Field(name);
     const TextFormat::ParseInfoTree* tree =
-        tree_ != nullptr && field != nullptr ? tree_->GetTreeForNested(field, index) : nullptr;
+        tree_ != nullptr && field != nullptr && field->is_repeated() == (index >= 0)
+            ? tree_->GetTreeForNested(field, index)
+            : nullptr;
     return At(file_, nested, tree, Path(name, index));
   }
 
   absl::Status Error(std::string_view name, int index, std::string_view why) const {
     const FieldDescriptor* field = Field(name);
     TextFormat::ParseLocation location;
-    if (tree_ != nullptr && field != nullptr) location = tree_->GetLocation(field, index);
+    // A repeated field has locations per value only; index -1 asks for the field itself.
+    if (tree_ != nullptr && field != nullptr && field->is_repeated() == (index >= 0)) {
+      location = tree_->GetLocation(field, index);
+    }
     std::string where = location.line >= 0
                             ? absl::StrCat(file_, ":", location.line + 1, ":", location.column + 1)
                             : std::string(file_);

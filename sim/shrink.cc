@@ -1,5 +1,6 @@
 #include "sim/shrink.h"
 
+#include <cctype>
 #include <utility>
 #include <vector>
 
@@ -9,13 +10,29 @@
 namespace agentrt::sim {
 namespace {
 
-// The kind of a failure: its text up to the first colon after the first one ("invariant broken:
-// effect without authority").
+// The kind of a failure: its text with every run of digits and hex letters that contains a
+// digit (counts, seq numbers, ids, hashes) made one '#', so "effects: expected 2, got 1" and
+// "... got 0" are one kind, and a load error for another reason is another.
 std::string Kind(const std::string& difference) {
-  std::size_t first = difference.find(": ");
-  if (first == std::string::npos) return difference;
-  std::size_t second = difference.find(':', first + 2);
-  return difference.substr(0, second);
+  std::string kind;
+  for (std::size_t i = 0; i < difference.size();) {
+    std::size_t end = i;
+    bool digit = false;
+    while (end < difference.size() && std::isxdigit(static_cast<unsigned char>(difference[end]))) {
+      digit = digit || std::isdigit(static_cast<unsigned char>(difference[end]));
+      ++end;
+    }
+    if (digit) {
+      kind += '#';
+      i = end;
+    } else if (end > i) {
+      kind.append(difference, i, end - i);
+      i = end;
+    } else {
+      kind += difference[i++];
+    }
+  }
+  return kind;
 }
 
 // Every scenario one removal away from `s`, most effective first.
@@ -84,7 +101,11 @@ std::vector<v1::Scenario> Candidates(const v1::Scenario& s) {
 
 absl::StatusOr<Shrunk> Shrink(const v1::Scenario& failing,
                               const std::function<Verdict(const v1::Scenario&)>& judge) {
-  auto play = judge ? judge : [](const v1::Scenario& s) { return JudgePerturbed(s); };
+  absl::StatusOr<std::unique_ptr<store::Store>> schema = NewSchemaTemplate();
+  if (!schema.ok()) return schema.status();
+  JudgeOptions options;
+  options.schema_template = schema->get();
+  auto play = judge ? judge : [&](const v1::Scenario& s) { return JudgePerturbed(s, options); };
   Shrunk shrunk;
   shrunk.scenario = failing;
   shrunk.verdict = play(failing);

@@ -3,7 +3,7 @@
 // Shrinking a failing scenario (`agentrt sim shrink`): the perturbations and the scenario itself
 // (agent steps, tools, calls, pages, approvals, the crash) are taken away one at a time, keeping
 // each removal after which the scenario still fails the same way (the same first broken
-// invariant or difference, up to its first colon), until no single removal keeps it failing. The
+// invariant or difference, counts and ids aside), until no single removal keeps it failing. The
 // result is a scenario a person can read in a minute that shows the failure alone.
 //
 // Deterministic: the same scenario always shrinks to the same result. Each candidate is played

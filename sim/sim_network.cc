@@ -130,8 +130,7 @@ absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::Send(
   }
   bool initialize = absl::StrContains(request.body, "\"initialize\"");
   Reply reply = server.Handle(request.body);
-  if (reply.lines.empty() && !reply.answered && reply.end == Reply::End::kOpen &&
-      reply.delay == absl::ZeroDuration()) {
+  if (reply.notification) {
     // A notification or a response of the client's: accepted.
     return Plain(clock_, 202, "", dead_);
   }

@@ -179,8 +179,11 @@ int SimRun(const ParsedArgs& parsed) {
   if (parsed.positional.empty()) return UsageError(command, "name at least one scenario or folder");
   absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(parsed.positional);
   if (!files.ok()) return Failure(command, json::Sanitize(ToStd(files.status().message())));
+  absl::StatusOr<std::unique_ptr<store::Store>> schema = sim::NewSchemaTemplate();
+  if (!schema.ok()) return Failure(command, ToStd(schema.status().message()));
   sim::JudgeOptions options;
   options.db_dir = absl::GetFlag(FLAGS_db);
+  options.schema_template = schema->get();
   std::vector<Played> played = PlayAll(*files, options);
   std::size_t failed = 0;
   double wall = 0;
@@ -287,10 +290,14 @@ int SimSwarm(const ParsedArgs& parsed) {
     scenarios.push_back(*std::move(scenario));
     names.push_back(file);
   }
+  absl::StatusOr<std::unique_ptr<store::Store>> schema = sim::NewSchemaTemplate();
+  if (!schema.ok()) return Failure(command, ToStd(schema.status().message()));
+  sim::JudgeOptions options;
+  options.schema_template = schema->get();
   std::vector<Item> items;
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
     // The unperturbed play says how many answers and calls a seed can choose among.
-    sim::Verdict base = sim::JudgePerturbed(scenarios[i]);
+    sim::Verdict base = sim::JudgePerturbed(scenarios[i], options);
     for (std::int64_t seed = first; seed < first + seeds; ++seed) {
       if (seed % shard->count != shard->index) continue;
       items.push_back({&names[i], &scenarios[i], base.answers, base.calls, seed});
@@ -299,7 +306,7 @@ int SimSwarm(const ParsedArgs& parsed) {
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   std::mutex mu;
-  std::vector<std::string> failures;
+  std::vector<std::pair<std::size_t, std::string>> failures;  // by item, so in seed order
   bool terminal = ::isatty(STDERR_FILENO) == 1;
   auto start = std::chrono::steady_clock::now();
   auto worker = [&] {
@@ -307,14 +314,15 @@ int SimSwarm(const ParsedArgs& parsed) {
       const Item& item = items[i];
       sim::v1::Scenario perturbed = sim::Perturb(
           *item.scenario, static_cast<std::uint64_t>(item.seed), item.answers, item.calls);
-      sim::Verdict verdict = sim::JudgePerturbed(perturbed);
+      sim::Verdict verdict = sim::JudgePerturbed(perturbed, options);
       std::size_t finished = ++done;
       std::lock_guard<std::mutex> lock(mu);
       if (!verdict.passed) {
-        failures.push_back(absl::StrCat("FAIL  ", json::Sanitize(item.scenario->name()), " seed ",
-                                        item.seed, ": ", json::Sanitize(verdict.difference),
-                                        "\n      reproduce: agentrt sim shrink ",
-                                        json::Sanitize(*item.file), " --seed ", item.seed));
+        failures.emplace_back(
+            i, absl::StrCat("FAIL  ", json::Sanitize(item.scenario->name()), " seed ", item.seed,
+                            ": ", json::Sanitize(verdict.difference),
+                            "\n      reproduce: agentrt sim shrink ", json::Sanitize(*item.file),
+                            " --seed ", item.seed));
       }
       if (terminal && (finished % 50 == 0 || finished == items.size())) {
         std::cerr << "\r" << finished << "/" << items.size() << " seeds played, " << failures.size()
@@ -328,7 +336,7 @@ int SimSwarm(const ParsedArgs& parsed) {
   for (std::thread& t : threads) t.join();
   if (terminal) std::cerr << "\n";
   std::sort(failures.begin(), failures.end());
-  for (const std::string& failure : failures) std::cout << failure << "\n";
+  for (const auto& [item, failure] : failures) std::cout << failure << "\n";
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << items.size() << " seeds over " << scenarios.size() << " scenarios"
             << (shard->count > 1 ? absl::StrCat(" (shard ", shard->index, "/", shard->count, ")")

@@ -1,0 +1,262 @@
+// Playing scenarios with the real MCP client, runtime and store on the simulated world: the
+// same scenario gives the same chain head; a 30-second timeout costs virtual time only; a crash
+// leaves the database as it was and the resumed run pauses before running the call again; the
+// invariants catch what they promise to catch; seeds and shrinking are deterministic.
+#include "sim/play.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/events.h"
+#include "sim/judge.h"
+#include "sim/scenario_file.h"
+#include "sim/shrink.h"
+#include "sim/verdict.h"
+#include "tests/support/test_folder.h"
+
+namespace agentrt::sim {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+// A read tool and a write tool; the agent reads, writes (allowed), completes.
+constexpr char kBase[] = R"(
+servers {
+  name: "fs"
+  tools {
+    name: "read"
+    input_schema_json: '{"type":"object","properties":{"path":{"type":"string"}}}'
+    calls { text: "contents" }
+  }
+  tools {
+    name: "write"
+    input_schema_json: '{"type":"object","properties":{"path":{"type":"string"}}}'
+    calls { text: "written" }
+  }
+  rules_json: '{"read":{"side_effect":"read_only","timeout":"30s"},'
+              '"write":{"side_effect":"local_mutation","timeout":"30s"}}'
+}
+agent {
+  steps { call { tool: "fs_read" args_json: '{"path":"a"}' } }
+  steps { call { tool: "fs_write" args_json: '{"path":"b"}' } }
+  steps { complete_json: '{}' }
+}
+policy { read_only: ALLOW local_mutation: ALLOW }
+)";
+
+v1::Scenario Parse(std::string_view text) {
+  absl::StatusOr<v1::Scenario> scenario = ParseScenario(text, "test.textproto");
+  EXPECT_TRUE(scenario.ok()) << scenario.status();
+  return *scenario;
+}
+
+Outcome PlayOk(const v1::Scenario& scenario, std::uint64_t seed = 1) {
+  PlayOptions options;
+  options.seed = seed;
+  absl::StatusOr<Outcome> outcome = Play(scenario, options);
+  EXPECT_TRUE(outcome.ok()) << outcome.status();
+  return *std::move(outcome);
+}
+
+TEST(PlayTest, TheSameScenarioGivesTheSameChainHead) {
+  v1::Scenario scenario = Parse(kBase);
+  Outcome first = PlayOk(scenario);
+  Outcome second = PlayOk(scenario);
+  ASSERT_TRUE(first.run.has_value());
+  EXPECT_EQ(first.run->status, RunStatus::kCompleted);
+  EXPECT_FALSE(first.chain_head.empty());
+  EXPECT_EQ(first.chain_head, second.chain_head);
+  ASSERT_EQ(first.events.size(), second.events.size());
+  for (std::size_t i = 0; i < first.events.size(); ++i) {
+    EXPECT_EQ(first.events[i].payload_json, second.events[i].payload_json);
+    EXPECT_EQ(first.events[i].at, second.events[i].at);
+  }
+  // Another seed gives other ids, so another chain.
+  EXPECT_NE(PlayOk(scenario, 2).chain_head, first.chain_head);
+  EXPECT_THAT(BrokenInvariants(first), IsEmpty());
+  EXPECT_EQ(first.effects.size(), 2u);
+}
+
+TEST(PlayTest, ACopiedSchemaTemplatePlaysExactlyAsAFreshDatabase) {
+  v1::Scenario scenario = Parse(kBase);
+  absl::StatusOr<std::unique_ptr<store::Store>> schema = NewSchemaTemplate();
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  PlayOptions options;
+  options.schema_template = schema->get();
+  absl::StatusOr<Outcome> copied = Play(scenario, options);
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  EXPECT_EQ(copied->chain_head, PlayOk(scenario).chain_head);
+  // And so does a database file.
+  options.schema_template = nullptr;
+  options.db_path = test_support::TestFile("play.db");
+  absl::StatusOr<Outcome> file = Play(scenario, options);
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(file->chain_head, copied->chain_head);
+  // The template itself is left empty for the next play.
+  absl::StatusOr<store::ChainHead> head = (*schema)->Head();
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->seq, 0);
+}
+
+TEST(PlayTest, AHangPastItsTimeoutCostsVirtualTimeOnly) {
+  v1::Scenario scenario = Parse(kBase);
+  scenario.mutable_servers(0)->mutable_tools(0)->mutable_calls(0)->set_action(v1::Call::HANG);
+  Outcome outcome = PlayOk(scenario);
+  EXPECT_GE(outcome.virtual_time, absl::Seconds(30));
+  EXPECT_LT(outcome.virtual_time, absl::Seconds(31));
+  ASSERT_FALSE(outcome.observations.empty());
+  EXPECT_THAT(outcome.observations[0], HasSubstr("tool_error"));
+  EXPECT_THAT(BrokenInvariants(outcome), IsEmpty());
+}
+
+TEST(PlayTest, ACrashAfterAWriteReachedTheServerPausesTheResumedRun) {
+  v1::Scenario scenario = Parse(kBase);
+  scenario.mutable_crash()->set_after_call(2);
+  Outcome outcome = PlayOk(scenario);
+  EXPECT_TRUE(outcome.crashed);
+  ASSERT_TRUE(outcome.run.has_value());
+  EXPECT_EQ(outcome.run->status, RunStatus::kWaitingForApproval);
+  // The write reached the server once; the restarted runtime did not run it again.
+  EXPECT_EQ(outcome.effects.size(), 2u);
+  std::vector<std::string> types;
+  for (const store::Event& event : outcome.events) types.push_back(event.type);
+  EXPECT_THAT(types, ::testing::Contains(std::string(event::kLeaseTakenOver)));
+  EXPECT_THAT(types, ::testing::Contains(std::string(event::kStepInterrupted)));
+  EXPECT_THAT(BrokenInvariants(outcome), IsEmpty());
+
+  // Granting the interrupted call runs it again, once, by the operator's authority.
+  scenario.add_approvals();
+  Outcome granted = PlayOk(scenario);
+  ASSERT_TRUE(granted.run.has_value());
+  EXPECT_EQ(granted.run->status, RunStatus::kCompleted);
+  EXPECT_EQ(granted.effects.size(), 3u);
+  EXPECT_THAT(BrokenInvariants(granted), IsEmpty());
+}
+
+TEST(VerdictTest, AnEffectNobodyAuthorizedBreaksTheFirstInvariant) {
+  Outcome outcome = PlayOk(Parse(kBase));
+  ASSERT_THAT(BrokenInvariants(outcome), IsEmpty());
+  // The server saw the write twice: once more than the runtime started it.
+  outcome.effects.push_back(outcome.effects.back());
+  EXPECT_THAT(BrokenInvariants(outcome),
+              ::testing::ElementsAre(HasSubstr("effect without authority or twice")));
+}
+
+TEST(VerdictTest, AStartTheDenyingPolicyNeverAllowedIsCaught) {
+  Outcome outcome = PlayOk(Parse(kBase));
+  for (store::Event& event : outcome.events) {
+    if (event.type == event::kStepPolicy) event.payload_json = R"({"outcome":"deny"})";
+  }
+  EXPECT_THAT(BrokenInvariants(outcome), ::testing::Contains(HasSubstr("neither the policy")));
+}
+
+TEST(VerdictTest, AToolMissingFromTheReportIsCaught) {
+  Outcome outcome = PlayOk(Parse(kBase));
+  outcome.offered[0].second.push_back("ghost");
+  EXPECT_THAT(BrokenInvariants(outcome), ::testing::ElementsAre(HasSubstr("\"ghost\"")));
+}
+
+TEST(VerdictTest, UnescapedServerTextAndARunLeftRunningAreCaught) {
+  Outcome outcome = PlayOk(Parse(kBase));
+  outcome.load_errors.push_back("fs: tool \"\x1b[31mred\": refused");
+  outcome.run->status = RunStatus::kRunning;
+  std::vector<std::string> broken = BrokenInvariants(outcome);
+  EXPECT_THAT(broken, ::testing::Contains(HasSubstr("unescaped text in an error")));
+  EXPECT_THAT(broken, ::testing::Contains(HasSubstr("the run was left RUNNING")));
+}
+
+TEST(VerdictTest, TheFirstDifferenceNamesTheField) {
+  v1::Scenario scenario = Parse(kBase);
+  Outcome outcome = PlayOk(scenario);
+  v1::Expect expect;
+  expect.set_status("failed");
+  EXPECT_EQ(FirstDifference(expect, outcome),
+            "status: expected failed, got COMPLETED (goal_completed)");
+  expect.Clear();
+  expect.add_registered("fs_read");
+  EXPECT_THAT(FirstDifference(expect, outcome), HasSubstr("registered: expected [\"fs_read\"]"));
+  expect.Clear();
+  expect.set_effects(1);
+  EXPECT_EQ(FirstDifference(expect, outcome), "effects: expected 1, got 2");
+  expect.Clear();
+  expect.add_observations("contents");
+  expect.add_observations("written");
+  EXPECT_EQ(FirstDifference(expect, outcome), "");
+  expect.add_observations("contents");
+  EXPECT_THAT(FirstDifference(expect, outcome), HasSubstr("observations: no step (in order)"));
+}
+
+TEST(JudgeTest, AScenarioPassesOnlyWhenItIsWhatItExpects) {
+  v1::Scenario scenario = Parse(kBase);
+  scenario.mutable_expect()->set_status("completed");
+  Verdict pass = Judge(scenario);
+  EXPECT_TRUE(pass.passed) << pass.difference;
+  EXPECT_EQ(pass.status, "COMPLETED");
+  scenario.mutable_expect()->set_status("cancelled");
+  Verdict fail = Judge(scenario);
+  EXPECT_FALSE(fail.passed);
+  EXPECT_THAT(fail.difference, HasSubstr("status: expected cancelled"));
+}
+
+TEST(JudgeTest, ASeedAlwaysStandsForTheSamePerturbations) {
+  v1::Scenario scenario = Parse(kBase);
+  v1::Scenario a = Perturb(scenario, 42, 10, 2);
+  v1::Scenario b = Perturb(scenario, 42, 10, 2);
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
+  EXPECT_GE(a.perturbations_size(), 1);
+  for (const v1::Perturbation& p : a.perturbations()) {
+    EXPECT_GE(p.at_answer(), 1u);
+    EXPECT_LE(p.at_answer(), 10u);
+  }
+  int differ = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    differ += Perturb(scenario, seed, 10, 2).SerializeAsString() != a.SerializeAsString();
+  }
+  EXPECT_GE(differ, 19);
+}
+
+TEST(JudgeTest, PerturbedPlaysKeepEveryInvariant) {
+  v1::Scenario scenario = Parse(kBase);
+  Verdict base = JudgePerturbed(scenario);
+  ASSERT_TRUE(base.passed) << base.difference;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    Verdict verdict = JudgePerturbed(Perturb(scenario, seed, base.answers, base.calls));
+    EXPECT_TRUE(verdict.passed) << "seed " << seed << ": " << verdict.difference;
+  }
+}
+
+TEST(ShrinkTest, ShrinkingKeepsOnlyWhatTheFailureNeeds) {
+  v1::Scenario scenario = Parse(kBase);
+  for (std::uint32_t answer : {1, 3, 5}) {
+    v1::Perturbation* p = scenario.add_perturbations();
+    p->set_at_answer(answer);
+    p->set_stderr_noise(true);
+  }
+  scenario.mutable_perturbations(1)->set_drop(true);
+  // A judge that fails while a dropped connection is in the scenario.
+  auto judge = [](const v1::Scenario& s) {
+    Verdict verdict;
+    verdict.passed = true;
+    for (const v1::Perturbation& p : s.perturbations()) {
+      if (p.drop()) {
+        verdict.passed = false;
+        verdict.difference = "invariant broken: dropped: somewhere";
+      }
+    }
+    return verdict;
+  };
+  absl::StatusOr<Shrunk> shrunk = Shrink(scenario, judge);
+  ASSERT_TRUE(shrunk.ok()) << shrunk.status();
+  ASSERT_EQ(shrunk->scenario.perturbations_size(), 1);
+  EXPECT_TRUE(shrunk->scenario.perturbations(0).drop());
+  EXPECT_EQ(shrunk->scenario.agent().steps_size(), 0);
+  EXPECT_EQ(shrunk->scenario.servers(0).tools_size(), 0);
+  EXPECT_FALSE(shrunk->verdict.passed);
+
+  scenario.clear_perturbations();
+  EXPECT_TRUE(absl::IsFailedPrecondition(Shrink(scenario, judge).status()));
+}
+
+}  // namespace
+}  // namespace agentrt::sim

@@ -1,0 +1,158 @@
+// `agentrt sim run | swarm | shrink` as a reviewer and a CI job use them.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/json/intake.h"
+#include "runtime/json/members.h"
+#include "tests/support/test_folder.h"
+#include "tests/tools/agentrt_binary.h"
+#include "tests/tools/child_process.h"
+
+namespace agentrt::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// Reads, then writes; both allowed; completes. `expect` is the scenario's expect block body.
+std::string Scenario(const std::string& expect, const std::string& extra = "") {
+  return absl::StrCat(R"(
+servers {
+  name: "fs"
+  tools { name: "read" calls { text: "contents" } }
+  tools { name: "write" calls { text: "written" } }
+  rules_json: '{"read":{"side_effect":"read_only","timeout":"30s"},'
+              '"write":{"side_effect":"local_mutation","timeout":"30s"}}'
+}
+agent {
+  steps { call { tool: "fs_read" } }
+  steps { call { tool: "fs_write" } }
+  steps { complete_json: '{}' }
+}
+policy { read_only: ALLOW local_mutation: ALLOW }
+)",
+                      extra, "expect {", expect, "}\n");
+}
+
+std::string Write(std::string_view name, std::string_view text) {
+  std::string path = test_support::TestFile(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(SimCliTest, RunPrintsAVerdictLineAndASummary) {
+  std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" effects: 2 )"));
+  ProcessResult r = Agentrt({"sim", "run", pass});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("PASS  pass  COMPLETED"));
+  EXPECT_THAT(r.out, HasSubstr("1 scenarios: 1 passed, 0 failed"));
+}
+
+TEST(SimCliTest, AFailureSaysTheFirstDifferenceAndExitsOne) {
+  std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" )"));
+  std::string fail = Write("fail.textproto", Scenario(R"( status: "completed" effects: 5 )"));
+  ProcessResult r = Agentrt({"sim", "run", pass, fail});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("FAIL  fail  effects: expected 5, got 2"));
+  EXPECT_THAT(r.out, HasSubstr("2 scenarios: 1 passed, 1 failed"));
+}
+
+TEST(SimCliTest, AScenarioThatDoesNotParseFailsNamingItsLine) {
+  std::string bad = Write("bad.textproto", "servers {\n  name: \"fs\"\n  tool { }\n}\n");
+  ProcessResult r = Agentrt({"sim", "run", bad});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("bad.textproto:3:"));
+}
+
+TEST(SimCliTest, JsonAndJunitSayTheSame) {
+  std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" )"));
+  std::string fail = Write("fail.textproto", Scenario(R"( status: "failed" )"));
+  std::string junit = test_support::TestFile("sim.xml");
+  ProcessResult r = Agentrt({"sim", "run", pass, fail, "--json", "--junit", junit});
+  EXPECT_EQ(r.exit_code, 1);
+  absl::StatusOr<json::Document> doc = json::Parse(r.out);
+  ASSERT_TRUE(doc.ok()) << doc.status() << r.out;
+  EXPECT_EQ(json::MemberInt(doc->root(), "passed"), 1);
+  EXPECT_EQ(json::MemberInt(doc->root(), "failed"), 1);
+  std::string xml = ReadAll(junit);
+  EXPECT_THAT(xml, HasSubstr(R"(<testsuite name="agentrt-sim" tests="2" failures="1")"));
+  EXPECT_THAT(xml, HasSubstr(R"(name="fail")"));
+  EXPECT_THAT(xml, HasSubstr(R"(<failure message="status: expected failed, got COMPLETED)"));
+}
+
+TEST(SimCliTest, DbKeepsTheAuditDatabasesForTheOperatorCommands) {
+  std::string pass = Write("kept.textproto", Scenario(R"( status: "completed" )"));
+  std::string dir = test_support::TestFolder().string();
+  ProcessResult r = Agentrt({"sim", "run", pass, "--db", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ProcessResult runs = Agentrt({"runs", "--db", dir + "/kept.db"});
+  EXPECT_EQ(runs.exit_code, 0) << runs.err;
+  EXPECT_THAT(runs.out, HasSubstr("COMPLETED"));
+  ProcessResult verify = Agentrt({"verify", "--db", dir + "/kept.db"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+}
+
+TEST(SimCliTest, SwarmPlaysEverySeedOfItsShard) {
+  std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" )"));
+  ProcessResult all = Agentrt({"sim", "swarm", pass, "--seeds", "12", "--jobs", "2"});
+  EXPECT_EQ(all.exit_code, 0) << all.out << all.err;
+  EXPECT_THAT(all.out, HasSubstr("12 seeds over 1 scenarios: 0 failed"));
+  ProcessResult shard = Agentrt({"sim", "swarm", pass, "--seeds", "12", "--shard", "1/3"});
+  EXPECT_EQ(shard.exit_code, 0) << shard.out << shard.err;
+  EXPECT_THAT(shard.out, HasSubstr("4 seeds over 1 scenarios (shard 1/3): 0 failed"));
+  EXPECT_EQ(Agentrt({"sim", "swarm", pass, "--shard", "3/3"}).exit_code, 2);
+}
+
+TEST(SimCliTest, ARobustExpectationBrokenByASeedIsPrintedWithItsReproductionAndShrinks) {
+  // Robust: the run must complete whatever the world does — a dropped answer breaks that.
+  std::string fragile =
+      Write("fragile.textproto", Scenario(R"( status: "completed" robust: true )"));
+  ProcessResult swarm = Agentrt({"sim", "swarm", fragile, "--seeds", "40"});
+  EXPECT_EQ(swarm.exit_code, 1) << swarm.out;
+  EXPECT_THAT(swarm.out, HasSubstr("reproduce: agentrt sim shrink "));
+  std::size_t at = swarm.out.find("--seed ");
+  ASSERT_NE(at, std::string::npos);
+  std::string seed = swarm.out.substr(at + 7, swarm.out.find('\n', at) - at - 7);
+
+  std::string shrunk = test_support::TestFile("shrunk.textproto");
+  ProcessResult shrink = Agentrt({"sim", "shrink", fragile, "--seed", seed, "--write", shrunk});
+  ASSERT_EQ(shrink.exit_code, 0) << shrink.out << shrink.err;
+  std::size_t with = shrink.out.find("it fails with: ");
+  ASSERT_NE(with, std::string::npos) << shrink.out;
+  std::string failure = shrink.out.substr(with + 15, shrink.out.find('\n', with) - with - 15);
+  // The shrunk scenario fails on its own, with no seed, the same way, by what the seed did.
+  ProcessResult replay = Agentrt({"sim", "run", shrunk});
+  EXPECT_EQ(replay.exit_code, 1) << replay.out;
+  EXPECT_THAT(replay.out, HasSubstr(failure));
+  EXPECT_THAT(ReadAll(shrunk), HasSubstr("perturbations"));
+}
+
+TEST(SimCliTest, ShrinkRefusesWhatDoesNotFail) {
+  std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" )"));
+  ProcessResult r = Agentrt({"sim", "shrink", pass, "--seed", "1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("does not fail"));
+  EXPECT_EQ(Agentrt({"sim", "shrink", pass}).exit_code, 2);
+}
+
+TEST(SimCliTest, EveryCommandHasHelp) {
+  for (const char* sub : {"run", "swarm", "shrink"}) {
+    ProcessResult r = Agentrt({"sim", sub, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << sub;
+    EXPECT_THAT(r.out, HasSubstr(absl::StrCat("Usage: agentrt sim ", sub))) << sub;
+  }
+}
+
+}  // namespace
+}  // namespace agentrt::testing
