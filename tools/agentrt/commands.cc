@@ -18,7 +18,6 @@
 #include "tools/agentrt/replay_command.h"
 #include "tools/agentrt/run_commands.h"
 #include "tools/agentrt/schema_command.h"
-#include "tools/agentrt/sim_commands.h"
 #include "tools/agentrt/suggest.h"
 #include "tools/agentrt/view_commands.h"
 #include "tools/agentrt/webhook_command.h"

@@ -1,5 +1,5 @@
 // `agentrt sim run | swarm | shrink`: the simulator's commands (docs/simulator.md).
-#include "tools/agentrt/sim_commands.h"
+#include "tools/agentrt/sim_scenarios.h"
 
 #include <unistd.h>
 
@@ -379,25 +379,42 @@ int SimShrink(const ParsedArgs& parsed) {
   return kExitOk;
 }
 
-}  // namespace
-
-int RunSimCommand(std::span<const std::string> words) {
-  std::string sub = words.empty() ? "" : words[0];
-  std::span<const std::string> args = words.empty() ? words : words.subspan(1);
-  std::string_view help = sub == "run" ? kRunHelp : sub == "swarm" ? kSwarmHelp : kShrinkHelp;
-  std::span<const std::string_view> flags = kShrinkFlags;
-  if (sub == "run") flags = kRunFlags;
-  if (sub == "swarm") flags = kSwarmFlags;
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, flags);
-  std::string command = absl::StrCat("sim ", sub);
-  if (!parsed.ok()) return UsageError(command, ToStd(parsed.status().message()));
-  if (parsed->help) {
+// Parses `args` against `flags`, prints `help` on --help; returns the exit code, or nullopt to go on.
+std::optional<int> Parse(std::string_view command, std::span<const std::string> args,
+                         std::span<const std::string_view> flags, std::string_view help,
+                         ParsedArgs* parsed) {
+  absl::StatusOr<ParsedArgs> result = ParseArgs(args, flags);
+  if (!result.ok()) return UsageError(command, ToStd(result.status().message()));
+  if (result->help) {
     std::cout << help;
     return kExitOk;
   }
-  if (sub == "run") return SimRun(*parsed);
-  if (sub == "swarm") return SimSwarm(*parsed);
-  return SimShrink(*parsed);
+  *parsed = *std::move(result);
+  return std::nullopt;
+}
+
+}  // namespace
+
+int RunSimRun(std::span<const std::string> args) {
+  ParsedArgs parsed;
+  if (std::optional<int> exit = Parse("sim run", args, kRunFlags, kRunHelp, &parsed)) return *exit;
+  return SimRun(parsed);
+}
+
+int RunSimSwarm(std::span<const std::string> args) {
+  ParsedArgs parsed;
+  if (std::optional<int> exit = Parse("sim swarm", args, kSwarmFlags, kSwarmHelp, &parsed)) {
+    return *exit;
+  }
+  return SimSwarm(parsed);
+}
+
+int RunSimShrink(std::span<const std::string> args) {
+  ParsedArgs parsed;
+  if (std::optional<int> exit = Parse("sim shrink", args, kShrinkFlags, kShrinkHelp, &parsed)) {
+    return *exit;
+  }
+  return SimShrink(parsed);
 }
 
 }  // namespace agentrt::cli
