@@ -18,6 +18,7 @@
 #include "tools/agentrt/replay_command.h"
 #include "tools/agentrt/run_commands.h"
 #include "tools/agentrt/schema_command.h"
+#include "tools/agentrt/sim_command.h"
 #include "tools/agentrt/suggest.h"
 #include "tools/agentrt/view_commands.h"
 #include "tools/agentrt/webhook_command.h"
@@ -70,6 +71,10 @@ constexpr Command kCommands[] = {
      Section::kStandalone, RunMcpCommand},
     {"mcp call", "make one governed call to an MCP server's tool, recorded as a run",
      Section::kStandalone, RunMcpCommand},
+    {"sim record", "run an MCP configuration and a scripted agent for real, into a cassette",
+     Section::kStandalone, RunSimCommand},
+    {"sim replay", "replay a recorded sim run offline through the same client; check its head",
+     Section::kStandalone, RunSimCommand},
     {"runs", "list the runs, newest first, with the approval each waits on", Section::kRunDatabase,
      RunRunsCommand},
     {"show", "print a run, the approvals it waits on, and its steps", Section::kRunDatabase,
