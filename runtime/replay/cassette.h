@@ -36,11 +36,22 @@ using store::ChainHead;
 
 inline constexpr std::uint32_t kCassetteFormatVersion = 2;
 
+// A file the recorded program read before it started, kept whole so that a replay reads
+// nothing but the cassette (proto InputFile).
+struct CassetteInput {
+  std::string role;  // what the program read it as ("config", "script", "manifest")
+  std::string key;   // which one of its role ("" when there is one): a manifest's server
+  std::string path;  // where it was read from, for people; a replay never opens it
+  std::string data;  // its bytes
+  bool operator==(const CassetteInput&) const = default;
+};
+
 // What a recording session says about itself (proto Header).
 struct CassetteHeader {
-  std::string created_by;            // what wrote it ("agentrt 0.1.0"); for people
-  std::string notes;                 // free text; for people
-  std::vector<std::string> program;  // the agentrt command line that recorded it (agentrt replay)
+  std::string created_by;             // what wrote it ("agentrt 0.1.0"); for people
+  std::string notes;                  // free text; for people
+  std::vector<std::string> program;   // the agentrt command line that recorded it (agentrt replay)
+  std::vector<CassetteInput> inputs;  // the files the program read before it started
   bool operator==(const CassetteHeader&) const = default;
 };
 

@@ -37,6 +37,9 @@ CassetteHeader HeaderOf(const v1::Header& h) {
   header.created_by = h.created_by();
   header.notes = h.notes();
   header.program.assign(h.program().begin(), h.program().end());
+  for (const v1::InputFile& input : h.inputs()) {
+    header.inputs.push_back({input.role(), input.key(), input.path(), input.data()});
+  }
   return header;
 }
 
@@ -49,6 +52,13 @@ std::string FrameHeader(const CassetteHeader& header) {
   h->set_created_by(header.created_by);
   h->set_notes(header.notes);
   for (const std::string& arg : header.program) h->add_program(arg);
+  for (const CassetteInput& input : header.inputs) {
+    v1::InputFile* file = h->add_inputs();
+    file->set_role(input.role);
+    file->set_key(input.key);
+    file->set_path(input.path);
+    file->set_data(input.data);
+  }
   return FrameRecord(record);
 }
 
@@ -119,6 +129,9 @@ absl::StatusOr<Cassette> ParseCassette(std::string_view bytes, std::string_view 
                            " is not one this build reads (", kCassetteFormatVersion, ")"));
         }
         if (HasUnknownFields(record.header())) cassette.SetFromNewerBuild();
+        for (const v1::InputFile& input : record.header().inputs()) {
+          if (HasUnknownFields(input)) cassette.SetFromNewerBuild();
+        }
         cassette.StartSession(HeaderOf(record.header()));
         break;
       case v1::Record::kExchange:

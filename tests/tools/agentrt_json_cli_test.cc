@@ -117,11 +117,11 @@ TEST(AgentrtJsonCliTest, UnknownCommandIsEscapedBeforePrinting) {
 // Every command agentrt has. A command dropped from the table, or added without being added
 // here, fails HelpListsEveryCommandOnceWithItsSummary.
 constexpr std::string_view kEveryCommand[] = {
-    "json canon", "json hash", "schema validate", "schema check",  "demo scripted",
-    "demo model", "demo mcp",  "demo world",      "cassette dump", "cassette check",
-    "replay",     "mcp pin",   "mcp check",       "mcp tools",     "mcp call",
-    "runs",       "show",      "events",          "verify",        "export",
-    "approve",    "reject",    "cancel",          "recheck",       "webhook serve",
+    "json canon", "json hash",  "schema validate", "schema check",   "demo scripted", "demo model",
+    "demo mcp",   "demo world", "cassette dump",   "cassette check", "replay",        "mcp pin",
+    "mcp check",  "mcp tools",  "mcp call",        "sim record",     "sim replay",    "runs",
+    "show",       "events",     "verify",          "export",         "approve",       "reject",
+    "cancel",     "recheck",    "webhook serve",
 };
 
 struct HelpLine {
@@ -200,7 +200,8 @@ TEST(AgentrtUnknownCommandCliTest, NearMissExitsTwoNamingTheWordAndSuggestingThe
       {{"run"}, R"("runs")"},
       {{"cassete", "dump", "c.cassette"}, R"("cassette dump")"},
       {{"casette"}, R"("cassette dump" or "cassette check")"},
-      {{"replya", "c.cassette"}, R"("replay")"},
+      // Both replay a cassette: a typed word is compared with a family's second word too.
+      {{"replya", "c.cassette"}, R"("replay" or "sim replay")"},
       {{"dump", "c.cassette"}, R"("cassette dump")"},
       {{"jsn", "hash"}, R"("json hash")"},
       {{"jsn"}, R"("json canon" or "json hash")"},

@@ -51,7 +51,7 @@ std::string ReadAll(const std::string& path) {
   return s.str();
 }
 
-TEST(SimCliTest, RunPrintsAVerdictLineAndASummary) {
+TEST(SimScenariosCliTest, RunPrintsAVerdictLineAndASummary) {
   std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" effects: 2 )"));
   ProcessResult r = Agentrt({"sim", "run", pass});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -59,7 +59,7 @@ TEST(SimCliTest, RunPrintsAVerdictLineAndASummary) {
   EXPECT_THAT(r.out, HasSubstr("1 scenarios: 1 passed, 0 failed"));
 }
 
-TEST(SimCliTest, AFailureSaysTheFirstDifferenceAndExitsOne) {
+TEST(SimScenariosCliTest, AFailureSaysTheFirstDifferenceAndExitsOne) {
   std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" )"));
   std::string fail = Write("fail.textproto", Scenario(R"( status: "completed" effects: 5 )"));
   ProcessResult r = Agentrt({"sim", "run", pass, fail});
@@ -68,14 +68,14 @@ TEST(SimCliTest, AFailureSaysTheFirstDifferenceAndExitsOne) {
   EXPECT_THAT(r.out, HasSubstr("2 scenarios: 1 passed, 1 failed"));
 }
 
-TEST(SimCliTest, AScenarioThatDoesNotParseFailsNamingItsLine) {
+TEST(SimScenariosCliTest, AScenarioThatDoesNotParseFailsNamingItsLine) {
   std::string bad = Write("bad.textproto", "servers {\n  name: \"fs\"\n  tool { }\n}\n");
   ProcessResult r = Agentrt({"sim", "run", bad});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.out, HasSubstr("bad.textproto:3:"));
 }
 
-TEST(SimCliTest, JsonAndJunitSayTheSame) {
+TEST(SimScenariosCliTest, JsonAndJunitSayTheSame) {
   std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" )"));
   std::string fail = Write("fail.textproto", Scenario(R"( status: "failed" )"));
   std::string junit = test_support::TestFile("sim.xml");
@@ -91,7 +91,7 @@ TEST(SimCliTest, JsonAndJunitSayTheSame) {
   EXPECT_THAT(xml, HasSubstr(R"(<failure message="status: expected failed, got COMPLETED)"));
 }
 
-TEST(SimCliTest, DbKeepsTheAuditDatabasesForTheOperatorCommands) {
+TEST(SimScenariosCliTest, DbKeepsTheAuditDatabasesForTheOperatorCommands) {
   std::string pass = Write("kept.textproto", Scenario(R"( status: "completed" )"));
   std::string dir = test_support::TestFolder().string();
   ProcessResult r = Agentrt({"sim", "run", pass, "--db", dir});
@@ -103,7 +103,7 @@ TEST(SimCliTest, DbKeepsTheAuditDatabasesForTheOperatorCommands) {
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
 }
 
-TEST(SimCliTest, SwarmPlaysEverySeedOfItsShard) {
+TEST(SimScenariosCliTest, SwarmPlaysEverySeedOfItsShard) {
   std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" )"));
   ProcessResult all = Agentrt({"sim", "swarm", pass, "--seeds", "12", "--jobs", "2"});
   EXPECT_EQ(all.exit_code, 0) << all.out << all.err;
@@ -114,7 +114,7 @@ TEST(SimCliTest, SwarmPlaysEverySeedOfItsShard) {
   EXPECT_EQ(Agentrt({"sim", "swarm", pass, "--shard", "3/3"}).exit_code, 2);
 }
 
-TEST(SimCliTest, ARobustExpectationBrokenByASeedIsPrintedWithItsReproductionAndShrinks) {
+TEST(SimScenariosCliTest, ARobustExpectationBrokenByASeedIsPrintedWithItsReproductionAndShrinks) {
   // Robust: the run must complete whatever the world does — a dropped answer breaks that.
   std::string fragile =
       Write("fragile.textproto", Scenario(R"( status: "completed" robust: true )"));
@@ -138,7 +138,7 @@ TEST(SimCliTest, ARobustExpectationBrokenByASeedIsPrintedWithItsReproductionAndS
   EXPECT_THAT(ReadAll(shrunk), HasSubstr("perturbations"));
 }
 
-TEST(SimCliTest, ShrinkRefusesWhatDoesNotFail) {
+TEST(SimScenariosCliTest, ShrinkRefusesWhatDoesNotFail) {
   std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" )"));
   ProcessResult r = Agentrt({"sim", "shrink", pass, "--seed", "1"});
   EXPECT_EQ(r.exit_code, 1);
@@ -146,7 +146,7 @@ TEST(SimCliTest, ShrinkRefusesWhatDoesNotFail) {
   EXPECT_EQ(Agentrt({"sim", "shrink", pass}).exit_code, 2);
 }
 
-TEST(SimCliTest, EveryCommandHasHelp) {
+TEST(SimScenariosCliTest, EveryCommandHasHelp) {
   for (const char* sub : {"run", "swarm", "shrink"}) {
     ProcessResult r = Agentrt({"sim", sub, "--help"});
     EXPECT_EQ(r.exit_code, 0) << sub;

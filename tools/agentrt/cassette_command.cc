@@ -48,10 +48,12 @@ shows everything) with the count of what was left out. A recording cut by a cras
 to the cut, and the last line says where it was cut.
 
 With --json it prints one JSON object per line: first the cassette
-({"kind":"cassette","format_version","sessions":[{"created_by","notes","program"}],
-"exchanges","chain_head":{"seq","hash"},"torn"}), then one per exchange
-({"kind":"exchange","exchange","session","op","text","record"}), "record" being the exchange in
-protobuf's JSON form (bytes in base64) and "exchange" a number, or "17.1" inside a task run.
+({"kind":"cassette","format_version","sessions":[{"created_by","notes","program","inputs"}],
+"exchanges","chain_head":{"seq","hash"},"torn"}; "inputs", the files a session's program read
+before it started, as [{"role","key","path","bytes"}], only when it kept any), then one per
+exchange ({"kind":"exchange","exchange","session","op","text","record"}), "record" being the
+exchange in protobuf's JSON form (bytes in base64) and "exchange" a number, or "17.1" inside a
+task run.
 
 Exit status: 0 printed, 1 the cassette is unreadable or refused (the reason names it),
 2 usage error.
@@ -82,6 +84,12 @@ std::string SessionText(std::size_t index, const replay::CassetteHeader& header)
                     "\"");
   }
   if (!header.notes.empty()) absl::StrAppend(&text, "\nnotes: ", json::Sanitize(header.notes));
+  for (const replay::CassetteInput& input : header.inputs) {
+    absl::StrAppend(&text, "\ninput: ", json::Sanitize(input.role));
+    if (!input.key.empty()) absl::StrAppend(&text, " \"", json::Sanitize(input.key), "\"");
+    absl::StrAppend(&text, " read from \"", json::Sanitize(input.path), "\", ", input.data.size(),
+                    " bytes");
+  }
   return text;
 }
 
@@ -157,11 +165,24 @@ void PrintJson(const replay::Cassette& cassette) {
   for (const replay::CassetteHeader& h : cassette.sessions()) {
     std::vector<std::string> program;
     for (const std::string& arg : h.program) program.push_back(json::JsonString(arg));
-    sessions.push_back(json::JsonObject()
-                           .String("created_by", h.created_by)
-                           .String("notes", h.notes)
-                           .Raw("program", "[" + absl::StrJoin(program, ",") + "]")
-                           .Build());
+    json::JsonObject session;
+    session.String("created_by", h.created_by)
+        .String("notes", h.notes)
+        .Raw("program", "[" + absl::StrJoin(program, ",") + "]");
+    // Only sessions that kept files say so: older cassettes print as they always did.
+    if (!h.inputs.empty()) {
+      std::vector<std::string> inputs;
+      for (const replay::CassetteInput& input : h.inputs) {
+        inputs.push_back(json::JsonObject()
+                             .String("role", input.role)
+                             .String("key", input.key)
+                             .String("path", input.path)
+                             .Int("bytes", static_cast<std::int64_t>(input.data.size()))
+                             .Build());
+      }
+      session.Raw("inputs", "[" + absl::StrJoin(inputs, ",") + "]");
+    }
+    sessions.push_back(session.Build());
   }
   std::cout << json::JsonObject()
                    .String("kind", "cassette")

@@ -18,6 +18,7 @@
 #include "tools/agentrt/replay_command.h"
 #include "tools/agentrt/run_commands.h"
 #include "tools/agentrt/schema_command.h"
+#include "tools/agentrt/sim_command.h"
 #include "tools/agentrt/suggest.h"
 #include "tools/agentrt/view_commands.h"
 #include "tools/agentrt/webhook_command.h"
@@ -75,6 +76,10 @@ constexpr Command kCommands[] = {
     {"sim swarm", "play scenarios under many seeds that perturb the world; check invariants",
      Section::kStandalone, RunSimCommand},
     {"sim shrink", "reduce a failing seed's scenario to a minimal one and write it",
+     Section::kStandalone, RunSimCommand},
+    {"sim record", "run an MCP configuration and a scripted agent for real, into a cassette",
+     Section::kStandalone, RunSimCommand},
+    {"sim replay", "replay a recorded sim run offline through the same client; check its head",
      Section::kStandalone, RunSimCommand},
     {"runs", "list the runs, newest first, with the approval each waits on", Section::kRunDatabase,
      RunRunsCommand},

@@ -303,36 +303,24 @@ int Call(std::span<const std::string> args) {
   if (!world.ok()) return Failure("mcp call", ToStd(world.status().message()));
   const world::World& w = (*world)->world();
 
-  std::vector<mcp::LoadResult> loaded;
-  std::string reports;  // what each load said, shown when the tool is not among the registered
-  std::vector<Tool*> tools;
-  std::map<std::string, PolicyOutcome> outcomes;
+  std::vector<mcp::Manifest> manifests;
   for (const mcp::ServerConfig& s : config->servers) {
     absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(s.manifest);
     if (!manifest.ok()) return Failure("mcp call", ToStd(manifest.status().message()));
-    loaded.push_back(mcp::Load(ServerOf(s), &*manifest, s.rules, w));
-    mcp::LoadResult& result = loaded.back();
-    if (result.report) reports += result.report->Text();
-    if (!result.status.ok()) {
-      absl::StrAppend(&reports, result.status.message(), "\n");
-      continue;
-    }
-    // Registered tools and their report entries are in the same order.
-    for (std::size_t i = 0; i < result.tools.size(); ++i) {
-      tools.push_back(result.tools[i].get());
-      const mcp::Rule& rule = s.rules.at(result.report->registered[i].tool);
-      if (rule.outcome) outcomes[result.tools[i]->Spec().name] = *rule.outcome;
-    }
+    manifests.push_back(*std::move(manifest));
   }
+  ConfiguredTools configured = LoadConfigured(*config, manifests, w);
+  const std::vector<Tool*>& tools = configured.tools;
   if (!tool.empty() &&
       std::none_of(tools.begin(), tools.end(), [&](Tool* t) { return t->Spec().name == tool; })) {
-    std::cerr << reports;
+    // What each load said.
+    std::cerr << configured.reports;
     return Failure("mcp call", "no registered tool is named \"" + json::Sanitize(tool) +
                                    "\" (the lines above say what each server registered)");
   }
   absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(db, *w.clock);
   if (!store.ok()) return Failure("mcp call", ToStd(store.status().message()));
-  mcp::ClassPolicy policy(config->policy, outcomes);
+  mcp::ClassPolicy policy(config->policy, configured.outcomes);
   CallAgent agent(tool, absl::GetFlag(FLAGS_args));
   DriverOptions options;
   options.agent = &agent;

@@ -31,6 +31,35 @@ mcp::Server ServerOf(const mcp::ServerConfig& config) {
   return server;
 }
 
+void ConfiguredTools::Close() {
+  for (mcp::LoadResult& result : loaded) {
+    if (result.connection) result.connection->Close();
+  }
+}
+
+ConfiguredTools LoadConfigured(const mcp::Config& config,
+                               const std::vector<mcp::Manifest>& manifests,
+                               const world::World& world) {
+  ConfiguredTools out;
+  for (std::size_t s = 0; s < config.servers.size() && s < manifests.size(); ++s) {
+    const mcp::ServerConfig& server = config.servers[s];
+    out.loaded.push_back(mcp::Load(ServerOf(server), &manifests[s], server.rules, world));
+    mcp::LoadResult& result = out.loaded.back();
+    if (result.report) out.reports += result.report->Text();
+    if (!result.status.ok()) {
+      absl::StrAppend(&out.reports, result.status.message(), "\n");
+      continue;
+    }
+    // Registered tools and their report entries are in the same order.
+    for (std::size_t i = 0; i < result.tools.size(); ++i) {
+      out.tools.push_back(result.tools[i].get());
+      const mcp::Rule& rule = server.rules.at(result.report->registered[i].tool);
+      if (rule.outcome) out.outcomes[result.tools[i]->Spec().name] = *rule.outcome;
+    }
+  }
+  return out;
+}
+
 std::string OneLine(std::string_view text, int max_bytes) {
   std::string collapsed;
   bool space = false;

@@ -11,6 +11,7 @@
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demo_world.h"
 #include "tools/agentrt/model_demo.h"
+#include "tools/agentrt/sim_record.h"
 #include "tools/agentrt/world_demo.h"
 
 namespace agentrt::cli {
@@ -20,7 +21,8 @@ constexpr char kHelp[] =
     R"(Usage: agentrt replay CASSETTE --db PATH
 
 Re-runs, offline, the demonstration CASSETTE recorded ('agentrt demo model --record' or
-'agentrt demo world --record'): the same program, with every exchange it has with the world
+'agentrt demo world --record'), or the run 'agentrt sim record' recorded (as 'agentrt sim
+replay' does): the same program, with every exchange it has with the world
 (clock readings, ids, the lease heartbeat, child processes and their bytes, HTTP requests and
 their bodies, model calls) served from the cassette in exact order. Nothing real is reached:
 no process starts, no connection opens, no model is asked.
@@ -57,6 +59,9 @@ int ReplayCommand(const std::string& path, const std::string& db, std::string_vi
     std::string base_url = program[3];
     std::unique_ptr<DemoWorld> world = DemoWorld::Replaying(*std::move(cassette));
     return PlayWorldDemo(db, base_url, *world);
+  }
+  if (IsSimRecording(cassette->header())) {
+    return SimReplay(*std::move(cassette), path, db, command);
   }
   return Failure(command, "cassette " + json::Sanitize(path) + " was recorded by \"" + named +
                               "\", which agentrt cannot re-run (it re-runs its own "

@@ -1,8 +1,8 @@
 // tools/agentrt/replay_command.h
 //
-// `agentrt replay CASSETTE --db PATH`: re-runs the demonstration a cassette recorded, offline,
-// with every exchange served from the cassette in exact order, into a new database, and checks
-// the run wrote the recorded audit log (the same chain head).
+// `agentrt replay CASSETTE --db PATH`: re-runs the demonstration (or the `agentrt sim record`
+// run) a cassette recorded, offline, with every exchange served from the cassette in exact order,
+// into a new database, and checks the run wrote the recorded audit log (the same chain head).
 #pragma once
 
 #include <span>

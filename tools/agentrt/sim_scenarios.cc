@@ -379,7 +379,8 @@ int SimShrink(const ParsedArgs& parsed) {
   return kExitOk;
 }
 
-// Parses `args` against `flags`, prints `help` on --help; returns the exit code, or nullopt to go on.
+// Parses `args` against `flags`, prints `help` on --help; returns the exit code, or nullopt to go
+// on.
 std::optional<int> Parse(std::string_view command, std::span<const std::string> args,
                          std::span<const std::string_view> flags, std::string_view help,
                          ParsedArgs* parsed) {

@@ -187,7 +187,9 @@ TEST_F(CassetteFileTest, EveryKindOfExchangeReadsBackExactly) {
   Cassette cassette;
   cassette.StartSession({.created_by = "agentrt test",
                          .notes = "one of each kind",
-                         .program = {"demo", "world", "--base-url", "http://127.0.0.1:1"}});
+                         .program = {"demo", "world", "--base-url", "http://127.0.0.1:1"},
+                         .inputs = {{"config", "", "c.json", "{}"},
+                                    {"manifest", "fs", "fs.json", std::string("\0\xFF", 2)}}});
   std::vector<v1::Exchange> all = OneOfEachKind();
   for (const v1::Exchange& e : all) ASSERT_TRUE(cassette.Add(e).ok()) << cassette.Add(e);
   ASSERT_TRUE(cassette.SetChainHead({42, std::string(64, 'f')}).ok());

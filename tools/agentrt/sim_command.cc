@@ -1,0 +1,49 @@
+#include "tools/agentrt/sim_command.h"
+
+#include <iostream>
+
+#include "runtime/json/sanitize.h"
+#include "tools/agentrt/command_line.h"
+#include "tools/agentrt/sim_record.h"
+#include "tools/agentrt/sim_scenarios.h"
+
+namespace agentrt::cli {
+namespace {
+
+constexpr char kHelp[] =
+    R"(Usage: agentrt sim SUBCOMMAND [...]
+
+The simulator (docs/simulator.md).
+
+Subcommands:
+  run PATH... [--json] [--junit FILE] [--db DIR]
+                           play scenarios (each twice): one verdict line each and a summary
+  swarm PATH... [--seeds N] [--jobs J] [--shard I/K]
+                           play scenarios under seeds that perturb the world; check invariants
+  shrink SCENARIO --seed S [--write FILE]
+                           reduce a failing seed's scenario to a minimal one and write it
+  record --config F --script S --out CASSETTE [--db PATH]
+                           run an MCP configuration and a scripted agent for real, recorded
+  replay CASSETTE [--db PATH]
+                           replay a recorded run offline and check its chain head
+
+Run 'agentrt sim SUBCOMMAND --help' for details.
+)";
+
+}  // namespace
+
+int RunSimCommand(std::span<const std::string> args) {
+  if (args.empty()) {
+    return UsageError("sim", "missing subcommand (run, swarm, shrink, record, replay)");
+  }
+  const std::string& sub = args[0];
+  if (sub == "--help" || sub == "-h" || sub == "help") return std::cout << kHelp, kExitOk;
+  if (sub == "run") return RunSimRun(args.subspan(1));
+  if (sub == "swarm") return RunSimSwarm(args.subspan(1));
+  if (sub == "shrink") return RunSimShrink(args.subspan(1));
+  if (sub == "record") return RunSimRecord(args.subspan(1));
+  if (sub == "replay") return RunSimReplay(args.subspan(1));
+  return UsageError("sim", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
+}
+
+}  // namespace agentrt::cli
