@@ -75,7 +75,7 @@ FakeServer::FakeServer(const v1::Server& config, Ledger* ledger, Perturber* pert
 Reply FakeServer::Start() {
   Reply reply;
   const v1::Startup& startup = config_.startup();
-  if (startup.exit()) {
+  if (startup.exit() && InPhase(startup.phase(), phase_)) {
     reply.end = Reply::End::kExit;
     reply.exit_code = startup.exit_code();
     reply.stderr = startup.stderr();
@@ -110,7 +110,9 @@ Reply FakeServer::Handle(std::string_view message) {
 
   Reply reply;
   if (method == "initialize") {
-    const v1::Startup& startup = config_.startup();
+    // Outside its phase the startup behaviour is the default one.
+    v1::Startup startup;
+    if (InPhase(config_.startup().phase(), phase_)) startup = config_.startup();
     if (startup.hang()) return reply;
     for (const std::string& line : startup.before()) reply.lines.push_back(line);
     std::string version = startup.protocol_version().empty() ? std::string(kDefaultProtocol)

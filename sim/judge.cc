@@ -19,7 +19,10 @@ Verdict Describe(const v1::Scenario& scenario, const Outcome& outcome) {
   verdict.events = outcome.events.size();
   verdict.effects = outcome.effects.size();
   verdict.answers = outcome.answers;
+  verdict.answers_before_run = outcome.answers_before_run;
   verdict.calls = outcome.effects.size();
+  if (!outcome.pin_errors.empty()) verdict.pin_error = outcome.pin_errors[0];
+  if (!outcome.load_errors.empty()) verdict.load_error = outcome.load_errors[0];
   verdict.broken = BrokenInvariants(outcome);
   return verdict;
 }
@@ -106,17 +109,19 @@ Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& option
   return verdict;
 }
 
-v1::Scenario Perturb(const v1::Scenario& scenario, std::uint64_t seed, std::uint32_t answers,
-                     std::size_t calls) {
+v1::Scenario Perturb(const v1::Scenario& scenario, std::uint64_t seed, const Verdict& base) {
   v1::Scenario perturbed = scenario;
   // mt19937_64's sequence is fixed by the standard (the distributions are not, so none is used).
   std::mt19937_64 random(seed);
   auto below = [&](std::uint64_t n) { return n == 0 ? 0 : random() % n; };
+  std::uint32_t first = scenario.expect().robust() ? base.answers_before_run : 0;
+  std::uint32_t answers = base.answers > first ? base.answers - first : 0;
+  std::size_t calls = base.calls;
   if (answers > 0) {
     std::uint64_t count = 1 + below(3);
     for (std::uint64_t i = 0; i < count; ++i) {
       v1::Perturbation* p = perturbed.add_perturbations();
-      p->set_at_answer(static_cast<std::uint32_t>(1 + below(answers)));
+      p->set_at_answer(static_cast<std::uint32_t>(first + 1 + below(answers)));
       switch (below(6)) {
         case 0:
           p->set_delay(absl::StrCat(1 + below(60000), "ms"));

@@ -35,7 +35,10 @@ struct Verdict {
   std::size_t events = 0;
   std::size_t effects = 0;
   std::uint32_t answers = 0;  // how many answers the servers sent (what a seed can perturb)
-  std::size_t calls = 0;      // how many tools/call reached a server
+  std::uint32_t answers_before_run = 0;  // of which during pin and load
+  std::size_t calls = 0;                 // how many tools/call reached a server
+  std::string pin_error;                 // the first, "" when none
+  std::string load_error;                // the first, "" when none
 };
 
 struct JudgeOptions {
@@ -55,10 +58,11 @@ Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& option
 
 // Perturb returns `scenario` with the perturbations of `seed` added: one to three of delays,
 // garbage lines, stderr noise, dropped connections, answers in two pieces and clock jumps, at
-// answers drawn from 1..`answers`; and, one seed in four when `calls` > 0 and the scenario has
-// no crash, a crash after a call drawn from 1..`calls`. The same inputs always give the same
+// answers drawn from the unperturbed play's (`base`): all of them, or for a scenario whose
+// expectations are robust only the run's (pin and load must go as written for the
+// expectations to be about the run); and, one seed in four when calls reached a server and the
+// scenario has no crash, a crash after one of them. The same inputs always give the same
 // scenario, on every machine.
-v1::Scenario Perturb(const v1::Scenario& scenario, std::uint64_t seed, std::uint32_t answers,
-                     std::size_t calls);
+v1::Scenario Perturb(const v1::Scenario& scenario, std::uint64_t seed, const Verdict& base);
 
 }  // namespace agentrt::sim

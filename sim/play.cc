@@ -307,6 +307,7 @@ absl::StatusOr<Outcome> Player::Play() {
     }
   }
   LoadAll(*reachable, /*report=*/true);
+  outcome_.answers_before_run = perturber_.answers();
   if (reachable->tools.empty()) {
     Finish(start);
     return std::move(outcome_);
@@ -356,7 +357,12 @@ absl::StatusOr<Outcome> Player::Play() {
     // The dead runtime's session, database and connections are gone; the servers are not.
     driver.reset();
     reachable.reset();
-    store = std::move(survivor);
+    if (options_.db_path.empty()) {
+      store = std::move(survivor);
+    } else {
+      // The file becomes what the crash left: the survivor's contents, over the dead runtime's.
+      AGENTRT_RETURN_IF_ERROR(store->CopyFrom(*survivor));
+    }
     MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
     reachable = Connect();
     LoadAll(*reachable, /*report=*/false);

@@ -7,8 +7,10 @@
 // rules while it presents its load-time ones; a Driver runs the scripted agent under the
 // scenario's class policy over a real SQLite store; each pause for approval gets the scenario's
 // next approval and the run is resumed; a crash kills the runtime right after the chosen call
-// reached its server (the database keeps exactly what was committed), and the runtime restarts
-// from it after its lease expired and resumes the run. Everything happens on the calling
+// reached its server (the runtime's database is what it had committed by then: the dead
+// runtime's later writes are lost with it), and the runtime restarts from it after its lease
+// expired and resumes the run. With a database file, the file holds the restarted runtime's
+// database when Play returns. Everything happens on the calling
 // thread; the same scenario always gives the same bytes, events and chain head.
 //
 // Play reports what happened (Outcome); verdict.h compares it with what the scenario expects
@@ -59,6 +61,7 @@ struct Outcome {
   absl::Duration virtual_time;            // how far the virtual clock moved
   int max_steps = 0;                      // the run's step limit
   std::uint32_t answers = 0;              // how many answers the servers sent
+  std::uint32_t answers_before_run = 0;   // of which before the run started (pin and load)
 };
 
 // NewSchemaTemplate is an empty in-memory database with every migration applied, for

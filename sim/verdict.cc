@@ -1,6 +1,7 @@
 #include "sim/verdict.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <set>
@@ -176,7 +177,16 @@ void CheckPrintable(const Outcome& outcome, std::vector<std::string>& broken) {
     CheckLine(absl::StrCat("the trace line of event ", event.seq), line, broken);
   }
   for (const mcp::Report& report : outcome.reports) {
-    for (absl::string_view line : absl::StrSplit(report.Text(), '\n', absl::SkipEmpty())) {
+    std::string text = report.Text();
+    // One line per entry: a newline a server chose would split an entry into clean-looking
+    // lines, each of which passes the check below.
+    std::size_t entries = report.registered.size() + report.refused.size() +
+                          report.unpinned.size() + report.unclassified.size();
+    if (static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) != entries) {
+      broken.push_back(absl::StrCat("unescaped text in the report of ", Quoted(report.server), ": ",
+                                    entries, " entries but a different number of lines"));
+    }
+    for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
       CheckLine("a report line", ToStd(line), broken);
     }
   }
@@ -196,11 +206,15 @@ std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
       !d.empty()) {
     return d;
   }
+  std::vector<std::string> got_registered;
+  for (const mcp::Report& report : outcome.reports) {
+    for (const mcp::Registered& r : report.registered) got_registered.push_back(r.name);
+  }
+  if (expect.nothing_registered() && !got_registered.empty()) {
+    return absl::StrCat("registered: expected nothing, got ", ListText(got_registered));
+  }
   if (!expect.registered().empty()) {
-    std::vector<std::string> got;
-    for (const mcp::Report& report : outcome.reports) {
-      for (const mcp::Registered& r : report.registered) got.push_back(r.name);
-    }
+    std::vector<std::string> got = got_registered;
     std::vector<std::string> want(expect.registered().begin(), expect.registered().end());
     std::sort(got.begin(), got.end());
     std::sort(want.begin(), want.end());
@@ -284,7 +298,23 @@ std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
           "observations: no step (in order) observed ", Quoted(observation),
           outcome.observations.empty()
               ? ""
-              : absl::StrCat("; the last was ", Quoted(outcome.observations.back())));
+              : absl::StrCat("; the last was ",
+                             Quoted(json::Truncate(outcome.observations.back(), 200))));
+    }
+    ++next;
+  }
+  next = 0;
+  for (const std::string& received : expect.received()) {
+    auto text = [&](const Effect& e) {
+      return absl::StrCat(e.server, "/", e.tool, " ", e.arguments);
+    };
+    while (next < outcome.effects.size() &&
+           !absl::StrContains(text(outcome.effects[next]), received)) {
+      ++next;
+    }
+    if (next == outcome.effects.size()) {
+      return absl::StrCat("received: no call (in order) the servers received contains ",
+                          Quoted(received));
     }
     ++next;
   }

@@ -37,7 +37,7 @@ absl::Status Walk(json::Value value, const std::string& path, bool draft4) {
         return absl::InvalidArgumentError(absl::StrCat(
             "schema: ", ToAbsl(json::Sanitize(key)), " at ", ToAbsl(json::Sanitize(path)), " is \"",
             ToAbsl(json::Truncate(json::Sanitize(member.string_value()), 200)),
-            "\", which could make the schema compiler read outside the schema (only \"#...\" "
+            "\", which could make the schema compiler read outside it (only \"#...\" "
             "references and the well-known draft URIs are allowed)"));
       }
       if (absl::Status s = Walk(member, absl::StrCat(path, "/", ToAbsl(key)), draft4); !s.ok()) {

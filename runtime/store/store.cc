@@ -318,6 +318,13 @@ absl::StatusOr<std::unique_ptr<Store>> Store::CopyInMemory() {
   return copy;
 }
 
+absl::Status Store::CopyFrom(Store& source) {
+  if (&source == this) return absl::InvalidArgumentError("a database cannot be copied onto itself");
+  absl::MutexLock mine(&mu_);
+  absl::MutexLock theirs(&source.mu_);
+  return WithPath(path_, source.connection_->CopyTo(*connection_));
+}
+
 // Refuses a schema holding triggers or views (they could run SQL on our writes or disguise
 // what a read returns), and reads the schema version.
 absl::Status Store::CheckSchema() {

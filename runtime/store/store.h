@@ -139,6 +139,9 @@ class Store {
   // crash of the process writing it would leave. The simulator crashes a run this way and
   // resumes it from the copy. Errors: SQLite's.
   absl::StatusOr<std::unique_ptr<Store>> CopyInMemory();
+  // CopyFrom replaces everything this database holds with what `source` has committed (the
+  // simulator puts a crash's survivor back into a database file this way). Errors: SQLite's.
+  absl::Status CopyFrom(Store& source);
 
   ~Store();
 

@@ -386,7 +386,7 @@ TEST_F(LoadTest, RefusesASchemaThatReachesOutsideItself) {
     LoadResult result = LoadWith(PinOrDie(), {{"read_file", ReadOnly()}});
     ASSERT_EQ(result.report->refused.size(), 1u);
     EXPECT_THAT(result.report->refused[0].reason,
-                HasSubstr("which could make the schema compiler read outside"));
+                HasSubstr("which could make the schema compiler read outside it"));
   }
   for (const std::string& schema : accepted) {
     SCOPED_TRACE(schema);

@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/events.h"
+#include "runtime/world/clock.h"
 #include "sim/judge.h"
 #include "sim/scenario_file.h"
 #include "sim/shrink.h"
@@ -134,6 +135,24 @@ TEST(PlayTest, ACrashAfterAWriteReachedTheServerPausesTheResumedRun) {
   EXPECT_THAT(BrokenInvariants(granted), IsEmpty());
 }
 
+TEST(PlayTest, AfterACrashTheDatabaseFileHoldsTheRestartedRuntimesRun) {
+  v1::Scenario scenario = Parse(kBase);
+  scenario.mutable_crash()->set_after_call(2);
+  PlayOptions options;
+  options.db_path = test_support::TestFile("crash.db");
+  absl::StatusOr<Outcome> outcome = Play(scenario, options);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  absl::StatusOr<std::unique_ptr<store::Store>> file =
+      store::Store::OpenExisting(options.db_path, /*read_only=*/true);
+  ASSERT_TRUE(file.ok()) << file.status();
+  absl::StatusOr<store::ChainHead> head = (*file)->Head();
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->hash, outcome->chain_head);
+  absl::StatusOr<std::vector<store::Event>> events = (*file)->ListEvents(outcome->run->id);
+  ASSERT_TRUE(events.ok());
+  EXPECT_EQ(events->size(), outcome->events.size());
+}
+
 TEST(VerdictTest, AnEffectNobodyAuthorizedBreaksTheFirstInvariant) {
   Outcome outcome = PlayOk(Parse(kBase));
   ASSERT_THAT(BrokenInvariants(outcome), IsEmpty());
@@ -185,6 +204,14 @@ TEST(VerdictTest, TheFirstDifferenceNamesTheField) {
   EXPECT_EQ(FirstDifference(expect, outcome), "");
   expect.add_observations("contents");
   EXPECT_THAT(FirstDifference(expect, outcome), HasSubstr("observations: no step (in order)"));
+  expect.Clear();
+  expect.add_received(R"(fs/write {"path":"b"})");
+  EXPECT_EQ(FirstDifference(expect, outcome), "");
+  expect.add_received("fs/read");
+  EXPECT_THAT(FirstDifference(expect, outcome), HasSubstr("received: no call (in order)"));
+  expect.Clear();
+  expect.set_nothing_registered(true);
+  EXPECT_THAT(FirstDifference(expect, outcome), HasSubstr("registered: expected nothing, got"));
 }
 
 TEST(JudgeTest, AScenarioPassesOnlyWhenItIsWhatItExpects) {
@@ -201,8 +228,12 @@ TEST(JudgeTest, AScenarioPassesOnlyWhenItIsWhatItExpects) {
 
 TEST(JudgeTest, ASeedAlwaysStandsForTheSamePerturbations) {
   v1::Scenario scenario = Parse(kBase);
-  v1::Scenario a = Perturb(scenario, 42, 10, 2);
-  v1::Scenario b = Perturb(scenario, 42, 10, 2);
+  Verdict base;
+  base.answers = 10;
+  base.answers_before_run = 6;
+  base.calls = 2;
+  v1::Scenario a = Perturb(scenario, 42, base);
+  v1::Scenario b = Perturb(scenario, 42, base);
   EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
   EXPECT_GE(a.perturbations_size(), 1);
   for (const v1::Perturbation& p : a.perturbations()) {
@@ -211,9 +242,17 @@ TEST(JudgeTest, ASeedAlwaysStandsForTheSamePerturbations) {
   }
   int differ = 0;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    differ += Perturb(scenario, seed, 10, 2).SerializeAsString() != a.SerializeAsString();
+    differ += Perturb(scenario, seed, base).SerializeAsString() != a.SerializeAsString();
   }
   EXPECT_GE(differ, 19);
+  // Robust expectations are about the run: pin and load are left as written.
+  scenario.mutable_expect()->set_robust(true);
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    v1::Scenario perturbed = Perturb(scenario, seed, base);
+    for (const v1::Perturbation& p : perturbed.perturbations()) {
+      EXPECT_GT(p.at_answer(), 6u) << seed;
+    }
+  }
 }
 
 TEST(JudgeTest, PerturbedPlaysKeepEveryInvariant) {
@@ -221,7 +260,7 @@ TEST(JudgeTest, PerturbedPlaysKeepEveryInvariant) {
   Verdict base = JudgePerturbed(scenario);
   ASSERT_TRUE(base.passed) << base.difference;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    Verdict verdict = JudgePerturbed(Perturb(scenario, seed, base.answers, base.calls));
+    Verdict verdict = JudgePerturbed(Perturb(scenario, seed, base));
     EXPECT_TRUE(verdict.passed) << "seed " << seed << ": " << verdict.difference;
   }
 }

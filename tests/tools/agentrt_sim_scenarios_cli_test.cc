@@ -124,6 +124,14 @@ TEST(SimScenariosCliTest, ARobustExpectationBrokenByASeedIsPrintedWithItsReprodu
   std::size_t at = swarm.out.find("--seed ");
   ASSERT_NE(at, std::string::npos);
   std::string seed = swarm.out.substr(at + 7, swarm.out.find('\n', at) - at - 7);
+  // `sim run --seed` plays that one seed as the swarm did, and fails the same way.
+  std::size_t said = swarm.out.find(absl::StrCat(" seed ", seed, ": "));
+  ASSERT_NE(said, std::string::npos) << swarm.out;
+  std::size_t from = said + seed.size() + 8;
+  std::string why = swarm.out.substr(from, swarm.out.find('\n', from) - from);
+  ProcessResult run = Agentrt({"sim", "run", fragile, "--seed", seed});
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_THAT(run.out, HasSubstr(why));
 
   std::string shrunk = test_support::TestFile("shrunk.textproto");
   ProcessResult shrink = Agentrt({"sim", "shrink", fragile, "--seed", seed, "--write", shrunk});

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -30,7 +31,9 @@ ABSL_FLAG(std::int64_t, seeds, 100, "agentrt sim swarm: how many seeds to play p
 ABSL_FLAG(std::int64_t, first_seed, 1, "agentrt sim swarm: the first seed");
 ABSL_FLAG(std::int64_t, jobs, 1, "agentrt sim swarm: how many threads play seeds");
 ABSL_FLAG(std::string, shard, "", "agentrt sim swarm: play only shard I of K (I/K, from 0)");
-ABSL_FLAG(std::int64_t, seed, 0, "agentrt sim shrink: the failing seed");
+ABSL_FLAG(std::int64_t, seed, 0,
+          "agentrt sim run|shrink: play under this swarm seed's perturbations (shrink: the "
+          "failing seed)");
 ABSL_FLAG(std::string, write, "",
           "agentrt sim shrink: where to write the shrunk scenario (default: <scenario>.shrunk."
           "textproto beside it)");
@@ -39,7 +42,7 @@ namespace agentrt::cli {
 namespace {
 
 constexpr char kRunHelp[] =
-    R"(Usage: agentrt sim run PATH... [--json] [--junit FILE] [--db DIR]
+    R"(Usage: agentrt sim run PATH... [--json] [--junit FILE] [--db DIR] [--seed S]
 
 Plays each scenario (a *.textproto file, or every *.textproto in a folder) in the simulator:
 fake MCP servers on a virtual clock, the real MCP client, runtime and store on top. Each is
@@ -52,19 +55,21 @@ One line per scenario (PASS or FAIL, the first difference, the chain head), then
   --json        one JSON object instead: {"scenarios": [...], "passed": N, "failed": N}
   --junit FILE  also write JUnit XML, so a CI shows each scenario as a test
   --db DIR      keep each scenario's audit databases in DIR (default: in memory)
+  --seed S      play each scenario under swarm seed S's perturbations, as `sim swarm` does:
+                the invariants and robust expectations are checked, and both plays must agree
 
 Exit status: 0 every scenario passed, 1 one failed or could not be read, 2 usage error.
 )";
 
 constexpr char kSwarmHelp[] =
-    R"(Usage: agentrt sim swarm PATH... [--seeds N] [--first-seed S] [--jobs J] [--shard I/K]
+    R"(Usage: agentrt sim swarm PATH... [--seeds N] [--first_seed S] [--jobs J] [--shard I/K]
 
 Plays each scenario under N seeds. Each seed perturbs the world: answers delayed, garbage
 lines, stderr noise, dropped connections, answers in two pieces, the virtual clock jumping, and
 one seed in four crashes the runtime after a call and resumes it. Outcomes may change; the
 invariants may not (nor the expectations of a scenario marked `robust`). A failing seed is
 printed with the command that reproduces and shrinks it.
-  --seeds N       seeds per scenario (default 100), from --first-seed (default 1)
+  --seeds N       seeds per scenario (default 100), from --first_seed (default 1)
   --jobs J        threads (default 1); the verdicts do not depend on it
   --shard I/K     play only the seeds s with s % K == I: K machines split a swarm with no
                   coordination
@@ -85,7 +90,7 @@ Exit status: 0 it was shrunk and written, 1 it does not fail (or could not be re
 written), 2 usage error.
 )";
 
-constexpr std::string_view kRunFlags[] = {"json", "junit", "db"};
+constexpr std::string_view kRunFlags[] = {"json", "junit", "db", "seed"};
 constexpr std::string_view kSwarmFlags[] = {"seeds", "first_seed", "jobs", "shard"};
 constexpr std::string_view kShrinkFlags[] = {"seed", "write"};
 
@@ -125,7 +130,11 @@ struct Played {
 };
 
 // Reads and judges each file; a file that does not read fails with the reason.
-std::vector<Played> PlayAll(const std::vector<std::string>& files, const sim::JudgeOptions& opts) {
+// Reads and judges each file — under `seed`'s perturbations when given, as `sim swarm` plays it
+// (the invariants, robust expectations, and both plays the same); a file that does not read
+// fails with the reason.
+std::vector<Played> PlayAll(const std::vector<std::string>& files, const sim::JudgeOptions& opts,
+                            std::optional<std::int64_t> seed) {
   std::vector<Played> played;
   for (const std::string& file : files) {
     Played p;
@@ -136,6 +145,11 @@ std::vector<Played> PlayAll(const std::vector<std::string>& files, const sim::Ju
       p.verdict.name = file;
       p.verdict.status = "no run";
       p.verdict.difference = std::string(ToStd(scenario.status().message()));
+    } else if (seed) {
+      sim::Verdict base = sim::JudgePerturbed(*scenario, opts);
+      p.verdict = sim::JudgePerturbed(
+          sim::Perturb(*scenario, static_cast<std::uint64_t>(*seed), base), opts,
+          /*determinism=*/true);
     } else {
       p.verdict = sim::Judge(*scenario, opts);
     }
@@ -184,7 +198,9 @@ int SimRun(const ParsedArgs& parsed) {
   sim::JudgeOptions options;
   options.db_dir = absl::GetFlag(FLAGS_db);
   options.schema_template = schema->get();
-  std::vector<Played> played = PlayAll(*files, options);
+  std::optional<std::int64_t> seed;
+  if (parsed.Given("seed")) seed = absl::GetFlag(FLAGS_seed);
+  std::vector<Played> played = PlayAll(*files, options, seed);
   std::size_t failed = 0;
   double wall = 0;
   absl::Duration virtual_time;
@@ -272,8 +288,7 @@ int SimSwarm(const ParsedArgs& parsed) {
   struct Item {
     const std::string* file;
     const sim::v1::Scenario* scenario;
-    std::uint32_t answers;
-    std::size_t calls;
+    const sim::Verdict* base;  // the unperturbed play: what a seed can choose among
     std::int64_t seed;
   };
   std::vector<sim::v1::Scenario> scenarios;
@@ -294,13 +309,16 @@ int SimSwarm(const ParsedArgs& parsed) {
   if (!schema.ok()) return Failure(command, ToStd(schema.status().message()));
   sim::JudgeOptions options;
   options.schema_template = schema->get();
+  std::vector<sim::Verdict> bases;
+  bases.reserve(scenarios.size());
+  for (const sim::v1::Scenario& scenario : scenarios) {
+    bases.push_back(sim::JudgePerturbed(scenario, options));
+  }
   std::vector<Item> items;
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
-    // The unperturbed play says how many answers and calls a seed can choose among.
-    sim::Verdict base = sim::JudgePerturbed(scenarios[i], options);
     for (std::int64_t seed = first; seed < first + seeds; ++seed) {
       if (seed % shard->count != shard->index) continue;
-      items.push_back({&names[i], &scenarios[i], base.answers, base.calls, seed});
+      items.push_back({&names[i], &scenarios[i], &bases[i], seed});
     }
   }
   std::atomic<std::size_t> next{0};
@@ -312,8 +330,8 @@ int SimSwarm(const ParsedArgs& parsed) {
   auto worker = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < items.size();) {
       const Item& item = items[i];
-      sim::v1::Scenario perturbed = sim::Perturb(
-          *item.scenario, static_cast<std::uint64_t>(item.seed), item.answers, item.calls);
+      sim::v1::Scenario perturbed =
+          sim::Perturb(*item.scenario, static_cast<std::uint64_t>(item.seed), *item.base);
       sim::Verdict verdict = sim::JudgePerturbed(perturbed, options);
       std::size_t finished = ++done;
       std::lock_guard<std::mutex> lock(mu);
@@ -356,11 +374,20 @@ int SimShrink(const ParsedArgs& parsed) {
   if (!scenario.ok()) return Failure(command, json::Sanitize(ToStd(scenario.status().message())));
   std::int64_t seed = absl::GetFlag(FLAGS_seed);
   sim::Verdict base = sim::JudgePerturbed(*scenario);
-  sim::v1::Scenario perturbed =
-      sim::Perturb(*scenario, static_cast<std::uint64_t>(seed), base.answers, base.calls);
+  sim::v1::Scenario perturbed = sim::Perturb(*scenario, static_cast<std::uint64_t>(seed), base);
   absl::StatusOr<sim::Shrunk> shrunk = sim::Shrink(perturbed);
   if (!shrunk.ok()) return Failure(command, json::Sanitize(ToStd(shrunk.status().message())));
   shrunk->scenario.set_name(absl::StrCat(scenario->name(), "-seed-", seed, "-shrunk"));
+  if (!shrunk->scenario.expect().robust()) {
+    // The expectations were the unperturbed story's; the shrunk one expects what it does, so
+    // `sim run` on it shows the broken invariant and nothing else.
+    const sim::Verdict& v = shrunk->verdict;
+    sim::v1::Expect expect;
+    expect.set_pin_error(v.pin_error);
+    expect.set_load_error(v.load_error);
+    if (v.status != "no run") expect.set_status(v.status);
+    *shrunk->scenario.mutable_expect() = std::move(expect);
+  }
   std::string out = absl::GetFlag(FLAGS_write);
   if (out.empty()) {
     std::string stem =
