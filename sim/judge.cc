@@ -91,6 +91,7 @@ Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& option
                        bool determinism) {
   PlayOptions play_options;
   play_options.schema_template = options.schema_template;
+  play_options.db_path = DbPath(options.db_dir, perturbed.name(), 1);
   absl::StatusOr<Outcome> first = Play(perturbed, play_options);
   if (!first.ok()) return Failed(perturbed, first.status());
   Verdict verdict = Describe(perturbed, *first);
@@ -100,6 +101,7 @@ Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& option
     verdict.difference = FirstDifference(perturbed.expect(), *first);
   }
   if (verdict.difference.empty() && determinism) {
+    play_options.db_path = DbPath(options.db_dir, perturbed.name(), 2);
     absl::StatusOr<Outcome> second = Play(perturbed, play_options);
     verdict.difference = second.ok()
                              ? Determinism(*first, *second)

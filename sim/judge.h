@@ -52,7 +52,7 @@ struct JudgeOptions {
 Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options = {});
 
 // JudgePerturbed plays `perturbed` once (twice with `determinism`) and checks the invariants,
-// and the expectations when they are robust.
+// and the expectations when they are robust. Databases go where `options` says.
 Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& options = {},
                        bool determinism = false);
 

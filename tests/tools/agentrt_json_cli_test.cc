@@ -117,11 +117,12 @@ TEST(AgentrtJsonCliTest, UnknownCommandIsEscapedBeforePrinting) {
 // Every command agentrt has. A command dropped from the table, or added without being added
 // here, fails HelpListsEveryCommandOnceWithItsSummary.
 constexpr std::string_view kEveryCommand[] = {
-    "json canon", "json hash",  "schema validate", "schema check",   "demo scripted", "demo model",
-    "demo mcp",   "demo world", "cassette dump",   "cassette check", "replay",        "mcp pin",
-    "mcp check",  "mcp tools",  "mcp call",        "sim record",     "sim replay",    "runs",
-    "show",       "events",     "verify",          "export",         "approve",       "reject",
-    "cancel",     "recheck",    "webhook serve",
+    "json canon", "json hash", "schema validate", "schema check",  "demo scripted",
+    "demo model", "demo mcp",  "demo world",      "cassette dump", "cassette check",
+    "replay",     "mcp pin",   "mcp check",       "mcp tools",     "mcp call",
+    "sim run",    "sim swarm", "sim shrink",      "sim record",    "sim replay",
+    "runs",       "show",      "events",          "verify",        "export",
+    "approve",    "reject",    "cancel",          "recheck",       "webhook serve",
 };
 
 struct HelpLine {
@@ -197,7 +198,9 @@ TEST(AgentrtUnknownCommandCliTest, NearMissExitsTwoNamingTheWordAndSuggestingThe
       {{"verfiy", "--db", "x"}, R"("verify")"},
       {{"VERIFY"}, R"("verify")"},
       {{"aprove", "r"}, R"("approve")"},
-      {{"run"}, R"("runs")"},
+      {{"ruuns"}, R"("runs")"},
+      // A typed word equal to a family's second word is nearer than a slip of another name.
+      {{"run"}, R"("sim run")"},
       {{"cassete", "dump", "c.cassette"}, R"("cassette dump")"},
       {{"casette"}, R"("cassette dump" or "cassette check")"},
       // Both replay a cassette: a typed word is compared with a family's second word too.
@@ -218,7 +221,7 @@ TEST(AgentrtUnknownCommandCliTest, NearMissExitsTwoNamingTheWordAndSuggestingThe
 }
 
 TEST(AgentrtUnknownCommandCliTest, FarMissSuggestsNothing) {
-  for (std::string word : {"frobnicate", "nonsense", "x", "rn", ""}) {
+  for (std::string word : {"frobnicate", "nonsense", "x", "zq", ""}) {
     SCOPED_TRACE(word);
     ProcessResult r = Agentrt({word});
     EXPECT_EQ(r.exit_code, 2);
