@@ -1,6 +1,7 @@
 // Coverage-guided simulation: the input's bytes choose one of the fixture scenarios
 // (fixtures/scenarios) and perturb its world — answers delayed, preceded by garbage, split in
-// two, dropped, stderr noise, the virtual clock jumping, the runtime crashing after a call —
+// two, dropped, reordered with the lines before them, stderr noise, the virtual clock jumping,
+// the runtime crashing after a call —
 // and the scenario is played by the real MCP client, runtime and store on the simulated world.
 // Whatever the perturbations, no invariant may break (sim/verdict.h: no effect without
 // authority or twice, every tool accounted for, the chain verifies, the run ended or paused
@@ -65,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto* p = scenario.add_perturbations();
     p->set_at_answer(1 + (static_cast<std::uint32_t>(data[i]) << 8 | data[i + 1]) % 64);
     std::uint8_t amount = data[i + 3];
-    switch (data[i + 2] % 6) {
+    switch (data[i + 2] % 7) {
       case 0:
         p->set_delay(absl::StrCat(amount * 250, "ms"));
         break;
@@ -80,6 +81,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       case 4:
         p->set_partial_write(true);
+        break;
+      case 5:
+        p->set_reorder(true);
         break;
       default:
         p->set_clock_jump(absl::StrCat(amount, "s"));

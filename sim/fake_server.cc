@@ -295,6 +295,10 @@ Reply FakeServer::Perturbed(Reply reply) {
     reply.answered = false;
     reply.end = Reply::End::kCrash;
   }
+  if (p.reorder() && reply.answered && reply.lines.size() > 1) {
+    std::rotate(reply.lines.begin(), reply.lines.end() - 1, reply.lines.end());
+    reply.answer_first = true;
+  }
   return reply;
 }
 

@@ -64,15 +64,22 @@ struct Reply {
   // Lines to send, in order, without their newline: raw lines first (notifications, server
   // requests, garbage), then the answer when there is one.
   std::vector<std::string> lines;
-  bool answered = false;      // the last line answers the request; false: it never will (a hang)
+  bool answered = false;  // a line answers the request (answer()); false: none ever will (a hang)
   bool notification = false;  // the message was a notification or a response: nothing is owed
   absl::Duration delay = absl::ZeroDuration();       // after the request, on the virtual clock
   absl::Duration clock_jump = absl::ZeroDuration();  // the clock jumps this far first
   bool partial = false;                              // the answer arrives in two pieces
+  bool answer_first = false;  // the answer was moved before the other lines (a reordering)
   enum class End { kOpen, kCrash, kExit };
   End end = End::kOpen;  // after the lines: the server stays, dies (SIGKILL), or exits
   int exit_code = 0;
   std::string stderr;  // written to stderr with the lines
+
+  // Where the answer is among `lines`; lines.size() when there is none.
+  std::size_t answer() const {
+    if (!answered) return lines.size();
+    return answer_first ? 0 : lines.size() - 1;
+  }
 };
 
 class FakeServer {

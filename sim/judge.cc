@@ -124,7 +124,7 @@ v1::Scenario Perturb(const v1::Scenario& scenario, std::uint64_t seed, const Ver
     for (std::uint64_t i = 0; i < count; ++i) {
       v1::Perturbation* p = perturbed.add_perturbations();
       p->set_at_answer(static_cast<std::uint32_t>(first + 1 + below(answers)));
-      switch (below(6)) {
+      switch (below(7)) {
         case 0:
           p->set_delay(absl::StrCat(1 + below(60000), "ms"));
           break;
@@ -139,6 +139,9 @@ v1::Scenario Perturb(const v1::Scenario& scenario, std::uint64_t seed, const Ver
           break;
         case 4:
           p->set_partial_write(true);
+          break;
+        case 5:
+          p->set_reorder(true);
           break;
         default:
           p->set_clock_jump(absl::StrCat(1 + below(600), "s"));

@@ -57,7 +57,8 @@ Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& option
                        bool determinism = false);
 
 // Perturb returns `scenario` with the perturbations of `seed` added: one to three of delays,
-// garbage lines, stderr noise, dropped connections, answers in two pieces and clock jumps, at
+// garbage lines, stderr noise, dropped connections, answers in two pieces, independent
+// deliveries reordered and clock jumps, at
 // answers drawn from the unperturbed play's (`base`): all of them, or for a scenario whose
 // expectations are robust only the run's (pin and load must go as written for the
 // expectations to be about the run); and, one seed in four when calls reached a server and the

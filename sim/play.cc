@@ -19,10 +19,12 @@
 #include "runtime/driver.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/json/intake.h"
+#include "runtime/render/model_agent.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/world.h"
+#include "sim/scripted_model.h"
 #include "sim/sim_launcher.h"
 #include "sim/sim_network.h"
 
@@ -39,27 +41,51 @@ absl::Duration DurationOf(const std::string& text) {
   return !text.empty() && absl::ParseDuration(text, &d) ? d : absl::ZeroDuration();
 }
 
-// The scripted agent, which the simulator can kill with the runtime: once dead it decides
-// nothing (an error, which the dead run's store keeps), so a crashed session consumes no more of
-// the script, and the restarted runtime goes on from the step after the interrupted one.
+// The scenario's agent (a script, or the runtime's model-backed agent), which the simulator can
+// kill with the runtime: once dead it decides nothing (an error, which the dead run's store
+// keeps), so a crashed session consumes no more of the script or of the model's replies, and
+// the restarted runtime goes on from the step after the interrupted one.
 class SimAgent final : public Agent {
  public:
-  explicit SimAgent(std::vector<Decision> script) : script_(std::move(script)) {}
-  absl::StatusOr<Decision> Decide(const StepInput&) override {
+  explicit SimAgent(std::unique_ptr<Agent> inner) : inner_(std::move(inner)) {}
+  absl::StatusOr<Decision> Decide(const StepInput& input) override {
     if (dead_) return absl::UnavailableError("the simulated runtime is dead");
-    if (next_ >= script_.size()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("the agent's script ended after ", script_.size(), " decisions"));
-    }
-    return script_[next_++];
+    return inner_->Decide(input);
   }
   void set_dead(bool dead) { dead_ = dead; }
 
  private:
-  std::vector<Decision> script_;
-  std::size_t next_ = 0;
+  std::unique_ptr<Agent> inner_;
   bool dead_ = false;
 };
+
+// The model's replies as responses (and errors), in order.
+std::unique_ptr<ScriptedModel> ModelOf(const v1::Agent& agent) {
+  std::vector<ModelResponse> responses;
+  std::vector<absl::Status> errors;
+  for (int r = 0; r < agent.model_size(); ++r) {
+    const v1::ModelReply& reply = agent.model(r);
+    ModelResponse response;
+    response.text = reply.text();
+    for (int u = 0; u < reply.tool_uses_size(); ++u) {
+      const v1::ModelToolUse& use = reply.tool_uses(u);
+      response.tool_uses.push_back(
+          ToolUse{use.id().empty() ? absl::StrCat("toolu_", r, "_", u) : use.id(), use.name(),
+                  use.input_json().empty() ? "{}" : use.input_json()});
+    }
+    response.stop_reason = !reply.stop_reason().empty() ? reply.stop_reason()
+                           : response.tool_uses.empty() ? std::string(stop_reason::kEndTurn)
+                                                        : std::string(stop_reason::kToolUse);
+    response.usage.input_tokens = reply.input_tokens();
+    response.usage.output_tokens = reply.output_tokens();
+    responses.push_back(std::move(response));
+    errors.push_back(reply.error().empty() ? absl::OkStatus()
+                                           : absl::UnavailableError(reply.error()));
+  }
+  return std::make_unique<ScriptedModel>(std::move(responses), std::move(errors), "sim-model");
+}
+
+std::unique_ptr<Agent> InnerAgent(const v1::Agent& agent);
 
 std::vector<Decision> Script(const v1::Agent& agent) {
   std::vector<Decision> script;
@@ -81,6 +107,16 @@ std::vector<Decision> Script(const v1::Agent& agent) {
     }
   }
   return script;
+}
+
+std::unique_ptr<Agent> InnerAgent(const v1::Agent& agent) {
+  if (agent.model().empty()) return std::make_unique<ScriptedAgent>(Script(agent));
+  render::ModelAgentOptions options;
+  options.render.opening = [](const StepInput& in) {
+    return absl::StrCat("Goal: ", in.run.goal, "\nUse the tools, one call at a time.");
+  };
+  options.system = agent.system();
+  return std::make_unique<render::ModelAgent>(std::move(options));
 }
 
 std::optional<PolicyOutcome> OutcomeOf(v1::Outcome outcome) {
@@ -213,6 +249,7 @@ class Player {
   std::map<std::string, FakeServer*> stdio_;
   std::map<std::string, FakeServer*> http_;
   std::unique_ptr<SimAgent> agent_;
+  std::unique_ptr<ScriptedModel> model_;  // the model-backed agent's model, when it has one
   std::unique_ptr<mcp::ClassPolicy> policy_;
   int next_approval_ = 0;
   Outcome outcome_;
@@ -246,6 +283,7 @@ absl::StatusOr<std::unique_ptr<Driver>> Player::MakeDriver(store::Store& store,
   options.scheduler = &clock_;
   options.lease_ttl = kLeaseTtl;
   options.lease_owner = "sim";
+  options.model.model = model_.get();
   return Driver::Create(store, clock_, entropy_, std::move(options));
 }
 
@@ -324,7 +362,8 @@ absl::StatusOr<Outcome> Player::Play() {
   } else {
     AGENTRT_ASSIGN_OR_RETURN(store, store::Store::Open(options_.db_path, migrations));
   }
-  agent_ = std::make_unique<SimAgent>(Script(scenario_.agent()));
+  agent_ = std::make_unique<SimAgent>(InnerAgent(scenario_.agent()));
+  if (!scenario_.agent().model().empty()) model_ = ModelOf(scenario_.agent());
   policy_ = PolicyOf(scenario_);
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Driver> driver, MakeDriver(*store, *reachable));
   Limits limits = LimitsOf(scenario_.limits());

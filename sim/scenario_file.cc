@@ -147,6 +147,9 @@ absl::Status Check(const At& at, const v1::Scenario& scenario) {
     }
   }
   At agent = at.Nested("agent", -1, scenario.agent());
+  if (!scenario.agent().steps().empty() && !scenario.agent().model().empty()) {
+    return agent.Error("model", 0, "give the agent steps or a model's replies, not both");
+  }
   for (int i = 0; i < scenario.agent().steps_size(); ++i) {
     const v1::Step& step = scenario.agent().steps(i);
     At s = agent.Nested("steps", i, step);

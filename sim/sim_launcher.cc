@@ -129,7 +129,7 @@ class SimProcess final : public world::Process {
     }
     for (std::size_t i = 0; i < reply.lines.size(); ++i) {
       std::string line = reply.lines[i] + "\n";
-      bool answer = reply.answered && i + 1 == reply.lines.size();
+      bool answer = i == reply.answer();
       if (answer && reply.partial && line.size() > 1) {
         std::size_t half = line.size() / 2;
         outbox_.push_back({at, line.substr(0, half)});

@@ -172,7 +172,7 @@ absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::Send(
           absl::StrCat("response body exceeds ", request.max_body_bytes, " bytes"));
     }
     headers.emplace_back("Content-Type", "application/json");
-    std::string body = reply.lines.back();
+    std::string body = reply.lines[reply.answer()];
     std::deque<Chunk> chunks;
     if (reply.partial && body.size() > 1) {
       chunks.push_back({at, body.substr(0, body.size() / 2)});
@@ -191,7 +191,7 @@ absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::Send(
   headers.emplace_back("Content-Type", "text/event-stream");
   std::deque<Chunk> chunks;
   for (std::size_t i = 0; i < reply.lines.size(); ++i) {
-    bool answer = reply.answered && i + 1 == reply.lines.size();
+    bool answer = i == reply.answer();
     if (answer && http.broken_sse()) break;
     std::string event = absl::StrCat("event: message\ndata: ", reply.lines[i], "\n\n");
     if (answer && reply.partial && event.size() > 1) {

@@ -73,6 +73,8 @@ TEST(ScenarioFileTest, ValuesTheSimulatorCannotPlayAreRefused) {
       HasSubstr("expect.events[1]: \"step.strated\" is not an event type"));
   EXPECT_THAT(Error("servers { name: \"a\" }\nagent { steps { } }\n"),
               HasSubstr("agent.steps[0]: a step is a call, complete_json or fail"));
+  EXPECT_THAT(Error("servers { name: \"a\" }\nagent { steps { fail: \"x\" } model { } }\n"),
+              HasSubstr("agent.model[0]: give the agent steps or a model's replies, not both"));
   EXPECT_THAT(Error("servers { name: \"a\" }\nperturbations { drop: true }\n"),
               HasSubstr("perturbations[0].at_answer: answers count from 1"));
 }

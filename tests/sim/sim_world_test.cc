@@ -226,5 +226,28 @@ TEST_F(SimWorldTest, PerturbationsApplyToTheAnswerTheyName) {
   EXPECT_EQ(perturber.answers(), 2u);
 }
 
+TEST_F(SimWorldTest, AReorderingDeliversTheAnswerBeforeTheLinesThatPrecededIt) {
+  google::protobuf::RepeatedPtrField<v1::Perturbation> list;
+  list.Add()->set_at_answer(1);
+  list[0].set_reorder(true);
+  Perturber perturber(list);
+  v1::Call call;
+  call.add_before(R"({"jsonrpc":"2.0","method":"notifications/progress","params":{}})");
+  config_.set_name("s");
+  *config_.add_tools()->add_calls() = call;
+  config_.mutable_tools(0)->set_name("slow");
+  FakeServer server(config_, &ledger_, &perturber);
+  server.set_phase(ServerPhase::kLoad);
+  SimLauncher launcher(clock_, {{"s", &server}});
+  std::unique_ptr<world::Process> process = Start(launcher);
+  ASSERT_TRUE(process->Write(kCall, absl::InfiniteFuture()).ok());
+  absl::StatusOr<std::string> first = process->Read(clock_.Now() + absl::Seconds(1));
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_NE(first->find(R"("id":7)"), std::string::npos) << *first;
+  absl::StatusOr<std::string> second = process->Read(clock_.Now() + absl::Seconds(1));
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_NE(second->find("notifications/progress"), std::string::npos) << *second;
+}
+
 }  // namespace
 }  // namespace agentrt::sim

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -54,7 +55,8 @@ second play ends on the same chain head.
 One line per scenario (PASS or FAIL, the first difference, the chain head), then a summary.
   --json        one JSON object instead: {"scenarios": [...], "passed": N, "failed": N}
   --junit FILE  also write JUnit XML, so a CI shows each scenario as a test
-  --db DIR      keep each scenario's audit databases in DIR (default: in memory)
+  --db DIR      keep each scenario's audit databases in DIR, created if missing (default: in
+                memory)
   --seed S      play each scenario under swarm seed S's perturbations, as `sim swarm` does:
                 the invariants and robust expectations are checked, and both plays must agree
 
@@ -198,6 +200,14 @@ int SimRun(const ParsedArgs& parsed) {
   sim::JudgeOptions options;
   options.db_dir = absl::GetFlag(FLAGS_db);
   options.schema_template = schema->get();
+  if (!options.db_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.db_dir, error);
+    if (error) {
+      return Failure(command, absl::StrCat("cannot create ", json::Sanitize(options.db_dir), ": ",
+                                           error.message()));
+    }
+  }
   std::optional<std::int64_t> seed;
   if (parsed.Given("seed")) seed = absl::GetFlag(FLAGS_seed);
   std::vector<Played> played = PlayAll(*files, options, seed);
