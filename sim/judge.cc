@@ -111,6 +111,32 @@ Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& option
   return verdict;
 }
 
+void SetPerturbation(std::uint32_t kind, std::uint64_t amount, v1::Perturbation* p) {
+  switch (kind % kPerturbationKinds) {
+    case 0:
+      p->set_delay(absl::StrCat(amount % 60000 + 1, "ms"));
+      break;
+    case 1:
+      p->set_garbage_before(true);
+      break;
+    case 2:
+      p->set_stderr_noise(true);
+      break;
+    case 3:
+      p->set_drop(true);
+      break;
+    case 4:
+      p->set_partial_write(true);
+      break;
+    case 5:
+      p->set_reorder(true);
+      break;
+    default:
+      p->set_clock_jump(absl::StrCat(amount % 600 + 1, "s"));
+      break;
+  }
+}
+
 v1::Scenario Perturb(const v1::Scenario& scenario, std::uint64_t seed, const Verdict& base) {
   v1::Scenario perturbed = scenario;
   // mt19937_64's sequence is fixed by the standard (the distributions are not, so none is used).
@@ -124,29 +150,7 @@ v1::Scenario Perturb(const v1::Scenario& scenario, std::uint64_t seed, const Ver
     for (std::uint64_t i = 0; i < count; ++i) {
       v1::Perturbation* p = perturbed.add_perturbations();
       p->set_at_answer(static_cast<std::uint32_t>(first + 1 + below(answers)));
-      switch (below(7)) {
-        case 0:
-          p->set_delay(absl::StrCat(1 + below(60000), "ms"));
-          break;
-        case 1:
-          p->set_garbage_before(true);
-          break;
-        case 2:
-          p->set_stderr_noise(true);
-          break;
-        case 3:
-          p->set_drop(true);
-          break;
-        case 4:
-          p->set_partial_write(true);
-          break;
-        case 5:
-          p->set_reorder(true);
-          break;
-        default:
-          p->set_clock_jump(absl::StrCat(1 + below(600), "s"));
-          break;
-      }
+      SetPerturbation(static_cast<std::uint32_t>(below(kPerturbationKinds)), random(), p);
     }
   }
   if (calls > 0 && scenario.crash().after_call() == 0 && below(4) == 0) {

@@ -56,6 +56,14 @@ Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options = {});
 Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& options = {},
                        bool determinism = false);
 
+// The kinds of perturbation a seed (or a fuzzer's byte) chooses among.
+inline constexpr std::uint32_t kPerturbationKinds = 7;
+
+// SetPerturbation makes `p` perturbation kind `kind % kPerturbationKinds`: a delay of
+// `amount % 60000 + 1` ms, garbage first, stderr noise, a drop, an answer in two pieces, a
+// reordering, or a clock jump of `amount % 600 + 1` s.
+void SetPerturbation(std::uint32_t kind, std::uint64_t amount, v1::Perturbation* p);
+
 // Perturb returns `scenario` with the perturbations of `seed` added: one to three of delays,
 // garbage lines, stderr noise, dropped connections, answers in two pieces, independent
 // deliveries reordered and clock jumps, at
