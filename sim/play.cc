@@ -1,5 +1,6 @@
 #include "sim/play.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <utility>
@@ -230,8 +231,10 @@ class Player {
   // Loads every pinned server into `reachable`; the outcome keeps the first load's reports.
   void LoadAll(Reachable& reachable, bool report);
   absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(store::Store& store, Reachable& reachable);
-  // Gives the scenario's approvals while the run waits for one, resuming after each grant.
-  absl::Status Approvals(store::Store& store, Driver& driver, Run& run);
+  // Gives the scenario's approvals while the run waits for one, resuming (through `resume`)
+  // after each. `store` is the running runtime's, which a crash inside `resume` replaces.
+  absl::Status Approvals(const std::unique_ptr<store::Store>& store, Run& run,
+                         const std::function<absl::StatusOr<Run>()>& resume);
 
   void Finish(absl::Time start) {
     outcome_.effects = ledger_.effects;
@@ -287,28 +290,23 @@ absl::StatusOr<std::unique_ptr<Driver>> Player::MakeDriver(store::Store& store,
   return Driver::Create(store, clock_, entropy_, std::move(options));
 }
 
-absl::Status Player::Approvals(store::Store& store, Driver& driver, Run& run) {
+absl::Status Player::Approvals(const std::unique_ptr<store::Store>& store, Run& run,
+                               const std::function<absl::StatusOr<Run>()>& resume) {
   while (run.status == RunStatus::kWaitingForApproval &&
          next_approval_ < scenario_.approvals_size()) {
     const v1::Approval& approval = scenario_.approvals(next_approval_++);
-    AGENTRT_ASSIGN_OR_RETURN(Approval pending, PendingApproval(store, run.id));
+    AGENTRT_ASSIGN_OR_RETURN(Approval pending, PendingApproval(*store, run.id));
     Decider decider;
     decider.by = approval.by().empty() ? kDefaultOperator : approval.by();
     decider.note = approval.reason();
     if (approval.reject()) {
-      AGENTRT_RETURN_IF_ERROR(Reject(store, clock_, run.id, pending.id, decider).status());
-    } else {
-      AGENTRT_RETURN_IF_ERROR(Approve(store, clock_, run.id, pending.id, decider).status());
-    }
-    absl::StatusOr<Run> resumed = driver.Resume(run.id);
-    if (resumed.ok()) {
-      run = *resumed;
-    } else if (approval.reject()) {
-      // A rejected approval ended the run: nothing to resume.
+      // A rejection ends the run: nothing to resume.
+      AGENTRT_RETURN_IF_ERROR(Reject(*store, clock_, run.id, pending.id, decider).status());
+      AGENTRT_ASSIGN_OR_RETURN(run, ReadRun(*store, run.id));
       break;
-    } else {
-      return resumed.status();
     }
+    AGENTRT_RETURN_IF_ERROR(Approve(*store, clock_, run.id, pending.id, decider).status());
+    AGENTRT_ASSIGN_OR_RETURN(run, resume());
   }
   return absl::OkStatus();
 }
@@ -370,7 +368,8 @@ absl::StatusOr<Outcome> Player::Play() {
   outcome_.max_steps = limits.max_steps;
   std::string run_id = entropy_.NewId();
 
-  Cancellation cancellation;
+  // The running runtime's: the crash cancels the dead one's session, the restart makes anew.
+  auto cancellation = std::make_unique<Cancellation>();
   std::unique_ptr<store::Store> survivor;
   absl::Status crash_status;
   std::uint32_t crash_at = scenario_.crash().after_call();
@@ -386,11 +385,15 @@ absl::StatusOr<Outcome> Player::Play() {
     reachable->launcher->Kill();
     reachable->network->Kill();
     agent_->set_dead(true);
-    cancellation.Cancel();
+    cancellation->Cancel();
   };
-  std::string goal = scenario_.goal().empty() ? "simulated run" : scenario_.goal();
-  absl::StatusOr<Run> run = driver->StartWithId(run_id, goal, limits, &cancellation);
-  if (outcome_.crashed) {
+  // Runs one session of the run (its start, or a resume after an approval); when the crash
+  // came inside it, the runtime restarts from what the crash left and resumes the run.
+  bool restarted = false;
+  auto drive = [&](const std::function<absl::StatusOr<Run>()>& session) -> absl::StatusOr<Run> {
+    absl::StatusOr<Run> run = session();
+    if (!outcome_.crashed || restarted) return run;
+    restarted = true;
     ledger_.on_call = nullptr;
     AGENTRT_RETURN_IF_ERROR(crash_status);
     // The dead runtime's session, database and connections are gone; the servers are not.
@@ -406,11 +409,17 @@ absl::StatusOr<Outcome> Player::Play() {
     reachable = Connect();
     LoadAll(*reachable, /*report=*/false);
     agent_->set_dead(false);
+    cancellation = std::make_unique<Cancellation>();
     AGENTRT_ASSIGN_OR_RETURN(driver, MakeDriver(*store, *reachable));
-    run = driver->Resume(run_id);
-  }
-  if (!run.ok()) return run.status();
-  AGENTRT_RETURN_IF_ERROR(Approvals(*store, *driver, *run));
+    return driver->Resume(run_id, cancellation.get());
+  };
+  std::string goal = scenario_.goal().empty() ? "simulated run" : scenario_.goal();
+  AGENTRT_ASSIGN_OR_RETURN(Run run, drive([&] {
+                             return driver->StartWithId(run_id, goal, limits, cancellation.get());
+                           }));
+  AGENTRT_RETURN_IF_ERROR(Approvals(store, run, [&] {
+    return drive([&] { return driver->Resume(run_id, cancellation.get()); });
+  }));
 
   AGENTRT_ASSIGN_OR_RETURN(Run stored, ReadRun(*store, run_id));
   outcome_.run = stored;

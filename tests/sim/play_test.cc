@@ -135,6 +135,33 @@ TEST(PlayTest, ACrashAfterAWriteReachedTheServerPausesTheResumedRun) {
   EXPECT_THAT(BrokenInvariants(granted), IsEmpty());
 }
 
+TEST(PlayTest, ACrashInsideTheResumeAfterAGrantRestartsAndAsksAgain) {
+  v1::Scenario scenario = Parse(kBase);
+  scenario.mutable_policy()->set_local_mutation(v1::REQUIRE_APPROVAL);
+  scenario.add_approvals();  // grants the write; the runtime dies as it reaches the server
+  scenario.mutable_crash()->set_after_call(2);
+  Outcome paused = PlayOk(scenario);
+  EXPECT_TRUE(paused.crashed);
+  ASSERT_TRUE(paused.run.has_value());
+  EXPECT_EQ(paused.run->status, RunStatus::kWaitingForApproval);
+  EXPECT_EQ(paused.effects.size(), 2u);
+  EXPECT_THAT(BrokenInvariants(paused), IsEmpty());
+
+  // Granting the interrupted write resumes it under the policy asked again, which wants its own
+  // approval for a write (reference/core.md §6.5): the run pauses once more, then runs it.
+  scenario.add_approvals();
+  Outcome again = PlayOk(scenario);
+  ASSERT_TRUE(again.run.has_value());
+  EXPECT_EQ(again.run->status, RunStatus::kWaitingForApproval);
+  EXPECT_EQ(again.effects.size(), 2u);
+  scenario.add_approvals();
+  Outcome done = PlayOk(scenario);
+  ASSERT_TRUE(done.run.has_value());
+  EXPECT_EQ(done.run->status, RunStatus::kCompleted);
+  EXPECT_EQ(done.effects.size(), 3u);
+  EXPECT_THAT(BrokenInvariants(done), IsEmpty());
+}
+
 TEST(PlayTest, AfterACrashTheDatabaseFileHoldsTheRestartedRuntimesRun) {
   v1::Scenario scenario = Parse(kBase);
   scenario.mutable_crash()->set_after_call(2);
