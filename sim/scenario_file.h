@@ -2,8 +2,9 @@
 //
 // Reading scenarios (sim/proto/scenario.proto, docs/formats/scenario.md) from Protobuf text
 // format, strictly: a file that does not parse, names an unknown field, or holds a value the
-// simulator cannot play (JSON that is not JSON, a duration that is not one, two servers of one
-// name, a call to nothing) is refused with `<file>:<line>:<column>: <field path>: <why>`. So a
+// simulator cannot play (JSON that is not JSON, rules a rules file would refuse, a duration that
+// is not one, two servers of one name, a call naming no tool, an agent with both a script and
+// a model) is refused with `<file>:<line>:<column>: <field path>: <why>`. So a
 // reviewer's typo is an error at the line, never a silently different scenario.
 #pragma once
 

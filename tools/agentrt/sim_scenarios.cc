@@ -75,7 +75,8 @@ printed with the command that reproduces and shrinks it.
   --jobs J        threads (default 1); the verdicts do not depend on it
   --shard I/K     play only the seeds s with s % K == I: K machines split a swarm with no
                   coordination
-A progress line is kept on a terminal.
+A progress line is kept on a terminal; a long swarm (1,000 plays or more) writes a line to
+stderr at every tenth otherwise.
 
 Exit status: 0 no seed failed, 1 one did (or a scenario could not be read), 2 usage error.
 )";
@@ -355,6 +356,10 @@ int SimSwarm(const ParsedArgs& parsed) {
       if (terminal && (finished % 50 == 0 || finished == items.size())) {
         std::cerr << "\r" << finished << "/" << items.size() << " seeds played, " << failures.size()
                   << " failed" << std::flush;
+      } else if (!terminal && items.size() >= 1000 && finished % (items.size() / 10) == 0) {
+        // A log (a soak, a CI job) gets a line at every tenth of a long swarm.
+        std::cerr << finished << "/" << items.size() << " seeds played, " << failures.size()
+                  << " failed\n";
       }
     }
   };
