@@ -60,6 +60,14 @@ Outcome PlayOk(const v1::Scenario& scenario, std::uint64_t seed = 1) {
   return *std::move(outcome);
 }
 
+// The play's run is in `status` after `effects` calls reached the servers, every invariant kept.
+void ExpectRun(const Outcome& outcome, RunStatus status, std::size_t effects) {
+  ASSERT_TRUE(outcome.run.has_value());
+  EXPECT_EQ(outcome.run->status, status);
+  EXPECT_EQ(outcome.effects.size(), effects);
+  EXPECT_THAT(BrokenInvariants(outcome), IsEmpty());
+}
+
 TEST(PlayTest, TheSameScenarioGivesTheSameChainHead) {
   v1::Scenario scenario = Parse(kBase);
   Outcome first = PlayOk(scenario);
@@ -116,23 +124,16 @@ TEST(PlayTest, ACrashAfterAWriteReachedTheServerPausesTheResumedRun) {
   scenario.mutable_crash()->set_after_call(2);
   Outcome outcome = PlayOk(scenario);
   EXPECT_TRUE(outcome.crashed);
-  ASSERT_TRUE(outcome.run.has_value());
-  EXPECT_EQ(outcome.run->status, RunStatus::kWaitingForApproval);
   // The write reached the server once; the restarted runtime did not run it again.
-  EXPECT_EQ(outcome.effects.size(), 2u);
+  ExpectRun(outcome, RunStatus::kWaitingForApproval, 2);
   std::vector<std::string> types;
   for (const store::Event& event : outcome.events) types.push_back(event.type);
   EXPECT_THAT(types, ::testing::Contains(std::string(event::kLeaseTakenOver)));
   EXPECT_THAT(types, ::testing::Contains(std::string(event::kStepInterrupted)));
-  EXPECT_THAT(BrokenInvariants(outcome), IsEmpty());
 
   // Granting the interrupted call runs it again, once, by the operator's authority.
   scenario.add_approvals();
-  Outcome granted = PlayOk(scenario);
-  ASSERT_TRUE(granted.run.has_value());
-  EXPECT_EQ(granted.run->status, RunStatus::kCompleted);
-  EXPECT_EQ(granted.effects.size(), 3u);
-  EXPECT_THAT(BrokenInvariants(granted), IsEmpty());
+  ExpectRun(PlayOk(scenario), RunStatus::kCompleted, 3);
 }
 
 TEST(PlayTest, ACrashInsideTheResumeAfterAGrantRestartsAndAsksAgain) {
@@ -142,24 +143,14 @@ TEST(PlayTest, ACrashInsideTheResumeAfterAGrantRestartsAndAsksAgain) {
   scenario.mutable_crash()->set_after_call(2);
   Outcome paused = PlayOk(scenario);
   EXPECT_TRUE(paused.crashed);
-  ASSERT_TRUE(paused.run.has_value());
-  EXPECT_EQ(paused.run->status, RunStatus::kWaitingForApproval);
-  EXPECT_EQ(paused.effects.size(), 2u);
-  EXPECT_THAT(BrokenInvariants(paused), IsEmpty());
+  ExpectRun(paused, RunStatus::kWaitingForApproval, 2);
 
   // Granting the interrupted write resumes it under the policy asked again, which wants its own
   // approval for a write (reference/core.md §6.5): the run pauses once more, then runs it.
   scenario.add_approvals();
-  Outcome again = PlayOk(scenario);
-  ASSERT_TRUE(again.run.has_value());
-  EXPECT_EQ(again.run->status, RunStatus::kWaitingForApproval);
-  EXPECT_EQ(again.effects.size(), 2u);
+  ExpectRun(PlayOk(scenario), RunStatus::kWaitingForApproval, 2);
   scenario.add_approvals();
-  Outcome done = PlayOk(scenario);
-  ASSERT_TRUE(done.run.has_value());
-  EXPECT_EQ(done.run->status, RunStatus::kCompleted);
-  EXPECT_EQ(done.effects.size(), 3u);
-  EXPECT_THAT(BrokenInvariants(done), IsEmpty());
+  ExpectRun(PlayOk(scenario), RunStatus::kCompleted, 3);
 }
 
 TEST(PlayTest, AfterACrashTheDatabaseFileHoldsTheRestartedRuntimesRun) {
