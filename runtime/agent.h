@@ -1,7 +1,8 @@
 // runtime/agent.h
 //
-// The agent proposes; it decides nothing. Decide gets copies of the run, the steps so far and
-// the registered tools, and returns the next decision: a tool call, complete or fail.
+// The agent proposes; it decides nothing. Decide gets a copy of the run, the steps so far
+// (shared, read-only: step_list.h) and the registered tools, and returns the next decision: a
+// tool call, complete or fail.
 #pragma once
 
 #include <vector>
@@ -9,13 +10,14 @@
 #include "absl/status/statusor.h"
 #include "runtime/cancellation.h"
 #include "runtime/model.h"
+#include "runtime/step_list.h"
 #include "runtime/types.h"
 
 namespace agentrt {
 
 struct StepInput {
   Run run;                      // step_count already counts this step
-  std::vector<Step> steps;      // the steps before this one
+  StepList steps;               // the steps before this one (shared, read-only)
   std::vector<ToolSpec> tools;  // sorted by name
   // The accounting model caller for this step (model_caller.h); null when the driver has no
   // model configured. Valid only during Decide.

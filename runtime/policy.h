@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "runtime/json/document.h"
+#include "runtime/step_list.h"
 #include "runtime/types.h"
 
 namespace agentrt {
@@ -25,7 +26,7 @@ struct ToolRequest {
 
 struct RunView {
   Run run;                          // as read when the step started
-  std::vector<Step> steps;          // the steps before this one
+  StepList steps;                   // the steps before this one (shared, read-only)
   std::vector<Approval> approvals;  // every approval of the run so far
 };
 

@@ -328,7 +328,7 @@ StepInput GateSession::Input() const {
   StepInput input = session_->Input();
   if (!step_open_) {
     // Between steps there is no step to decide: the caller sees every step and no model.
-    input.steps = session_->steps_;
+    input.steps = session_->steps_.Share(session_->steps_.size());
     input.model = nullptr;
   }
   return input;

@@ -30,7 +30,7 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
   request.args = *json::Canonicalize(decision.args.empty() ? "{}" : decision.args);
   RunView view;
   view.run = run_;
-  view.steps.assign(steps_.begin(), steps_.end() - 1);
+  view.steps = steps_.Share(steps_.size() - 1);
   view.approvals = approvals_;
   // The identity read (and checked) when the driver was made: the step.policy event and
   // steps.policy_id name the same policy.

@@ -76,9 +76,10 @@ absl::StatusOr<Run> Driver::Session::Iterate() {
 }
 
 // Trailing steps whose observation is a failure; a step without one, or a success, ends it.
-int Driver::Session::ConsecutiveFailures() const {
+// Counting stops at `enough` (see LoopRepeats).
+int Driver::Session::ConsecutiveFailures(int enough) const {
   int n = 0;
-  for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
+  for (auto it = steps_.rbegin(); it != steps_.rend() && n < enough; ++it) {
     if (!it->observation || !it->observation->is_failure()) break;
     ++n;
   }
@@ -86,12 +87,14 @@ int Driver::Session::ConsecutiveFailures() const {
 }
 
 // Identical trailing (tool, canonical args, observation) signatures; a changed result is
-// progress. Invalid decisions take no part.
-std::pair<int, const Step*> Driver::Session::LoopRepeats() const {
+// progress. Invalid decisions take no part. Counting stops at `enough`: the check runs before
+// every step, so a run never has more repeats than its threshold, and walking further back
+// (with a hash of every step's arguments) would make a step's cost grow with the run.
+std::pair<int, const Step*> Driver::Session::LoopRepeats(int enough) const {
   int repeats = 0;
   const Step* last = nullptr;
   std::string signature;
-  for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
+  for (auto it = steps_.rbegin(); it != steps_.rend() && repeats < enough; ++it) {
     const Step& s = *it;
     if (!s.decision || s.decision->kind != "tool_call" || !s.observation ||
         s.observation->kind == ObservationKind::kInvalidDecision) {
@@ -120,7 +123,8 @@ absl::StatusOr<bool> Driver::Session::CheckLimits() {
                 .detail = absl::StrCat("step limit ", l.max_steps, " reached")}));
     return true;
   }
-  if (int failures = ConsecutiveFailures(); failures >= l.max_consecutive_tool_failures) {
+  if (int failures = ConsecutiveFailures(l.max_consecutive_tool_failures);
+      failures >= l.max_consecutive_tool_failures) {
     AGENTRT_RETURN_IF_ERROR(
         Settle({.status = RunStatus::kFailed,
                 .reason = reason::kRepeatedToolFailures,
@@ -143,7 +147,7 @@ absl::StatusOr<bool> Driver::Session::CheckLimits() {
                                        absl::FormatDuration(l.max_elapsed_time))}));
     return true;
   }
-  auto [repeats, step] = LoopRepeats();
+  auto [repeats, step] = LoopRepeats(l.loop_threshold);
   if (repeats >= l.loop_threshold) {
     std::string tool = step->decision->tool;
     std::string loop = json::JsonObject()
@@ -216,7 +220,7 @@ absl::StatusOr<bool> Driver::Session::StartStep() {
 StepInput Driver::Session::Input() const {
   StepInput input;
   input.run = run_;
-  if (!steps_.empty()) input.steps.assign(steps_.begin(), steps_.end() - 1);
+  if (!steps_.empty()) input.steps = steps_.Share(steps_.size() - 1);
   for (const RecordedSpec& s : d_.registry_->specs()) input.tools.push_back(s.spec);
   input.model = model_caller_.get();
   input.cancellation = cancellation_;

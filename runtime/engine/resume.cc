@@ -149,7 +149,7 @@ std::optional<absl::StatusOr<Run>> Driver::Session::Reconciled(
     std::optional<std::size_t> executing) {
   RunView view;
   view.run = run_;
-  view.steps = steps_;
+  view.steps = steps_.Share(steps_.size());
   view.approvals = approvals_;
   absl::StatusOr<Reconciliation> rec;
   try {

@@ -19,6 +19,7 @@
 #include "runtime/driver.h"
 #include "runtime/engine/executing_runs.h"
 #include "runtime/engine/model_caller.h"
+#include "runtime/engine/shared_steps.h"
 #include "runtime/engine/tool_registry.h"
 #include "runtime/world/timestamp.h"
 
@@ -105,11 +106,12 @@ class Driver::Session {
   };
 
   // Trailing steps whose observation is a failure; a step without one, or a success, ends it.
-  int ConsecutiveFailures() const;
+  // Counts at most `enough`.
+  int ConsecutiveFailures(int enough) const;
 
   // Identical trailing (tool, canonical args, observation) signatures; a changed result is
-  // progress. Invalid decisions take no part.
-  std::pair<int, const Step*> LoopRepeats() const;
+  // progress. Invalid decisions take no part. Counts at most `enough`.
+  std::pair<int, const Step*> LoopRepeats(int enough) const;
 
   absl::StatusOr<bool> CheckLimits();
 
@@ -214,7 +216,7 @@ class Driver::Session {
 
   Driver& d_;
   Run run_;
-  std::vector<Step> steps_;
+  SharedSteps steps_;
   std::vector<Approval> approvals_;  // the run's approvals, as this session wrote or read them
   std::optional<Pending> pending_;
   std::unique_ptr<AccountingModelCaller> model_caller_;  // the open step's, when a model is set

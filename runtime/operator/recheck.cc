@@ -364,8 +364,9 @@ RecheckedEvaluation RecheckOne(const Context& c, std::size_t index, bool& pre_mi
                      absl::StrCat("step ", before.index,
                                   " of the view cannot be read: ", ToAbsl(before.decode_error)));
     }
-    rebuilt.steps.push_back(before);
   }
+  rebuilt.steps = StepList(
+      std::vector<Step>(c.steps.begin(), c.steps.begin() + static_cast<std::ptrdiff_t>(n_steps)));
   for (std::int64_t i = 0; i < n_approvals; ++i) {
     Approval a = c.approvals[static_cast<std::size_t>(i)];
     // As it stood at this evaluation: the status of its last decision before it; without any

@@ -166,6 +166,11 @@ absl::Status Connection::Exec(std::string_view sql) {
   return status;
 }
 
+absl::Status Connection::ExecPrepared(std::string_view sql) {
+  AGENTRT_ASSIGN_OR_RETURN(Statement * statement, Prepare(sql));
+  return statement->Run({});
+}
+
 absl::Status Connection::CopyTo(Connection& target) {
   sqlite3_backup* backup = sqlite3_backup_init(target.db_, "main", db_, "main");
   if (backup == nullptr) return FromSqlite(target.db_, sqlite3_errcode(target.db_), "backup");
@@ -188,15 +193,17 @@ absl::Status Connection::ExecRetryingBusy(std::string_view sql) {
 }
 
 absl::StatusOr<Statement*> Connection::Prepare(std::string_view sql) {
-  for (const auto& s : statements_) {
-    if (s->sql() == sql) return s.get();
+  if (auto found = statements_.find(ToAbsl(sql)); found != statements_.end()) {
+    return found->second.get();
   }
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
                               SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
   if (rc != SQLITE_OK) return FromSqlite(db_, rc, absl::StrCat("prepare ", ToAbsl(sql)));
-  statements_.push_back(std::make_unique<Statement>(db_, stmt, std::string(sql)));
-  return statements_.back().get();
+  auto statement = std::make_unique<Statement>(db_, stmt, std::string(sql));
+  Statement* raw = statement.get();
+  statements_.emplace(std::string(sql), std::move(statement));
+  return raw;
 }
 
 std::int64_t Connection::Changes() const { return sqlite3_changes64(db_); }

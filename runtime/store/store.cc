@@ -437,10 +437,10 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
     absl::Cleanup lower = [&] {
       if (raise) connection_->Exec("PRAGMA synchronous=NORMAL").IgnoreError();
     };
-    AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec("BEGIN IMMEDIATE")));
+    AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecPrepared("BEGIN IMMEDIATE")));
     Transaction tx(*connection_);
     absl::Status status = CallRollingBackOnThrow(*connection_, fn, tx);
-    if (status.ok()) status = WithPath(path_, connection_->Exec("COMMIT"));
+    if (status.ok()) status = WithPath(path_, connection_->ExecPrepared("COMMIT"));
     if (!status.ok()) {
       // ROLLBACK fails only when SQLite already rolled back; the first error is the one to tell.
       connection_->Exec("ROLLBACK").IgnoreError();
@@ -457,10 +457,10 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
 
 absl::Status Store::Read(absl::FunctionRef<absl::Status(Transaction&)> fn) {
   absl::MutexLock lock(&mu_);
-  AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec("BEGIN")));
+  AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecPrepared("BEGIN")));
   Transaction tx(*connection_);
   absl::Status status = CallRollingBackOnThrow(*connection_, fn, tx);
-  connection_->Exec("COMMIT").IgnoreError();
+  connection_->ExecPrepared("COMMIT").IgnoreError();
   return status;
 }
 

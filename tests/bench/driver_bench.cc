@@ -1,13 +1,16 @@
-// The step loop's cost per step against a floor: the same number of SQLite transactions and
-// rows written through the bare library with no validation, policy, canonical JSON or hash
-// chain. A tool step of the driver is four transactions (start, decision, tool start,
-// outcome) carrying five events. Figures in docs/performance.md.
+// The step loop's cost per step against a floor (figures in docs/performance.md): opening a
+// store and creating a driver are measured apart (BM_StoreOpen, BM_DriverCreate); the loop
+// (BM_DriverLoop) runs 10 and 400 tool steps with 100-byte and 8 KiB observations, in memory
+// and on a file, so a cost that grows with the run's length shows; its floor (BM_StepFloor)
+// writes what a crash-safe step must write and nothing else. A model call accounted
+// (BM_ModelCallAccounted) has its own floor (BM_BareSqliteModelCallWrites).
 #include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "runtime/driver.h"
 #include "runtime/scripted_agent.h"
@@ -22,10 +25,14 @@ namespace {
 constexpr int kSteps = 20;
 
 // Reads a file, or (as a local mutation) stands for a call whose effect cannot be taken back,
-// whose start the driver makes durable before it runs.
+// whose start the driver makes durable before it runs. Its observation is `bytes` long (the
+// reference's shapes: 100 bytes and 8 KiB).
 class ReadTool final : public Tool {
  public:
-  explicit ReadTool(SideEffect effect = SideEffect::kReadOnly) : effect_(effect) {}
+  ReadTool(SideEffect effect, std::size_t bytes)
+      : effect_(effect),
+        content_(
+            absl::StrCat(R"({"text":")", std::string(bytes > 12 ? bytes - 12 : 0, 'x'), R"("})")) {}
   ToolSpec Spec() const override {
     return ToolSpec{"read_file",
                     "Read a text file.",
@@ -35,10 +42,35 @@ class ReadTool final : public Tool {
                     absl::Seconds(5),
                     false};
   }
-  SideEffect effect_;
   absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
-    return ToolResult{R"({"text":"127.0.0.1 localhost"})", "read 19 bytes"};
+    return ToolResult{content_, "read the file"};
   }
+
+ private:
+  SideEffect effect_;
+  std::string content_;
+};
+
+// Asks for `calls` reads of distinct files, then completes: stateless (it reads the step
+// count), so one agent serves every run of a benchmark. Distinct calls are what an agent makes;
+// a run of identical ones is a loop the runtime ends at its threshold.
+class ReadingAgent final : public Agent {
+ public:
+  explicit ReadingAgent(int calls) : calls_(calls) {}
+  absl::StatusOr<Decision> Decide(const StepInput& input) override {
+    Decision d;
+    if (input.run.step_count <= calls_) {
+      d.kind = "tool_call";
+      d.tool = "read_file";
+      d.args = absl::StrCat(R"({"path":"/var/notes/)", input.run.step_count, R"("})");
+    } else {
+      d.kind = "complete";
+    }
+    return d;
+  }
+
+ private:
+  int calls_;
 };
 
 std::string TempDb(const char* name) {
@@ -50,35 +82,66 @@ std::string TempDb(const char* name) {
   return path;
 }
 
-void BM_DriverRun(benchmark::State& state) {
+void RemoveDb(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+}
+
+// Opening a store: a new database created and migrated (a file in WAL mode, or in memory).
+void BM_StoreOpen(benchmark::State& state) {
   bool file = state.range(0) == 1;
-  bool side_effects = state.range(1) == 1;
+  world::RealClock clock;
+  std::string path = TempDb("open");
+  for (auto _ : state) {
+    auto store = file ? store::Store::Open(path, clock) : store::Store::OpenInMemory(clock);
+    if (!store.ok()) {
+      state.SkipWithError(std::string(store.status().message()).c_str());
+      break;
+    }
+    state.PauseTiming();
+    store->reset();
+    RemoveDb(path);
+    state.ResumeTiming();
+  }
+}
+
+// Creating a driver: options checked, the tool's spec recorded (its schema compiled).
+void BM_DriverCreate(benchmark::State& state) {
+  world::RealClock clock;
+  world::RealScheduler scheduler;
+  world::SeededEntropy entropy(1);
+  auto store = *store::Store::OpenInMemory(clock);
+  ReadTool tool(SideEffect::kReadOnly, 100);
+  ReadingAgent agent(1);
+  std::unique_ptr<Policy> policy = DefaultPolicy();
+  for (auto _ : state) {
+    DriverOptions options{&agent, policy.get(), {&tool}, "bench"};
+    options.scheduler = &scheduler;
+    benchmark::DoNotOptimize(*Driver::Create(*store, clock, entropy, options));
+  }
+}
+
+// The loop alone: a run of `steps` read calls and a `complete`, per step, with the store opened
+// and the driver created once, outside the timing. The per-step figure at 400 steps must be the
+// one at 10: a cost that grows with the run's length shows as a difference.
+void BM_DriverLoop(benchmark::State& state) {
+  bool file = state.range(0) == 1;
+  int calls = static_cast<int>(state.range(1));
+  auto bytes = static_cast<std::size_t>(state.range(2));
+  bool side_effects = state.range(3) == 1;
   world::RealClock clock;
   world::RealScheduler scheduler;  // the production world: one heartbeat thread for every run
   world::SeededEntropy entropy(1);
-  std::string path = TempDb("driver");
+  std::string path = TempDb("loop");
   auto store = file ? *store::Store::Open(path, clock) : *store::Store::OpenInMemory(clock);
-  ReadTool tool(side_effects ? SideEffect::kLocalMutation : SideEffect::kReadOnly);
+  ReadTool tool(side_effects ? SideEffect::kLocalMutation : SideEffect::kReadOnly, bytes);
+  ReadingAgent agent(calls);
   std::unique_ptr<Policy> policy = DefaultPolicy();
+  DriverOptions options{&agent, policy.get(), {&tool}, "bench"};
+  options.scheduler = &scheduler;
+  auto driver = *Driver::Create(*store, clock, entropy, options);
   Limits limits;
-  limits.max_steps = kSteps + 1;
-  limits.loop_threshold = kSteps + 1;
+  limits.max_steps = calls + 1;
   for (auto _ : state) {
-    std::vector<Decision> script;
-    for (int i = 0; i < kSteps; ++i) {
-      Decision d;
-      d.kind = "tool_call";
-      d.tool = "read_file";
-      d.args = R"({"path":"/etc/hosts"})";
-      script.push_back(d);
-    }
-    Decision done;
-    done.kind = "complete";
-    script.push_back(done);
-    ScriptedAgent agent(script);
-    DriverOptions options{&agent, policy.get(), {&tool}, "bench"};
-    options.scheduler = &scheduler;
-    auto driver = *Driver::Create(*store, clock, entropy, options);
     absl::StatusOr<Run> run = driver->Start("bench", limits);
     if (!run.ok() || run->status != RunStatus::kCompleted) {
       state.SkipWithError(run.ok() ? (run->reason + ": " + run->reason_detail).c_str()
@@ -86,40 +149,108 @@ void BM_DriverRun(benchmark::State& state) {
       break;
     }
   }
-  state.SetItemsProcessed(state.iterations() * (kSteps + 1));
+  state.SetItemsProcessed(state.iterations() * (calls + 1));
   state.SetLabel("items = steps");
+  driver.reset();
   store.reset();
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  RemoveDb(path);
 }
 
-void BM_BareSqliteSameWrites(benchmark::State& state) {
+// The floor for the same run: what a crash-safe step must write, and nothing else, through the
+// bare library with every statement prepared once (BEGIN and COMMIT included). Per tool step,
+// three transactions: the step started (its row and an event); the decision and the intent,
+// committed before the tool would run (the step row updated, three events: decided, policy,
+// tool started); the outcome and the run's totals (the step row updated with the observation,
+// the run row updated, an event). Rows and events are the size of ours: 100 to 400-byte
+// events, the observation `bytes` long. The final `complete` step is two transactions. It
+// leaves out everything that makes the step governed: intake and canonical JSON, the schema,
+// the policy, SHA-256 of the content and of every event's chain link, the guards that a run is
+// still this driver's, and the lease.
+void BM_StepFloor(benchmark::State& state) {
   bool file = state.range(0) == 1;
-  std::string path = TempDb("bare");
+  int calls = static_cast<int>(state.range(1));
+  auto bytes = static_cast<std::size_t>(state.range(2));
+  std::string path = TempDb("floor");
   sqlite3* db = nullptr;
   sqlite3_open(file ? path.c_str() : ":memory:", &db);
   sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", nullptr, nullptr,
                nullptr);
-  sqlite3_exec(db, "CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)", nullptr, nullptr, nullptr);
-  sqlite3_stmt* insert = nullptr;
-  sqlite3_prepare_v2(db, "INSERT INTO t (v) VALUES (?1)", -1, &insert, nullptr);
-  std::string row(200, 'x');
+  sqlite3_exec(db,
+               "CREATE TABLE runs (id INTEGER PRIMARY KEY, steps INTEGER, state TEXT); "
+               "CREATE TABLE steps (id INTEGER PRIMARY KEY, run INTEGER, decision TEXT, "
+               "observation TEXT); "
+               "CREATE TABLE events (seq INTEGER PRIMARY KEY, run INTEGER, payload TEXT)",
+               nullptr, nullptr, nullptr);
+  auto prepare = [&](const char* sql) {
+    sqlite3_stmt* stmt = nullptr;
+    sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+    return stmt;
+  };
+  sqlite3_stmt* begin = prepare("BEGIN IMMEDIATE");
+  sqlite3_stmt* commit = prepare("COMMIT");
+  sqlite3_stmt* new_run = prepare("INSERT INTO runs (steps, state) VALUES (0, ?1)");
+  sqlite3_stmt* new_step = prepare("INSERT INTO steps (run, decision) VALUES (?1, '')");
+  sqlite3_stmt* decide = prepare("UPDATE steps SET decision = ?1 WHERE id = ?2");
+  sqlite3_stmt* observe = prepare("UPDATE steps SET observation = ?1 WHERE id = ?2");
+  sqlite3_stmt* count = prepare("UPDATE runs SET steps = steps + 1, state = ?1 WHERE id = ?2");
+  sqlite3_stmt* event = prepare("INSERT INTO events (run, payload) VALUES (?1, ?2)");
+  std::string small(100, 'e'), medium(200, 'e'), large(400, 'e'), decision(100, 'd');
+  std::string observation(bytes, 'o');
+  auto run_stmt = [](sqlite3_stmt* stmt) {
+    sqlite3_step(stmt);
+    sqlite3_reset(stmt);
+  };
+  auto text = [](sqlite3_stmt* stmt, int i, const std::string& v) {
+    sqlite3_bind_text(stmt, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  };
+  auto put_event = [&](sqlite3_int64 run, const std::string& payload) {
+    sqlite3_bind_int64(event, 1, run);
+    text(event, 2, payload);
+    run_stmt(event);
+  };
   for (auto _ : state) {
-    for (int step = 0; step < kSteps + 1; ++step) {
-      for (int tx = 0; tx < 4; ++tx) {
-        sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
-        for (int r = 0; r < 2; ++r) {  // a state row and an event
-          sqlite3_bind_text(insert, 1, row.data(), static_cast<int>(row.size()), SQLITE_STATIC);
-          sqlite3_step(insert);
-          sqlite3_reset(insert);
-        }
-        sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+    run_stmt(begin);
+    text(new_run, 1, medium);
+    run_stmt(new_run);
+    sqlite3_int64 run = sqlite3_last_insert_rowid(db);
+    put_event(run, medium);  // run.created
+    put_event(run, small);   // run.started
+    run_stmt(commit);
+    for (int step = 0; step <= calls; ++step) {
+      run_stmt(begin);
+      sqlite3_bind_int64(new_step, 1, run);
+      run_stmt(new_step);
+      sqlite3_int64 id = sqlite3_last_insert_rowid(db);
+      put_event(run, small);  // step.started
+      run_stmt(commit);
+      run_stmt(begin);
+      text(decide, 1, decision);
+      sqlite3_bind_int64(decide, 2, id);
+      run_stmt(decide);
+      put_event(run, medium);  // step.decided
+      if (step < calls) {
+        put_event(run, large);   // step.policy
+        put_event(run, medium);  // step.tool_started
+        run_stmt(commit);
+        run_stmt(begin);
+        text(observe, 1, observation);
+        sqlite3_bind_int64(observe, 2, id);
+        run_stmt(observe);
+        put_event(run, medium);  // step.tool_finished
       }
+      text(count, 1, small);
+      sqlite3_bind_int64(count, 2, run);
+      run_stmt(count);
+      if (step == calls) put_event(run, medium);  // run.finished
+      run_stmt(commit);
     }
   }
-  state.SetItemsProcessed(state.iterations() * (kSteps + 1));
-  sqlite3_finalize(insert);
+  state.SetItemsProcessed(state.iterations() * (calls + 1));
+  for (sqlite3_stmt* stmt : {begin, commit, new_run, new_step, decide, observe, count, event}) {
+    sqlite3_finalize(stmt);
+  }
   sqlite3_close(db);
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  RemoveDb(path);
 }
 
 // A model that answers at once: what remains is the accounting around each call.
@@ -253,15 +384,31 @@ void BM_AbslFormatTimeSameText(benchmark::State& state) {
 
 BENCHMARK(BM_FormatTimestamp);
 BENCHMARK(BM_AbslFormatTimeSameText);
-BENCHMARK(BM_DriverRun)
-    ->Args({0, 0})
-    ->Args({1, 0})
-    ->Args({0, 1})
-    ->Args({1, 1})
-    ->ArgNames({"file", "side_effects"});
+BENCHMARK(BM_StoreOpen)->Arg(0)->Arg(1)->ArgName("file")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DriverCreate)->Unit(benchmark::kMicrosecond);
+// file, steps (tool calls), observation bytes, side effects.
+void StepArgs(benchmark::internal::Benchmark* b) {
+  for (int file : {0, 1}) {
+    for (int steps : {10, 400}) {
+      for (int bytes : {100, 8192}) b->Args({file, steps, bytes, 0});
+    }
+  }
+  b->Args({1, 10, 100, 1});
+  b->ArgNames({"file", "steps", "bytes", "side_effects"});
+  b->Unit(benchmark::kMicrosecond);
+}
+BENCHMARK(BM_DriverLoop)->Apply(StepArgs);
+BENCHMARK(BM_StepFloor)->Apply([](benchmark::internal::Benchmark* b) {
+  for (int file : {0, 1}) {
+    for (int steps : {10, 400}) {
+      for (int bytes : {100, 8192}) b->Args({file, steps, bytes});
+    }
+  }
+  b->ArgNames({"file", "steps", "bytes"});
+  b->Unit(benchmark::kMicrosecond);
+});
 BENCHMARK(BM_ModelCallAccounted)->Arg(0)->Arg(1)->ArgName("file");
 BENCHMARK(BM_BareSqliteModelCallWrites)->Arg(0)->Arg(1)->ArgName("file");
-BENCHMARK(BM_BareSqliteSameWrites)->Arg(0)->Arg(1)->ArgName("file");
 
 }  // namespace
 }  // namespace agentrt

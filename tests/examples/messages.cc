@@ -53,19 +53,21 @@ absl::Status Example() {
   agentrt::StepInput input;
   input.run.id = "run-1";
   input.run.goal = "When was agentrt 1.0 released?";
-  input.steps.push_back(DecidedStep(0, agentrt::scripted::Call("search", R"({ "q": "agentrt" })"),
-                                    agentrt::ObservationKind::kToolResult,
-                                    R"({"hits":["agentrt.dev/v1"]})", "1 hit"));
-  input.steps.push_back(DecidedStep(
+  std::vector<agentrt::Step> steps;
+  steps.push_back(DecidedStep(0, agentrt::scripted::Call("search", R"({ "q": "agentrt" })"),
+                              agentrt::ObservationKind::kToolResult,
+                              R"({"hits":["agentrt.dev/v1"]})", "1 hit"));
+  steps.push_back(DecidedStep(
       1,
       agentrt::scripted::Call("fetch", R"({"url":"agentrt.dev/v1"})", "Reading the releases page."),
       agentrt::ObservationKind::kToolError, R"({"error":"timed out after 10s"})",
       "timed out after 10s"));
   // A reply with no tool call, recorded as the invalid decision it is (see decide.cc).
-  input.steps.push_back(DecidedStep(
+  steps.push_back(DecidedStep(
       2, agentrt::Decision{.kind = "no_tool_call", .reason = "It was probably in March."},
       agentrt::ObservationKind::kInvalidDecision, R"({"error":"the reply contained no tool call"})",
       "invalid decision: the reply contained no tool call"));
+  input.steps = std::move(steps);
 
   agentrt::render::RenderOptions options;
   options.opening = [](const agentrt::StepInput& in) { return "Goal: " + in.run.goal; };

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
@@ -63,6 +64,9 @@ class Connection {
   ~Connection();
 
   absl::Status Exec(std::string_view sql);
+  // ExecPrepared is Exec for a statement run again and again (BEGIN IMMEDIATE, COMMIT):
+  // prepared once, then only stepped.
+  absl::Status ExecPrepared(std::string_view sql);
   // CopyTo copies everything committed in this database into `target`'s, replacing what it
   // held (SQLite's online backup, in one pass).
   absl::Status CopyTo(Connection& target);
@@ -81,7 +85,8 @@ class Connection {
   explicit Connection(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   sqlite3* db_;
   std::string path_;
-  std::vector<std::unique_ptr<Statement>> statements_;
+  // By SQL text: a step looks statements up a dozen times, BEGIN and COMMIT included.
+  absl::flat_hash_map<std::string, std::unique_ptr<Statement>> statements_;
 };
 
 }  // namespace agentrt::store::internal

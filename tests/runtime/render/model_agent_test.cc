@@ -198,8 +198,9 @@ TEST_F(ModelAgentDriverTest, StepsReadBackFromTheStoreRenderTheSameConversation)
 
   StepInput from_store;
   from_store.run = *ReadRun(*store_, "run-1");
-  from_store.steps = *ReadSteps(*store_, "run-1");
-  from_store.steps.pop_back();  // the last step was being decided
+  std::vector<Step> steps = *ReadSteps(*store_, "run-1");
+  steps.pop_back();  // the last step was being decided
+  from_store.steps = std::move(steps);
   from_store.tools = {finish_.Spec(), read_.Spec()};
   absl::StatusOr<ModelRequest> again = agent.Request(from_store);
   ASSERT_TRUE(again.ok()) << again.status();

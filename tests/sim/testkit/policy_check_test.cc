@@ -86,12 +86,14 @@ TEST_F(CheckPolicyTest, DisagreementsAreOneReadableTable) {
 
 TEST_F(CheckPolicyTest, ViewReachesThePolicy) {
   auto three_failures = [](RunView& view) {
+    std::vector<Step> steps;
     for (int i = 0; i < 3; ++i) {
       Step s;
       s.index = i;
       s.status = StepStatus::kFailed;
-      view.steps.push_back(s);
+      steps.push_back(s);
     }
+    view.steps = std::move(steps);
     view.run.step_count = 4;
   };
   std::vector<PolicyCase> table = {
