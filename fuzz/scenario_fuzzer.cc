@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     agentrt::sim::SetPerturbation(data[i + 2], std::uint64_t{data[i + 3]} * 250, p);
   }
   agentrt::sim::JudgeOptions options;
-  options.schema_template = schema;
+  options.reuse = schema;
   agentrt::sim::Verdict verdict = agentrt::sim::JudgePerturbed(scenario, options);
   // Outcomes may change under perturbation; an invariant, and the simulator itself, may not.
   if (!verdict.passed && (verdict.difference.rfind("invariant broken", 0) == 0 ||

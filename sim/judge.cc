@@ -66,6 +66,7 @@ std::string DbPath(const std::string& dir, const std::string& name, int play) {
 Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
   PlayOptions first_options;
   first_options.schema_template = options.schema_template;
+  first_options.reuse = options.reuse;
   first_options.db_path = DbPath(options.db_dir, scenario.name(), 1);
   absl::StatusOr<Outcome> first = Play(scenario, first_options);
   if (!first.ok()) return Failed(scenario, first.status());
@@ -77,6 +78,7 @@ Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
   if (difference.empty()) {
     PlayOptions second_options;
     second_options.schema_template = options.schema_template;
+    second_options.reuse = options.reuse;
     second_options.db_path = DbPath(options.db_dir, scenario.name(), 2);
     absl::StatusOr<Outcome> second = Play(scenario, second_options);
     difference = second.ok() ? Determinism(*first, *second)
@@ -91,6 +93,7 @@ Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& option
                        bool determinism) {
   PlayOptions play_options;
   play_options.schema_template = options.schema_template;
+  play_options.reuse = options.reuse;
   play_options.db_path = DbPath(options.db_dir, perturbed.name(), 1);
   absl::StatusOr<Outcome> first = Play(perturbed, play_options);
   if (!first.ok()) return Failed(perturbed, first.status());

@@ -47,6 +47,9 @@ struct JudgeOptions {
   std::string db_dir;
   // Optional, not owned: the migrated database in-memory plays copy (play.h).
   store::Store* schema_template = nullptr;
+  // Optional, not owned, one judge at a time: the database in-memory plays empty and reuse
+  // (play.h).
+  store::Store* reuse = nullptr;
 };
 
 Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options = {});

@@ -186,6 +186,23 @@ mcp::Server ServerOf(const v1::Server& config) {
   return server;
 }
 
+// Empties every table a play writes (the record of the migrations aside) and the
+// AUTOINCREMENT memory of the event sequence: the database is then as a fresh migrated one,
+// with its connection's prepared statements kept.
+absl::Status Empty(store::Store& store) {
+  return store.Write([](store::Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(tx.Exec("PRAGMA defer_foreign_keys=ON").status());
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<store::SqlRow> tables,
+        tx.Query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                 "'sqlite_%' AND name <> 'schema_migrations'"));
+    for (const store::SqlRow& table : tables) {
+      AGENTRT_RETURN_IF_ERROR(tx.Exec(absl::StrCat("DELETE FROM \"", table.at(0), "\"")).status());
+    }
+    return tx.Exec("DELETE FROM sqlite_sequence WHERE name <> 'schema_migrations'").status();
+  });
+}
+
 // One server of the scenario as the runtime knows it.
 struct Configured {
   const v1::Server* config;
@@ -233,7 +250,7 @@ class Player {
   absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(store::Store& store, Reachable& reachable);
   // Gives the scenario's approvals while the run waits for one, resuming (through `resume`)
   // after each. `store` is the running runtime's, which a crash inside `resume` replaces.
-  absl::Status Approvals(const std::unique_ptr<store::Store>& store, Run& run,
+  absl::Status Approvals(store::Store* const& store, Run& run,
                          const std::function<absl::StatusOr<Run>()>& resume);
 
   void Finish(absl::Time start) {
@@ -290,7 +307,7 @@ absl::StatusOr<std::unique_ptr<Driver>> Player::MakeDriver(store::Store& store,
   return Driver::Create(store, clock_, entropy_, std::move(options));
 }
 
-absl::Status Player::Approvals(const std::unique_ptr<store::Store>& store, Run& run,
+absl::Status Player::Approvals(store::Store* const& store, Run& run,
                                const std::function<absl::StatusOr<Run>()>& resume) {
   while (run.status == RunStatus::kWaitingForApproval &&
          next_approval_ < scenario_.approvals_size()) {
@@ -352,14 +369,18 @@ absl::StatusOr<Outcome> Player::Play() {
   // Migrations are stamped by a clock of their own, so a fresh database, a file and a copy of
   // the template leave the run's clock at the same reading: one scenario, one chain head.
   world::ManualClock migrations(absl::FromUnixSeconds(kStartUnixSeconds));
-  std::unique_ptr<store::Store> store;
-  if (options_.db_path.empty() && options_.schema_template != nullptr) {
-    AGENTRT_ASSIGN_OR_RETURN(store, options_.schema_template->CopyInMemory());
+  // The running runtime's database: borrowed (PlayOptions::reuse) or owned.
+  std::unique_ptr<store::Store> owned;
+  if (options_.db_path.empty() && options_.reuse != nullptr) {
+    AGENTRT_RETURN_IF_ERROR(Empty(*options_.reuse));
+  } else if (options_.db_path.empty() && options_.schema_template != nullptr) {
+    AGENTRT_ASSIGN_OR_RETURN(owned, options_.schema_template->CopyInMemory());
   } else if (options_.db_path.empty()) {
-    AGENTRT_ASSIGN_OR_RETURN(store, store::Store::OpenInMemory(migrations));
+    AGENTRT_ASSIGN_OR_RETURN(owned, store::Store::OpenInMemory(migrations));
   } else {
-    AGENTRT_ASSIGN_OR_RETURN(store, store::Store::Open(options_.db_path, migrations));
+    AGENTRT_ASSIGN_OR_RETURN(owned, store::Store::Open(options_.db_path, migrations));
   }
+  store::Store* store = owned != nullptr ? owned.get() : options_.reuse;
   agent_ = std::make_unique<SimAgent>(InnerAgent(scenario_.agent()));
   if (!scenario_.agent().model().empty()) model_ = ModelOf(scenario_.agent());
   policy_ = PolicyOf(scenario_);
@@ -400,7 +421,8 @@ absl::StatusOr<Outcome> Player::Play() {
     driver.reset();
     reachable.reset();
     if (options_.db_path.empty()) {
-      store = std::move(survivor);
+      owned = std::move(survivor);
+      store = owned.get();
     } else {
       // The file becomes what the crash left: the survivor's contents, over the dead runtime's.
       AGENTRT_RETURN_IF_ERROR(store->CopyFrom(*survivor));

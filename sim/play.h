@@ -39,6 +39,11 @@ struct PlayOptions {
   // copies instead of creating and migrating its own, which is half the cost of a small play.
   // Thread-safe to share: copies are taken under its lock.
   store::Store* schema_template = nullptr;
+  // Optional, not owned, one play at a time: an in-memory database (a copy of the template)
+  // that the play empties and plays on, keeping its connection's prepared statements: a
+  // thread playing many scenarios (a swarm's worker, a benchmark) gives each play the same one.
+  // Takes precedence over schema_template; ignored with db_path.
+  store::Store* reuse = nullptr;
   std::uint64_t seed = 1;  // the world's entropy (ids)
 };
 
@@ -64,8 +69,8 @@ struct Outcome {
   std::uint32_t answers_before_run = 0;   // of which before the run started (pin and load)
 };
 
-// NewSchemaTemplate is an empty in-memory database with every migration applied, for
-// PlayOptions::schema_template. Errors: the store's.
+// NewSchemaTemplate is an empty in-memory database with every migration applied: a template
+// for PlayOptions::schema_template, or a database for PlayOptions::reuse. Errors: the store's.
 absl::StatusOr<std::unique_ptr<store::Store>> NewSchemaTemplate();
 
 // Play plays `scenario` (already checked by scenario_file.h). Errors: only what stops the

@@ -104,7 +104,7 @@ absl::StatusOr<Shrunk> Shrink(const v1::Scenario& failing,
   absl::StatusOr<std::unique_ptr<store::Store>> schema = NewSchemaTemplate();
   if (!schema.ok()) return schema.status();
   JudgeOptions options;
-  options.schema_template = schema->get();
+  options.reuse = schema->get();
   auto play = judge ? judge : [&](const v1::Scenario& s) { return JudgePerturbed(s, options); };
   Shrunk shrunk;
   shrunk.scenario = failing;

@@ -108,6 +108,32 @@ TEST(PlayTest, ACopiedSchemaTemplatePlaysExactlyAsAFreshDatabase) {
   EXPECT_EQ(head->seq, 0);
 }
 
+TEST(PlayTest, EveryFixturePlaysOnAReusedDatabaseExactlyAsOnAFreshOne) {
+  absl::StatusOr<std::vector<std::string>> files =
+      ScenarioFiles({std::string(AGENTRT_SOURCE_DIR) + "/fixtures/scenarios"});
+  ASSERT_TRUE(files.ok()) << files.status();
+  absl::StatusOr<std::unique_ptr<store::Store>> schema = NewSchemaTemplate();
+  ASSERT_TRUE(schema.ok());
+  absl::StatusOr<std::unique_ptr<store::Store>> reused = (*schema)->CopyInMemory();
+  ASSERT_TRUE(reused.ok());
+  PlayOptions options;
+  options.reuse = reused->get();
+  for (const std::string& file : *files) {
+    SCOPED_TRACE(file);
+    absl::StatusOr<v1::Scenario> scenario = ReadScenario(file);
+    ASSERT_TRUE(scenario.ok()) << scenario.status();
+    absl::StatusOr<Outcome> on_reused = Play(*scenario, options);
+    ASSERT_TRUE(on_reused.ok()) << on_reused.status();
+    Outcome fresh = PlayOk(*scenario);
+    EXPECT_EQ(on_reused->chain_head, fresh.chain_head);
+    ASSERT_EQ(on_reused->events.size(), fresh.events.size());
+    for (std::size_t i = 0; i < fresh.events.size(); ++i) {
+      EXPECT_EQ(on_reused->events[i].seq, fresh.events[i].seq);
+      EXPECT_EQ(on_reused->events[i].hash, fresh.events[i].hash);
+    }
+  }
+}
+
 TEST(PlayTest, AHangPastItsTimeoutCostsVirtualTimeOnly) {
   v1::Scenario scenario = Parse(kBase);
   scenario.mutable_servers(0)->mutable_tools(0)->mutable_calls(0)->set_action(v1::Call::HANG);

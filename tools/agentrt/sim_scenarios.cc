@@ -200,7 +200,7 @@ int SimRun(const ParsedArgs& parsed) {
   if (!schema.ok()) return Failure(command, ToStd(schema.status().message()));
   sim::JudgeOptions options;
   options.db_dir = absl::GetFlag(FLAGS_db);
-  options.schema_template = schema->get();
+  options.reuse = schema->get();
   if (!options.db_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(options.db_dir, error);
@@ -339,11 +339,15 @@ int SimSwarm(const ParsedArgs& parsed) {
   bool terminal = ::isatty(STDERR_FILENO) == 1;
   auto start = std::chrono::steady_clock::now();
   auto worker = [&] {
+    // Each thread plays on a database of its own, emptied before each play (sim/play.h).
+    absl::StatusOr<std::unique_ptr<store::Store>> own = sim::NewSchemaTemplate();
+    sim::JudgeOptions mine = options;
+    if (own.ok()) mine.reuse = own->get();
     for (std::size_t i; (i = next.fetch_add(1)) < items.size();) {
       const Item& item = items[i];
       sim::v1::Scenario perturbed =
           sim::Perturb(*item.scenario, static_cast<std::uint64_t>(item.seed), *item.base);
-      sim::Verdict verdict = sim::JudgePerturbed(perturbed, options);
+      sim::Verdict verdict = sim::JudgePerturbed(perturbed, mine);
       std::size_t finished = ++done;
       std::lock_guard<std::mutex> lock(mu);
       if (!verdict.passed) {
