@@ -186,23 +186,6 @@ mcp::Server ServerOf(const v1::Server& config) {
   return server;
 }
 
-// Empties every table a play writes (the record of the migrations aside) and the
-// AUTOINCREMENT memory of the event sequence: the database is then as a fresh migrated one,
-// with its connection's prepared statements kept.
-absl::Status Empty(store::Store& store) {
-  return store.Write([](store::Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(tx.Exec("PRAGMA defer_foreign_keys=ON").status());
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<store::SqlRow> tables,
-        tx.Query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-                 "'sqlite_%' AND name <> 'schema_migrations'"));
-    for (const store::SqlRow& table : tables) {
-      AGENTRT_RETURN_IF_ERROR(tx.Exec(absl::StrCat("DELETE FROM \"", table.at(0), "\"")).status());
-    }
-    return tx.Exec("DELETE FROM sqlite_sequence WHERE name <> 'schema_migrations'").status();
-  });
-}
-
 // One server of the scenario as the runtime knows it.
 struct Configured {
   const v1::Server* config;
@@ -372,7 +355,7 @@ absl::StatusOr<Outcome> Player::Play() {
   // The running runtime's database: borrowed (PlayOptions::reuse) or owned.
   std::unique_ptr<store::Store> owned;
   if (options_.db_path.empty() && options_.reuse != nullptr) {
-    AGENTRT_RETURN_IF_ERROR(Empty(*options_.reuse));
+    AGENTRT_RETURN_IF_ERROR(options_.reuse->EmptyInMemory());
   } else if (options_.db_path.empty() && options_.schema_template != nullptr) {
     AGENTRT_ASSIGN_OR_RETURN(owned, options_.schema_template->CopyInMemory());
   } else if (options_.db_path.empty()) {

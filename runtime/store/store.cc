@@ -318,6 +318,24 @@ absl::StatusOr<std::unique_ptr<Store>> Store::CopyInMemory() {
   return copy;
 }
 
+absl::Status Store::EmptyInMemory() {
+  if (path_ != ":memory:") {
+    return absl::FailedPreconditionError(
+        absl::StrCat("database ", path_, " is a file; only an in-memory database is emptied"));
+  }
+  return Write([](Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(tx.Exec("PRAGMA defer_foreign_keys=ON").status());
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> tables,
+        tx.Query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                 "'sqlite_%' AND name <> 'schema_migrations'"));
+    for (const SqlRow& table : tables) {
+      AGENTRT_RETURN_IF_ERROR(tx.Exec(absl::StrCat("DELETE FROM \"", table.at(0), "\"")).status());
+    }
+    return tx.Exec("DELETE FROM sqlite_sequence WHERE name <> 'schema_migrations'").status();
+  });
+}
+
 absl::Status Store::CopyFrom(Store& source) {
   if (&source == this) return absl::InvalidArgumentError("a database cannot be copied onto itself");
   absl::MutexLock mine(&mu_);

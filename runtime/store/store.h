@@ -139,6 +139,13 @@ class Store {
   // crash of the process writing it would leave. The simulator crashes a run this way and
   // resumes it from the copy. Errors: SQLite's.
   absl::StatusOr<std::unique_ptr<Store>> CopyInMemory();
+  // EmptyInMemory removes every row a run writes (runs, steps, approvals, model calls, specs,
+  // events) and the event sequence's memory, keeping the record of the migrations: the
+  // database is then as a freshly migrated one, and its connection keeps its prepared
+  // statements. For the simulator, which plays thousands of scenarios on one private database.
+  // Only an in-memory database can be emptied (FailedPrecondition otherwise): no audit log on
+  // disk is ever emptied through it.
+  absl::Status EmptyInMemory();
   // CopyFrom replaces everything this database holds with what `source` has committed (the
   // simulator puts a crash's survivor back into a database file this way). Errors: SQLite's.
   absl::Status CopyFrom(Store& source);

@@ -127,6 +127,29 @@ TEST_F(StoreTest, NewDatabaseFileIsCreatedOwnerOnly) {
   EXPECT_EQ(store->schema_version(), 6);
 }
 
+TEST_F(StoreTest, AnInMemoryDatabaseEmptiesToAFreshOneAndAFileNeverDoes) {
+  absl::StatusOr<std::unique_ptr<Store>> memory = Store::OpenInMemory(clock_);
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  WriteRun(**memory, "run-a", 3);
+  absl::StatusOr<std::unique_ptr<Store>> fresh = Store::OpenInMemory(clock_);
+  ASSERT_TRUE(fresh.ok());
+  WriteRun(**fresh, "run-b", 2);
+  ASSERT_TRUE((*memory)->EmptyInMemory().ok());
+  EXPECT_TRUE((*memory)->ListEvents("run-a")->empty());
+  EXPECT_EQ((*memory)->Head()->seq, 0);
+  // The next run numbers and chains its events as on a fresh database.
+  WriteRun(**memory, "run-b", 2);
+  EXPECT_EQ((*memory)->Head()->seq, 2);
+  EXPECT_EQ((*memory)->Head()->hash, (*fresh)->Head()->hash);
+  EXPECT_EQ((*memory)->schema_version(), 6);
+
+  auto file = OpenOrDie();
+  WriteRun(*file, "run-a", 1);
+  absl::Status refused = file->EmptyInMemory();
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused)) << refused;
+  EXPECT_EQ(file->Head()->seq, 1);
+}
+
 TEST_F(StoreTest, EventsSurviveCloseAndReopenAndTheChainVerifies) {
   {
     auto store = OpenOrDie();
