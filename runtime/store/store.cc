@@ -168,14 +168,15 @@ std::int64_t ToInt(std::string_view column) {
 absl::Status Transaction::LoadHead() {
   if (head_loaded_) return absl::OkStatus();
   // The next seq follows both the highest stored seq and AUTOINCREMENT's memory of deleted
-  // ones, so a seq is never reused.
+  // ones, so a seq is never reused; the newest event's hash is what the next one links to. One
+  // statement for both.
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
       Query("SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), "
-            "COALESCE((SELECT MAX(seq) FROM events), 0))"));
+            "COALESCE((SELECT MAX(seq) FROM events), 0)), "
+            "COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), '')"));
   head_seq_ = ToInt(rows.at(0).at(0));
-  AGENTRT_ASSIGN_OR_RETURN(rows, Query("SELECT hash FROM events ORDER BY seq DESC LIMIT 1"));
-  head_hash_ = rows.empty() ? "" : rows[0][0];
+  head_hash_ = rows.at(0).at(1);
   head_loaded_ = true;
   return absl::OkStatus();
 }
