@@ -52,7 +52,7 @@ std::vector<agentrt::sim::v1::Scenario>* LoadFixtures() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::vector<agentrt::sim::v1::Scenario>* fixtures = LoadFixtures();
-  static agentrt::store::Store* schema = agentrt::sim::NewSchemaTemplate()->release();
+  static agentrt::store::Store* schema = agentrt::sim::NewPlayDatabase()->release();
   if (size == 0 || fixtures->empty()) return 0;
   agentrt::sim::v1::Scenario scenario = (*fixtures)[data[0] % fixtures->size()];
   for (std::size_t i = 1; i + 4 <= size && scenario.perturbations_size() < 8; i += 4) {

@@ -12,16 +12,12 @@
 #include "runtime/json/document.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
+#include "sim/scenario_file.h"
 
 namespace agentrt::sim {
 namespace {
 
 constexpr std::string_view kDefaultProtocol = "2025-11-25";
-
-absl::Duration DurationOf(const std::string& text) {
-  absl::Duration d;
-  return !text.empty() && absl::ParseDuration(text, &d) ? d : absl::ZeroDuration();
-}
 
 std::string Answer(std::string_view id, std::string_view result) {
   return absl::StrCat(R"({"jsonrpc":"2.0","id":)", ToAbsl(id), R"(,"result":)", ToAbsl(result),
@@ -256,7 +252,7 @@ Reply FakeServer::CallTool(std::string_view id, std::string_view name, std::stri
     call = tool->calls(static_cast<int>(std::min<std::size_t>(n, tool->calls_size() - 1)));
   }
   for (const std::string& line : call.before()) reply.lines.push_back(line);
-  reply.delay = DurationOf(call.delay());
+  reply.delay = ScenarioDuration(call.delay());
   switch (call.action()) {
     case v1::Call::HANG:
       return reply;
@@ -285,8 +281,8 @@ Reply FakeServer::CallTool(std::string_view id, std::string_view name, std::stri
 
 Reply FakeServer::Perturbed(Reply reply) {
   v1::Perturbation p = perturber_->Next();
-  reply.delay += DurationOf(p.delay());
-  reply.clock_jump = DurationOf(p.clock_jump());
+  reply.delay += ScenarioDuration(p.delay());
+  reply.clock_jump = ScenarioDuration(p.clock_jump());
   if (p.garbage_before()) reply.lines.insert(reply.lines.begin(), "this is not JSON-RPC");
   if (p.stderr_noise()) reply.stderr += "sim: noise on stderr\n";
   if (p.partial_write()) reply.partial = true;

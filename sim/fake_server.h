@@ -80,6 +80,15 @@ struct Reply {
     if (!answered) return lines.size();
     return answer_first ? 0 : lines.size() - 1;
   }
+
+  // The pieces line `i` is delivered in, `framed` as its transport frames it (a line and its
+  // newline, an SSE event, an HTTP body): two halves when it is the answer of a partial reply,
+  // else whole.
+  std::vector<std::string> Pieces(std::size_t i, std::string framed) const {
+    if (i != answer() || !partial || framed.size() < 2) return {std::move(framed)};
+    std::size_t half = framed.size() / 2;
+    return {framed.substr(0, half), framed.substr(half)};
+  }
 };
 
 class FakeServer {

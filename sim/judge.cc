@@ -20,7 +20,6 @@ Verdict Describe(const v1::Scenario& scenario, const Outcome& outcome) {
   verdict.effects = outcome.effects.size();
   verdict.answers = outcome.answers;
   verdict.answers_before_run = outcome.answers_before_run;
-  verdict.calls = outcome.effects.size();
   if (!outcome.pin_errors.empty()) verdict.pin_error = outcome.pin_errors[0];
   if (!outcome.load_errors.empty()) verdict.load_error = outcome.load_errors[0];
   verdict.broken = BrokenInvariants(outcome);
@@ -65,7 +64,6 @@ std::string DbPath(const std::string& dir, const std::string& name, int play) {
 
 Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
   PlayOptions first_options;
-  first_options.schema_template = options.schema_template;
   first_options.reuse = options.reuse;
   first_options.db_path = DbPath(options.db_dir, scenario.name(), 1);
   absl::StatusOr<Outcome> first = Play(scenario, first_options);
@@ -77,7 +75,6 @@ Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
   }
   if (difference.empty()) {
     PlayOptions second_options;
-    second_options.schema_template = options.schema_template;
     second_options.reuse = options.reuse;
     second_options.db_path = DbPath(options.db_dir, scenario.name(), 2);
     absl::StatusOr<Outcome> second = Play(scenario, second_options);
@@ -92,7 +89,6 @@ Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
 Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& options,
                        bool determinism) {
   PlayOptions play_options;
-  play_options.schema_template = options.schema_template;
   play_options.reuse = options.reuse;
   play_options.db_path = DbPath(options.db_dir, perturbed.name(), 1);
   absl::StatusOr<Outcome> first = Play(perturbed, play_options);
@@ -147,7 +143,7 @@ v1::Scenario Perturb(const v1::Scenario& scenario, std::uint64_t seed, const Ver
   auto below = [&](std::uint64_t n) { return n == 0 ? 0 : random() % n; };
   std::uint32_t first = scenario.expect().robust() ? base.answers_before_run : 0;
   std::uint32_t answers = base.answers > first ? base.answers - first : 0;
-  std::size_t calls = base.calls;
+  std::size_t calls = base.effects;
   if (answers > 0) {
     std::uint64_t count = 1 + below(3);
     for (std::uint64_t i = 0; i < count; ++i) {

@@ -33,10 +33,9 @@ struct Verdict {
   std::string status;               // the run's status, "no run" without one
   absl::Duration virtual_time;      // how far the first play moved the virtual clock
   std::size_t events = 0;
-  std::size_t effects = 0;
+  std::size_t effects = 0;    // tools/call requests that reached a server
   std::uint32_t answers = 0;  // how many answers the servers sent (what a seed can perturb)
   std::uint32_t answers_before_run = 0;  // of which during pin and load
-  std::size_t calls = 0;                 // how many tools/call reached a server
   std::string pin_error;                 // the first, "" when none
   std::string load_error;                // the first, "" when none
 };
@@ -45,8 +44,6 @@ struct JudgeOptions {
   // Where the audit databases go (`<dir>/<name>.db`, `<name>.2.db` for the second play); ""
   // keeps them in memory.
   std::string db_dir;
-  // Optional, not owned: the migrated database in-memory plays copy (play.h).
-  store::Store* schema_template = nullptr;
   // Optional, not owned, one judge at a time: the database in-memory plays empty and reuse
   // (play.h).
   store::Store* reuse = nullptr;

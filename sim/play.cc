@@ -25,6 +25,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/world.h"
+#include "sim/scenario_file.h"
 #include "sim/scripted_model.h"
 #include "sim/sim_launcher.h"
 #include "sim/sim_network.h"
@@ -36,11 +37,6 @@ namespace {
 constexpr std::int64_t kStartUnixSeconds = 1767225600;
 constexpr absl::Duration kLeaseTtl = absl::Seconds(30);
 constexpr char kDefaultOperator[] = "sim-operator";
-
-absl::Duration DurationOf(const std::string& text) {
-  absl::Duration d;
-  return !text.empty() && absl::ParseDuration(text, &d) ? d : absl::ZeroDuration();
-}
 
 // The scenario's agent (a script, or the runtime's model-backed agent), which the simulator can
 // kill with the runtime: once dead it decides nothing (an error, which the dead run's store
@@ -167,8 +163,8 @@ Limits LimitsOf(const v1::Limits& l) {
     limits.max_consecutive_tool_failures = l.max_consecutive_tool_failures();
   }
   if (l.loop_threshold() > 0) limits.loop_threshold = l.loop_threshold();
-  limits.max_active_time = DurationOf(l.max_active());
-  limits.max_elapsed_time = DurationOf(l.max_elapsed());
+  limits.max_active_time = ScenarioDuration(l.max_active());
+  limits.max_elapsed_time = ScenarioDuration(l.max_elapsed());
   return limits;
 }
 
@@ -180,8 +176,8 @@ mcp::Server ServerOf(const v1::Server& config) {
   } else {
     server.command = {"sim-server", config.name()};
   }
-  server.connect_timeout = DurationOf(config.connect_timeout());
-  server.default_timeout = DurationOf(config.default_timeout());
+  server.connect_timeout = ScenarioDuration(config.connect_timeout());
+  server.default_timeout = ScenarioDuration(config.default_timeout());
   server.max_content_bytes = config.max_content_bytes();
   return server;
 }
@@ -349,15 +345,13 @@ absl::StatusOr<Outcome> Player::Play() {
     return std::move(outcome_);
   }
 
-  // Migrations are stamped by a clock of their own, so a fresh database, a file and a copy of
-  // the template leave the run's clock at the same reading: one scenario, one chain head.
+  // Migrations are stamped by a clock of their own, so a fresh database, a file and a reused
+  // one leave the run's clock at the same reading: one scenario, one chain head.
   world::ManualClock migrations(absl::FromUnixSeconds(kStartUnixSeconds));
   // The running runtime's database: borrowed (PlayOptions::reuse) or owned.
   std::unique_ptr<store::Store> owned;
   if (options_.db_path.empty() && options_.reuse != nullptr) {
     AGENTRT_RETURN_IF_ERROR(options_.reuse->EmptyInMemory());
-  } else if (options_.db_path.empty() && options_.schema_template != nullptr) {
-    AGENTRT_ASSIGN_OR_RETURN(owned, options_.schema_template->CopyInMemory());
   } else if (options_.db_path.empty()) {
     AGENTRT_ASSIGN_OR_RETURN(owned, store::Store::OpenInMemory(migrations));
   } else {
@@ -448,7 +442,7 @@ absl::StatusOr<Outcome> Player::Play() {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<store::Store>> NewSchemaTemplate() {
+absl::StatusOr<std::unique_ptr<store::Store>> NewPlayDatabase() {
   world::ManualClock clock(absl::FromUnixSeconds(kStartUnixSeconds));
   return store::Store::OpenInMemory(clock);
 }

@@ -35,14 +35,10 @@ namespace agentrt::sim {
 struct PlayOptions {
   // Where the audit database goes: "" keeps it in memory. A file must not exist yet.
   std::string db_path;
-  // Optional, not owned: an empty migrated database (NewSchemaTemplate) an in-memory play
-  // copies instead of creating and migrating its own, which is half the cost of a small play.
-  // Thread-safe to share: copies are taken under its lock.
-  store::Store* schema_template = nullptr;
-  // Optional, not owned, one play at a time: an in-memory database (a copy of the template)
-  // that the play empties and plays on, keeping its connection's prepared statements: a
-  // thread playing many scenarios (a swarm's worker, a benchmark) gives each play the same one.
-  // Takes precedence over schema_template; ignored with db_path.
+  // Optional, not owned, one play at a time: an in-memory database (NewPlayDatabase) that the
+  // play empties and plays on instead of creating and migrating its own, keeping its
+  // connection's prepared statements: a thread playing many scenarios (a swarm's worker, a
+  // benchmark) gives each play the same one. Ignored with db_path.
   store::Store* reuse = nullptr;
   std::uint64_t seed = 1;  // the world's entropy (ids)
 };
@@ -69,9 +65,9 @@ struct Outcome {
   std::uint32_t answers_before_run = 0;   // of which before the run started (pin and load)
 };
 
-// NewSchemaTemplate is an empty in-memory database with every migration applied: a template
-// for PlayOptions::schema_template, or a database for PlayOptions::reuse. Errors: the store's.
-absl::StatusOr<std::unique_ptr<store::Store>> NewSchemaTemplate();
+// NewPlayDatabase is an empty in-memory database with every migration applied, for
+// PlayOptions::reuse. Errors: the store's.
+absl::StatusOr<std::unique_ptr<store::Store>> NewPlayDatabase();
 
 // Play plays `scenario` (already checked by scenario_file.h). Errors: only what stops the
 // simulator itself (a database it cannot open); everything the scenario provokes is in the

@@ -10,6 +10,7 @@
 #include "absl/time/time.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "mcp/duration.h"
 #include "mcp/rules.h"
 #include "runtime/base/file_util.h"
 #include "runtime/base/status_macros.h"
@@ -76,9 +77,9 @@ class At {
   }
 
   absl::Status Duration(std::string_view name, const std::string& text) const {
-    absl::Duration d;
     if (text.empty()) return absl::OkStatus();
-    if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration()) {
+    absl::StatusOr<absl::Duration> d = mcp::ParseDurationText(text);
+    if (!d.ok() || *d < absl::ZeroDuration()) {
       return Error(name, -1, absl::StrCat("\"", text, "\" is not a duration such as \"30s\""));
     }
     return absl::OkStatus();
@@ -241,6 +242,12 @@ absl::StatusOr<std::vector<std::string>> ScenarioFiles(const std::vector<std::st
     }
   }
   return files;
+}
+
+absl::Duration ScenarioDuration(const std::string& text) {
+  if (text.empty()) return absl::ZeroDuration();
+  absl::StatusOr<absl::Duration> d = mcp::ParseDurationText(text);
+  return d.ok() ? *d : absl::ZeroDuration();
 }
 
 std::string ScenarioText(const v1::Scenario& scenario) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "sim/proto/scenario.pb.h"
 
 namespace agentrt::sim {
@@ -28,6 +29,10 @@ absl::StatusOr<v1::Scenario> ReadScenario(const std::string& path);
 // files (not recursively), sorted by path. Errors: NotFound for a path that does not exist,
 // InvalidArgument for a folder without scenarios.
 absl::StatusOr<std::vector<std::string>> ScenarioFiles(const std::vector<std::string>& paths);
+
+// ScenarioDuration is the value of a duration field ParseScenario accepted ("30s", "250ms": the
+// syntax of the operator's files, mcp/duration.h); "" is zero.
+absl::Duration ScenarioDuration(const std::string& text);
 
 // ScenarioText is `scenario` in text format, as `sim shrink` writes it.
 std::string ScenarioText(const v1::Scenario& scenario);

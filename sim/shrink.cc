@@ -101,7 +101,7 @@ std::vector<v1::Scenario> Candidates(const v1::Scenario& s) {
 
 absl::StatusOr<Shrunk> Shrink(const v1::Scenario& failing,
                               const std::function<Verdict(const v1::Scenario&)>& judge) {
-  absl::StatusOr<std::unique_ptr<store::Store>> schema = NewSchemaTemplate();
+  absl::StatusOr<std::unique_ptr<store::Store>> schema = NewPlayDatabase();
   if (!schema.ok()) return schema.status();
   JudgeOptions options;
   options.reuse = schema->get();

@@ -128,14 +128,8 @@ class SimProcess final : public world::Process {
       }
     }
     for (std::size_t i = 0; i < reply.lines.size(); ++i) {
-      std::string line = reply.lines[i] + "\n";
-      bool answer = i == reply.answer();
-      if (answer && reply.partial && line.size() > 1) {
-        std::size_t half = line.size() / 2;
-        outbox_.push_back({at, line.substr(0, half)});
-        outbox_.push_back({at, line.substr(half)});
-      } else {
-        outbox_.push_back({at, std::move(line)});
+      for (std::string& piece : reply.Pieces(i, reply.lines[i] + "\n")) {
+        outbox_.push_back({at, std::move(piece)});
       }
     }
     switch (reply.end) {

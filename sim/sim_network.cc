@@ -172,13 +172,9 @@ absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::Send(
           absl::StrCat("response body exceeds ", request.max_body_bytes, " bytes"));
     }
     headers.emplace_back("Content-Type", "application/json");
-    std::string body = reply.lines[reply.answer()];
     std::deque<Chunk> chunks;
-    if (reply.partial && body.size() > 1) {
-      chunks.push_back({at, body.substr(0, body.size() / 2)});
-      chunks.push_back({at, body.substr(body.size() / 2)});
-    } else {
-      chunks.push_back({at, std::move(body)});
+    for (std::string& piece : reply.Pieces(reply.answer(), reply.lines[reply.answer()])) {
+      chunks.push_back({at, std::move(piece)});
     }
     return std::make_unique<SimResponse>(clock_, 200, std::move(headers), std::move(chunks), false,
                                          dead_);
@@ -193,12 +189,9 @@ absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::Send(
   for (std::size_t i = 0; i < reply.lines.size(); ++i) {
     bool answer = i == reply.answer();
     if (answer && http.broken_sse()) break;
-    std::string event = absl::StrCat("event: message\ndata: ", reply.lines[i], "\n\n");
-    if (answer && reply.partial && event.size() > 1) {
-      chunks.push_back({at, event.substr(0, event.size() / 2)});
-      chunks.push_back({at, event.substr(event.size() / 2)});
-    } else {
-      chunks.push_back({at, std::move(event)});
+    for (std::string& piece :
+         reply.Pieces(i, absl::StrCat("event: message\ndata: ", reply.lines[i], "\n\n"))) {
+      chunks.push_back({at, std::move(piece)});
     }
   }
   auto response = std::make_unique<SimResponse>(clock_, 200, std::move(headers), std::move(chunks),

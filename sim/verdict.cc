@@ -51,6 +51,20 @@ std::string ErrorDifference(const std::string& what, const std::string& expected
                       errors.empty() ? "none" : Quoted(errors[0]));
 }
 
+// The first of `wanted` not found as a substring of one of `texts`, each after the text the one
+// before it was found in; nullopt when all are.
+std::optional<std::string> FirstNotInOrder(
+    const google::protobuf::RepeatedPtrField<std::string>& wanted,
+    const std::vector<std::string>& texts) {
+  std::size_t next = 0;
+  for (const std::string& want : wanted) {
+    while (next < texts.size() && !absl::StrContains(texts[next], want)) ++next;
+    if (next == texts.size()) return want;
+    ++next;
+  }
+  return std::nullopt;
+}
+
 // Whether every member of `subset` (an object) is in `superset` with an equal value.
 bool ArgumentsWithin(std::string_view subset, std::string_view superset) {
   absl::StatusOr<json::Document> small = json::Parse(subset);
@@ -276,47 +290,27 @@ std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
       }
     }
   }
-  std::size_t next = 0;
-  for (const std::string& payload : expect.payloads()) {
-    while (next < outcome.events.size() &&
-           !absl::StrContains(outcome.events[next].payload_json, payload)) {
-      ++next;
-    }
-    if (next == outcome.events.size()) {
-      return absl::StrCat("payloads: no event (in order) contains ", Quoted(payload));
-    }
-    ++next;
+  std::vector<std::string> payloads;
+  for (const store::Event& event : outcome.events) payloads.push_back(event.payload_json);
+  if (std::optional<std::string> missing = FirstNotInOrder(expect.payloads(), payloads)) {
+    return absl::StrCat("payloads: no event (in order) contains ", Quoted(*missing));
   }
-  next = 0;
-  for (const std::string& observation : expect.observations()) {
-    while (next < outcome.observations.size() &&
-           !absl::StrContains(outcome.observations[next], observation)) {
-      ++next;
-    }
-    if (next == outcome.observations.size()) {
-      return absl::StrCat(
-          "observations: no step (in order) observed ", Quoted(observation),
-          outcome.observations.empty()
-              ? ""
-              : absl::StrCat("; the last was ",
-                             Quoted(json::Truncate(outcome.observations.back(), 200))));
-    }
-    ++next;
+  if (std::optional<std::string> missing =
+          FirstNotInOrder(expect.observations(), outcome.observations)) {
+    return absl::StrCat(
+        "observations: no step (in order) observed ", Quoted(*missing),
+        outcome.observations.empty()
+            ? ""
+            : absl::StrCat("; the last was ",
+                           Quoted(json::Truncate(outcome.observations.back(), 200))));
   }
-  next = 0;
-  for (const std::string& received : expect.received()) {
-    auto text = [&](const Effect& e) {
-      return absl::StrCat(e.server, "/", e.tool, " ", e.arguments);
-    };
-    while (next < outcome.effects.size() &&
-           !absl::StrContains(text(outcome.effects[next]), received)) {
-      ++next;
-    }
-    if (next == outcome.effects.size()) {
-      return absl::StrCat("received: no call (in order) the servers received contains ",
-                          Quoted(received));
-    }
-    ++next;
+  std::vector<std::string> received;
+  for (const Effect& e : outcome.effects) {
+    received.push_back(absl::StrCat(e.server, "/", e.tool, " ", e.arguments));
+  }
+  if (std::optional<std::string> missing = FirstNotInOrder(expect.received(), received)) {
+    return absl::StrCat("received: no call (in order) the servers received contains ",
+                        Quoted(*missing));
   }
   if (expect.has_effects() && static_cast<int>(outcome.effects.size()) != expect.effects()) {
     return absl::StrCat("effects: expected ", expect.effects(), ", got ", outcome.effects.size());

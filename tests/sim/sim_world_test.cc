@@ -249,5 +249,25 @@ TEST_F(SimWorldTest, AReorderingDeliversTheAnswerBeforeTheLinesThatPrecededIt) {
   EXPECT_NE(second->find("notifications/progress"), std::string::npos) << *second;
 }
 
+TEST_F(SimWorldTest, APartialWriteDeliversTheAnswerInTwoReads) {
+  google::protobuf::RepeatedPtrField<v1::Perturbation> list;
+  list.Add()->set_at_answer(1);
+  list[0].set_partial_write(true);
+  Perturber perturber(list);
+  config_.set_name("s");
+  config_.add_tools()->set_name("slow");
+  FakeServer server(config_, &ledger_, &perturber);
+  server.set_phase(ServerPhase::kLoad);
+  SimLauncher launcher(clock_, {{"s", &server}});
+  std::unique_ptr<world::Process> process = Start(launcher);
+  ASSERT_TRUE(process->Write(kCall, absl::InfiniteFuture()).ok());
+  absl::StatusOr<std::string> first = process->Read(clock_.Now() + absl::Seconds(1));
+  absl::StatusOr<std::string> second = process->Read(clock_.Now() + absl::Seconds(1));
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(first->find('\n'), std::string::npos) << *first;
+  EXPECT_EQ(second->back(), '\n');
+  EXPECT_NE((*first + *second).find(R"("id":7)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace agentrt::sim

@@ -196,7 +196,7 @@ int SimRun(const ParsedArgs& parsed) {
   if (parsed.positional.empty()) return UsageError(command, "name at least one scenario or folder");
   absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(parsed.positional);
   if (!files.ok()) return Failure(command, json::Sanitize(ToStd(files.status().message())));
-  absl::StatusOr<std::unique_ptr<store::Store>> schema = sim::NewSchemaTemplate();
+  absl::StatusOr<std::unique_ptr<store::Store>> schema = sim::NewPlayDatabase();
   if (!schema.ok()) return Failure(command, ToStd(schema.status().message()));
   sim::JudgeOptions options;
   options.db_dir = absl::GetFlag(FLAGS_db);
@@ -316,10 +316,10 @@ int SimSwarm(const ParsedArgs& parsed) {
     scenarios.push_back(*std::move(scenario));
     names.push_back(file);
   }
-  absl::StatusOr<std::unique_ptr<store::Store>> schema = sim::NewSchemaTemplate();
+  absl::StatusOr<std::unique_ptr<store::Store>> schema = sim::NewPlayDatabase();
   if (!schema.ok()) return Failure(command, ToStd(schema.status().message()));
   sim::JudgeOptions options;
-  options.schema_template = schema->get();
+  options.reuse = schema->get();  // this thread's: the unperturbed plays below
   std::vector<sim::Verdict> bases;
   bases.reserve(scenarios.size());
   for (const sim::v1::Scenario& scenario : scenarios) {
@@ -340,7 +340,7 @@ int SimSwarm(const ParsedArgs& parsed) {
   auto start = std::chrono::steady_clock::now();
   auto worker = [&] {
     // Each thread plays on a database of its own, emptied before each play (sim/play.h).
-    absl::StatusOr<std::unique_ptr<store::Store>> own = sim::NewSchemaTemplate();
+    absl::StatusOr<std::unique_ptr<store::Store>> own = sim::NewPlayDatabase();
     sim::JudgeOptions mine = options;
     if (own.ok()) mine.reuse = own->get();
     for (std::size_t i; (i = next.fetch_add(1)) < items.size();) {

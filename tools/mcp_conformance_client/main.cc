@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
   server.name = "conformance";
   server.endpoint = argv[argc - 1];
   absl::Time deadline = clock.Now() + absl::Seconds(20);
-  absl::StatusOr<std::unique_ptr<agentrt::mcp::Session>> session = agentrt::mcp::Connect(
-      server, {.clock = &clock, .network = network->get()}, deadline);
+  absl::StatusOr<std::unique_ptr<agentrt::mcp::Session>> session =
+      agentrt::mcp::Connect(server, {.clock = &clock, .network = network->get()}, deadline);
   if (!session.ok()) return Fail("connect", session.status());
   if (scenario != "initialize") {
     absl::StatusOr<std::string> tools = (*session)->Request("tools/list", "", deadline);
