@@ -97,10 +97,13 @@ absl::Status Session::Die(const absl::Status& status) {
 }
 
 absl::Status Session::Answer(const Message& request, absl::Time deadline) {
-  std::string answer = request.method == "ping"
-                           ? ResultJson(request.id, "{}")
-                           : ErrorJson(request.id, kMethodNotFound,
-                                       absl::StrCat("agentrt does not support ", request.method));
+  std::string answer =
+      request.method == "ping"
+          ? ResultJson(request.id, "{}")
+          : ErrorJson(request.id, kMethodNotFound,
+                      request.method.empty()
+                          ? "a request needs a method"
+                          : absl::StrCat("agentrt does not support ", request.method));
   absl::Status sent = transport_->Send(answer, deadline);
   if (sent.ok() || absl::IsDeadlineExceeded(sent) || absl::IsCancelled(sent)) return sent;
   return Die(sent);

@@ -84,6 +84,7 @@ std::string Tools() {
 void Chatter() {
   Say(R"({"jsonrpc":"2.0","id":"srv-1","method":"ping"})");
   Say(R"({"jsonrpc":"2.0","id":"srv-2","method":"sampling/createMessage","params":{}})");
+  Say(R"({"jsonrpc":"2.0","id":3,"method":""})");
   Say(R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}})");
   Say(R"({"jsonrpc":"2.0","id":987654,"result":{"stale":true}})");
   Say("this is not JSON-RPC");

@@ -132,6 +132,8 @@ TEST_F(SessionTest, AServerThatAsksAndChattersIsAnsweredAndTheRequestStillComple
   EXPECT_THAT(text, HasSubstr(R"(answer: {"id":"srv-1","jsonrpc":"2.0","result":{}})"));
   EXPECT_THAT(text, HasSubstr(R"(answer: {"error":{"code":-32601,"message":"agentrt does )"
                               R"(not support sampling/createMessage"},"id":"srv-2")"));
+  EXPECT_THAT(text, HasSubstr(R"(answer: {"error":{"code":-32601,"message":"a request needs a )"
+                              R"(method"},"id":3,"jsonrpc":"2.0"})"));
 }
 
 TEST_F(SessionTest, AnUnansweredRequestTimesOutSayingWhatTheServerSentInstead) {
