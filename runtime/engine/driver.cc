@@ -198,7 +198,9 @@ absl::StatusOr<Run> Driver::CreateRun(std::string_view run_id, std::string_view 
                                 .status());
     return tx.AppendEvent(run.id, "", run.created_at, event::kRunStarted, "{}").status();
   }));
-  return run;
+  // The run as stored (its timestamps and limits as they read back): the loop refreshes only
+  // what changes from here on (RefreshRun).
+  return ReadRun(store_, run.id);
 }
 
 absl::Status Driver::Session::Cancelled() const {
@@ -210,6 +212,10 @@ absl::Status Driver::Session::Cancelled() const {
 absl::Status Driver::Session::ReleaseLease() {
   if (released_) return absl::OkStatus();
   released_ = true;
+  // A decision proposed but never executed (a gate closed after an allowed proposal) is kept,
+  // as a step stopped by its caller keeps it; a run moved meanwhile refuses it, as ever.
+  absl::Status staged = WriteStagedDecision();
+  if (absl::IsFailedPrecondition(staged)) staged = absl::OkStatus();
   absl::Status released = absl::OkStatus();
   if (run_.status == RunStatus::kRunning) {
     released = d_.store_.Write([&](Transaction& tx) {
@@ -217,7 +223,7 @@ absl::Status Driver::Session::ReleaseLease() {
     });
   }
   claim_.Reset();  // the driver may drive the run again at once
-  return released;
+  return staged.ok() ? released : staged;
 }
 
 // A session that holds the lease of a RUNNING run keeps it from its first moment, as the

@@ -36,13 +36,13 @@ absl::StatusOr<bool> Driver::Session::Execute(
   std::string granted = resumed_approval_;
   absl::Time lease_now = LeaseNow();
   std::string expiry = FormatTimestamp(lease_now + d_.options_.lease_ttl);
-  AGENTRT_RETURN_IF_ERROR(d_.store_.Write(
+  AGENTRT_RETURN_IF_ERROR(Write(
       [&](Transaction& tx) -> absl::Status {
-        AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+        AGENTRT_ASSIGN_OR_RETURN(rows::RunState state, RequireRunning(tx));
         if (from_ == RunStatus::kRunning) {
           // A side effect starts only under a live lease: a loop whose lease lapsed (another
           // owner may be taking over) stops here, before the call.
-          AGENTRT_RETURN_IF_ERROR(RequireLiveLease(tx, lease_now, "no tool is started"));
+          AGENTRT_RETURN_IF_ERROR(RequireLiveLease(state, lease_now, "no tool is started"));
         }
         AGENTRT_RETURN_IF_ERROR(EnterIfResuming(tx));
         AGENTRT_RETURN_IF_ERROR(rows::SetLeaseExpiry(tx, run_.id, expiry));
@@ -176,7 +176,7 @@ absl::Status Driver::Session::AppendLateOutcome(const Observation& obs, absl::Ti
   Step& step = current();
   absl::Time at = Now();
   std::int64_t ms = std::max<std::int64_t>(0, absl::ToInt64Milliseconds(at - started_at));
-  return d_.store_.Write([&](Transaction& tx) -> absl::Status {
+  return Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunState> state, rows::ReadRunState(tx, run_.id));
     if (!state.has_value() || state->status != ToString(RunStatus::kCancelled) ||
         state->reason != reason::kOperatorCancelled) {
@@ -252,8 +252,8 @@ absl::Status Driver::Session::EndStep(StepStatus status, std::optional<Observati
                                       std::string detail,
                                       const std::function<absl::Status(Transaction&)>& pre) {
   absl::Time at = Now();
-  AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+  AGENTRT_RETURN_IF_ERROR(Write([&](Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx).status());
     AGENTRT_RETURN_IF_ERROR(EnterIfResuming(tx));
     if (pre) AGENTRT_RETURN_IF_ERROR(pre(tx));
     return EndStepTx(tx, StepEnd{status, std::move(obs), detail}, at);
@@ -267,8 +267,8 @@ absl::Status Driver::Session::EndStep(StepStatus status, std::optional<Observati
 absl::Status Driver::Session::Settle(Ending ending) {
   absl::Time step_at = ending.step ? Now() : absl::InfinitePast();
   absl::Time at = Now();
-  return d_.store_.Write([&](Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+  return Write([&](Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx).status());
     if (ending.pre) AGENTRT_RETURN_IF_ERROR(ending.pre(tx));
     if (ending.step) AGENTRT_RETURN_IF_ERROR(EndStepTx(tx, *ending.step, step_at));
     RunEnd run_end{ending.status, ending.reason, ending.detail, ending.result};

@@ -190,8 +190,8 @@ absl::Status Driver::Session::Pause(const PolicyDecision& pd, const ToolRequest&
                             : "";
   std::string policy_json = PolicyJson(pd);
   Step& step = current();
-  return d_.store_.Write([&](Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+  return Write([&](Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx).status());
     AGENTRT_RETURN_IF_ERROR(rows::AwaitApproval(tx, step.id, policy_json));
     AGENTRT_RETURN_IF_ERROR(rows::PauseForApproval(tx, run_.id));
     AGENTRT_RETURN_IF_ERROR(write_policy(tx));

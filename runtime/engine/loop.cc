@@ -63,7 +63,7 @@ absl::StatusOr<Run> Driver::Session::Loop() {
 
 absl::StatusOr<Run> Driver::Session::Iterate() {
   for (;;) {
-    AGENTRT_ASSIGN_OR_RETURN(run_, ReadRun(d_.store_, run_.id));
+    AGENTRT_RETURN_IF_ERROR(RefreshRun(d_.store_, run_));
     if (run_.status != RunStatus::kRunning) return run_;
     if (cancelled()) return Cancelled();
     AGENTRT_ASSIGN_OR_RETURN(bool ended, CheckLimits());
@@ -179,7 +179,7 @@ absl::StatusOr<bool> Driver::Session::StartStep() {
   step.started_at = Now();
   bool claimed = false;
   std::string expiry = LeaseExpiry();
-  AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
+  AGENTRT_RETURN_IF_ERROR(Write([&](Transaction& tx) -> absl::Status {
     // Claiming the step renews the lease: only the owner can, so of two loops on one run
     // exactly one starts each step.
     AGENTRT_ASSIGN_OR_RETURN(
@@ -207,8 +207,8 @@ absl::StatusOr<bool> Driver::Session::StartStep() {
                        .step_started_at = step.started_at,
                        // Only the run's live owner may spend on the model for it.
                        .require_lease = [this](Transaction& tx) -> absl::Status {
-                         AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
-                         return RequireLiveLease(tx, LeaseNow(), "nothing is sent to the model");
+                         AGENTRT_ASSIGN_OR_RETURN(rows::RunState state, RequireRunning(tx));
+                         return RequireLiveLease(state, LeaseNow(), "nothing is sent to the model");
                        },
                        .cancellation = cancellation_});
   }
@@ -230,7 +230,7 @@ StepInput Driver::Session::Input() const {
 // Opens the next step for a caller-owned loop: the same checks and claim as the driver's
 // loop. False when the run is no longer RUNNING or a limit ended it.
 absl::StatusOr<bool> Driver::Session::OpenStep() {
-  AGENTRT_ASSIGN_OR_RETURN(run_, ReadRun(d_.store_, run_.id));
+  AGENTRT_RETURN_IF_ERROR(RefreshRun(d_.store_, run_));
   if (run_.status != RunStatus::kRunning) return false;
   if (cancelled()) return Cancelled();
   AGENTRT_ASSIGN_OR_RETURN(bool ended, CheckLimits());
@@ -276,34 +276,59 @@ absl::StatusOr<bool> Driver::Session::ExecutePending() {
   Pending p = *std::move(pending_);
   pending_.reset();
   // No tool starts once the caller cancelled: the step keeps its decision, still deciding.
-  if (cancelled()) return Cancelled();
+  if (cancelled()) {
+    AGENTRT_RETURN_IF_ERROR(WriteStagedDecision());
+    return Cancelled();
+  }
   return Execute(p.decision, *p.spec, p.tool, p.start_at, [&](Transaction& tx) {
     return tx.AppendEvent(run_.id, current().id, p.policy_at, event::kStepPolicy, p.policy_event)
         .status();
   });
 }
 
-// Records the decision as the agent made it, before anything judges it.
+// Records the decision as the agent made it, before anything judges it (staged: see session.h).
 absl::Status Driver::Session::RecordDecision(const Decision& decision, const RecordedSpec* spec) {
   Step& step = current();
   std::string spec_hash = spec != nullptr ? spec->hash : step.spec_hash;
-  std::string json = DecisionJson(decision);
-  absl::Time at = Now();
-  AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
-    AGENTRT_RETURN_IF_ERROR(rows::RecordDecision(tx, step.id, json, spec_hash));
-    if (spec != nullptr) AGENTRT_RETURN_IF_ERROR(rows::InsertToolSpec(tx, spec->hash, spec->json));
-    return tx.AppendEvent(run_.id, step.id, at, event::kStepDecided, json).status();
-  }));
-  // Kept as written, and only once written: what a fresh read of the step gives.
+  staged_ = StagedDecision{.step_id = step.id,
+                           .json = DecisionJson(decision),
+                           .spec_hash = spec_hash,
+                           .spec = spec,
+                           .at = Now()};
+  // What a fresh read of the step gives once it is written.
   step.decision = StoredDecision(decision);
   step.spec_hash = std::move(spec_hash);
   return absl::OkStatus();
 }
 
+absl::Status Driver::Session::Write(absl::FunctionRef<absl::Status(Transaction&)> write,
+                                    store::WriteOptions options) {
+  AGENTRT_RETURN_IF_ERROR(d_.store_.Write(
+      [&](Transaction& tx) -> absl::Status {
+        if (staged_) {
+          const StagedDecision& s = *staged_;
+          AGENTRT_RETURN_IF_ERROR(rows::RecordDecision(tx, s.step_id, s.json, s.spec_hash));
+          if (s.spec != nullptr) {
+            AGENTRT_RETURN_IF_ERROR(rows::InsertToolSpec(tx, s.spec->hash, s.spec->json));
+          }
+          AGENTRT_RETURN_IF_ERROR(
+              tx.AppendEvent(run_.id, s.step_id, s.at, event::kStepDecided, s.json).status());
+        }
+        return write(tx);
+      },
+      options));
+  staged_.reset();
+  return absl::OkStatus();
+}
+
+absl::Status Driver::Session::WriteStagedDecision() {
+  if (!staged_) return absl::OkStatus();
+  return Write([&](Transaction& tx) { return RequireRunning(tx).status(); });
+}
+
 // The compare-and-set guard of every write: the run must still be in `from_` (RUNNING in
 // the loop; WAITING_FOR_APPROVAL for the first write of a resumed step).
-absl::Status Driver::Session::RequireRunning(Transaction& tx) {
+absl::StatusOr<rows::RunState> Driver::Session::RequireRunning(Transaction& tx) {
   AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunState> state, rows::ReadRunState(tx, run_.id));
   if (!state.has_value()) return absl::NotFoundError(absl::StrCat("run ", run_.id, " not found"));
   if (state->status != ToString(from_)) {
@@ -315,19 +340,16 @@ absl::Status Driver::Session::RequireRunning(Transaction& tx) {
     return absl::FailedPreconditionError(
         absl::StrCat("run ", run_.id, " is leased by ", state->lease_owner, ", not this driver"));
   }
-  return absl::OkStatus();
+  return *std::move(state);
 }
 
-absl::Status Driver::Session::RequireLiveLease(Transaction& tx, absl::Time lease_now,
+absl::Status Driver::Session::RequireLiveLease(const rows::RunState& state, absl::Time lease_now,
                                                std::string_view refused) {
-  AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunState> state, rows::ReadRunState(tx, run_.id));
-  std::string stored = state.has_value() ? state->lease_expires_at : "";
-  absl::StatusOr<absl::Time> expiry = state.has_value()
-                                          ? world::ParseTimestamp(stored)
-                                          : absl::StatusOr<absl::Time>(absl::InfinitePast());
+  absl::StatusOr<absl::Time> expiry = world::ParseTimestamp(state.lease_expires_at);
   if (!expiry.ok() || *expiry <= lease_now) {
     return absl::FailedPreconditionError(absl::StrCat("run ", run_.id, ": the lease expired at ",
-                                                      ToAbsl(stored), "; ", ToAbsl(refused)));
+                                                      ToAbsl(state.lease_expires_at), "; ",
+                                                      ToAbsl(refused)));
   }
   return absl::OkStatus();
 }

@@ -32,8 +32,8 @@ absl::StatusOr<Run> Driver::Session::FailInternal(std::string_view cause) {
   absl::Time now = Now();
   std::string detail = absl::StrCat("internal: ", ToAbsl(cause));
   Observation obs = MakeObservation(ObservationKind::kInvalidDecision, {{"error", detail}}, detail);
-  AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+  AGENTRT_RETURN_IF_ERROR(Write([&](Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx).status());
     AGENTRT_RETURN_IF_ERROR(FailStepsInFlightTx(tx, run_.id, obs, now));
     return FinishRunTx(tx, run_.id, RunEnd{RunStatus::kFailed, reason::kInternalError, detail},
                        now);
@@ -75,7 +75,7 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
       executing = steps_.size() - 1;
     }
   }
-  AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
+  AGENTRT_RETURN_IF_ERROR(Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunState> state, rows::ReadRunState(tx, run_.id));
     if (!state.has_value() || (state->status != ToString(RunStatus::kRunning) &&
                                state->status != ToString(RunStatus::kInterrupted))) {
@@ -134,8 +134,8 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
       return ReadRun(d_.store_, run_.id);
     }
   }
-  AGENTRT_RETURN_IF_ERROR(d_.store_.Write([&](Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx));
+  AGENTRT_RETURN_IF_ERROR(Write([&](Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(RequireRunning(tx).status());
     return tx
         .AppendEvent(run_.id, "", now, event::kRunResumed,
                      json::JsonObject().String("after", "interruption").Build())

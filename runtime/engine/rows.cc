@@ -279,6 +279,30 @@ absl::StatusOr<std::optional<Run>> ReadRun(Transaction& tx, std::string_view run
   return run;
 }
 
+absl::StatusOr<bool> RefreshRun(Transaction& tx, Run& run) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query("SELECT status, reason, reason_detail, step_count, finished_at, result_json, "
+               "active_ms, model_calls, input_tokens, output_tokens, cached_input_tokens, "
+               "estimated_cost_micros FROM runs WHERE id = ?1",
+               {run.id}));
+  if (rows.empty()) return false;
+  SqlRow& r = rows[0];
+  run.status = ParseRunStatus(r[0]).value_or(RunStatus::kFailed);
+  run.reason = std::move(r[1]);
+  run.reason_detail = std::move(r[2]);
+  run.step_count = static_cast<int>(ToInt(r[3]));
+  run.finished_at = TimeOf(r[4]);
+  run.result = std::move(r[5]);
+  run.active_time = absl::Milliseconds(ToInt(r[6]));
+  run.model_calls = ToInt(r[7]);
+  run.input_tokens = ToInt(r[8]);
+  run.output_tokens = ToInt(r[9]);
+  run.cached_input_tokens = ToInt(r[10]);
+  run.estimated_cost_micros = ToInt(r[11]);
+  return true;
+}
+
 absl::StatusOr<std::optional<Run>> ReadCappedRun(Transaction& tx, std::string_view run_id,
                                                  std::int64_t max_text) {
   AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,

@@ -61,6 +61,10 @@ absl::StatusOr<std::optional<RunState>> ReadRunState(store::Transaction& tx,
 // column that is not JSON leaves the limits at their defaults). nullopt when there is no such
 // run.
 absl::StatusOr<std::optional<Run>> ReadRun(store::Transaction& tx, std::string_view run_id);
+// RefreshRun reads again only what changes while a run lives (status, reason and detail, step
+// count, finish, result, active time, model totals) into `run`, read whole before: a run's id,
+// goal, limits and creation never change. False when there is no such run.
+absl::StatusOr<bool> RefreshRun(store::Transaction& tx, Run& run);
 
 // The run columns a summary shows, with the goal, reason and reason detail cut inside SQLite to
 // `max_text` characters, so a huge goal is never read whole. Limits, result and active time are

@@ -26,6 +26,16 @@ absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id) {
   return *std::move(run);
 }
 
+absl::Status RefreshRun(store::Store& store, Run& run) {
+  bool found = false;
+  AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(found, rows::RefreshRun(tx, run));
+    return absl::OkStatus();
+  }));
+  if (!found) return NoSuchRun(run.id);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_view run_id) {
   std::vector<Step> steps;
   AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {

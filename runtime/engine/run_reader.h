@@ -18,6 +18,9 @@ namespace agentrt {
 
 // ReadRun: NotFound when there is no such run.
 absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id);
+// RefreshRun brings `run` (read whole before) up to date: rows::RefreshRun in one read
+// transaction. NotFound when there is no such run.
+absl::Status RefreshRun(store::Store& store, Run& run);
 // ReadSteps: the run's steps by index.
 absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_view run_id);
 

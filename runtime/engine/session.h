@@ -14,13 +14,16 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "runtime/driver.h"
 #include "runtime/engine/executing_runs.h"
 #include "runtime/engine/model_caller.h"
+#include "runtime/engine/rows.h"
 #include "runtime/engine/shared_steps.h"
 #include "runtime/engine/tool_registry.h"
+#include "runtime/store/store.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -142,16 +145,29 @@ class Driver::Session {
   // runs and its outcome is recorded.
   absl::StatusOr<bool> ExecutePending();
 
-  // Records the decision as the agent made it, before anything judges it.
+  // Records the decision as the agent made it, before anything judges it: kept in the step at
+  // once, and staged to commit first in the step's next write (the tool start, or the step's
+  // or the run's end), as the policy's verdict is. Nothing outside the process happens between
+  // the two, so a crash in between loses only what a resume would discard anyway: a deciding
+  // step is interrupted whether or not its decision was written.
   absl::Status RecordDecision(const Decision& decision, const RecordedSpec* spec);
 
+  // Every write of the session goes through here: the staged decision, if any, then `write`,
+  // in one transaction; the decision is unstaged once that commits.
+  absl::Status Write(absl::FunctionRef<absl::Status(store::Transaction&)> write,
+                     store::WriteOptions options = {});
+  // Commits the staged decision on its own (guarded as every write is), for a step that stops
+  // before its next write: a cancelled call, a gate closed before it executed.
+  absl::Status WriteStagedDecision();
+
   // The compare-and-set guard of every write: the run must still be in `from_` (RUNNING in
-  // the loop; WAITING_FOR_APPROVAL for the first write of a resumed step).
-  absl::Status RequireRunning(store::Transaction& tx);
+  // the loop; WAITING_FOR_APPROVAL for the first write of a resumed step). Returns the run's
+  // state as read, for the guards that need more of it.
+  absl::StatusOr<rows::RunState> RequireRunning(store::Transaction& tx);
 
   // FailedPrecondition naming the expiry and saying what was `refused` unless the run's
-  // lease is unexpired at `lease_now`.
-  absl::Status RequireLiveLease(store::Transaction& tx, absl::Time lease_now,
+  // lease (as `state` holds it) is unexpired at `lease_now`.
+  absl::Status RequireLiveLease(const rows::RunState& state, absl::Time lease_now,
                                 std::string_view refused);
 
   // Resuming a grant moves the run back to RUNNING in the same transaction as the step's
@@ -219,6 +235,15 @@ class Driver::Session {
   SharedSteps steps_;
   std::vector<Approval> approvals_;  // the run's approvals, as this session wrote or read them
   std::optional<Pending> pending_;
+  // A decision recorded but not yet written (RecordDecision).
+  struct StagedDecision {
+    std::string step_id;
+    std::string json;
+    std::string spec_hash;
+    const RecordedSpec* spec = nullptr;  // the spec the decision names, written with it
+    absl::Time at;
+  };
+  std::optional<StagedDecision> staged_;
   std::unique_ptr<AccountingModelCaller> model_caller_;  // the open step's, when a model is set
   bool attaching_ = false;         // resumed for a gate: stop where the caller takes over
   std::optional<Approval> grant_;  // the approval a resume executes, until it runs

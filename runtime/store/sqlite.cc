@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
@@ -25,7 +27,11 @@ absl::Status FromSqlite(sqlite3* db, int code, std::string_view what) {
 }  // namespace
 
 Statement::Statement(sqlite3* db, sqlite3_stmt* stmt, std::string sql)
-    : db_(db), stmt_(stmt), sql_(std::move(sql)) {}
+    : db_(db),
+      stmt_(stmt),
+      sql_(std::move(sql)),
+      may_change_events_(sqlite3_stmt_readonly(stmt) == 0 &&
+                         absl::StrContains(absl::AsciiStrToLower(sql_), "events")) {}
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
@@ -40,8 +46,11 @@ absl::Status Statement::Bind(const std::vector<Param>& params) {
     } else {
       std::string_view s = std::get<std::string_view>(params[i]);
       // An empty view may carry a null pointer, which SQLite would bind as NULL: text is text.
+      // SQLITE_STATIC, not a copy: the caller's text outlives every step of this binding (Run
+      // steps and resets at once; a query's parameters are held until its last row), and the
+      // next Bind clears these pointers before anything could read them.
       rc = sqlite3_bind_text64(stmt_, index, s.data() != nullptr ? s.data() : "", s.size(),
-                               SQLITE_TRANSIENT, SQLITE_UTF8);
+                               SQLITE_STATIC, SQLITE_UTF8);
     }
     if (rc != SQLITE_OK) return FromSqlite(db_, rc, absl::StrCat("bind ", sql_));
   }
@@ -207,6 +216,16 @@ absl::StatusOr<Statement*> Connection::Prepare(std::string_view sql) {
 }
 
 std::int64_t Connection::Changes() const { return sqlite3_changes64(db_); }
+
+absl::StatusOr<std::int64_t> Connection::DataVersion() {
+  AGENTRT_ASSIGN_OR_RETURN(Statement * pragma, Prepare("PRAGMA data_version"));
+  AGENTRT_RETURN_IF_ERROR(pragma->Bind({}));
+  AGENTRT_ASSIGN_OR_RETURN(bool row, pragma->Step());
+  if (!row) return absl::InternalError("sqlite: PRAGMA data_version returned no row");
+  std::int64_t version = pragma->ColumnInt(0);
+  AGENTRT_RETURN_IF_ERROR(pragma->Step().status());  // done: the statement resets
+  return version;
+}
 
 absl::Status Connection::Error(std::string_view what) const {
   return FromSqlite(db_, sqlite3_extended_errcode(db_), what);

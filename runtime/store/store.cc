@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iterator>
 #include <limits>
+#include <type_traits>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
@@ -26,20 +27,8 @@ namespace {
 
 using internal::Connection;
 using internal::Param;
+static_assert(std::is_same_v<SqlValue, Param>, "a query's values bind as they are");
 using internal::Statement;
-
-std::vector<Param> ToParams(const std::vector<SqlValue>& values) {
-  std::vector<Param> params;
-  params.reserve(values.size());
-  for (const SqlValue& v : values) {
-    if (const auto* n = std::get_if<std::int64_t>(&v)) {
-      params.emplace_back(*n);
-    } else {
-      params.emplace_back(std::get<std::string_view>(v));
-    }
-  }
-  return params;
-}
 
 absl::Status WithPath(const std::string& path, absl::Status status) {
   if (status.ok()) return status;
@@ -208,14 +197,20 @@ absl::StatusOr<Event> Transaction::AppendEvent(std::string_view run_id, std::str
 absl::StatusOr<std::int64_t> Transaction::Exec(std::string_view sql,
                                                const std::vector<SqlValue>& params) {
   AGENTRT_ASSIGN_OR_RETURN(Statement * statement, connection_.Prepare(sql));
-  AGENTRT_RETURN_IF_ERROR(statement->Run(ToParams(params)));
+  Ran(*statement);
+  AGENTRT_RETURN_IF_ERROR(statement->Run(params));
   return connection_.Changes();
+}
+
+void Transaction::Ran(const Statement& statement) {
+  events_changed_raw_ |= statement.may_change_events();
 }
 
 absl::StatusOr<std::vector<SqlRow>> Transaction::Query(std::string_view sql,
                                                        const std::vector<SqlValue>& params) {
   AGENTRT_ASSIGN_OR_RETURN(Statement * statement, connection_.Prepare(sql));
-  AGENTRT_RETURN_IF_ERROR(statement->Bind(ToParams(params)));
+  Ran(*statement);
+  AGENTRT_RETURN_IF_ERROR(statement->Bind(params));
   std::vector<SqlRow> rows;
   for (;;) {
     AGENTRT_ASSIGN_OR_RETURN(bool row, statement->Step());
@@ -341,6 +336,7 @@ absl::Status Store::CopyFrom(Store& source) {
   if (&source == this) return absl::InvalidArgumentError("a database cannot be copied onto itself");
   absl::MutexLock mine(&mu_);
   absl::MutexLock theirs(&source.mu_);
+  head_.valid = false;
   return WithPath(path_, source.connection_->CopyTo(*connection_));
 }
 
@@ -458,12 +454,32 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
     };
     AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecPrepared("BEGIN IMMEDIATE")));
     Transaction tx(*connection_);
+    // The head this store's last write left is the head still, unless another connection has
+    // committed since (data_version, read under the write lock, tells) or we lost track.
+    absl::StatusOr<std::int64_t> version = connection_->DataVersion();
+    if (!version.ok()) {
+      connection_->Exec("ROLLBACK").IgnoreError();
+      return WithPath(path_, version.status());
+    }
+    if (head_.valid && head_.data_version == *version) {
+      tx.head_loaded_ = true;
+      tx.head_seq_ = head_.seq;
+      tx.head_hash_ = head_.hash;
+    }
     absl::Status status = CallRollingBackOnThrow(*connection_, fn, tx);
     if (status.ok()) status = WithPath(path_, connection_->ExecPrepared("COMMIT"));
     if (!status.ok()) {
       // ROLLBACK fails only when SQLite already rolled back; the first error is the one to tell.
       connection_->Exec("ROLLBACK").IgnoreError();
-      return status;
+      return status;  // what is remembered is what the database holds again
+    }
+    // Our own commits leave data_version as it was.
+    if (tx.events_changed_raw_) {
+      head_.valid = false;
+    } else if (tx.head_loaded_) {
+      head_ = {.valid = true, .data_version = *version, .seq = tx.head_seq_, .hash = tx.head_hash_};
+    } else if (head_.valid && head_.data_version != *version) {
+      head_.valid = false;  // another connection wrote, and this write did not read the head
     }
     committed = std::move(tx.events_);
     observers = observers_;

@@ -43,7 +43,8 @@ namespace agentrt::store {
 
 namespace internal {
 class Connection;
-}
+class Statement;
+}  // namespace internal
 
 enum class Durability { kNormal, kFull };
 
@@ -114,11 +115,14 @@ class Transaction {
   friend class Store;
   explicit Transaction(internal::Connection& connection) : connection_(connection) {}
   absl::Status LoadHead();
+  // Notes a statement that may have changed the events table other than by AppendEvent.
+  void Ran(const internal::Statement& statement);
 
   internal::Connection& connection_;
   bool head_loaded_ = false;
   std::int64_t head_seq_ = 0;
   std::string head_hash_;
+  bool events_changed_raw_ = false;  // a statement other than AppendEvent's wrote to events
   std::vector<Event> events_;
 };
 
@@ -210,6 +214,16 @@ class Store {
 
   absl::Mutex mu_;
   std::unique_ptr<internal::Connection> connection_ ABSL_GUARDED_BY(mu_);
+  // The chain's head as this store's last write left it, and SQLite's data_version then: while
+  // no other connection has committed since (data_version unchanged) and no statement of ours
+  // wrote to events other than by AppendEvent, a write starts from it instead of reading it.
+  struct RememberedHead {
+    bool valid = false;
+    std::int64_t data_version = 0;
+    std::int64_t seq = 0;
+    std::string hash;
+  };
+  RememberedHead head_ ABSL_GUARDED_BY(mu_);
   std::vector<EventObserver> observers_ ABSL_GUARDED_BY(mu_);
   std::string path_;
   bool read_only_;

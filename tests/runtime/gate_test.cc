@@ -401,6 +401,44 @@ TEST(GateTest, ClosingOrDroppingASessionReleasesItsLeaseForARivalAtOnce) {
   }
 }
 
+// A decision commits with its verdict (ADR 16): an allowed proposal has written nothing until
+// Execute, where step.decided, step.policy and step.tool_started commit together; a session
+// closed between the two (or dropped) still keeps the decision, the step left deciding.
+TEST(GateTest, AnAllowedDecisionCommitsWithItsToolStartOrWithTheClose) {
+  for (bool execute : {true, false}) {
+    SCOPED_TRACE(execute ? "Execute" : "Close");
+    World w;
+    std::vector<std::string> open;  // the types of the events committed since the last look
+    w.store->AddObserver([&](const store::Event& e) { open.push_back(e.type); });
+    auto gate = w.NewDriver("gate");
+    auto session = *gate->Begin("run-1", "one call");
+    ASSERT_TRUE(*session->Step());
+    open.clear();
+    absl::StatusOr<GateVerdict> verdict = session->Propose(Call("write", R"({"x":1})"));
+    ASSERT_TRUE(verdict.ok()) << verdict.status();
+    ASSERT_EQ(verdict->outcome, Outcome::kAllowed);
+    EXPECT_TRUE(open.empty()) << "an allowed proposal writes nothing: " << open.front();
+    EXPECT_THAT(Types(*w.store), Not(::testing::Contains("step.decided")));
+    if (execute) {
+      ASSERT_TRUE(session->Execute().ok());
+      ASSERT_FALSE(open.empty());
+      EXPECT_THAT(std::vector<std::string>(open.begin(), open.begin() + 3),
+                  ElementsAre("step.decided", "step.policy", "step.tool_started"));
+    } else {
+      ASSERT_TRUE(session->Close().ok());
+      EXPECT_THAT(open, ElementsAre("step.decided"));
+      absl::StatusOr<std::vector<Step>> steps = ReadSteps(*w.store, "run-1");
+      ASSERT_TRUE(steps.ok()) << steps.status();
+      ASSERT_EQ(steps->size(), 1u);
+      EXPECT_EQ(steps->back().status, StepStatus::kDeciding);
+      ASSERT_TRUE(steps->back().decision.has_value());
+      EXPECT_EQ(steps->back().decision->tool, "write");
+      EXPECT_EQ(w.write.calls, 0);
+    }
+    EXPECT_FALSE(w.store->VerifyEvents()->broken.has_value());
+  }
+}
+
 // A driver refuses a second session of a run it is driving (Begin, Attach, Start, Resume), at
 // once and changing nothing, rather than wait on its own lease; once the first session ends
 // the run is the driver's to drive again, without waiting a TTL.

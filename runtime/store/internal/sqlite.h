@@ -43,11 +43,15 @@ class Statement {
   bool ColumnIsNull(int i) const;
 
   const std::string& sql() const { return sql_; }
+  // Whether the statement may change the events table: it writes, and names it. The store
+  // forgets the chain's head it remembers once such a statement ran.
+  bool may_change_events() const { return may_change_events_; }
 
  private:
   sqlite3* db_;
   sqlite3_stmt* stmt_;
   std::string sql_;
+  bool may_change_events_;
 };
 
 class Connection {
@@ -76,6 +80,9 @@ class Connection {
   // Prepare returns a statement owned by the connection's cache (prepared once, reused).
   absl::StatusOr<Statement*> Prepare(std::string_view sql);
   std::int64_t Changes() const;
+  // DataVersion is PRAGMA data_version: it changes when another connection commits to the
+  // database, never for this connection's own commits.
+  absl::StatusOr<std::int64_t> DataVersion();
   absl::Status Error(std::string_view what) const;  // the current SQLite error as a Status
   // Whether the last call failed because SQLite could not create a file it needs (the WAL
   // index) in a directory this process cannot write (SQLITE_READONLY_DIRECTORY).

@@ -187,5 +187,49 @@ TEST_F(RowsTest, ModelTotalsReadBackAsWritten) {
                }).has_value());
 }
 
+// The loop's refresh reads only what changes while a run lives, and then holds exactly what a
+// whole read gives.
+TEST_F(RowsTest, ARefreshedRunIsWhatAWholeReadGives) {
+  agentrt::Run run =
+      *Value<std::optional<agentrt::Run>>([](store::Transaction& tx) { return ReadRun(tx, "r"); });
+  ASSERT_TRUE(Write([](store::Transaction& tx) -> absl::Status {
+                AGENTRT_RETURN_IF_ERROR(
+                    ClaimStep(tx, "r", 0, "me", "2027-01-15T08:01:00.000000000Z").status());
+                AGENTRT_RETURN_IF_ERROR(WriteModelTotals(tx, "r", {3, 100, 20, 10, 999}));
+                AGENTRT_RETURN_IF_ERROR(AddActiveTime(tx, "r", 1500));
+                return tx
+                    .Exec(
+                        "UPDATE runs SET status = 'COMPLETED', reason = 'goal_completed', "
+                        "reason_detail = 'd', result_json = '{\"ok\":1}', "
+                        "finished_at = '2027-01-15T08:02:00.000000000Z' WHERE id = 'r'")
+                    .status();
+              }).ok());
+  EXPECT_TRUE(Value<bool>([&](store::Transaction& tx) { return RefreshRun(tx, run); }));
+  agentrt::Run whole =
+      *Value<std::optional<agentrt::Run>>([](store::Transaction& tx) { return ReadRun(tx, "r"); });
+  EXPECT_EQ(run.status, RunStatus::kCompleted);
+  EXPECT_EQ(run.status, whole.status);
+  EXPECT_EQ(run.reason, whole.reason);
+  EXPECT_EQ(run.reason_detail, whole.reason_detail);
+  EXPECT_EQ(run.result, whole.result);
+  EXPECT_EQ(run.finished_at, whole.finished_at);
+  EXPECT_EQ(run.step_count, 1);
+  EXPECT_EQ(run.step_count, whole.step_count);
+  EXPECT_EQ(run.active_time, absl::Milliseconds(1500));
+  EXPECT_EQ(run.active_time, whole.active_time);
+  EXPECT_EQ(run.model_calls, 3);
+  EXPECT_EQ(run.model_calls, whole.model_calls);
+  EXPECT_EQ(run.input_tokens, whole.input_tokens);
+  EXPECT_EQ(run.output_tokens, whole.output_tokens);
+  EXPECT_EQ(run.cached_input_tokens, whole.cached_input_tokens);
+  EXPECT_EQ(run.estimated_cost_micros, 999);
+  EXPECT_EQ(run.estimated_cost_micros, whole.estimated_cost_micros);
+  EXPECT_EQ(run.goal, whole.goal);
+  EXPECT_EQ(run.created_at, whole.created_at);
+  agentrt::Run gone;
+  gone.id = "none";
+  EXPECT_FALSE(Value<bool>([&](store::Transaction& tx) { return RefreshRun(tx, gone); }));
+}
+
 }  // namespace
 }  // namespace agentrt::rows

@@ -206,6 +206,42 @@ TEST_F(StoreTest, DeletingTheNewestEventNeverReusesItsSeq) {
   EXPECT_TRUE(store->VerifyEvents()->broken.has_value());
 }
 
+// A store remembers the head its last write left rather than reading it again: another
+// connection's commit in between is noticed, and the next event follows that one's.
+TEST_F(StoreTest, AnotherConnectionsCommitIsSeenBeforeTheNextAppend) {
+  auto a = OpenOrDie();
+  auto b = OpenOrDie();
+  WriteRun(*a, "run-a", 2);
+  WriteRun(*b, "run-b", 2);
+  WriteRun(*a, "run-c", 1);
+  absl::StatusOr<std::vector<Event>> all = a->ListEvents("");
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_THAT(*all, SizeIs(5));
+  EXPECT_EQ((*all)[4].seq, 5);
+  EXPECT_EQ((*all)[4].hash, EventHash((*all)[3].hash, EventFields{5, "run-c", "", (*all)[4].at,
+                                                                  "test.event", R"({"i":0})"}));
+  EXPECT_FALSE(a->VerifyEvents()->broken.has_value());
+}
+
+// A statement of a write that changes the events table itself (not by AppendEvent) makes the
+// store read the head again: the next event links to the newest event there is.
+TEST_F(StoreTest, ARawChangeToEventsInAWriteIsNeverTakenForTheHead) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 2);
+  ASSERT_TRUE(store
+                  ->Write([](Transaction& tx) {
+                    return tx.Exec("DELETE FROM events WHERE seq = 2").status();
+                  })
+                  .ok());
+  WriteRun(*store, "run-b", 1);
+  absl::StatusOr<std::vector<Event>> all = store->ListEvents("");
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_THAT(*all, SizeIs(2));
+  EXPECT_EQ((*all)[1].seq, 3);  // never reused
+  EXPECT_EQ((*all)[1].hash, EventHash((*all)[0].hash, EventFields{3, "run-b", "", (*all)[1].at,
+                                                                  "test.event", R"({"i":0})"}));
+}
+
 TEST_F(StoreTest, RolledBackWriteLeavesNothingAndNoGap) {
   auto store = OpenOrDie();
   WriteRun(*store, "run-a", 1);
