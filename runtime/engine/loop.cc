@@ -308,7 +308,7 @@ absl::Status Driver::Session::Write(absl::FunctionRef<absl::Status(Transaction&)
         if (staged_) {
           const StagedDecision& s = *staged_;
           AGENTRT_RETURN_IF_ERROR(rows::RecordDecision(tx, s.step_id, s.json, s.spec_hash));
-          if (s.spec != nullptr) {
+          if (s.spec != nullptr && !specs_written_.contains(s.spec->hash)) {
             AGENTRT_RETURN_IF_ERROR(rows::InsertToolSpec(tx, s.spec->hash, s.spec->json));
           }
           AGENTRT_RETURN_IF_ERROR(
@@ -317,6 +317,7 @@ absl::Status Driver::Session::Write(absl::FunctionRef<absl::Status(Transaction&)
         return write(tx);
       },
       options));
+  if (staged_ && staged_->spec != nullptr) specs_written_.insert(staged_->spec->hash);
   staged_.reset();
   return absl::OkStatus();
 }

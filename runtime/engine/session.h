@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -244,6 +245,9 @@ class Driver::Session {
     absl::Time at;
   };
   std::optional<StagedDecision> staged_;
+  // The specs this session's decisions have written (tool_specs is content-addressed and never
+  // loses a row): a spec is written with the first decision that names it, not with every one.
+  absl::flat_hash_set<std::string> specs_written_;
   std::unique_ptr<AccountingModelCaller> model_caller_;  // the open step's, when a model is set
   bool attaching_ = false;         // resumed for a gate: stop where the caller takes over
   std::optional<Approval> grant_;  // the approval a resume executes, until it runs

@@ -447,10 +447,11 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
     // it only makes later commits safer than asked.)
     bool raise = options.durable && sync_durable_writes_;
     if (raise) {
-      AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec("PRAGMA synchronous=FULL")));
+      AGENTRT_RETURN_IF_ERROR(
+          WithPath(path_, connection_->ExecPrepared("PRAGMA synchronous=FULL")));
     }
     absl::Cleanup lower = [&] {
-      if (raise) connection_->Exec("PRAGMA synchronous=NORMAL").IgnoreError();
+      if (raise) connection_->ExecPrepared("PRAGMA synchronous=NORMAL").IgnoreError();
     };
     AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecPrepared("BEGIN IMMEDIATE")));
     Transaction tx(*connection_);

@@ -14,6 +14,7 @@
 #include "benchmark/benchmark.h"
 #include "runtime/driver.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/store/internal/migrations.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/real_scheduler.h"
@@ -123,6 +124,12 @@ void BM_DriverCreate(benchmark::State& state) {
 // The loop alone: a run of `steps` read calls and a `complete`, per step, with the store opened
 // and the driver created once, outside the timing. The per-step figure at 400 steps must be the
 // one at 10: a cost that grows with the run's length shows as a difference.
+//
+// In memory, the store is emptied before each run, outside the timing, as the simulator empties
+// its database before each play: SQLite keeps every page of an in-memory database in its page
+// cache, and a commit after a B-tree balance that moved pages walks that whole cache
+// (docs/performance.md, "An in-memory store that keeps growing"), so without it the figure
+// would grow with the number of runs the benchmark happened to make.
 void BM_DriverLoop(benchmark::State& state) {
   bool file = state.range(0) == 1;
   int calls = static_cast<int>(state.range(1));
@@ -142,6 +149,14 @@ void BM_DriverLoop(benchmark::State& state) {
   Limits limits;
   limits.max_steps = calls + 1;
   for (auto _ : state) {
+    if (!file) {
+      state.PauseTiming();
+      if (absl::Status emptied = store->EmptyInMemory(); !emptied.ok()) {
+        state.SkipWithError(std::string(emptied.message()).c_str());
+        break;
+      }
+      state.ResumeTiming();
+    }
     absl::StatusOr<Run> run = driver->Start("bench", limits);
     if (!run.ok() || run->status != RunStatus::kCompleted) {
       state.SkipWithError(run.ok() ? (run->reason + ": " + run->reason_detail).c_str()
@@ -166,83 +181,153 @@ void BM_DriverLoop(benchmark::State& state) {
 // leaves out everything that makes the step governed: intake and canonical JSON, the schema,
 // the policy, SHA-256 of the content and of every event's chain link, the guards that a run is
 // still this driver's, and the lease.
+//
+// `schema` 0 writes minimal tables (integer keys, no index, no constraint); 1 writes the same
+// statements into the store's own tables (its migrations, foreign keys on): text ids and their
+// indexes, events with an explicit seq under AUTOINCREMENT, a 64-character hash on each, and
+// the events_run index. The difference between the two is what the schema costs; what is left
+// between schema 1 and BM_DriverLoop is the engine's.
 void BM_StepFloor(benchmark::State& state) {
   bool file = state.range(0) == 1;
   int calls = static_cast<int>(state.range(1));
   auto bytes = static_cast<std::size_t>(state.range(2));
+  bool ours = state.range(3) == 1;
   std::string path = TempDb("floor");
   sqlite3* db = nullptr;
   sqlite3_open(file ? path.c_str() : ":memory:", &db);
   sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", nullptr, nullptr,
                nullptr);
-  sqlite3_exec(db,
-               "CREATE TABLE runs (id INTEGER PRIMARY KEY, steps INTEGER, state TEXT); "
-               "CREATE TABLE steps (id INTEGER PRIMARY KEY, run INTEGER, decision TEXT, "
-               "observation TEXT); "
-               "CREATE TABLE events (seq INTEGER PRIMARY KEY, run INTEGER, payload TEXT)",
-               nullptr, nullptr, nullptr);
+  if (ours) {
+    sqlite3_exec(db, "PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr);
+    for (const store::Migration& m : store::Migrations()) {
+      sqlite3_exec(db, std::string(m.sql).c_str(), nullptr, nullptr, nullptr);
+    }
+  } else {
+    sqlite3_exec(db,
+                 "CREATE TABLE runs (id INTEGER PRIMARY KEY, steps INTEGER, state TEXT); "
+                 "CREATE TABLE steps (id INTEGER PRIMARY KEY, run INTEGER, decision TEXT, "
+                 "observation TEXT); "
+                 "CREATE TABLE events (seq INTEGER PRIMARY KEY, run INTEGER, payload TEXT)",
+                 nullptr, nullptr, nullptr);
+  }
   auto prepare = [&](const char* sql) {
     sqlite3_stmt* stmt = nullptr;
-    sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr) != SQLITE_OK) {
+      state.SkipWithError(sqlite3_errmsg(db));
+    }
     return stmt;
   };
   sqlite3_stmt* begin = prepare("BEGIN IMMEDIATE");
   sqlite3_stmt* commit = prepare("COMMIT");
-  sqlite3_stmt* new_run = prepare("INSERT INTO runs (steps, state) VALUES (0, ?1)");
-  sqlite3_stmt* new_step = prepare("INSERT INTO steps (run, decision) VALUES (?1, '')");
-  sqlite3_stmt* decide = prepare("UPDATE steps SET decision = ?1 WHERE id = ?2");
-  sqlite3_stmt* observe = prepare("UPDATE steps SET observation = ?1 WHERE id = ?2");
-  sqlite3_stmt* count = prepare("UPDATE runs SET steps = steps + 1, state = ?1 WHERE id = ?2");
-  sqlite3_stmt* event = prepare("INSERT INTO events (run, payload) VALUES (?1, ?2)");
+  sqlite3_stmt* new_run = ours ? prepare(
+                                     "INSERT INTO runs (id, goal, status, limits_json, created_at) "
+                                     "VALUES (?1, 'a goal', 'RUNNING', '{}', ?2)")
+                               : prepare("INSERT INTO runs (steps, state) VALUES (0, ?2)");
+  sqlite3_stmt* new_step =
+      ours ? prepare(
+                 "INSERT INTO steps (id, run_id, idx, status, started_at) "
+                 "VALUES (?3, ?1, ?2, 'DECIDING', '2027-01-15T08:00:00.000000000Z')")
+           : prepare("INSERT INTO steps (run, decision) VALUES (?1, '')");
+  sqlite3_stmt* decide = ours ? prepare("UPDATE steps SET decision_json = ?1 WHERE id = ?2")
+                              : prepare("UPDATE steps SET decision = ?1 WHERE id = ?2");
+  sqlite3_stmt* observe =
+      ours ? prepare("UPDATE steps SET observation_json = ?1, status = 'DONE' WHERE id = ?2")
+           : prepare("UPDATE steps SET observation = ?1 WHERE id = ?2");
+  sqlite3_stmt* count =
+      ours ? prepare(
+                 "UPDATE runs SET step_count = step_count + 1, reason_detail = ?1 "
+                 "WHERE id = ?2")
+           : prepare("UPDATE runs SET steps = steps + 1, state = ?1 WHERE id = ?2");
+  sqlite3_stmt* event =
+      ours ? prepare(
+                 "INSERT INTO events (seq, run_id, step_id, at, type, payload_json, hash) "
+                 "VALUES (?3, ?1, ?4, '2027-01-15T08:00:00.000000000Z', 'step.event', ?2, "
+                 "?5)")
+           : prepare("INSERT INTO events (run, payload) VALUES (?1, ?2)");
   std::string small(100, 'e'), medium(200, 'e'), large(400, 'e'), decision(100, 'd');
-  std::string observation(bytes, 'o');
-  auto run_stmt = [](sqlite3_stmt* stmt) {
-    sqlite3_step(stmt);
+  std::string observation(bytes, 'o'), hash(64, 'h');
+  bool failed = false;  // a statement refused (a constraint, say) would make the floor a lie
+  auto run_stmt = [&](sqlite3_stmt* stmt) {
+    failed |= sqlite3_step(stmt) != SQLITE_DONE;
     sqlite3_reset(stmt);
   };
   auto text = [](sqlite3_stmt* stmt, int i, const std::string& v) {
     sqlite3_bind_text(stmt, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
   };
-  auto put_event = [&](sqlite3_int64 run, const std::string& payload) {
-    sqlite3_bind_int64(event, 1, run);
+  // Keys: integers in the minimal tables, 26-character text ids (the store's) in ours.
+  std::string run_id, step_id;
+  sqlite3_int64 run = 0, step_row = 0, seq = 0, ids = 0;
+  auto bind_key = [&](sqlite3_stmt* stmt, int i, sqlite3_int64 row, const std::string& id) {
+    if (ours) {
+      text(stmt, i, id);
+    } else {
+      sqlite3_bind_int64(stmt, i, row);
+    }
+  };
+  auto new_id = [&] { return absl::StrCat("01J", std::string(17, '0'), 100000 + ++ids); };
+  auto put_event = [&](const std::string& payload) {
+    bind_key(event, 1, run, run_id);
     text(event, 2, payload);
+    if (ours) {
+      sqlite3_bind_int64(event, 3, ++seq);
+      text(event, 4, step_id);
+      text(event, 5, hash);
+    }
     run_stmt(event);
   };
   for (auto _ : state) {
+    if (!file) {  // the same conditions as BM_DriverLoop's: one run's worth in memory
+      state.PauseTiming();
+      sqlite3_exec(db, "DELETE FROM events; DELETE FROM steps; DELETE FROM runs", nullptr, nullptr,
+                   nullptr);
+      state.ResumeTiming();
+    }
     run_stmt(begin);
-    text(new_run, 1, medium);
+    run_id = new_id();
+    if (ours) text(new_run, 1, run_id);
+    text(new_run, 2, medium);
     run_stmt(new_run);
-    sqlite3_int64 run = sqlite3_last_insert_rowid(db);
-    put_event(run, medium);  // run.created
-    put_event(run, small);   // run.started
+    run = sqlite3_last_insert_rowid(db);
+    step_id.clear();
+    put_event(medium);  // run.created
+    put_event(small);   // run.started
     run_stmt(commit);
     for (int step = 0; step <= calls; ++step) {
       run_stmt(begin);
-      sqlite3_bind_int64(new_step, 1, run);
+      step_id = new_id();
+      bind_key(new_step, 1, run, run_id);
+      if (ours) {
+        sqlite3_bind_int64(new_step, 2, step);
+        text(new_step, 3, step_id);
+      }
       run_stmt(new_step);
-      sqlite3_int64 id = sqlite3_last_insert_rowid(db);
-      put_event(run, small);  // step.started
+      step_row = sqlite3_last_insert_rowid(db);
+      put_event(small);  // step.started
       run_stmt(commit);
       run_stmt(begin);
       text(decide, 1, decision);
-      sqlite3_bind_int64(decide, 2, id);
+      bind_key(decide, 2, step_row, step_id);
       run_stmt(decide);
-      put_event(run, medium);  // step.decided
+      put_event(medium);  // step.decided
       if (step < calls) {
-        put_event(run, large);   // step.policy
-        put_event(run, medium);  // step.tool_started
+        put_event(large);   // step.policy
+        put_event(medium);  // step.tool_started
         run_stmt(commit);
         run_stmt(begin);
         text(observe, 1, observation);
-        sqlite3_bind_int64(observe, 2, id);
+        bind_key(observe, 2, step_row, step_id);
         run_stmt(observe);
-        put_event(run, medium);  // step.tool_finished
+        put_event(medium);  // step.tool_finished
       }
       text(count, 1, small);
-      sqlite3_bind_int64(count, 2, run);
+      bind_key(count, 2, run, run_id);
       run_stmt(count);
-      if (step == calls) put_event(run, medium);  // run.finished
+      if (step == calls) put_event(medium);  // run.finished
       run_stmt(commit);
+    }
+    if (failed) {
+      state.SkipWithError(sqlite3_errmsg(db));
+      break;
     }
   }
   state.SetItemsProcessed(state.iterations() * (calls + 1));
@@ -267,22 +352,33 @@ class InstantModel final : public Model {
 };
 
 // One step that makes kModelCalls model calls through the step's accounting caller, then
-// completes.
+// completes. Only the calls are timed: the run's creation, its step and its end are not a
+// model call's cost (the benchmark pauses the timer around the run, the agent resumes it
+// around its calls).
 constexpr int kModelCalls = 20;
 class CallingAgent final : public Agent {
  public:
+  explicit CallingAgent(benchmark::State& state) : state_(state) {}
   absl::StatusOr<Decision> Decide(const StepInput& input) override {
     ModelRequest request;
     request.messages.push_back(Message{"user", {ContentBlock{.type = "text", .text = "go on"}}});
     request.max_output_tokens = 256;
+    state_.ResumeTiming();
     for (int i = 0; i < kModelCalls; ++i) {
       absl::StatusOr<ModelResponse> r = input.model->Generate(request);
-      if (!r.ok()) return r.status();
+      if (!r.ok()) {
+        state_.PauseTiming();
+        return r.status();
+      }
     }
+    state_.PauseTiming();
     Decision d;
     d.kind = "complete";
     return d;
   }
+
+ private:
+  benchmark::State& state_;
 };
 
 // Per model call: reserve (a run read and the limit checks), the dispatch transaction (row and
@@ -295,7 +391,7 @@ void BM_ModelCallAccounted(benchmark::State& state) {
   std::string path = TempDb("model");
   auto store = file ? *store::Store::Open(path, clock) : *store::Store::OpenInMemory(clock);
   InstantModel model;
-  CallingAgent agent;
+  CallingAgent agent(state);
   std::unique_ptr<Policy> policy = DefaultPolicy();
   DriverOptions options{&agent, policy.get(), {}, "bench"};
   options.scheduler = &scheduler;
@@ -306,7 +402,10 @@ void BM_ModelCallAccounted(benchmark::State& state) {
   limits.max_model_calls = 1'000'000'000;
   limits.max_total_tokens = INT64_MAX / 2;
   for (auto _ : state) {
+    state.PauseTiming();
+    if (!file) store->EmptyInMemory().IgnoreError();  // as BM_DriverLoop does, and why
     absl::StatusOr<Run> run = driver->Start("bench", limits);
+    state.ResumeTiming();
     if (!run.ok() || run->status != RunStatus::kCompleted) {
       state.SkipWithError(run.ok() ? (run->reason + ": " + run->reason_detail).c_str()
                                    : std::string(run.status().message()).c_str());
@@ -319,8 +418,9 @@ void BM_ModelCallAccounted(benchmark::State& state) {
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }
 
-// The floor for one model call: two transactions, the first writing two rows, the second two
-// rows and an update, through the bare library.
+// The floor for one model call: two transactions through the bare library, the first (the
+// dispatch: two rows) committed durably as a crash-safe call's must be before the model is
+// asked, the second (the outcome: two rows and an update) not.
 void BM_BareSqliteModelCallWrites(benchmark::State& state) {
   bool file = state.range(0) == 1;
   std::string path = TempDb("baremodel");
@@ -345,10 +445,12 @@ void BM_BareSqliteModelCallWrites(benchmark::State& state) {
   };
   for (auto _ : state) {
     for (int call = 0; call < kModelCalls; ++call) {
+      sqlite3_exec(db, "PRAGMA synchronous=FULL", nullptr, nullptr, nullptr);
       sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
       put();
       put();
       sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+      sqlite3_exec(db, "PRAGMA synchronous=NORMAL", nullptr, nullptr, nullptr);
       sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
       put();
       put();
@@ -401,10 +503,12 @@ BENCHMARK(BM_DriverLoop)->Apply(StepArgs);
 BENCHMARK(BM_StepFloor)->Apply([](benchmark::internal::Benchmark* b) {
   for (int file : {0, 1}) {
     for (int steps : {10, 400}) {
-      for (int bytes : {100, 8192}) b->Args({file, steps, bytes});
+      for (int bytes : {100, 8192}) {
+        for (int schema : {0, 1}) b->Args({file, steps, bytes, schema});
+      }
     }
   }
-  b->ArgNames({"file", "steps", "bytes"});
+  b->ArgNames({"file", "steps", "bytes", "schema"});
   b->Unit(benchmark::kMicrosecond);
 });
 BENCHMARK(BM_ModelCallAccounted)->Arg(0)->Arg(1)->ArgName("file");
