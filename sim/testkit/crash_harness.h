@@ -24,7 +24,9 @@
 // every pause (approval.requested committed); AfterAllowed (the policy allowed a call, nothing
 // is written yet: the Driver between its policy and the tool start, or a gate loop between
 // Propose and Execute); and, for a gate loop, AfterAttachAllowed (Attach handed back an
-// approved call, not yet executed).
+// approved call, not yet executed). A decision commits with its verdict (ADR 16): after
+// step.decided is the moment the tool's start, the step's or the run's end, or the pause
+// commits with it.
 //
 // Tool effects are counted by the harness (each tool is wrapped; every call that returns, or
 // throws, is logged to a file before anything else happens), so a count survives the child.

@@ -131,6 +131,16 @@ TEST_F(StoreTest, AnInMemoryDatabaseEmptiesToAFreshOneAndAFileNeverDoes) {
   absl::StatusOr<std::unique_ptr<Store>> memory = Store::OpenInMemory(clock_);
   ASSERT_TRUE(memory.ok()) << memory.status();
   WriteRun(**memory, "run-a", 3);
+  // A row that names the run (foreign keys are on): emptying removes it before the run.
+  ASSERT_TRUE((*memory)
+                  ->Write([](Transaction& tx) {
+                    return tx
+                        .Exec(
+                            "INSERT INTO steps (id, run_id, idx, status, started_at) "
+                            "VALUES ('s', 'run-a', 0, 'DECIDING', '')")
+                        .status();
+                  })
+                  .ok());
   absl::StatusOr<std::unique_ptr<Store>> fresh = Store::OpenInMemory(clock_);
   ASSERT_TRUE(fresh.ok());
   WriteRun(**fresh, "run-b", 2);
