@@ -205,6 +205,9 @@ absl::StatusOr<bool> Driver::Session::StartStep() {
                        .run_id = run_.id,
                        .step_id = step.id,
                        .step_started_at = step.started_at,
+                       .limits = run_.limits,
+                       .run_created_at = run_.created_at,
+                       .run_active_time = run_.active_time,
                        // Only the run's live owner may spend on the model for it.
                        .require_lease = [this](Transaction& tx) -> absl::Status {
                          AGENTRT_ASSIGN_OR_RETURN(rows::RunState state, RequireRunning(tx));

@@ -10,7 +10,6 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/engine/rows.h"
-#include "runtime/engine/run_reader.h"
 #include "runtime/events.h"
 #include "runtime/json/json_object.h"
 #include "runtime/reasons.h"
@@ -258,8 +257,7 @@ absl::Status AccountingModelCaller::RunAttempt(const ModelRequest& request, int 
 
 absl::StatusOr<ModelResponse> AccountingModelCaller::Generate(const ModelRequest& original) {
   ModelRequest request = original;
-  AGENTRT_ASSIGN_OR_RETURN(Run run, ReadRun(*scope_.store, scope_.run_id));
-  const Limits& limits = run.limits;
+  const Limits& limits = scope_.limits;
   if (limits.max_output_tokens_per_call > 0 &&
       (request.max_output_tokens <= 0 ||
        request.max_output_tokens > limits.max_output_tokens_per_call)) {
@@ -299,11 +297,11 @@ absl::StatusOr<ModelResponse> AccountingModelCaller::Generate(const ModelRequest
     }
     absl::Time retry_at = a.completed_at + wait;
     if (limits.max_elapsed_time > absl::ZeroDuration() &&
-        retry_at - run.created_at >= limits.max_elapsed_time) {
+        retry_at - scope_.run_created_at >= limits.max_elapsed_time) {
       return ModelUnavailableError(attempt, absl::StrCat(last, " (no time left to retry)"));
     }
     if (limits.max_active_time > absl::ZeroDuration() &&
-        run.active_time + (retry_at - scope_.step_started_at) >= limits.max_active_time) {
+        scope_.run_active_time + (retry_at - scope_.step_started_at) >= limits.max_active_time) {
       return ModelUnavailableError(attempt, absl::StrCat(last, " (no active time left to retry)"));
     }
     // Only the caller's cancellation cuts a backoff short.

@@ -48,6 +48,11 @@ struct ModelCallScope {
   std::string run_id;
   std::string step_id;
   absl::Time step_started_at;
+  // The run as the step started: its limits (they never change while a run lives), when it
+  // was created and its active time before this step (a retry's wait is held to both).
+  Limits limits;
+  absl::Time run_created_at;
+  absl::Duration run_active_time;
   // Called inside the dispatch transaction: an error (this driver no longer holds the run)
   // stops the attempt before the model is called.
   std::function<absl::Status(store::Transaction&)> require_lease;

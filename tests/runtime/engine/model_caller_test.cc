@@ -336,6 +336,64 @@ TEST_F(ModelCallerTest, NoRetryPastTheElapsedLimit) {
   EXPECT_TRUE(clock_.jumps().empty());
 }
 
+// A tool that takes four minutes of the run's clock, and an agent that calls it once and then
+// asks the model: the second step starts with four minutes of active time behind the run.
+class SlowTool final : public Tool {
+ public:
+  explicit SlowTool(world::ManualClock& clock) : clock_(clock) {}
+  ToolSpec Spec() const override {
+    return ToolSpec{
+        "slow", "Takes its time.", R"({"type":"object"})", SideEffect::kReadOnly, absl::Minutes(10),
+        false};
+  }
+  absl::StatusOr<ToolResult> Call(const ToolCall&) override {
+    clock_.Advance(absl::Minutes(4));
+    return ToolResult{"{}", "done"};
+  }
+
+ private:
+  world::ManualClock& clock_;
+};
+
+class SlowThenModelAgent final : public Agent {
+ public:
+  absl::StatusOr<Decision> Decide(const StepInput& input) override {
+    Decision d;
+    if (input.steps.empty()) {
+      d.kind = "tool_call";
+      d.tool = "slow";
+      d.args = "{}";
+      return d;
+    }
+    absl::StatusOr<ModelResponse> r = input.model->Generate(Request());
+    if (!r.ok()) return r.status();
+    d.kind = "complete";
+    return d;
+  }
+};
+
+// A retry's wait counts against the run's active time, the earlier steps' included: with four
+// minutes spent, a two-minute backoff would pass a five-minute limit, so none is waited.
+TEST_F(ModelCallerTest, NoRetryPastTheActiveTimeLimitCountingEarlierSteps) {
+  ScriptModel model(clock_, {TransientError("busy"), Reply(1, 1)});
+  SlowTool slow(clock_);
+  SlowThenModelAgent agent;
+  ModelConfig config;
+  config.max_retries = 1;
+  config.backoff = absl::Minutes(2);
+  DriverOptions options = Options(agent, model, config);
+  options.tools = {&slow};
+  auto driver = Driver::Create(*store_, clock_, entropy_, options);
+  ASSERT_TRUE(driver.ok()) << driver.status();
+  Limits limits;
+  limits.max_active_time = absl::Minutes(5);
+  absl::StatusOr<agentrt::Run> run = (*driver)->Start("slow, then ask", limits);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->reason, reason::kModelUnavailable);
+  EXPECT_THAT(run->reason_detail, HasSubstr("no active time left to retry"));
+  EXPECT_EQ(model.requests.size(), 1u);
+}
+
 TEST_F(ModelCallerTest, CallLimitStopsBeforeDispatch) {
   Story story;
   story.calls = 3;
