@@ -24,14 +24,16 @@ namespace {
 
 std::atomic<std::int64_t> live_bytes{0};
 
-void* Allocate(std::size_t size) {
+void* Allocate(std::size_t size) noexcept {
   void* p = std::malloc(size == 0 ? 1 : size);
-  if (p == nullptr) throw std::bad_alloc();
-  live_bytes.fetch_add(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
+  if (p != nullptr) {
+    live_bytes.fetch_add(static_cast<std::int64_t>(malloc_usable_size(p)),
+                         std::memory_order_relaxed);
+  }
   return p;
 }
 
-void Release(void* p) {
+void Release(void* p) noexcept {
   if (p == nullptr) return;
   live_bytes.fetch_sub(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
   std::free(p);
@@ -39,12 +41,29 @@ void Release(void* p) {
 
 }  // namespace
 
-void* operator new(std::size_t size) { return Allocate(size); }
-void* operator new[](std::size_t size) { return Allocate(size); }
+// Every plain form of operator new and delete is replaced, so that whatever the standard
+// library allocates (std::stable_sort's nothrow buffer, say) is freed by its pair, as a
+// sanitizer checks. The aligned forms are left to the library: they pair among themselves.
+void* operator new(std::size_t size) {
+  if (void* p = Allocate(size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) {
+  if (void* p = Allocate(size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
+// GCC cannot see that these pair with the operator new above, which allocates with malloc.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void* p) noexcept { Release(p); }
 void operator delete[](void* p) noexcept { Release(p); }
 void operator delete(void* p, std::size_t) noexcept { Release(p); }
 void operator delete[](void* p, std::size_t) noexcept { Release(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { Release(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { Release(p); }
+#pragma GCC diagnostic pop
 
 namespace agentrt {
 namespace {

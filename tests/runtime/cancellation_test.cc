@@ -43,6 +43,15 @@ class CancellationTest : public ::testing::Test {
     options.lease_owner = std::move(owner);
     return *Driver::Create(*store_, clock_, entropy_, options);
   }
+  // The run's one step is still deciding, with its decision (a call of `tool`) recorded.
+  void ExpectOneStepDecidingOn(const std::string& tool) {
+    std::vector<Step> steps = *ReadSteps(*store_, "r");
+    ASSERT_EQ(steps.size(), 1u);
+    EXPECT_EQ(steps[0].status, StepStatus::kDeciding);
+    ASSERT_TRUE(steps[0].decision.has_value());
+    EXPECT_EQ(steps[0].decision->tool, tool);
+    EXPECT_THAT(Types(), ElementsAre("run.created", "run.started", "step.started", "step.decided"));
+  }
   std::vector<std::string> Types() {
     std::vector<std::string> types;
     std::vector<store::Event> events = *store_->ListEvents("r");
@@ -237,6 +246,26 @@ TEST_F(CancellationTest, AGateSessionRefusesToStartAToolOnceCancelled) {
   EXPECT_EQ(session->Execute().status().code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(pay.calls, 0);
   EXPECT_EQ(session->Step().status().code(), absl::StatusCode::kCancelled);
+  // The step keeps its decision, still deciding (it commits on its own: nothing else does).
+  ExpectOneStepDecidingOn("pay");
+}
+
+// The driver's own loop: a caller cancelling while the agent hands back its decision stops
+// before the tool, and the step keeps that decision.
+TEST_F(CancellationTest, ACallCancelledBeforeItsToolKeepsItsDecision) {
+  class DecidesThenCancels final : public Agent {
+   public:
+    absl::StatusOr<Decision> Decide(const StepInput& input) override {
+      const_cast<Cancellation*>(input.cancellation)->Cancel();
+      return Call("pay", "{}");
+    }
+  } agent;
+  Tool pay("pay", SideEffect::kLocalMutation, [](const ToolCall&) { return ToolResult{}; });
+  absl::StatusOr<agentrt::Run> run =
+      NewDriver(&agent, {&pay})->StartWithId("r", "pay", Limits{}, &cancel_);
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(pay.calls, 0);
+  ExpectOneStepDecidingOn("pay");
 }
 
 TEST_F(CancellationTest, ACancelledResumeOfAGrantLeavesTheGrantForTheNextOne) {
