@@ -195,12 +195,12 @@ Approval ApprovalFromRow(const SqlRow& r) {
   return a;
 }
 
-absl::Status Run1(Transaction& tx, std::string_view sql, const std::vector<SqlValue>& params) {
+absl::Status Run1(Transaction& tx, std::string_view sql, absl::Span<const SqlValue> params) {
   return tx.Exec(sql, params).status();
 }
 
 absl::StatusOr<bool> Changed(Transaction& tx, std::string_view sql,
-                             const std::vector<SqlValue>& params) {
+                             absl::Span<const SqlValue> params) {
   AGENTRT_ASSIGN_OR_RETURN(std::int64_t changed, tx.Exec(sql, params));
   return changed > 0;
 }

@@ -35,7 +35,7 @@ Statement::Statement(sqlite3* db, sqlite3_stmt* stmt, std::string sql)
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
-absl::Status Statement::Bind(const std::vector<Param>& params) {
+absl::Status Statement::Bind(absl::Span<const Param> params) {
   sqlite3_reset(stmt_);
   sqlite3_clear_bindings(stmt_);
   for (std::size_t i = 0; i < params.size(); ++i) {
@@ -72,7 +72,7 @@ absl::StatusOr<bool> Statement::Step() {
   return error;
 }
 
-absl::Status Statement::Run(const std::vector<Param>& params) {
+absl::Status Statement::Run(absl::Span<const Param> params) {
   if (absl::Status s = Bind(params); !s.ok()) return s;
   for (;;) {
     absl::StatusOr<bool> row = Step();

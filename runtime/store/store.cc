@@ -190,12 +190,12 @@ absl::StatusOr<Event> Transaction::AppendEvent(std::string_view run_id, std::str
                    std::string_view(event.payload_json), std::string_view(event.hash)}));
   head_seq_ = event.seq;
   head_hash_ = event.hash;
-  events_.push_back(event);
+  if (keep_events_) events_.push_back(event);  // for the observers, after the commit
   return event;
 }
 
 absl::StatusOr<std::int64_t> Transaction::Exec(std::string_view sql,
-                                               const std::vector<SqlValue>& params) {
+                                               absl::Span<const SqlValue> params) {
   AGENTRT_ASSIGN_OR_RETURN(Statement * statement, connection_.Prepare(sql));
   Ran(*statement);
   AGENTRT_RETURN_IF_ERROR(statement->Run(params));
@@ -207,7 +207,7 @@ void Transaction::Ran(const Statement& statement) {
 }
 
 absl::StatusOr<std::vector<SqlRow>> Transaction::Query(std::string_view sql,
-                                                       const std::vector<SqlValue>& params) {
+                                                       absl::Span<const SqlValue> params) {
   AGENTRT_ASSIGN_OR_RETURN(Statement * statement, connection_.Prepare(sql));
   Ran(*statement);
   AGENTRT_RETURN_IF_ERROR(statement->Bind(params));
@@ -457,6 +457,7 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
     };
     AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecPrepared("BEGIN IMMEDIATE")));
     Transaction tx(*connection_);
+    tx.keep_events_ = !observers_.empty();
     // The head this store's last write left is the head still, unless another connection has
     // committed since (data_version, read under the write lock, tells) or we lost track.
     absl::StatusOr<std::int64_t> version = connection_->DataVersion();

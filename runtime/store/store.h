@@ -36,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "runtime/store/chain_head.h"
 #include "runtime/world/clock.h"
 
@@ -107,9 +108,9 @@ class Transaction {
                                     absl::Time at, std::string_view type,
                                     std::string_view payload_json);
   // Exec runs one statement; returns the number of rows it changed.
-  absl::StatusOr<std::int64_t> Exec(std::string_view sql, const std::vector<SqlValue>& params = {});
+  absl::StatusOr<std::int64_t> Exec(std::string_view sql, absl::Span<const SqlValue> params = {});
   absl::StatusOr<std::vector<SqlRow>> Query(std::string_view sql,
-                                            const std::vector<SqlValue>& params = {});
+                                            absl::Span<const SqlValue> params = {});
 
  private:
   friend class Store;
@@ -123,6 +124,7 @@ class Transaction {
   std::int64_t head_seq_ = 0;
   std::string head_hash_;
   bool events_changed_raw_ = false;  // a statement other than AppendEvent's wrote to events
+  bool keep_events_ = false;         // the store has observers: they get the events once committed
   std::vector<Event> events_;
 };
 

@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -31,11 +32,11 @@ class Statement {
   Statement& operator=(const Statement&) = delete;
 
   // Bind resets the statement and binds `params` to ?1, ?2, ...
-  absl::Status Bind(const std::vector<Param>& params);
+  absl::Status Bind(absl::Span<const Param> params);
   // Step returns true when a row is available, false when done.
   absl::StatusOr<bool> Step();
   // Run binds, steps to completion and resets.
-  absl::Status Run(const std::vector<Param>& params);
+  absl::Status Run(absl::Span<const Param> params);
 
   int ColumnCount() const;
   std::int64_t ColumnInt(int i) const;
