@@ -9,7 +9,9 @@
 // steps, consecutive failures, active time, elapsed time, loop detection.
 //
 // Every state change and its events are one store transaction; the store's observers see the
-// events after the commit. Time and ids come only from the injected Clock and Entropy.
+// events after the commit. A step is three: its start; its decision with the policy's verdict
+// and the tool's start (or the step's or the run's end, or the pause: ADR 16); its outcome.
+// Time and ids come only from the injected Clock and Entropy.
 //
 // A Driver runs one step at a time on the calling thread.
 #pragma once
@@ -186,7 +188,8 @@ class Driver {
 };
 
 // A loop the caller owns, one run: Step opens the next step (limits checked, step claimed),
-// Input gives exactly what an agent would see, Propose records, validates and judges a decision,
+// Input gives exactly what an agent would see, Propose records, validates and judges a decision
+// (an allowed one is written with its execution, or on its own when the session closes first),
 // Execute runs an allowed call (the runtime always runs the tool itself: at most once, with the
 // start recorded before and the outcome after), Fail ends the run as an agent error would.
 // While the session holds the run's lease (from Begin, an Attach that goes on, or the Execute of
