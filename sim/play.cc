@@ -367,19 +367,14 @@ absl::StatusOr<Outcome> Player::Play() {
   std::string run_id = entropy_.NewId();
 
   // The running runtime's: the crash cancels the dead one's session, the restart makes anew.
+  // From the crash on, the database refuses every write (Store::Fence): it stays exactly what
+  // the crash left, whatever the dead runtime still tries on its way out.
   auto cancellation = std::make_unique<Cancellation>();
-  std::unique_ptr<store::Store> survivor;
-  absl::Status crash_status;
   std::uint32_t crash_at = scenario_.crash().after_call();
   ledger_.on_call = [&](std::size_t call) {
     if (crash_at == 0 || call != crash_at || outcome_.crashed) return;
     outcome_.crashed = true;
-    absl::StatusOr<std::unique_ptr<store::Store>> copy = store->CopyInMemory();
-    if (copy.ok()) {
-      survivor = *std::move(copy);
-    } else {
-      crash_status = copy.status();
-    }
+    store->Fence(absl::UnavailableError("the runtime crashed: nothing more is written"));
     reachable->launcher->Kill();
     reachable->network->Kill();
     agent_->set_dead(true);
@@ -393,17 +388,11 @@ absl::StatusOr<Outcome> Player::Play() {
     if (!outcome_.crashed || restarted) return run;
     restarted = true;
     ledger_.on_call = nullptr;
-    AGENTRT_RETURN_IF_ERROR(crash_status);
-    // The dead runtime's session, database and connections are gone; the servers are not.
+    // The dead runtime's session and connections are gone; the servers are not, and the
+    // database holds what the crash left.
     driver.reset();
     reachable.reset();
-    if (options_.db_path.empty()) {
-      owned = std::move(survivor);
-      store = owned.get();
-    } else {
-      // The file becomes what the crash left: the survivor's contents, over the dead runtime's.
-      AGENTRT_RETURN_IF_ERROR(store->CopyFrom(*survivor));
-    }
+    store->Unfence();
     MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
     reachable = Connect();
     LoadAll(*reachable, /*report=*/false);

@@ -180,16 +180,6 @@ absl::Status Connection::ExecPrepared(std::string_view sql) {
   return statement->Run({});
 }
 
-absl::Status Connection::CopyTo(Connection& target) {
-  sqlite3_backup* backup = sqlite3_backup_init(target.db_, "main", db_, "main");
-  if (backup == nullptr) return FromSqlite(target.db_, sqlite3_errcode(target.db_), "backup");
-  int rc = sqlite3_backup_step(backup, -1);
-  int finished = sqlite3_backup_finish(backup);
-  if (rc != SQLITE_DONE) return FromSqlite(target.db_, rc, "backup");
-  if (finished != SQLITE_OK) return FromSqlite(target.db_, finished, "backup");
-  return absl::OkStatus();
-}
-
 absl::Status Connection::ExecRetryingBusy(std::string_view sql) {
   absl::Status status;
   for (int attempt = 0; attempt < 1000; ++attempt) {

@@ -301,19 +301,6 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& c
   return store;
 }
 
-absl::StatusOr<std::unique_ptr<Store>> Store::CopyInMemory() {
-  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
-                           Connection::Open(":memory:", false));
-  {
-    absl::MutexLock lock(&mu_);
-    AGENTRT_RETURN_IF_ERROR(connection_->CopyTo(*connection));
-  }
-  AGENTRT_RETURN_IF_ERROR(connection->Exec("PRAGMA foreign_keys=ON"));
-  std::unique_ptr<Store> copy(new Store(std::move(connection), ":memory:", false));
-  AGENTRT_RETURN_IF_ERROR(copy->CheckSchema());
-  return copy;
-}
-
 absl::Status Store::EmptyInMemory() {
   if (path_ != ":memory:") {
     return absl::FailedPreconditionError(
@@ -332,14 +319,6 @@ absl::Status Store::EmptyInMemory() {
     }
     return tx.Exec("DELETE FROM sqlite_sequence WHERE name <> 'schema_migrations'").status();
   });
-}
-
-absl::Status Store::CopyFrom(Store& source) {
-  if (&source == this) return absl::InvalidArgumentError("a database cannot be copied onto itself");
-  absl::MutexLock mine(&mu_);
-  absl::MutexLock theirs(&source.mu_);
-  head_.valid = false;
-  return WithPath(path_, source.connection_->CopyTo(*connection_));
 }
 
 // Refuses a schema holding triggers or views (they could run SQL on our writes or disguise
@@ -434,6 +413,16 @@ absl::Status Store::Migrate(const world::Clock& clock) {
   });
 }
 
+void Store::Fence(absl::Status why) {
+  absl::MutexLock lock(&mu_);
+  fence_ = why.ok() ? absl::InternalError("fenced") : std::move(why);
+}
+
+void Store::Unfence() {
+  absl::MutexLock lock(&mu_);
+  fence_ = absl::OkStatus();
+}
+
 absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, WriteOptions options) {
   if (read_only_) {
     return absl::FailedPreconditionError(absl::StrCat("database ", path_, " was opened read-only"));
@@ -442,6 +431,7 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
   std::vector<EventObserver> observers;
   {
     absl::MutexLock lock(&mu_);
+    if (!fence_.ok()) return fence_;
     // SQLite refuses to change the safety level inside a transaction, so a durable write raises
     // it around its own: with synchronous=FULL the commit syncs the WAL, which makes it and
     // every earlier commit durable.

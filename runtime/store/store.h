@@ -141,10 +141,6 @@ class Store {
                                                              bool read_only);
   // OpenInMemory is a private database for tests.
   static absl::StatusOr<std::unique_ptr<Store>> OpenInMemory(const world::Clock& clock);
-  // CopyInMemory is a private database holding exactly what this one has committed: what a
-  // crash of the process writing it would leave. The simulator crashes a run this way and
-  // resumes it from the copy. Errors: SQLite's.
-  absl::StatusOr<std::unique_ptr<Store>> CopyInMemory();
   // EmptyInMemory removes every row a run writes (runs, steps, approvals, model calls, specs,
   // events) and the event sequence's memory, keeping the record of the migrations: the
   // database is then as a freshly migrated one, and its connection keeps its prepared
@@ -152,11 +148,15 @@ class Store {
   // Only an in-memory database can be emptied (FailedPrecondition otherwise): no audit log on
   // disk is ever emptied through it.
   absl::Status EmptyInMemory();
-  // CopyFrom replaces everything this database holds with what `source` has committed (the
-  // simulator puts a crash's survivor back into a database file this way). Errors: SQLite's.
-  absl::Status CopyFrom(Store& source);
 
   ~Store();
+
+  // Fence makes every later Write fail with `why` before it begins, writing nothing, until
+  // Unfence: the database stays what a process that died at this moment would leave, while
+  // reads go on. The simulator crashes a runtime this way and resumes the run on the same
+  // database. `why` must not be OK.
+  void Fence(absl::Status why);
+  void Unfence();
 
   // Write runs `fn` in one IMMEDIATE transaction: committed if it returns OK, rolled back
   // otherwise (its error returned) or if it throws (the exception propagates). After a
@@ -226,6 +226,7 @@ class Store {
     std::string hash;
   };
   RememberedHead head_ ABSL_GUARDED_BY(mu_);
+  absl::Status fence_ ABSL_GUARDED_BY(mu_);  // OK unless Fence refuses every write
   std::vector<EventObserver> observers_ ABSL_GUARDED_BY(mu_);
   std::string path_;
   bool read_only_;

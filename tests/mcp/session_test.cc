@@ -46,6 +46,18 @@ class Captured {
     absl::MutexLock lock(&mu_);
     return text_;
   }
+  // The text once it holds a whole line starting with `prefix`, or as it is after `timeout`:
+  // stderr is read on its own pipe, so what a server printed before it answered on stdout may
+  // arrive after the answer.
+  std::string TextOnceItHoldsALine(std::string_view prefix, absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    auto holds = [&] {
+      std::size_t at = text_.find(prefix);
+      return at != std::string::npos && text_.find('\n', at) != std::string::npos;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&holds), timeout);
+    return text_;
+  }
 
  private:
   absl::Mutex mu_;
@@ -326,7 +338,7 @@ TEST_F(SessionTest, CloseLeavesNoDescendantOfTheServerBehind) {
   ASSERT_TRUE(session.ok()) << session.status();
   // The grandchild is running once the server answered (it printed its pid before serving).
   pid_t grandchild = 0;
-  std::string text = stderr_text.Text();
+  std::string text = stderr_text.TextOnceItHoldsALine("grandchild ", absl::Seconds(10));
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     if (absl::ConsumePrefix(&line, "grandchild ")) (void)absl::SimpleAtoi(line, &grandchild);
   }

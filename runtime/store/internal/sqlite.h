@@ -72,9 +72,6 @@ class Connection {
   // ExecPrepared is Exec for a statement run again and again (BEGIN IMMEDIATE, COMMIT):
   // prepared once, then only stepped.
   absl::Status ExecPrepared(std::string_view sql);
-  // CopyTo copies everything committed in this database into `target`'s, replacing what it
-  // held (SQLite's online backup, in one pass).
-  absl::Status CopyTo(Connection& target);
   // ExecRetryingBusy is Exec retried every 5 ms for up to 5 s while another connection holds
   // the lock. For statements SQLite's busy timeout does not cover (the WAL switch).
   absl::Status ExecRetryingBusy(std::string_view sql);

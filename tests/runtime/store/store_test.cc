@@ -252,6 +252,34 @@ TEST_F(StoreTest, ARawChangeToEventsInAWriteIsNeverTakenForTheHead) {
                                                                   "test.event", R"({"i":0})"}));
 }
 
+// A fenced store is what a process that died at that moment leaves: every write is refused
+// with the fence's reason and writes nothing, reads go on, and once unfenced the next event
+// follows the last one committed before the fence.
+TEST_F(StoreTest, AFencedStoreRefusesEveryWriteUntilUnfenced) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 2);
+  ChainHead before = *store->Head();
+  store->Fence(absl::UnavailableError("crashed"));
+  bool ran = false;
+  absl::Status refused = store->Write([&](Transaction&) {
+    ran = true;
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(absl::IsUnavailable(refused)) << refused;
+  EXPECT_EQ(refused.message(), "crashed");
+  EXPECT_FALSE(ran);
+  EXPECT_THAT(*store->ListEvents("run-a"), SizeIs(2));
+  EXPECT_EQ(store->Head()->seq, before.seq);
+  store->Unfence();
+  WriteRun(*store, "run-b", 1);
+  absl::StatusOr<std::vector<Event>> all = store->ListEvents("");
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_THAT(*all, SizeIs(3));
+  EXPECT_EQ((*all)[2].seq, 3);
+  EXPECT_EQ((*all)[2].hash, EventHash(before.hash, EventFields{3, "run-b", "", (*all)[2].at,
+                                                               "test.event", R"({"i":0})"}));
+}
+
 TEST_F(StoreTest, RolledBackWriteLeavesNothingAndNoGap) {
   auto store = OpenOrDie();
   WriteRun(*store, "run-a", 1);
