@@ -249,59 +249,59 @@ absl::StatusOr<std::optional<RunState>> ReadRunState(Transaction& tx, std::strin
   return RunState{std::move(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]), ToInt(r[4])};
 }
 
+// The run's columns that change while it lives, in the order ChangingColumns reads them (a
+// macro, so that the two statements below are literals).
+#define AGENTRT_CHANGING_RUN_COLUMNS                                                 \
+  "status, reason, reason_detail, step_count, finished_at, result_json, active_ms, " \
+  "model_calls, input_tokens, output_tokens, cached_input_tokens, estimated_cost_micros"
+
+namespace {
+
+// Decodes AGENTRT_CHANGING_RUN_COLUMNS from `r`, starting at column `at`, into `run`.
+void ChangingColumns(SqlRow& r, std::size_t at, Run& run) {
+  run.status = ParseRunStatus(r[at]).value_or(RunStatus::kFailed);
+  run.reason = std::move(r[at + 1]);
+  run.reason_detail = std::move(r[at + 2]);
+  run.step_count = static_cast<int>(ToInt(r[at + 3]));
+  run.finished_at = TimeOf(r[at + 4]);
+  run.result = std::move(r[at + 5]);
+  run.active_time = absl::Milliseconds(ToInt(r[at + 6]));
+  run.model_calls = ToInt(r[at + 7]);
+  run.input_tokens = ToInt(r[at + 8]);
+  run.output_tokens = ToInt(r[at + 9]);
+  run.cached_input_tokens = ToInt(r[at + 10]);
+  run.estimated_cost_micros = ToInt(r[at + 11]);
+}
+
+}  // namespace
+
 absl::StatusOr<std::optional<Run>> ReadRun(Transaction& tx, std::string_view run_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query("SELECT id, goal, status, reason, reason_detail, limits_json, step_count, "
-               "created_at, finished_at, result_json, active_ms, model_calls, input_tokens, "
-               "output_tokens, cached_input_tokens, estimated_cost_micros FROM runs "
-               "WHERE id = ?1",
+      tx.Query("SELECT id, goal, limits_json, created_at, " AGENTRT_CHANGING_RUN_COLUMNS
+               " FROM runs WHERE id = ?1",
                {run_id}));
   if (rows.empty()) return std::nullopt;
   SqlRow& r = rows[0];
   Run run;
-  run.id = r[0];
-  run.goal = r[1];
-  run.status = ParseRunStatus(r[2]).value_or(RunStatus::kFailed);
-  run.reason = r[3];
-  run.reason_detail = r[4];
-  run.limits = LimitsFromText(r[5]);
-  run.step_count = static_cast<int>(ToInt(r[6]));
-  run.created_at = TimeOf(r[7]);
-  run.finished_at = TimeOf(r[8]);
-  run.result = r[9];
-  run.active_time = absl::Milliseconds(ToInt(r[10]));
-  run.model_calls = ToInt(r[11]);
-  run.input_tokens = ToInt(r[12]);
-  run.output_tokens = ToInt(r[13]);
-  run.cached_input_tokens = ToInt(r[14]);
-  run.estimated_cost_micros = ToInt(r[15]);
+  run.id = std::move(r[0]);
+  run.goal = std::move(r[1]);
+  run.limits = LimitsFromText(r[2]);
+  run.created_at = TimeOf(r[3]);
+  ChangingColumns(r, 4, run);
   return run;
 }
 
 absl::StatusOr<bool> RefreshRun(Transaction& tx, Run& run) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query("SELECT status, reason, reason_detail, step_count, finished_at, result_json, "
-               "active_ms, model_calls, input_tokens, output_tokens, cached_input_tokens, "
-               "estimated_cost_micros FROM runs WHERE id = ?1",
-               {run.id}));
+      tx.Query("SELECT " AGENTRT_CHANGING_RUN_COLUMNS " FROM runs WHERE id = ?1", {run.id}));
   if (rows.empty()) return false;
-  SqlRow& r = rows[0];
-  run.status = ParseRunStatus(r[0]).value_or(RunStatus::kFailed);
-  run.reason = std::move(r[1]);
-  run.reason_detail = std::move(r[2]);
-  run.step_count = static_cast<int>(ToInt(r[3]));
-  run.finished_at = TimeOf(r[4]);
-  run.result = std::move(r[5]);
-  run.active_time = absl::Milliseconds(ToInt(r[6]));
-  run.model_calls = ToInt(r[7]);
-  run.input_tokens = ToInt(r[8]);
-  run.output_tokens = ToInt(r[9]);
-  run.cached_input_tokens = ToInt(r[10]);
-  run.estimated_cost_micros = ToInt(r[11]);
+  ChangingColumns(rows[0], 0, run);
   return true;
 }
+
+#undef AGENTRT_CHANGING_RUN_COLUMNS
 
 absl::StatusOr<std::optional<Run>> ReadCappedRun(Transaction& tx, std::string_view run_id,
                                                  std::int64_t max_text) {

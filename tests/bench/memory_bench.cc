@@ -1,16 +1,11 @@
 // What a run holds in the driver as it grows (the aim: a long run holds a few steps' worth, not
-// all of them). This program replaces operator new and delete to count the bytes live at any
-// moment (SQLite's own memory is not counted: it allocates with malloc). An agent that reads
-// only the count of the steps before it asks for `steps` reads of 100-byte or 8 KiB results,
-// then completes; at its last decision it notes the C++ bytes live beyond those before the run
-// started. Figures in docs/performance.md.
-#include <malloc.h>
-
-#include <atomic>
+// all of them). The program links the test support that replaces operator new and delete and
+// counts the bytes live at any moment (SQLite's own memory is not counted: it allocates with
+// malloc). An agent that reads only the count of the steps before it asks for `steps` reads of
+// 100-byte or 8 KiB results, then completes; at its last decision it notes the C++ bytes live
+// beyond those before the run started. Figures in docs/performance.md.
 #include <cstddef>
-#include <cstdlib>
 #include <memory>
-#include <new>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -19,51 +14,7 @@
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
-
-namespace {
-
-std::atomic<std::int64_t> live_bytes{0};
-
-void* Allocate(std::size_t size) noexcept {
-  void* p = std::malloc(size == 0 ? 1 : size);
-  if (p != nullptr) {
-    live_bytes.fetch_add(static_cast<std::int64_t>(malloc_usable_size(p)),
-                         std::memory_order_relaxed);
-  }
-  return p;
-}
-
-void Release(void* p) noexcept {
-  if (p == nullptr) return;
-  live_bytes.fetch_sub(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
-  std::free(p);
-}
-
-}  // namespace
-
-// Every plain form of operator new and delete is replaced, so that whatever the standard
-// library allocates (std::stable_sort's nothrow buffer, say) is freed by its pair, as a
-// sanitizer checks. The aligned forms are left to the library: they pair among themselves.
-void* operator new(std::size_t size) {
-  if (void* p = Allocate(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) {
-  if (void* p = Allocate(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size); }
-// GCC cannot see that these pair with the operator new above, which allocates with malloc.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept { Release(p); }
-void operator delete[](void* p) noexcept { Release(p); }
-void operator delete(void* p, std::size_t) noexcept { Release(p); }
-void operator delete[](void* p, std::size_t) noexcept { Release(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { Release(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { Release(p); }
-#pragma GCC diagnostic pop
+#include "tests/support/largest_allocation.h"
 
 namespace agentrt {
 namespace {
@@ -97,7 +48,7 @@ class CountingAgent final : public Agent {
   absl::StatusOr<Decision> Decide(const StepInput& input) override {
     Decision d;
     if (static_cast<int>(input.steps.size()) >= calls_) {
-      held_at_end = live_bytes.load() - baseline;
+      held_at_end = test_support::LiveBytes() - baseline;
       d.kind = "complete";
       return d;
     }
@@ -131,7 +82,7 @@ void BM_DriverHeldBytes(benchmark::State& state) {
     Limits limits;
     limits.max_steps = calls + 1;
     limits.loop_threshold = calls + 1;
-    agent.baseline = live_bytes.load();
+    agent.baseline = test_support::LiveBytes();
     state.ResumeTiming();
     absl::StatusOr<Run> run = driver->Start("hold", limits);
     if (!run.ok() || run->status != RunStatus::kCompleted) {
