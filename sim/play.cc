@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "mcp/class_policy.h"
 #include "mcp/load.h"
@@ -357,7 +358,10 @@ absl::StatusOr<Outcome> Player::Play() {
   } else {
     AGENTRT_ASSIGN_OR_RETURN(owned, store::Store::Open(options_.db_path, migrations));
   }
-  store::Store* store = owned != nullptr ? owned.get() : options_.reuse;
+  store::Store* const store = owned != nullptr ? owned.get() : options_.reuse;
+  // However the play ends, a crash's fence does not outlive it: a reused database serves the
+  // worker's next play.
+  absl::Cleanup unfence = [store] { store->Unfence(); };
   agent_ = std::make_unique<SimAgent>(InnerAgent(scenario_.agent()));
   if (!scenario_.agent().model().empty()) model_ = ModelOf(scenario_.agent());
   policy_ = PolicyOf(scenario_);

@@ -19,60 +19,15 @@
 #include "runtime/world/entropy.h"
 #include "runtime/world/real_scheduler.h"
 #include "runtime/world/timestamp.h"
+#include "tests/bench/reading_run.h"
 
 namespace agentrt {
 namespace {
 
 constexpr int kSteps = 20;
 
-// Reads a file, or (as a local mutation) stands for a call whose effect cannot be taken back,
-// whose start the driver makes durable before it runs. Its observation is `bytes` long (the
-// reference's shapes: 100 bytes and 8 KiB).
-class ReadTool final : public Tool {
- public:
-  ReadTool(SideEffect effect, std::size_t bytes)
-      : effect_(effect),
-        content_(
-            absl::StrCat(R"({"text":")", std::string(bytes > 12 ? bytes - 12 : 0, 'x'), R"("})")) {}
-  ToolSpec Spec() const override {
-    return ToolSpec{"read_file",
-                    "Read a text file.",
-                    R"({"type":"object","properties":{"path":{"type":"string","minLength":1}},)"
-                    R"("required":["path"],"additionalProperties":false})",
-                    effect_,
-                    absl::Seconds(5),
-                    false};
-  }
-  absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
-    return ToolResult{content_, "read the file"};
-  }
-
- private:
-  SideEffect effect_;
-  std::string content_;
-};
-
-// Asks for `calls` reads of distinct files, then completes: stateless (it reads the step
-// count), so one agent serves every run of a benchmark. Distinct calls are what an agent makes;
-// a run of identical ones is a loop the runtime ends at its threshold.
-class ReadingAgent final : public Agent {
- public:
-  explicit ReadingAgent(int calls) : calls_(calls) {}
-  absl::StatusOr<Decision> Decide(const StepInput& input) override {
-    Decision d;
-    if (input.run.step_count <= calls_) {
-      d.kind = "tool_call";
-      d.tool = "read_file";
-      d.args = absl::StrCat(R"({"path":"/var/notes/)", input.run.step_count, R"("})");
-    } else {
-      d.kind = "complete";
-    }
-    return d;
-  }
-
- private:
-  int calls_;
-};
+using bench::ReadingAgent;
+using bench::ReadTool;
 
 std::string TempDb(const char* name) {
   std::string path =
