@@ -7,6 +7,11 @@
 // re-computes that hash from the stored row and refuses a row that does not match, so editing
 // the database cannot turn an approval into a grant for something else.
 //
+// The chain is the authority over the row: deciding and resuming also compare the row with the
+// approval.requested and approval.decided events recorded of it (runtime/engine/chain_check.h),
+// so a row rewritten with a hash recomputed by the public formula, or a pending row marked
+// approved, is refused before anything is decided or run.
+//
 // Expiry is lazy: a pending approval past its expires_at is expired by the next decision on it
 // (by the deciding caller's clock), cancelling the run. Approve leaves the run waiting for a
 // resume; Reject and Cancel end it.
@@ -85,12 +90,15 @@ struct Decider {
 // The refusals of a decision, told apart by these rather than by message words (three share
 // FailedPrecondition, and a store can fail with any code): the run is not in the state the
 // operation needs; the approval is no longer pending; it had expired (the expiry has then been
-// written); it is not the one that was shown (Aborted); its row does not match its hash
-// (DataLoss). An expired approval is also not pending, as reference/core.md §1.3 has
+// written); it is not the one that was shown (Aborted); its row does not match its hash or the
+// chain (DataLoss). An expired approval is also not pending, as reference/core.md §1.3 has
 // ErrApprovalExpired match ErrNotPending.
 // ApprovalExpiredError is the refusal for a decision or an execution that came too late
 // (FailedPrecondition; IsApprovalExpiredError and IsNotPendingError hold).
 absl::Status ApprovalExpiredError(std::string_view message);
+// ApprovalTamperedError is the refusal of an approval row that differs from what the audit
+// chain recorded of it (DataLoss; IsApprovalHashError holds, as for a row whose own hash fails).
+absl::Status ApprovalTamperedError(std::string_view message);
 bool IsRunStateError(const absl::Status& status);
 bool IsNotPendingError(const absl::Status& status);  // true for an expired approval too
 bool IsApprovalExpiredError(const absl::Status& status);
@@ -99,8 +107,8 @@ bool IsApprovalHashError(const absl::Status& status);
 
 // Approve grants the pending approval; the run stays WAITING_FOR_APPROVAL until resumed.
 // Errors: FailedPrecondition (run not waiting, approval not pending, expired — the run is then
-// cancelled; see IsRunStateError and its siblings), NotFound, DataLoss (hash), Aborted (not the
-// approval that was shown).
+// cancelled; see IsRunStateError and its siblings), NotFound, DataLoss (the row does not match
+// its hash or what the chain recorded of it), Aborted (not the approval that was shown).
 absl::StatusOr<Approval> Approve(store::Store& store, const world::Clock& clock,
                                  std::string_view run_id, std::string_view approval_id,
                                  const Decider& decider);

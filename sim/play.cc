@@ -22,6 +22,7 @@
 #include "runtime/engine/run_reader.h"
 #include "runtime/json/intake.h"
 #include "runtime/render/model_agent.h"
+#include "runtime/row_audit.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -426,6 +427,13 @@ absl::StatusOr<Outcome> Player::Play() {
   AGENTRT_ASSIGN_OR_RETURN(store::ChainReport chain, store->VerifyEvents());
   if (chain.broken) {
     outcome_.chain_break = absl::StrCat("event ", chain.broken->seq, ": ", chain.broken->detail);
+  }
+  // The rows must say what the chain says (runtime/row_audit.h): a disagreement the engine
+  // wrote itself would be refused as tampering at the next decision or resume.
+  AGENTRT_ASSIGN_OR_RETURN(RowAudit rows, AuditRows(*store, 1));
+  if (!rows.first.empty()) {
+    const RowContradiction& c = rows.first[0];
+    outcome_.row_contradiction = absl::StrCat(c.row, ": ", c.detail);
   }
   AGENTRT_ASSIGN_OR_RETURN(store::ChainHead head, store->Head());
   outcome_.chain_head = head.hash;

@@ -58,6 +58,7 @@ struct Outcome {
   std::vector<Effect> effects;            // every tools/call that reached a server
   std::string chain_head;                 // the audit log's head hash ("" with no run)
   std::string chain_break;                // what verifying the chain found broken ("" none)
+  std::string row_contradiction;          // the first row that contradicts the chain ("" none)
   bool crashed = false;                   // the scenario's crash happened
   absl::Duration virtual_time;            // how far the virtual clock moved
   int max_steps = 0;                      // the run's step limit

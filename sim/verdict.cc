@@ -330,6 +330,10 @@ std::vector<std::string> BrokenInvariants(const Outcome& outcome) {
   if (!outcome.chain_break.empty()) {
     broken.push_back(absl::StrCat("the audit chain does not verify: ", outcome.chain_break));
   }
+  if (!outcome.row_contradiction.empty()) {
+    broken.push_back(
+        absl::StrCat("a row contradicts the audit chain: ", outcome.row_contradiction));
+  }
   if (outcome.run) {
     if (outcome.run->status == RunStatus::kRunning ||
         outcome.run->status == RunStatus::kInterrupted) {

@@ -6,6 +6,7 @@
 #include "absl/types/optional.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
+#include "runtime/engine/chain_check.h"
 #include "runtime/engine/records.h"
 #include "runtime/engine/rows.h"
 #include "runtime/engine/run_end.h"
@@ -107,6 +108,7 @@ absl::StatusOr<Approval> Decide(store::Store& store, const world::Clock& clock,
     }
     AGENTRT_ASSIGN_OR_RETURN(Approval a, GetApprovalTx(tx, run_id, approval_id));
     AGENTRT_RETURN_IF_ERROR(Check(a, decider));
+    AGENTRT_RETURN_IF_ERROR(chain::CheckApproval(tx, a, "decided"));
     if (a.expires_at != absl::InfinitePast() && now > a.expires_at) {
       expired = true;
       return ExpireTx(tx, a, now);
@@ -161,6 +163,10 @@ bool IsNotPendingError(const absl::Status& status) {
 }
 
 absl::Status ApprovalExpiredError(std::string_view message) { return Refused(kExpired, message); }
+
+absl::Status ApprovalTamperedError(std::string_view message) {
+  return Marked(kHash, absl::DataLossError(ToAbsl(message)));
+}
 
 bool IsApprovalExpiredError(const absl::Status& status) { return RefusalOf(status) == kExpired; }
 

@@ -5,6 +5,7 @@
 #include "runtime/approvals.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
+#include "runtime/engine/chain_check.h"
 #include "runtime/engine/lease_heartbeat.h"
 #include "runtime/engine/records.h"
 #include "runtime/engine/rows.h"
@@ -75,6 +76,12 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
       executing = steps_.size() - 1;
     }
   }
+  // The run's row and the step whose call may be paused again must be what the chain recorded:
+  // an edited decision would be put to the operator as the call that was interrupted.
+  std::string executing_id = executing ? steps_[*executing].id : "";
+  AGENTRT_RETURN_IF_ERROR(d_.store_.Read([&](Transaction& tx) {
+    return chain::CheckRunAndStep(tx, run_.id, executing_id, "resumed");
+  }));
   AGENTRT_RETURN_IF_ERROR(Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunState> state, rows::ReadRunState(tx, run_.id));
     if (!state.has_value() || (state->status != ToString(RunStatus::kRunning) &&
@@ -312,6 +319,12 @@ absl::StatusOr<Run> Driver::Session::ResumeApproved() {
                                                       ", not approved"));
   }
   AGENTRT_RETURN_IF_ERROR(VerifyApprovalHash(*latest));
+  // A row is only a copy: the grant is what the chain recorded (approval.requested's hash binds
+  // the request, approval.decided the decision), and so are the run's limits and the step.
+  AGENTRT_RETURN_IF_ERROR(d_.store_.Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(chain::CheckRunAndStep(tx, run_.id, step.id, "run"));
+    return chain::CheckApproval(tx, *latest, "run");
+  }));
   AGENTRT_ASSIGN_OR_RETURN(json::Document request, json::Parse(latest->request));
   std::optional<json::Value> spec_value = request.root().Find("spec");
   std::optional<json::Value> name = spec_value ? spec_value->Find("name") : std::nullopt;

@@ -700,4 +700,110 @@ absl::StatusOr<std::vector<std::string>> ReadEventPayloads(Transaction& tx, std:
   return payloads;
 }
 
+// --- Rows against the chain -------------------------------------------------------------------
+
+absl::StatusOr<std::vector<ChainEvent>> ReadChainEvents(Transaction& tx, std::string_view run_id,
+                                                        std::span<const std::string_view> types,
+                                                        std::optional<std::string_view> step_id) {
+  std::vector<ChainEvent> events;
+  if (types.empty()) return events;
+  std::vector<SqlValue> params = {run_id};
+  std::string where = "run_id = ?1";
+  if (step_id.has_value()) {
+    params.push_back(*step_id);
+    where += " AND step_id IN (?2, '')";
+  }
+  std::vector<std::string> slots;
+  for (std::string_view type : types) {
+    params.push_back(type);
+    slots.push_back(absl::StrCat("?", params.size()));
+  }
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query(absl::StrCat("SELECT seq, step_id, at, type, payload_json FROM events WHERE ", where,
+                            " AND type IN (", absl::StrJoin(slots, ", "), ") ORDER BY seq"),
+               params));
+  events.reserve(rows.size());
+  for (SqlRow& r : rows) {
+    events.push_back(
+        {ToInt(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]), std::move(r[4])});
+  }
+  return events;
+}
+
+namespace {
+
+#define AGENTRT_RUN_ROW_COLUMNS \
+  "id, goal, status, reason, reason_detail, limits_json, finished_at, step_count"
+
+RunRow RunRowOf(SqlRow& r) {
+  return {std::move(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]),
+          std::move(r[4]), std::move(r[5]), std::move(r[6]), ToInt(r[7])};
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<RunRow>> ReadRunRow(Transaction& tx, std::string_view run_id) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query("SELECT " AGENTRT_RUN_ROW_COLUMNS " FROM runs WHERE id = ?1", {run_id}));
+  if (rows.empty()) return std::nullopt;
+  return RunRowOf(rows[0]);
+}
+
+absl::StatusOr<std::vector<RunRow>> ReadRunRows(Transaction& tx, std::string_view after,
+                                                std::int64_t limit) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query("SELECT " AGENTRT_RUN_ROW_COLUMNS " FROM runs WHERE id > ?1 ORDER BY id LIMIT ?2",
+               {after, limit}));
+  std::vector<RunRow> runs;
+  runs.reserve(rows.size());
+  for (SqlRow& r : rows) runs.push_back(RunRowOf(r));
+  return runs;
+}
+
+absl::StatusOr<std::vector<std::string>> ReadRunsOnlyInEvents(Transaction& tx, std::int64_t limit) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query("SELECT DISTINCT run_id FROM events WHERE run_id NOT IN (SELECT id FROM runs) "
+               "ORDER BY run_id LIMIT ?1",
+               {limit}));
+  std::vector<std::string> ids;
+  for (SqlRow& r : rows) ids.push_back(std::move(r[0]));
+  return ids;
+}
+
+absl::StatusOr<std::vector<StepRow>> ReadStepRows(Transaction& tx, std::string_view run_id,
+                                                  std::optional<std::string_view> step_id) {
+  std::vector<SqlRow> rows;
+  if (step_id.has_value()) {
+    AGENTRT_ASSIGN_OR_RETURN(rows, tx.Query("SELECT id, idx, status, decision_json FROM steps "
+                                            "WHERE run_id = ?1 AND id = ?2",
+                                            {run_id, *step_id}));
+  } else {
+    AGENTRT_ASSIGN_OR_RETURN(rows, tx.Query("SELECT id, idx, status, decision_json FROM steps "
+                                            "WHERE run_id = ?1 ORDER BY idx",
+                                            {run_id}));
+  }
+  std::vector<StepRow> steps;
+  steps.reserve(rows.size());
+  for (SqlRow& r : rows) {
+    steps.push_back({std::move(r[0]), ToInt(r[1]), std::move(r[2]), std::move(r[3])});
+  }
+  return steps;
+}
+
+absl::StatusOr<std::vector<ApprovalRow>> ReadApprovalRows(Transaction& tx,
+                                                          std::string_view run_id) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      tx.Query(absl::StrCat(ToAbsl(kSelectApproval), "WHERE run_id = ?1 ORDER BY rowid"),
+               {run_id}));
+  std::vector<ApprovalRow> approvals;
+  approvals.reserve(rows.size());
+  for (SqlRow& r : rows) approvals.push_back({ApprovalFromRow(r), r[8]});
+  return approvals;
+}
+
 }  // namespace agentrt::rows

@@ -299,4 +299,62 @@ absl::StatusOr<std::vector<std::string>> ReadEventPayloads(store::Transaction& t
                                                            std::string_view run_id,
                                                            std::string_view type);
 
+// --- Rows against the chain (chain_check.h, row_audit.h) ----------------------------------
+
+// One event as a check of rows against the chain reads it, its columns as stored.
+struct ChainEvent {
+  std::int64_t seq = 0;
+  std::string step_id;
+  std::string at;
+  std::string type;
+  std::string payload;
+};
+// ReadChainEvents: a run's events whose type is one of `types`, in seq order; with `step_id`,
+// only that step's and the run's own (step_id '').
+absl::StatusOr<std::vector<ChainEvent>> ReadChainEvents(
+    store::Transaction& tx, std::string_view run_id, std::span<const std::string_view> types,
+    std::optional<std::string_view> step_id = std::nullopt);
+
+// The columns of a run that its events also record, as stored (a status outside the vocabulary
+// is seen as it is).
+struct RunRow {
+  std::string id;
+  std::string goal;
+  std::string status;
+  std::string reason;
+  std::string reason_detail;
+  std::string limits_json;
+  std::string finished_at;
+  std::int64_t step_count = 0;
+};
+// ReadRunRow: nullopt when there is no such run.
+absl::StatusOr<std::optional<RunRow>> ReadRunRow(store::Transaction& tx, std::string_view run_id);
+// ReadRunRows: at most `limit` runs whose id sorts after `after`, by id.
+absl::StatusOr<std::vector<RunRow>> ReadRunRows(store::Transaction& tx, std::string_view after,
+                                                std::int64_t limit);
+// ReadRunsOnlyInEvents: at most `limit` ids of runs that events name and no run row holds.
+absl::StatusOr<std::vector<std::string>> ReadRunsOnlyInEvents(store::Transaction& tx,
+                                                              std::int64_t limit);
+
+// The columns of a step that its events also record, as stored.
+struct StepRow {
+  std::string id;
+  std::int64_t index = 0;
+  std::string status;
+  std::string decision_json;
+};
+// ReadStepRows: a run's steps by index (`step_id` given: only that step).
+absl::StatusOr<std::vector<StepRow>> ReadStepRows(
+    store::Transaction& tx, std::string_view run_id,
+    std::optional<std::string_view> step_id = std::nullopt);
+
+// An approval decoded as ReadApprovals decodes it, with its status as stored.
+struct ApprovalRow {
+  Approval approval;
+  std::string status;
+};
+// ReadApprovalRows: a run's approvals in the order they were created.
+absl::StatusOr<std::vector<ApprovalRow>> ReadApprovalRows(store::Transaction& tx,
+                                                          std::string_view run_id);
+
 }  // namespace agentrt::rows

@@ -216,11 +216,13 @@ TEST_F(AgentrtEventsCliTest, VerifyReportsAnIntactChainInTextAndJson) {
   ProcessResult text = Agentrt({"verify", "--db", db_});
   EXPECT_EQ(text.exit_code, 0) << text.err;
   EXPECT_EQ(text.out, "head: seq 20 " + head + "\nintact: 20 event(s), seq 1 to 20\n" +
-                          "last checked: seq 20 " + head + "\n");
+                          "last checked: seq 20 " + head + "\n" +
+                          "rows: 1 run(s), 4 step(s), 0 approval(s) agree with the chain\n");
   ProcessResult range = Agentrt({"verify", "--db", db_, "--from", "5", "--to", "10"});
   EXPECT_EQ(range.exit_code, 0) << range.err;
   EXPECT_THAT(range.out,
               HasSubstr("intact: 6 event(s), seq 5 to 10\nlast checked: seq 10 " + StoredHash(10)));
+  EXPECT_THAT(range.out, HasSubstr("rows: not checked (the walk covers part of the log)"));
   ProcessResult past = Agentrt({"verify", "--db", db_, "--from", "30"});
   EXPECT_EQ(past.exit_code, 0);
   EXPECT_THAT(past.out, HasSubstr("intact: no events in the range"));
@@ -237,6 +239,14 @@ TEST_F(AgentrtEventsCliTest, VerifyReportsAnIntactChainInTextAndJson) {
   EXPECT_FALSE(doc.root().Find("break").has_value());
   EXPECT_FALSE(doc.root().Find("requested").has_value());
   EXPECT_FALSE(doc.root().Find("kept_head").has_value());
+  EXPECT_FALSE(doc.root().Find("rows")->Find("checked")->bool_value());  // --from 2
+  doc = ParseOrDie(Agentrt({"verify", "--db", db_, "--json"}).out);
+  std::optional<json::Value> rows = doc.root().Find("rows");
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_TRUE(rows->Find("checked")->bool_value());
+  EXPECT_EQ(rows->Find("runs")->number_literal(), "1");
+  EXPECT_EQ(rows->Find("steps")->number_literal(), "4");
+  EXPECT_EQ(rows->Find("contradictions")->number_literal(), "0");
 }
 
 TEST_F(AgentrtEventsCliTest, VerifyNamesTheBreakAndAToNotReached) {
@@ -283,7 +293,11 @@ TEST_F(AgentrtEventsCliTest, VerifyChecksAKeptHead) {
   EXPECT_THAT(changed.out, HasSubstr("kept head: seq 20 has another hash now: kept aaaa"));
   Tamper("DELETE FROM events WHERE seq >= 19");
   ProcessResult cut = Agentrt({"verify", "--db", db_});
-  EXPECT_EQ(cut.exit_code, 0) << "a chain cut at its end verifies on its own";
+  // The chain cut at its end verifies on its own; the run's row, which still says the run
+  // ended, no longer agrees with it.
+  EXPECT_EQ(cut.exit_code, 1);
+  EXPECT_THAT(cut.out, HasSubstr("intact: 18 event(s)"));
+  EXPECT_THAT(cut.out, HasSubstr("but the chain holds no run.finished"));
   ProcessResult caught = Agentrt({"verify", "--db", db_, "--head", kept});
   EXPECT_EQ(caught.exit_code, 1);
   EXPECT_THAT(caught.out, HasSubstr("kept head: seq 20 not reached: the log ends at seq 18"));

@@ -22,6 +22,7 @@
 #include "runtime/observe/export/jsonl_sink.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/observe/trace/writer.h"
+#include "runtime/row_audit.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "tools/agentrt/command_line.h"
@@ -69,7 +70,10 @@ constexpr char kVerifyHelp[] =
 
 Walks the hash chain of the event log and reports the first break: a missing event, or one
 whose stored hash is not the one its fields and the previous event's hash give. The newest
-event (the head) is read first; events committed after it are not checked.
+event (the head) is read first; events committed after it are not checked. Then checks every
+run, step and approval row against the events that recorded it (a run's goal, limits and end;
+a step's index and decision; an approval's request hash, kind, capability, presentation, times
+and decisions) and reports each row that contradicts its chain: someone changed the database.
 
   --from N, --to N   check only seqs N to M (the walk starts from the stored hash before N)
   --head SEQ:HASH    a head you kept somewhere the database's writers cannot reach (from an
@@ -77,12 +81,14 @@ event (the head) is read first; events committed after it are not checked.
                      log with the same hash. Anyone who can write the file can recompute the
                      whole chain, and a log cut at its end still verifies: only a kept head
                      proves the log intact up to it.
-  --json             one JSON object: head, from, to, hash, checked, intact, and break,
-                     requested {to, reached}, kept_head {seq, hash, found, matches} when they
-                     apply.
+  --json             one JSON object: head, from, to, hash, checked, intact, rows {checked,
+                     runs, steps, approvals, contradictions, first}, and break, requested {to,
+                     reached}, kept_head {seq, hash, found, matches} when they apply.
+The rows are checked only when the walk covers the whole log (no --from, no --to before the
+head).
 
-Exit status: 0 intact; 1 a break, a --to the log does not reach, a kept head not reached or
-with another hash now, or the database failed; 2 usage error (a negative seq, --to before
+Exit status: 0 intact; 1 a break, a row that contradicts the chain, a --to the log does not
+reach, a kept head not reached or with another hash now, or the database failed; 2 usage error (a negative seq, --to before
 --from, a malformed --head, a --head outside --from..--to).
 )";
 
@@ -200,6 +206,55 @@ int RunEventsCommand(std::span<const std::string> args) {
   return kExitOk;
 }
 
+namespace {
+
+// The rows' audit as `verify --json` reports it: {"checked": false} for a partial walk.
+std::string RowsJson(const std::optional<RowAudit>& rows) {
+  if (!rows) return json::JsonObject().Bool("checked", false).Build();
+  std::string first = "[";
+  for (const RowContradiction& c : rows->first) {
+    if (first.size() > 1) first += ",";
+    first += json::JsonObject()
+                 .String("run_id", c.run_id)
+                 .String("row", c.row)
+                 .String("detail", c.detail)
+                 .Build();
+  }
+  first += "]";
+  return json::JsonObject()
+      .Bool("checked", true)
+      .Int("runs", rows->runs)
+      .Int("steps", rows->steps)
+      .Int("approvals", rows->approvals)
+      .Int("contradictions", rows->contradictions)
+      .Raw("first", first)
+      .Build();
+}
+
+void PrintRows(const std::optional<RowAudit>& rows) {
+  if (!rows) {
+    std::cout << "rows: not checked (the walk covers part of the log)\n";
+    return;
+  }
+  if (rows->contradictions == 0) {
+    std::cout << "rows: " << rows->runs << " run(s), " << rows->steps << " step(s), "
+              << rows->approvals << " approval(s) agree with the chain\n";
+    return;
+  }
+  std::cout << "rows: " << rows->contradictions
+            << " row(s) contradict the chain (the database was changed outside agentrt):\n";
+  for (const RowContradiction& c : rows->first) {
+    std::cout << "  run " << json::Sanitize(c.run_id) << ", " << json::Sanitize(c.row) << ": "
+              << json::Sanitize(c.detail) << "\n";
+  }
+  if (rows->contradictions > static_cast<std::int64_t>(rows->first.size())) {
+    std::cout << "  ... and "
+              << rows->contradictions - static_cast<std::int64_t>(rows->first.size()) << " more\n";
+  }
+}
+
+}  // namespace
+
 int RunVerifyCommand(std::span<const std::string> args) {
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed = ParseFlags("verify", args, kVerifyFlags, kVerifyHelp, &exit);
@@ -254,6 +309,14 @@ int RunVerifyCommand(std::span<const std::string> args) {
     }
   }
   bool kept_matches = kept_stored.has_value() && *kept_stored == kept->hash;
+  // The rows are the state of the whole log: they are checked against it when the walk covers
+  // it all.
+  std::optional<RowAudit> rows;
+  if (report.from <= 1 && end == head->seq) {
+    absl::StatusOr<RowAudit> audited = AuditRows(**store);
+    if (!audited.ok()) return Failure("verify", ToStd(audited.status().message()));
+    rows = *std::move(audited);
+  }
 
   if (absl::GetFlag(FLAGS_json)) {
     json::JsonObject out;
@@ -281,6 +344,7 @@ int RunVerifyCommand(std::span<const std::string> args) {
                                .Bool("matches", kept_matches)
                                .Build());
     }
+    out.Raw("rows", RowsJson(rows));
     std::cout << out.Build() << "\n";
   } else {
     if (head->seq == 0) {
@@ -318,9 +382,11 @@ int RunVerifyCommand(std::span<const std::string> args) {
         std::cout << "kept head: seq " << kept->seq << " is no longer in the log\n";
       }
     }
+    PrintRows(rows);
   }
   std::cout.flush();
-  bool ok = intact && reached && (!kept || kept_matches);
+  bool rows_agree = !rows || rows->contradictions == 0;
+  bool ok = intact && reached && (!kept || kept_matches) && rows_agree;
   return ok ? kExitOk : kExitFailure;
 }
 

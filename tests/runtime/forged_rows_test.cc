@@ -1,0 +1,283 @@
+// A database edited by someone with write access: rows rewritten so that they no longer say what
+// the chain recorded. Deciding and resuming refuse such a row before anything is decided or run
+// (runtime/engine/chain_check.h), and AuditRows reports every one (runtime/row_audit.h).
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/approvals.h"
+#include "runtime/driver.h"
+#include "runtime/engine/run_reader.h"
+#include "runtime/row_audit.h"
+#include "runtime/scripted_agent.h"
+#include "runtime/world/clock.h"
+#include "runtime/world/entropy.h"
+#include "tests/runtime/post_tool.h"
+
+namespace agentrt {
+
+void PrintTo(const RowContradiction& c, std::ostream* os) {
+  *os << "run " << c.run_id << ", " << c.row << ": " << c.detail;
+}
+
+namespace {
+
+using ::agentrt::scripted::Complete;
+using ::agentrt::testing::PostTool;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::Field;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+Decision Post(std::string to) { return scripted::Call("post", R"({"to":")" + to + R"("})"); }
+
+class ForgedRowsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { store_ = *store::Store::OpenInMemory(clock_); }
+
+  absl::StatusOr<agentrt::Run> Drive(std::vector<Decision> script, std::string resume = "",
+                                     Limits limits = {}) {
+    agent_ = std::make_unique<ScriptedAgent>(std::move(script));
+    DriverOptions options;
+    options.agent = agent_.get();
+    options.policy = policy_.get();
+    options.tools = {&post_};
+    options.scheduler = &lease_clock_;
+    auto driver = Driver::Create(*store_, clock_, entropy_, options);
+    if (!driver.ok()) return driver.status();
+    if (resume.empty()) return (*driver)->StartWithId("run-1", "send it", limits);
+    return (*driver)->Resume(resume);
+  }
+
+  Approval Only() {
+    std::vector<Approval> approvals = *ListApprovals(*store_, "run-1");
+    EXPECT_THAT(approvals, SizeIs(1));
+    return approvals.back();
+  }
+
+  void Exec(const std::string& sql) {
+    ASSERT_TRUE(store_->Write([&](store::Transaction& tx) { return tx.Exec(sql).status(); }).ok())
+        << sql;
+  }
+
+  // The forgery of the report: the approval's arguments rewritten, and its hash recomputed with
+  // the public formula so that the row verifies over its own fields.
+  void ForgeArguments(const Approval& a, const std::string& from, const std::string& to) {
+    std::string request = absl::StrReplaceAll(a.request, {{from, to}});
+    ASSERT_NE(request, a.request);
+    std::string hash = ApprovalHash(a.kind, a.capability, a.presentation, request);
+    Exec(absl::StrCat("UPDATE approvals SET request_json = '", request, "', hash = '", hash,
+                      "' WHERE id = '", a.id, "'"));
+    Approval forged = Only();
+    ASSERT_TRUE(VerifyApprovalHash(forged).ok());  // the row alone cannot tell
+  }
+
+  RowAudit Audit() {
+    absl::StatusOr<RowAudit> audit = AuditRows(*store_);
+    EXPECT_TRUE(audit.ok()) << audit.status();
+    return audit.ok() ? *audit : RowAudit{};
+  }
+
+  world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
+  world::ManualClock lease_clock_{absl::FromUnixSeconds(1'800'000'000)};
+  world::SeededEntropy entropy_{3};
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<Policy> policy_ = DefaultPolicy();
+  std::unique_ptr<ScriptedAgent> agent_;
+  PostTool post_;
+};
+
+auto Contradiction(std::string row, std::string detail) {
+  return AllOf(Field(&RowContradiction::row, HasSubstr(row)),
+               Field(&RowContradiction::detail, HasSubstr(detail)));
+}
+
+TEST_F(ForgedRowsTest, AnApprovedGrantWithForgedArgumentsAndARecomputedHashDoesNotRun) {
+  ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);
+  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  ForgeArguments(Only(), "alice", "mallory");
+
+  absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(run.status().message(), AllOf(HasSubstr("does not match the audit chain"),
+                                            HasSubstr("is not the one approval.requested recorded"),
+                                            HasSubstr("nothing was run")));
+  EXPECT_TRUE(IsApprovalHashError(run.status()));
+  EXPECT_TRUE(post_.calls.empty());
+  EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kWaitingForApproval);
+  EXPECT_THAT(Audit().first,
+              ElementsAre(Contradiction("approval", "is not the one approval.requested recorded")));
+}
+
+TEST_F(ForgedRowsTest, APendingApprovalWithForgedArgumentsCannotBeApprovedOrRejected) {
+  ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);
+  ForgeArguments(Only(), "alice", "mallory");
+  std::size_t events = store_->ListEvents("run-1")->size();
+  for (bool approve : {true, false}) {
+    SCOPED_TRACE(approve);
+    absl::StatusOr<Approval> decided =
+        approve ? Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""})
+                : Reject(*store_, clock_, "run-1", Only().id, Decider{"ops", ""});
+    ASSERT_FALSE(decided.ok());
+    EXPECT_EQ(decided.status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_THAT(decided.status().message(),
+                AllOf(HasSubstr("approval " + Only().id + " does not match the audit chain"),
+                      HasSubstr("nothing was decided")));
+    EXPECT_TRUE(IsApprovalHashError(decided.status()));
+  }
+  EXPECT_EQ(Only().status, ApprovalStatus::kPending);
+  EXPECT_EQ(store_->ListEvents("run-1")->size(), events);  // nothing was recorded either
+}
+
+TEST_F(ForgedRowsTest, APendingApprovalMarkedApprovedInTheDatabaseGrantsNothing) {
+  ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);
+  Exec(
+      "UPDATE approvals SET status = 'approved', decided_by = 'ops', "
+      "decided_at = '2027-01-15T08:00:00.000000000Z'");
+  absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
+  ASSERT_FALSE(run.ok());
+  EXPECT_THAT(run.status().message(),
+              HasSubstr(R"(it is "approved", but the chain recorded it "pending")"));
+  EXPECT_TRUE(IsApprovalHashError(run.status()));
+  EXPECT_TRUE(post_.calls.empty());
+}
+
+TEST_F(ForgedRowsTest, AnEndedRunEditedBackToWaitingIsNotResumed) {
+  ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);
+  ASSERT_TRUE(Reject(*store_, clock_, "run-1", Only().id, Decider{"ops", "no"}).ok());
+  Exec("UPDATE runs SET status = 'WAITING_FOR_APPROVAL', reason = '', finished_at = ''");
+  Exec("UPDATE steps SET status = 'awaiting_approval'");
+  Exec("UPDATE approvals SET status = 'approved'");
+  absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(run.status().message(),
+              AllOf(HasSubstr("run run-1 does not match the audit chain"),
+                    HasSubstr("but the chain recorded it finished \"CANCELLED\"")));
+  EXPECT_TRUE(post_.calls.empty());
+}
+
+TEST_F(ForgedRowsTest, AnInterruptedCallWhoseDecisionWasRewrittenIsNotPutToTheOperator) {
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
+  // The process died while posting (approvals_test.cc's CrashWhilePosting), and the step's
+  // decision was then rewritten: the operator would be asked to run mallory's post again.
+  Exec("DELETE FROM approvals");
+  Exec("UPDATE steps SET status = 'executing', policy_json = ''");
+  Exec(
+      "UPDATE runs SET status = 'RUNNING', lease_owner = 'dead/1', "
+      "lease_expires_at = '2000-01-01T00:00:00.000000000Z'");
+  Exec("UPDATE steps SET decision_json = replace(decision_json, 'alice', 'mallory')");
+  absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(run.status().message(),
+              AllOf(HasSubstr("step 0 of run run-1 does not match the audit chain"),
+                    HasSubstr("differs from the one step.decided recorded"),
+                    HasSubstr("nothing was resumed")));
+  EXPECT_THAT(*ListApprovals(*store_, "run-1"), IsEmpty());
+}
+
+TEST_F(ForgedRowsTest, ALongerGrantOrMoreStepsWrittenIntoTheLimitsAreRefusedOnResume) {
+  Limits limits;
+  limits.grant_ttl = absl::Minutes(5);
+  ASSERT_EQ(Drive({Post("alice")}, "", limits)->status, RunStatus::kWaitingForApproval);
+  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  Exec(
+      "UPDATE runs SET limits_json = replace(limits_json, '\"grant_ttl\":300000000000', "
+      "'\"grant_ttl\":300000000000000')");
+  absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
+  ASSERT_FALSE(run.ok());
+  EXPECT_THAT(run.status().message(), HasSubstr("differ from the ones run.created recorded"));
+  EXPECT_TRUE(post_.calls.empty());
+}
+
+TEST_F(ForgedRowsTest, AnIntactDatabaseAgreesWithItsChainThroughEveryKindOfEnd) {
+  Limits limits;
+  limits.approval_ttl = absl::Minutes(1);
+  // Approved and resumed to the end; rejected; expired; still pending.
+  ASSERT_TRUE(Drive({Post("alice")}).ok());
+  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", "fine"}).ok());
+  ASSERT_EQ(Drive({Complete()}, "run-1")->status, RunStatus::kCompleted);
+  auto start = [&](std::string id, Limits l) {
+    agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Post("bob")});
+    DriverOptions options;
+    options.agent = agent_.get();
+    options.policy = policy_.get();
+    options.tools = {&post_};
+    options.scheduler = &lease_clock_;
+    return (*Driver::Create(*store_, clock_, entropy_, options))->StartWithId(id, "send", l);
+  };
+  ASSERT_TRUE(start("run-2", {}).ok());
+  ASSERT_TRUE(
+      Reject(*store_, clock_, "run-2", PendingApproval(*store_, "run-2")->id, Decider{"ops", "no"})
+          .ok());
+  ASSERT_TRUE(start("run-3", limits).ok());
+  std::string expiring = PendingApproval(*store_, "run-3")->id;
+  clock_.Advance(absl::Minutes(2));
+  ASSERT_TRUE(IsApprovalExpiredError(
+      Approve(*store_, clock_, "run-3", expiring, Decider{"ops", ""}).status()));
+  ASSERT_TRUE(start("run-4", limits).ok());
+  ASSERT_TRUE(Cancel(*store_, clock_, "run-4", Decider{"ops", "enough"}).ok());
+  ASSERT_TRUE(start("run-5", limits).ok());
+
+  RowAudit audit = Audit();
+  EXPECT_THAT(audit.first, IsEmpty());
+  EXPECT_EQ(audit.contradictions, 0);
+  EXPECT_EQ(audit.runs, 5);
+  EXPECT_EQ(audit.approvals, 5);
+  EXPECT_GE(audit.steps, 6);
+}
+
+TEST_F(ForgedRowsTest, TheAuditReportsEveryKindOfRowThatContradictsItsChain) {
+  struct Row {
+    std::string name;
+    std::vector<std::string> sql;
+    std::string row;
+    std::string detail;
+  };
+  const std::vector<Row> rows = {
+      {"goal", {"UPDATE runs SET goal = 'delete every backup'"}, "run", "its goal differs"},
+      {"status outside the vocabulary",
+       {"UPDATE runs SET status = 'BOGUS'"},
+       "run",
+       "its status \"BOGUS\" is not a run status"},
+      {"ended without run.finished",
+       {"UPDATE runs SET status = 'COMPLETED'"},
+       "run",
+       "the chain holds no run.finished"},
+      {"step decision", {"UPDATE steps SET decision_json = '{}'"}, "step 0", "its decision"},
+      {"step status", {"UPDATE steps SET status = 'paused'"}, "step 0", "is not a step status"},
+      {"approval marked approved",
+       {"UPDATE approvals SET status = 'approved'"},
+       "approval",
+       "but the chain recorded it \"pending\""},
+      {"approval expiry moved",
+       {"UPDATE approvals SET expires_at = '2099-01-01T00:00:00.000000000Z'"},
+       "approval",
+       "its expiry"},
+      {"approval deleted",
+       {"DELETE FROM approvals"},
+       "approval",
+       "the chain recorded approval.requested for it, but it has no row"},
+      {"approval row edited without its hash",
+       {"UPDATE approvals SET kind = 'rubber_stamp'"},
+       "approval",
+       "its hash does not match its own request"},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    SetUp();
+    ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);
+    ASSERT_EQ(Audit().contradictions, 0);
+    for (const std::string& sql : row.sql) Exec(sql);
+    RowAudit audit = Audit();
+    EXPECT_EQ(audit.contradictions, 1);
+    EXPECT_THAT(audit.first, ElementsAre(Contradiction(row.row, row.detail)));
+  }
+}
+
+}  // namespace
+}  // namespace agentrt
