@@ -19,6 +19,12 @@ namespace {
 constexpr std::string_view kChainTypes[] = {event::kRunCreated,        event::kRunFinished,
                                             event::kStepStarted,       event::kStepDecided,
                                             event::kApprovalRequested, event::kApprovalDecided};
+// What each check reads of them: an approval needs the run's limits (its expiry) and its own
+// events; a run and a step need theirs.
+constexpr std::string_view kApprovalTypes[] = {event::kRunCreated, event::kApprovalRequested,
+                                               event::kApprovalDecided};
+constexpr std::string_view kRunAndStepTypes[] = {event::kRunCreated, event::kRunFinished,
+                                                 event::kStepStarted, event::kStepDecided};
 
 // A stored value as a message shows it: escaped, cut, quoted.
 std::string Shown(std::string_view text) {
@@ -264,7 +270,7 @@ absl::Status CheckApproval(store::Transaction& tx, const Approval& approval,
                            std::string_view refused_what) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<rows::ChainEvent> events,
-      rows::ReadChainEvents(tx, approval.run_id, ChainTypes(), approval.step_id));
+      rows::ReadChainEvents(tx, approval.run_id, kApprovalTypes, approval.step_id));
   RunChain chain = Fold(events);
   std::vector<std::string> differences =
       ApprovalDisagreements(approval, ToString(approval.status), chain);
@@ -277,7 +283,7 @@ absl::Status CheckApproval(store::Transaction& tx, const Approval& approval,
 absl::Status CheckRunAndStep(store::Transaction& tx, std::string_view run_id,
                              std::string_view step_id, std::string_view refused_what) {
   AGENTRT_ASSIGN_OR_RETURN(std::vector<rows::ChainEvent> events,
-                           rows::ReadChainEvents(tx, run_id, ChainTypes(), step_id));
+                           rows::ReadChainEvents(tx, run_id, kRunAndStepTypes, step_id));
   RunChain chain = Fold(events);
   AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunRow> run, rows::ReadRunRow(tx, run_id));
   if (run.has_value()) {
