@@ -8,6 +8,7 @@
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/runtime/approval_story.h"
 #include "tests/runtime/post_tool.h"
 
 namespace agentrt {
@@ -18,56 +19,11 @@ using ::testing::HasSubstr;
 using ::testing::SizeIs;
 
 using ::agentrt::scripted::Complete;
+using ::agentrt::testing::ApprovalStory;
+using ::agentrt::testing::Post;
 using ::agentrt::testing::PostTool;
 
-Decision Post(std::string to) { return scripted::Call("post", R"({"to":")" + to + R"("})"); }
-
-class ApprovalsTest : public ::testing::Test {
- protected:
-  void SetUp() override { store_ = *store::Store::OpenInMemory(clock_); }
-
-  // Runs `script` with a fresh driver: Start when `resume` is empty, else Resume(resume).
-  absl::StatusOr<agentrt::Run> Drive(std::vector<Decision> script, std::string resume = "",
-                                     Limits limits = {}) {
-    agent_ = std::make_unique<ScriptedAgent>(std::move(script));
-    auto driver = Driver::Create(*store_, clock_, entropy_, Options());
-    if (!driver.ok()) return driver.status();
-    if (resume.empty()) return (*driver)->StartWithId("run-1", "send it", limits);
-    return (*driver)->Resume(resume);
-  }
-
-  // The driver options every test here starts from: the scripted agent (if any), the default
-  // policy, the post tool, and the lease clock given (the fixture's when none is).
-  DriverOptions Options(world::ManualClock* lease_clock = nullptr) {
-    DriverOptions options;
-    options.agent = agent_.get();
-    options.policy = policy_.get();
-    options.tools = {&post_};
-    options.scheduler = lease_clock != nullptr ? lease_clock : &lease_clock_;
-    return options;
-  }
-
-  Approval Only() {
-    std::vector<Approval> approvals = *ListApprovals(*store_, "run-1");
-    EXPECT_THAT(approvals, SizeIs(1));
-    return approvals.back();
-  }
-
-  std::vector<std::string> TypesAfter(std::size_t n) {
-    std::vector<std::string> types;
-    std::vector<store::Event> events = *store_->ListEvents("run-1");
-    for (std::size_t i = n; i < events.size(); ++i) types.push_back(events[i].type);
-    return types;
-  }
-
-  world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
-  world::ManualClock lease_clock_{absl::FromUnixSeconds(1'800'000'000)};
-  world::SeededEntropy entropy_{3};
-  std::unique_ptr<store::Store> store_;
-  std::unique_ptr<Policy> policy_ = DefaultPolicy();
-  std::unique_ptr<ScriptedAgent> agent_;
-  PostTool post_;
-};
+class ApprovalsTest : public ApprovalStory {};
 
 TEST_F(ApprovalsTest, ApproveThenResumeExecutesExactlyTheRecordedRequestAndContinues) {
   ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);

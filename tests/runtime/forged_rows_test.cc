@@ -6,13 +6,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/approvals.h"
-#include "runtime/driver.h"
 #include "runtime/engine/run_reader.h"
 #include "runtime/row_audit.h"
-#include "runtime/scripted_agent.h"
-#include "runtime/world/clock.h"
-#include "runtime/world/entropy.h"
-#include "tests/runtime/post_tool.h"
+#include "tests/runtime/approval_story.h"
 
 namespace agentrt {
 
@@ -23,7 +19,8 @@ void PrintTo(const RowContradiction& c, std::ostream* os) {
 namespace {
 
 using ::agentrt::scripted::Complete;
-using ::agentrt::testing::PostTool;
+using ::agentrt::testing::ApprovalStory;
+using ::agentrt::testing::Post;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::Field;
@@ -31,32 +28,8 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
-Decision Post(std::string to) { return scripted::Call("post", R"({"to":")" + to + R"("})"); }
-
-class ForgedRowsTest : public ::testing::Test {
+class ForgedRowsTest : public ApprovalStory {
  protected:
-  void SetUp() override { store_ = *store::Store::OpenInMemory(clock_); }
-
-  absl::StatusOr<agentrt::Run> Drive(std::vector<Decision> script, std::string resume = "",
-                                     Limits limits = {}) {
-    agent_ = std::make_unique<ScriptedAgent>(std::move(script));
-    DriverOptions options;
-    options.agent = agent_.get();
-    options.policy = policy_.get();
-    options.tools = {&post_};
-    options.scheduler = &lease_clock_;
-    auto driver = Driver::Create(*store_, clock_, entropy_, options);
-    if (!driver.ok()) return driver.status();
-    if (resume.empty()) return (*driver)->StartWithId("run-1", "send it", limits);
-    return (*driver)->Resume(resume);
-  }
-
-  Approval Only() {
-    std::vector<Approval> approvals = *ListApprovals(*store_, "run-1");
-    EXPECT_THAT(approvals, SizeIs(1));
-    return approvals.back();
-  }
-
   void Exec(const std::string& sql) {
     ASSERT_TRUE(store_->Write([&](store::Transaction& tx) { return tx.Exec(sql).status(); }).ok())
         << sql;
@@ -79,14 +52,6 @@ class ForgedRowsTest : public ::testing::Test {
     EXPECT_TRUE(audit.ok()) << audit.status();
     return audit.ok() ? *audit : RowAudit{};
   }
-
-  world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
-  world::ManualClock lease_clock_{absl::FromUnixSeconds(1'800'000'000)};
-  world::SeededEntropy entropy_{3};
-  std::unique_ptr<store::Store> store_;
-  std::unique_ptr<Policy> policy_ = DefaultPolicy();
-  std::unique_ptr<ScriptedAgent> agent_;
-  PostTool post_;
 };
 
 auto Contradiction(std::string row, std::string detail) {
@@ -201,15 +166,7 @@ TEST_F(ForgedRowsTest, AnIntactDatabaseAgreesWithItsChainThroughEveryKindOfEnd) 
   ASSERT_TRUE(Drive({Post("alice")}).ok());
   ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", "fine"}).ok());
   ASSERT_EQ(Drive({Complete()}, "run-1")->status, RunStatus::kCompleted);
-  auto start = [&](std::string id, Limits l) {
-    agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Post("bob")});
-    DriverOptions options;
-    options.agent = agent_.get();
-    options.policy = policy_.get();
-    options.tools = {&post_};
-    options.scheduler = &lease_clock_;
-    return (*Driver::Create(*store_, clock_, entropy_, options))->StartWithId(id, "send", l);
-  };
+  auto start = [&](std::string id, Limits l) { return Drive({Post("bob")}, "", l, id); };
   ASSERT_TRUE(start("run-2", {}).ok());
   ASSERT_TRUE(
       Reject(*store_, clock_, "run-2", PendingApproval(*store_, "run-2")->id, Decider{"ops", "no"})
