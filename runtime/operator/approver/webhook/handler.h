@@ -19,16 +19,15 @@
 // signature verified spends the shared rate limit, so unsigned or forged traffic cannot silence
 // signed requests; what fails before that (401, 413, and the transport's 400 and 408) is
 // charged to its address (address_limiter.h), and an address out of failures is refused before
-// its body is read or a MAC computed. A decision must name the path's run and approval and carry
-// the hash that was shown and who decides (400 otherwise, before the Approver is asked). Errors are
-// JSON
-// {"error", "code"}; the Approver's typed errors map to: decision 400 bad_request, not found 404
-// not_found, expired 410 expired, changed 409 approval_changed, not pending 409 not_pending, run
-// state 409 run_not_waiting (run_finished for cancel), hash 409 approval_hash, anything else 500
-// internal (its details are never sent). Every response carries Cache-Control: no-store.
-// The transport's own refusals (Refused) are worded the same way: a connection over its caps
-// 503 busy with Retry-After: 1, a request that did not arrive in time 408 request_timeout, one it
-// could not read 400 bad_request.
+// its body is read or a MAC computed. A decision must name the path's run and approval and
+// carry the hash that was shown and who decides (400 otherwise, before the Approver is asked).
+// Errors are JSON {"error", "code"}; the Approver's typed errors map to: decision 400
+// bad_request, not found 404 not_found, expired 410 expired, changed 409 approval_changed, not
+// pending 409 not_pending, run state 409 run_not_waiting (run_finished for cancel), hash 409
+// approval_hash, anything else 500 internal (its details are never sent). Every response carries
+// Cache-Control: no-store. The transport's own refusals (Refused) are worded the same way: a
+// connection over its caps 503 busy with Retry-After: 1, a request that did not arrive in time 408
+// request_timeout, one it could not read 400 bad_request.
 //
 // The observer (optional) receives a webhook.decision event for each decision handled and a
 // webhook.refused event for each request refused before its route: seq 0, never persisted.
