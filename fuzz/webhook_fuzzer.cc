@@ -34,8 +34,10 @@ struct World {
     config.approver = approver.get();
     config.secret = std::string(kSecret);
     config.clock = &clock;
-    config.rate = 1e9;  // the limiter is not what is fuzzed here
+    config.rate = 1e9;  // the limiters are not what is fuzzed here
     config.burst = 1'000'000;
+    config.failure_rate = 1e9;
+    config.failure_burst = 1'000'000;
     handler = *Handler::Create(config);
   }
   agentrt::world::ManualClock clock;

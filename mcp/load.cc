@@ -151,7 +151,7 @@ struct Registration {
 
 absl::StatusOr<Registration> Register(
     const Server& server, const Manifest& manifest, const Rules& rules,
-    const std::map<std::string, const ListedTool*>& live,
+    const std::map<std::string, const ListedTool*>& live, const ToolNames* names,
     const std::function<absl::Status(const std::string&)>& before_check) {
   Registration out;
   out.report.server = server.name;
@@ -170,10 +170,16 @@ absl::StatusOr<Registration> Register(
     Checked checked =
         Check(server, pinned, found == live.end() ? nullptr : found->second, rule->second);
     if (checked.refusal.empty()) {
-      auto [holder, inserted] = taken.emplace(checked.spec.name, key);
-      if (!inserted) {
-        checked.refusal = absl::StrCat("the name ", Quote(checked.spec.name),
-                                       " is already taken by tool ", Quote(holder->second));
+      const std::string& name = checked.spec.name;
+      const ToolNames::Holder* other = names != nullptr ? names->Find(name) : nullptr;
+      if (auto holder = taken.find(name); holder != taken.end()) {
+        checked.refusal = absl::StrCat("the name ", Quote(name), " is already taken by tool ",
+                                       Quote(holder->second));
+      } else if (other != nullptr) {
+        checked.refusal = absl::StrCat("the name ", Quote(name), " is already taken by tool ",
+                                       Quote(other->tool), " of server ", Quote(other->server));
+      } else {
+        taken.emplace(name, key);
       }
     }
     if (!checked.refusal.empty()) {
@@ -187,10 +193,18 @@ absl::StatusOr<Registration> Register(
   return out;
 }
 
+// Hold records the names `report` registered as its server's.
+void Hold(ToolNames* names, const Report& report) {
+  if (names == nullptr) return;
+  for (const Registered& tool : report.registered) {
+    names->Hold(tool.name, {report.server, tool.tool});
+  }
+}
+
 }  // namespace
 
-absl::StatusOr<Report> Classify(const Server& server, const Manifest& manifest,
-                                const Rules& rules) {
+absl::StatusOr<Report> Classify(const Server& server, const Manifest& manifest, const Rules& rules,
+                                ToolNames* names) {
   AGENTRT_RETURN_IF_ERROR(Preconditions(server, &manifest, rules));
   // The server as pinned: every pinned tool offered exactly as recorded.
   std::vector<ListedTool> offered;
@@ -200,9 +214,10 @@ absl::StatusOr<Report> Classify(const Server& server, const Manifest& manifest,
   }
   std::map<std::string, const ListedTool*> live;
   for (const ListedTool& tool : offered) live.emplace(tool.name, &tool);
-  AGENTRT_ASSIGN_OR_RETURN(
-      Registration registration,
-      Register(server, manifest, rules, live, [](const std::string&) { return absl::OkStatus(); }));
+  AGENTRT_ASSIGN_OR_RETURN(Registration registration,
+                           Register(server, manifest, rules, live, names,
+                                    [](const std::string&) { return absl::OkStatus(); }));
+  Hold(names, registration.report);
   return std::move(registration.report);
 }
 
@@ -223,8 +238,8 @@ LoadResult Load(const Server& server, const Manifest* manifest, const Rules& rul
   for (const ListedTool& tool : *listed) live.emplace(tool.name, &tool);
 
   auto connection = std::make_shared<Connection>(server.name, *std::move(session), *world.clock);
-  absl::StatusOr<Registration> registration =
-      Register(server, *manifest, rules, live, [&](const std::string& tool) -> absl::Status {
+  absl::StatusOr<Registration> registration = Register(
+      server, *manifest, rules, live, options.names, [&](const std::string& tool) -> absl::Status {
         if (options.before_check) options.before_check(tool);
         if (world.clock->Now() > deadline) {
           return absl::DeadlineExceededError(absl::StrCat(
@@ -249,6 +264,7 @@ LoadResult Load(const Server& server, const Manifest* manifest, const Rules& rul
         absl::StrCat(ServerPrefix(server.name), "no tool registered"));
     return result;
   }
+  Hold(options.names, *result.report);
   result.connection = std::move(connection);
   return result;
 }

@@ -18,7 +18,9 @@
 //      rule allows it;                            13. the spec is built;
 //   5. it has a timeout (rule, else server);      14. the runtime itself accepts it
 //   6. its model-visible name is usable;              (CheckToolSpec);
-//   7. its schema is an object schema;            and its name is not taken by an earlier one.
+//   7. its schema is an object schema;            and its name is not taken by an earlier one,
+//                                                 of this server or of one loaded before it with
+//                                                 the same ToolNames (tool_names.h).
 // Registered tools share one connection; a Load that registers nothing closes it and fails.
 #pragma once
 
@@ -35,6 +37,7 @@
 #include "mcp/report.h"
 #include "mcp/rules.h"
 #include "mcp/server.h"
+#include "mcp/tool_names.h"
 #include "runtime/world/world.h"
 
 namespace agentrt::mcp {
@@ -42,6 +45,9 @@ namespace agentrt::mcp {
 struct LoadOptions {
   // Called before each classified tool is checked (tests make the checks slow with it).
   std::function<void(std::string_view tool)> before_check;
+  // The names the servers loaded before this one hold: a tool whose name one holds is refused,
+  // and a Load that registers tools adds theirs. Null: this server is loaded alone.
+  ToolNames* names = nullptr;
 };
 
 struct LoadResult {
@@ -58,9 +64,11 @@ LoadResult Load(const Server& server, const Manifest* manifest, const Rules& rul
                 const world::World& world, const LoadOptions& options = {});
 
 // Classify is Load without the server: the report a Load would give if the server offered
-// exactly what `manifest` pins (checks 4 to 14 and the name collisions), starting nothing. The
-// offline check of a team's pinned servers (`agentrt mcp check`). Errors: Load's before it
-// connects (validation, a manifest for another server, rules naming tools it does not pin).
-absl::StatusOr<Report> Classify(const Server& server, const Manifest& manifest, const Rules& rules);
+// exactly what `manifest` pins (checks 4 to 14 and the name collisions, with `names` as in
+// LoadOptions), starting nothing. The offline check of a team's pinned servers (`agentrt mcp
+// check`). Errors: Load's before it connects (validation, a manifest for another server, rules
+// naming tools it does not pin).
+absl::StatusOr<Report> Classify(const Server& server, const Manifest& manifest, const Rules& rules,
+                                ToolNames* names = nullptr);
 
 }  // namespace agentrt::mcp

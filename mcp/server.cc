@@ -60,9 +60,15 @@ std::vector<std::string> ChildEnvironment(const Server& server, world::Environme
 
 absl::Status PhaseError(std::string_view server, std::string_view step, const absl::Status& cause,
                         absl::Duration timeout, std::string_view stderr_tail) {
-  std::string why = absl::IsDeadlineExceeded(cause)
-                        ? absl::StrCat("timed out after ", DurationText(timeout))
-                        : json::Sanitize(ToStd(cause.message()));
+  std::string why = json::Sanitize(ToStd(cause.message()));
+  if (absl::IsDeadlineExceeded(cause)) {
+    // The deadline is worded by the phase's timeout; what the session skipped on the way is
+    // kept, escaped already: it is often why nothing answered (a server logging on stdout).
+    why = absl::StrCat("timed out after ", DurationText(timeout));
+    if (std::string skipped = UnreadableLines(cause); !skipped.empty()) {
+      absl::StrAppend(&why, " (", skipped, ")");
+    }
+  }
   std::string text = absl::StrCat(ServerPrefix(server), ToAbsl(step), ": ", why);
   std::string_view tail = ToStd(absl::StripAsciiWhitespace(ToAbsl(stderr_tail)));
   // The tail is at most 4 KiB already; its end is what a failing server said last.

@@ -8,9 +8,10 @@
 // Network. Then the handshake (session.h).
 //
 // Connect's errors are phase errors (§1.7): `mcp: server "<name>": connect: <why>`, where a
-// deadline that fired reads `timed out after <the connect timeout>`, followed by the server's
-// stderr tail when there is one (`; stderr: "<tail, escaped>"`). A failed connect leaves nothing
-// running.
+// deadline that fired reads `timed out after <the connect timeout>` (with, when the server sent
+// lines that are not JSON-RPC messages, how many and the last one, session.h), followed by the
+// server's stderr tail when there is one (`; stderr: "<tail, escaped>"`). A failed connect
+// leaves nothing running.
 #pragma once
 
 #include <cstddef>
@@ -71,7 +72,8 @@ absl::Status Fail(const Server& server, std::string_view step, Session& session,
                   const absl::Status& cause, const world::Clock& clock);
 
 // PhaseError is `mcp: server "<name>": <step>: <why>` for `cause`, with `timed out after
-// <timeout>` when the cause is a deadline, and the stderr tail appended when not empty. The
+// <timeout>` when the cause is a deadline (and the cause's kUnreadableLinesPayload in
+// parentheses, when it has one), and the stderr tail appended when not empty. The
 // cause's code is kept, so a caller can still tell a deadline from the rest.
 absl::Status PhaseError(std::string_view server, std::string_view step, const absl::Status& cause,
                         absl::Duration timeout, std::string_view stderr_tail);

@@ -3,11 +3,13 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "mcp/errors.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
+#include "runtime/json/sanitize.h"
 
 namespace agentrt::mcp {
 namespace {
@@ -17,6 +19,11 @@ constexpr std::string_view kSupported[] = {"2025-11-25", "2025-06-18", "2025-03-
 constexpr absl::Duration kCancelNoticeTimeout = absl::Seconds(1);
 
 }  // namespace
+
+std::string UnreadableLines(const absl::Status& status) {
+  auto payload = status.GetPayload(ToAbsl(kUnreadableLinesPayload));
+  return payload.has_value() ? std::string(*payload) : "";
+}
 
 bool IsSupportedProtocolVersion(std::string_view version) {
   for (std::string_view v : kSupported) {
@@ -77,8 +84,8 @@ absl::Status Session::Handshake(absl::Time deadline) {
   initialize_result_ = *std::move(result);
   transport_->SetProtocolVersion(protocol_version_);
   absl::Status sent = transport_->Send(NotificationJson("notifications/initialized", ""), deadline);
-  if (!sent.ok() && !absl::IsDeadlineExceeded(sent)) return Die(sent);
-  return sent;
+  if (!sent.ok() && !absl::IsDeadlineExceeded(sent)) return Die(Explained(sent));
+  return Explained(sent);
 }
 
 absl::Status Session::dead() const {
@@ -87,11 +94,26 @@ absl::Status Session::dead() const {
   return dead_;
 }
 
+absl::Status Session::Explained(const absl::Status& status) const {
+  if (unreadable_ == 0 || status.ok() || absl::IsCancelled(status)) return status;
+  std::string detail = absl::StrCat("the server sent ", unreadable_,
+                                    unreadable_ == 1 ? " line that is not a JSON-RPC message"
+                                                     : " lines that are not JSON-RPC messages",
+                                    "; the last: ", last_unreadable_);
+  absl::Status out(status.code(), absl::StrCat(status.message(), " (", detail, ")"));
+  status.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& value) { out.SetPayload(url, value); });
+  out.SetPayload(ToAbsl(kUnreadableLinesPayload), absl::Cord(detail));
+  return out;
+}
+
 absl::Status Session::Die(const absl::Status& status) {
   absl::MutexLock lock(&state_mu_);
   if (closed_) return absl::CancelledError("the session is closed");
   if (dead_.ok()) {
     dead_ = absl::UnavailableError(absl::StrCat("the connection is lost: ", status.message()));
+    status.ForEachPayload(
+        [&](absl::string_view url, const absl::Cord& value) { dead_.SetPayload(url, value); });
   }
   return dead_;
 }
@@ -106,7 +128,7 @@ absl::Status Session::Answer(const Message& request, absl::Time deadline) {
                           : absl::StrCat("agentrt does not support ", request.method));
   absl::Status sent = transport_->Send(answer, deadline);
   if (sent.ok() || absl::IsDeadlineExceeded(sent) || absl::IsCancelled(sent)) return sent;
-  return Die(sent);
+  return Die(Explained(sent));
 }
 
 absl::StatusOr<std::string> Session::RoundTrip(std::string_view method, std::string_view params,
@@ -123,19 +145,13 @@ absl::StatusOr<std::string> Session::RoundTrip(std::string_view method, std::str
     sent = transport_->Send(RequestJson(id, method, params), deadline);
   }
   if (!sent.ok()) {
-    if (absl::IsDeadlineExceeded(sent) || absl::IsCancelled(sent)) return sent;
-    return Die(sent);
+    if (absl::IsDeadlineExceeded(sent) || absl::IsCancelled(sent)) return Explained(sent);
+    return Die(Explained(sent));
   }
   for (;;) {
     absl::StatusOr<std::string> line = transport_->Receive(deadline);
     if (!line.ok()) {
       if (absl::IsCancelled(line.status())) return line.status();
-      std::string skipped =
-          unreadable_ == 0
-              ? ""
-              : absl::StrCat(" (the server sent ", unreadable_,
-                             " lines that are not JSON-RPC messages; the last: ", last_unreadable_,
-                             ")");
       if (absl::IsDeadlineExceeded(line.status())) {
         // Best effort: the server may stop working on it.
         transport_
@@ -146,16 +162,20 @@ absl::StatusOr<std::string> Session::RoundTrip(std::string_view method, std::str
                                         .Build()),
                    clock_.Now() + kCancelNoticeTimeout)
             .IgnoreError();
-        return absl::DeadlineExceededError(
-            absl::StrCat("no answer to ", ToAbsl(method), " by the deadline", skipped));
+        return Explained(absl::DeadlineExceededError(
+            absl::StrCat("no answer to ", ToAbsl(method), " by the deadline")));
       }
-      absl::Status died = Die(line.status());
-      return absl::Status(died.code(), absl::StrCat(died.message(), skipped));
+      return Die(Explained(line.status()));
     }
     absl::StatusOr<Message> message = ParseMessage(*line);
     if (!message.ok()) {
       ++unreadable_;
-      last_unreadable_ = std::string(message.status().message());
+      // Kept quoted and bounded: a line can be megabytes, and every byte of it server-chosen.
+      last_unreadable_ =
+          absl::StrCat(Quote(*line), " (",
+                       json::Truncate(json::Sanitize(ToStd(message.status().message())),
+                                      static_cast<int>(kQuotedBytes)),
+                       ")");
       continue;
     }
     switch (message->kind) {

@@ -15,8 +15,11 @@
 //    the answer echoes the request's id exactly, number or string;
 //  - notifications (progress, log messages, list changes, ...) are ignored;
 //  - a response with another id (a late answer to an abandoned request, a wrong id) is dropped;
-//  - a line that is not a JSON-RPC message is skipped, and counted: if the request then fails,
-//    its error says how many there were and why the last one was refused.
+//  - a line that is not a JSON-RPC message is skipped, and counted: if a request then fails
+//    (a deadline, a transport that broke), its error says how many the session skipped and
+//    which was the last, escaped and bounded, and why it was refused; the same sentence is the
+//    status's kUnreadableLinesPayload, so an error that rewords the message (PhaseError's
+//    `timed out after`) keeps it.
 // A request that passes its deadline fails with DeadlineExceeded, and the server is told
 // (`notifications/cancelled`, best effort). A transport that fails (the server exited, the
 // connection broke) kills the session: that request and every later one fail at once with
@@ -42,6 +45,14 @@
 #include "runtime/world/clock.h"
 
 namespace agentrt::mcp {
+
+// The payload (absl::Status::GetPayload) of a failed request's status after the session
+// skipped lines that are not JSON-RPC messages: `the server sent N lines that are not JSON-RPC
+// messages; the last: "<line, escaped>" (<why>)`.
+inline constexpr std::string_view kUnreadableLinesPayload = "agentrt/mcp/unreadable-lines";
+
+// UnreadableLines is that sentence from `status`, "" when it has none.
+std::string UnreadableLines(const absl::Status& status);
 
 // The protocol revision the client offers first, and every one it accepts.
 inline constexpr std::string_view kProtocolVersion = "2025-11-25";
@@ -95,6 +106,8 @@ class Session {
   // Answers a request from the server.
   absl::Status Answer(const Message& request, absl::Time deadline)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(call_mu_);
+  // `status` saying what the session skipped (kUnreadableLinesPayload), when it skipped any.
+  absl::Status Explained(const absl::Status& status) const ABSL_SHARED_LOCKS_REQUIRED(call_mu_);
   // The transport failed with `status`: the session is dead from now on (unless closed).
   absl::Status Die(const absl::Status& status);
   absl::Status dead() const;
@@ -107,8 +120,8 @@ class Session {
 
   absl::Mutex call_mu_;  // one request at a time
   std::int64_t next_id_ ABSL_GUARDED_BY(call_mu_) = 1;
-  int unreadable_ ABSL_GUARDED_BY(call_mu_) = 0;  // lines that were not JSON-RPC messages
-  std::string last_unreadable_ ABSL_GUARDED_BY(call_mu_);
+  int unreadable_ ABSL_GUARDED_BY(call_mu_) = 0;           // lines that were not JSON-RPC messages
+  std::string last_unreadable_ ABSL_GUARDED_BY(call_mu_);  // quoted, with why
 
   mutable absl::Mutex state_mu_;
   absl::Status dead_ ABSL_GUARDED_BY(state_mu_);

@@ -109,8 +109,8 @@ Reply FakeServer::Handle(std::string_view message) {
     // Outside its phase the startup behaviour is the default one.
     v1::Startup startup;
     if (InPhase(config_.startup().phase(), phase_)) startup = config_.startup();
-    if (startup.hang()) return reply;
     for (const std::string& line : startup.before()) reply.lines.push_back(line);
+    if (startup.hang()) return reply;
     std::string version = startup.protocol_version().empty() ? std::string(kDefaultProtocol)
                                                              : startup.protocol_version();
     reply.lines.push_back(Answer(

@@ -258,6 +258,9 @@ class Player {
 
 void Player::LoadAll(Reachable& reachable, bool report) {
   world::World w = WorldOf(reachable);
+  mcp::ToolNames names;  // one model-visible name, one tool, across the servers
+  mcp::LoadOptions options;
+  options.names = &names;
   for (Configured& c : servers_) {
     if (!c.manifest) continue;
     c.fake->set_phase(ServerPhase::kLoad);
@@ -265,7 +268,7 @@ void Player::LoadAll(Reachable& reachable, bool report) {
       std::optional<std::vector<std::string>> offered = c.fake->OfferedNames();
       if (offered) outcome_.offered.emplace_back(c.server.name, *offered);
     }
-    mcp::LoadResult loaded = mcp::Load(c.server, &*c.manifest, c.rules, w);
+    mcp::LoadResult loaded = mcp::Load(c.server, &*c.manifest, c.rules, w, options);
     if (report && loaded.report) outcome_.reports.push_back(*loaded.report);
     if (report && !loaded.status.ok()) {
       outcome_.load_errors.push_back(absl::StrCat(c.server.name, ": ", loaded.status.message()));

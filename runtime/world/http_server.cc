@@ -41,8 +41,8 @@ Deadline After(Deadline from, absl::Duration duration) {
   return from + std::chrono::duration_cast<Deadline::duration>(absl::ToChronoNanoseconds(duration));
 }
 
-// One end of a connection: its address as the service sees it, and the key the per-address
-// cap counts it under.
+// One end of a connection: its address as the service sees it, and the address the caps per
+// address count it under (ServerRequest::address).
 struct Peer {
   std::string ip;
   int port = 0;
@@ -57,16 +57,23 @@ Peer PeerOf(const sockaddr_storage& address) {
     const auto* v4 = reinterpret_cast<const sockaddr_in*>(&address);
     ::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof(text));
     peer.port = ntohs(v4->sin_port);
-    peer.key.assign(reinterpret_cast<const char*>(&v4->sin_addr), 4);
+    peer.key = text;
   } else if (address.ss_family == AF_INET6) {
     const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&address);
     ::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof(text));
     peer.port = ntohs(v6->sin6_port);
-    const char* bytes = reinterpret_cast<const char*>(&v6->sin6_addr);
     // An IPv4 client of a dual-stack socket counts as its IPv4 address; an IPv6 client as its
     // /64, every address of which its host can use.
-    peer.key =
-        IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr) ? std::string(bytes + 12, 4) : std::string(bytes, 8);
+    char key[INET6_ADDRSTRLEN] = "";
+    if (IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr)) {
+      ::inet_ntop(AF_INET, &v6->sin6_addr.s6_addr[12], key, sizeof(key));
+      peer.key = key;
+    } else {
+      in6_addr prefix = v6->sin6_addr;
+      std::fill(prefix.s6_addr + 8, prefix.s6_addr + 16, 0);
+      ::inet_ntop(AF_INET6, &prefix, key, sizeof(key));
+      peer.key = absl::StrCat(key, "/64");
+    }
   }
   peer.ip = text;
   return peer;
@@ -242,6 +249,7 @@ ServerRequest Head(const httplib::Request& req) {
   for (const auto& [key, value] : req.params) head.query.emplace_back(key, value);
   for (const auto& [key, value] : req.headers) head.headers.emplace_back(key, value);
   head.remote = absl::StrCat(req.remote_addr, ":", req.remote_port);
+  if (serving != nullptr) head.address = serving->peer().key;
   return head;
 }
 
@@ -361,6 +369,7 @@ void HttpServer::Impl::Route() {
           // Ended by Stop: nothing will be written, so nothing is worded (or logged).
           if (serving->stopped()) return httplib::Server::HandlerResponse::Unhandled;
           head.remote = serving->peer().remote();  // httplib sets it only once the head is in
+          head.address = serving->peer().key;
           if (serving->timed_out()) status = 408;
         }
         Write(service.Refused(head, status), res);
@@ -423,6 +432,7 @@ void HttpServer::Impl::Take(int fd, Peer peer) {
   }
   ServerRequest head;
   head.remote = peer.remote();
+  head.address = peer.key;
   std::string wire = Wire(service.Refused(head, 503));
   // A fresh socket's buffer takes a few hundred bytes at once; the accept loop never waits on a
   // client.
@@ -442,6 +452,7 @@ void HttpServer::Impl::ServeConnection(int fd, const Peer& peer, Deadline accept
   if (stream.timed_out() && !stream.answered()) {
     ServerRequest head;
     head.remote = peer.remote();
+    head.address = peer.key;
     std::string wire = Wire(service.Refused(head, 408));
     stream.write(wire.data(), wire.size());
   }

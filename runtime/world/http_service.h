@@ -26,6 +26,9 @@ struct ServerRequest {
   HttpFields headers;  // names as sent; look them up with Header
   std::string body;    // empty in Admit
   std::string remote;  // the peer's address, "ip:port"
+  // The peer's address as the transport's caps per address count it: an IPv4 address, or an
+  // IPv6 address's /64 ("2001:db8:1:2::/64"), which one host can pick from at will.
+  std::string address;
 
   // Header is the first value of the header `name` (case-insensitive); nullopt when absent.
   std::optional<std::string> Header(std::string_view name) const {

@@ -13,6 +13,10 @@
 //   fake_mcp_server die-on-list prints "listing refused: no licence" to stderr at tools/list
 //                               and exits
 //   fake_mcp_server hang-init   never answers initialize
+//   fake_mcp_server noisy-init  at initialize prints three lines that are not JSON-RPC (the last
+//                               a terminal escape and 500 x's), then never answers it
+//   fake_mcp_server noisy-list  answers initialize; at tools/list prints those lines, then never
+//                               answers it
 //   fake_mcp_server hang-call   answers everything but tools/call
 //   fake_mcp_server die-on-call exits (closing its pipes) at tools/call
 //   fake_mcp_server errors      answers every request with a JSON-RPC error whose message holds
@@ -90,6 +94,13 @@ void Chatter() {
   Say("this is not JSON-RPC");
 }
 
+// Lines a server that logs on stdout might print: none of them a JSON-RPC message.
+void Noise() {
+  Say("[info] starting up");
+  Say(R"({"jsonrpc":"2.0",)");
+  Say("\x1b]0;owned\x07" + std::string(500, 'x'));
+}
+
 void Serve(const std::string& line) {
   absl::StatusOr<agentrt::json::Document> doc = agentrt::json::Parse(line);
   if (!doc.ok() || !doc->root().is_object()) return;
@@ -146,12 +157,14 @@ void Serve(const std::string& line) {
   }
   if (method == "initialize") {
     if (mode == "hang-init") return;
+    if (mode == "noisy-init") return Noise();
     Say(Result(id, JsonObject()
                        .String("protocolVersion", version)
                        .Raw("capabilities", R"({"tools":{}})")
                        .Raw("serverInfo", R"({"name":"fake","version":"1"})")
                        .Build()));
   } else if (method == "tools/list") {
+    if (mode == "noisy-list") return Noise();
     if (mode == "die-on-list") {
       std::cerr << "listing refused: no licence" << std::endl;
       std::exit(3);

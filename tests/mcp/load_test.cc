@@ -4,6 +4,7 @@
 // deadlines (reference/mcp.md §2, §4, §5; checklist §10.1, §10.2, §10.5, §10.6, §10.8).
 #include "mcp/load.h"
 
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -337,6 +338,49 @@ TEST_F(LoadTest, RenamesAreUsedAndAnUnusableOrTakenNameIsRefused) {
   LoadResult taken = LoadWith(manifest, {{"read_file", read}, {"write_file", write}});
   EXPECT_EQ(taken.report->refused[0].reason,
             "the name \"read\" is already taken by tool \"read_file\"");
+}
+
+// Issue 22: server `a_b` with tool `c` and server `a` with tool `b_c` both make `a_b_c`. Loaded
+// together (configuration order), the later server's tool is refused naming the server and tool
+// that hold the name, and its other tools still register; the offline check says the same.
+TEST_F(LoadTest, ANameAnEarlierServerHoldsRefusesTheLaterServersToolNamingTheHolder) {
+  Offer({Tool("c", "C.", kReadSchema)});
+  std::string second = dir_ + "/second";
+  std::filesystem::create_directories(second);
+  std::ofstream(second + "/tools.json")
+      << Listing({Tool("b_c", "B C.", kReadSchema), Tool("d", "D.", kReadSchema)});
+  Server a_b = FakeServer();
+  a_b.name = "a_b";
+  Server a = FakeServer();
+  a.name = "a";
+  a.command = {AGENTRT_FAKE_MCP_SERVER, "scripted", second};
+  absl::StatusOr<Manifest> a_b_manifest = Pin(a_b, World());
+  absl::StatusOr<Manifest> a_manifest = Pin(a, World());
+  ASSERT_TRUE(a_b_manifest.ok()) << a_b_manifest.status();
+  ASSERT_TRUE(a_manifest.ok()) << a_manifest.status();
+  Rules a_b_rules = {{"c", ReadOnly()}};
+  Rules a_rules = {{"b_c", ReadOnly()}, {"d", ReadOnly()}};
+  const std::string later_report =
+      "a: registered d as a_d (read_only)\n"
+      "a: refused b_c: the name \"a_b_c\" is already taken by tool \"c\" of server \"a_b\"\n";
+
+  ToolNames names;
+  LoadOptions options;
+  options.names = &names;
+  LoadResult first = Load(a_b, &*a_b_manifest, a_b_rules, World(), options);
+  LoadResult later = Load(a, &*a_manifest, a_rules, World(), options);
+  ASSERT_TRUE(first.status.ok()) << first.status;
+  ASSERT_TRUE(later.status.ok()) << later.status;
+  EXPECT_EQ(first.report->Text(), "a_b: registered c as a_b_c (read_only)\n");
+  EXPECT_EQ(later.report->Text(), later_report);
+  ASSERT_EQ(later.tools.size(), 1u);
+  EXPECT_EQ(later.tools[0]->Spec().name, "a_d");
+
+  ToolNames offline;
+  ASSERT_TRUE(Classify(a_b, *a_b_manifest, a_b_rules, &offline).ok());
+  absl::StatusOr<Report> classified = Classify(a, *a_manifest, a_rules, &offline);
+  ASSERT_TRUE(classified.ok()) << classified.status();
+  EXPECT_EQ(classified->Text(), later_report);
 }
 
 TEST_F(LoadTest, SchemasThatAreNotObjectSchemasOrThatTheRuntimeRejectsAreRefused) {

@@ -304,6 +304,32 @@ TEST_F(SessionTest, TheConnectTimeoutBoundsAHandshakeThatNeverAnswers) {
   EXPECT_LT(clock_.Now() - start, absl::Seconds(5));
 }
 
+// Issue 22: a connect or a listing that timed out after lines that are not JSON-RPC said only
+// `timed out after`. The error names how many lines the server sent and the last one, escaped
+// and cut to its first 200 bytes. (The timeout is long enough for the lines to arrive first.)
+TEST_F(SessionTest, AHandshakeThatTimesOutAfterGarbageNamesTheLinesSkipped) {
+  absl::StatusOr<std::unique_ptr<Session>> session = Open({"noisy-init"}, absl::Seconds(2));
+  EXPECT_EQ(session.status().code(), absl::StatusCode::kDeadlineExceeded);
+  std::string message(session.status().message());
+  EXPECT_THAT(message, HasSubstr("mcp: server \"fs\": connect: timed out after 2s (the server "
+                                 "sent 3 lines that are not JSON-RPC messages; the last: "
+                                 "\"\\x1b]0;owned\\x07xxxx"));
+  EXPECT_THAT(message, HasSubstr("…(+310 bytes) (not a JSON-RPC message: "));
+  EXPECT_EQ(message.find_first_of("\r\n\x1b\x07"), std::string::npos) << message;
+}
+
+TEST_F(SessionTest, AListingThatTimesOutAfterGarbageNamesTheLinesSkipped) {
+  Server server = FakeServer({"noisy-list"});
+  server.connect_timeout = absl::Seconds(2);
+  absl::StatusOr<Manifest> pinned = Pin(server, World());
+  EXPECT_EQ(pinned.status().code(), absl::StatusCode::kDeadlineExceeded);
+  std::string message(pinned.status().message());
+  EXPECT_THAT(message, HasSubstr("mcp: server \"fs\": list tools: timed out after 2s (the "
+                                 "server sent 3 lines that are not JSON-RPC messages; the last: "
+                                 "\"\\x1b]0;owned\\x07xxxx"));
+  EXPECT_EQ(message.find_first_of("\r\n\x1b\x07"), std::string::npos) << message;
+}
+
 TEST_F(SessionTest, AServersErrorMessageIsEscapedInTheError) {
   absl::StatusOr<std::unique_ptr<Session>> session = Open({"errors"});
   ASSERT_FALSE(session.ok());

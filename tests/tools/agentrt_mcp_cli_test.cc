@@ -112,6 +112,64 @@ TEST_F(AgentrtMcpCliTest, CheckIsOfflineAndFailsOnARefusalOrAStrangeRule) {
   EXPECT_THAT(strange.err, HasSubstr("rules name tools the manifest does not pin: \"read_fil\""));
 }
 
+// Issue 22: server `a_b` with tool `c` and server `a` with tool `b_c` both make `a_b_c`. `check`
+// reported both registered, and `call` then failed with a bare `duplicate tool "a_b_c"`. The
+// later server's tool is refused naming the holder; every other tool still works.
+TEST_F(AgentrtMcpCliTest, TwoServersClaimingOneNameRefuseTheLaterToolNamingTheHolder) {
+  auto server = [&](const std::string& name, const std::string& tools, const std::string& rules) {
+    std::string folder = dir_ + "/" + name;
+    std::filesystem::create_directories(folder);
+    std::ofstream(folder + "/tools.json") << tools;
+    for (const char* tool : {"c", "d"}) {
+      std::ofstream(folder + "/call-" + tool + ".json")
+          << absl::StrCat(R"({"content":[{"type":"text","text":")", name, " ", tool, R"("}]})");
+    }
+    return json::JsonObject()
+        .String("name", name)
+        .Raw("command", absl::StrCat(R"([")", AGENTRT_FAKE_MCP_SERVER, R"(","scripted",)",
+                                     json::JsonString(folder), "]"))
+        .String("default_timeout", "5s")
+        .String("manifest", name + ".manifest.json")
+        .Raw("rules", rules)
+        .Build();
+  };
+  auto tool = [](const char* name) {
+    return absl::StrCat(R"({"name":")", name, R"(","inputSchema":{"type":"object"}})");
+  };
+  constexpr char kReadOnly[] = R"({"side_effect":"read_only"})";
+  std::string a_b = server("a_b", absl::StrCat(R"({"tools":[)", tool("c"), "]}"),
+                           absl::StrCat(R"({"c":)", kReadOnly, "}"));
+  std::string a = server("a", absl::StrCat(R"({"tools":[)", tool("b_c"), ",", tool("d"), "]}"),
+                         absl::StrCat(R"({"b_c":)", kReadOnly, R"(,"d":)", kReadOnly, "}"));
+  Write("config.json", json::JsonObject()
+                           .String("database", "runs.db")
+                           .String("session", "cli")
+                           .Raw("servers", absl::StrCat("[", a_b, ",", a, "]"))
+                           .Build());
+  ::chmod(Config().c_str(), 0600);
+  ProcessResult pin = Mcp({"pin", "--config", Config()});
+  ASSERT_EQ(pin.exit_code, 0) << pin.err;
+
+  ProcessResult check = Mcp({"check", "--config", Config()});
+  EXPECT_EQ(check.exit_code, 1) << check.err;
+  EXPECT_EQ(check.out,
+            "a_b: registered c as a_b_c (read_only)\n"
+            "a: registered d as a_d (read_only)\n"
+            "a: refused b_c: the name \"a_b_c\" is already taken by tool \"c\" of server \"a_b\"\n"
+            "2 registered, 1 refused, 0 unclassified across 2 servers\n");
+
+  ProcessResult held = Mcp({"call", "--config", Config(), "--tool", "a_b_c"});
+  EXPECT_EQ(held.exit_code, 0) << held.err;
+  EXPECT_THAT(held.out, HasSubstr("a_b c"));
+  ProcessResult other = Mcp({"call", "--config", Config(), "--tool", "a_d"});
+  EXPECT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_THAT(other.out, HasSubstr("a d"));
+  ProcessResult unknown = Mcp({"call", "--config", Config(), "--tool", "a_x"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("a: refused b_c: the name \"a_b_c\" is already taken by "
+                                     "tool \"c\" of server \"a_b\""));
+}
+
 TEST_F(AgentrtMcpCliTest, ToolsShowsWhetherEachToolStillMatchesItsPinAndWritesNothing) {
   ProcessResult before = Mcp({"tools", "--config", Config()});
   ASSERT_EQ(before.exit_code, 0) << before.err;

@@ -89,6 +89,18 @@ class Server {
     return line;
   }
 
+  // The port of the `listening on http://HOST:PORT` line it prints first; 0 when it printed
+  // none.
+  int Port() {
+    std::string listening = FirstLine();
+    int port = 0;
+    if (!listening.starts_with("listening on http://") ||
+        !absl::SimpleAtoi(listening.substr(listening.rfind(':') + 1), &port)) {
+      ADD_FAILURE() << "not a listening line: " << listening;
+    }
+    return port;
+  }
+
   // Sends SIGTERM and waits: the exit code, the rest of stdout, and stderr.
   ProcessResult Stop() {
     kill(pid_, SIGTERM);
@@ -134,6 +146,13 @@ class AgentrtWebhookCliTest : public ::testing::Test {
     return path;
   }
 
+  // A run `demo scripted` paused for approval in the database: its id ("" when it failed).
+  std::string PausedRun() {
+    ProcessResult paused = Agentrt({"demo", "scripted", "--db", db_, "--approval"});
+    EXPECT_EQ(paused.exit_code, 0) << paused.err;
+    return paused.exit_code == 0 ? paused.out.substr(4, 32) : "";
+  }
+
   std::vector<std::string> Serve(const std::string& secret_file) {
     return {AGENTRT_BIN, "webhook",     "serve",         "--db",     db_,
             "--listen",  "127.0.0.1:0", "--secret_file", secret_file};
@@ -145,15 +164,12 @@ class AgentrtWebhookCliTest : public ::testing::Test {
 };
 
 TEST_F(AgentrtWebhookCliTest, ServesSignedDecisionsUntilSignalled) {
-  ProcessResult paused = Agentrt({"demo", "scripted", "--db", db_, "--approval"});
-  ASSERT_EQ(paused.exit_code, 0) << paused.err;
-  std::string run = paused.out.substr(4, 32);
+  std::string run = PausedRun();
+  ASSERT_FALSE(run.empty());
 
   Server server(Serve(secret_file_));
-  std::string listening = server.FirstLine();
-  ASSERT_THAT(listening, HasSubstr("listening on http://127.0.0.1:"));
-  int port = 0;
-  ASSERT_TRUE(absl::SimpleAtoi(listening.substr(listening.rfind(':') + 1), &port)) << listening;
+  int port = server.Port();
+  ASSERT_NE(port, 0);
 
   // The command reads the real clock, so the client signs with it too.
   world::RealClock clock;
@@ -236,13 +252,11 @@ TEST_F(AgentrtWebhookCliTest, RefusesAWeakSecretAndADatabaseThatIsNotThere) {
 // another address each sending a header line every half second. The operator's signed request
 // is answered within 2 s while they hold on, and SIGTERM still stops the command at once.
 TEST_F(AgentrtWebhookCliTest, SlowClientsDoNotSilenceTheCommand) {
-  ProcessResult paused = Agentrt({"demo", "scripted", "--db", db_, "--approval"});
-  ASSERT_EQ(paused.exit_code, 0) << paused.err;
-  std::string run = paused.out.substr(4, 32);
+  std::string run = PausedRun();
+  ASSERT_FALSE(run.empty());
   Server server(Serve(secret_file_));
-  std::string listening = server.FirstLine();
-  int port = 0;
-  ASSERT_TRUE(absl::SimpleAtoi(listening.substr(listening.rfind(':') + 1), &port)) << listening;
+  int port = server.Port();
+  ASSERT_NE(port, 0);
 
   SlowClients slow(port, "127.0.0.2", 60);
   world::RealClock clock;
@@ -276,6 +290,35 @@ TEST_F(AgentrtWebhookCliTest, SlowClientsDoNotSilenceTheCommand) {
   EXPECT_THAT(stopped.err, HasSubstr(R"("status":503)"));
 }
 
+// Issue 22's attack on the command: a flood of unsigned requests from one address, more than
+// the rate limit's burst, made the operator's signed request answer 429. Only the flooding
+// address is held back now.
+TEST_F(AgentrtWebhookCliTest, AnUnsignedFloodDoesNotSilenceTheCommand) {
+  std::string run = PausedRun();
+  ASSERT_FALSE(run.empty());
+  Server server(Serve(secret_file_));
+  int port = server.Port();
+  ASSERT_NE(port, 0);
+
+  std::string path = absl::StrCat("/runs/", run, "/approvals");
+  int limited = 0;
+  for (int i = 0; i < 100; ++i) {
+    RawClient flood(port, "127.0.0.2");
+    flood.Send(absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: a\r\n\r\n"));
+    limited += Parse(flood.ReadToEnd()).status == 429;
+  }
+  EXPECT_GT(limited, 0);  // the flooding address is held back
+
+  world::RealClock clock;
+  world::OsEntropy entropy;
+  RawClient operator_client(port, "127.0.0.1");
+  operator_client.Send(
+      Bytes(approver::webhook::NewRequest(kSecret, clock.Now(), entropy, "GET", path)));
+  Answer list = Parse(operator_client.ReadToEnd());
+  EXPECT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(server.Stop().exit_code, 0);
+}
+
 TEST_F(AgentrtWebhookCliTest, TheConnectionCapsAreFlags) {
   ASSERT_EQ(Agentrt({"demo", "scripted", "--db", db_, "--approval"}).exit_code, 0);
   std::vector<std::string> argv = Serve(secret_file_);
@@ -283,9 +326,8 @@ TEST_F(AgentrtWebhookCliTest, TheConnectionCapsAreFlags) {
     argv.push_back(flag);
   }
   Server server(argv);
-  std::string listening = server.FirstLine();
-  int port = 0;
-  ASSERT_TRUE(absl::SimpleAtoi(listening.substr(listening.rfind(':') + 1), &port)) << listening;
+  int port = server.Port();
+  ASSERT_NE(port, 0);
   RawClient first(port, "127.0.0.2");
   RawClient second(port, "127.0.0.2");
   RawClient third(port, "127.0.0.2");

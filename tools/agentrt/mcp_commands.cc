@@ -187,6 +187,7 @@ int Check(std::span<const std::string> args) {
   bool json = absl::GetFlag(FLAGS_json);
   int status = kExitOk;
   int registered = 0, refused = 0, unclassified = 0;
+  mcp::ToolNames names;  // one model-visible name, one tool, across the servers
   for (const mcp::ServerConfig& s : config->servers) {
     absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(s.manifest);
     if (!manifest.ok()) {
@@ -196,7 +197,7 @@ int Check(std::span<const std::string> args) {
                                     json::Sanitize(config->path), ")"));
       continue;
     }
-    absl::StatusOr<mcp::Report> report = mcp::Classify(ServerOf(s), *manifest, s.rules);
+    absl::StatusOr<mcp::Report> report = mcp::Classify(ServerOf(s), *manifest, s.rules, &names);
     if (!report.ok()) {
       status = Failure("mcp check", ToStd(report.status().message()));
       continue;

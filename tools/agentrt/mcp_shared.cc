@@ -41,9 +41,12 @@ ConfiguredTools LoadConfigured(const mcp::Config& config,
                                const std::vector<mcp::Manifest>& manifests,
                                const world::World& world) {
   ConfiguredTools out;
+  mcp::ToolNames names;  // one model-visible name, one tool, across the servers
+  mcp::LoadOptions options;
+  options.names = &names;
   for (std::size_t s = 0; s < config.servers.size() && s < manifests.size(); ++s) {
     const mcp::ServerConfig& server = config.servers[s];
-    out.loaded.push_back(mcp::Load(ServerOf(server), &manifests[s], server.rules, world));
+    out.loaded.push_back(mcp::Load(ServerOf(server), &manifests[s], server.rules, world, options));
     mcp::LoadResult& result = out.loaded.back();
     if (result.report) out.reports += result.report->Text();
     if (!result.status.ok()) {

@@ -55,7 +55,10 @@ nothing: the run waits until its consumer resumes it.
 At most --max_connections (default 64) connections are open at once, and at most
 --max_connections_per_address (default 8) from one address; a connection over either is
 answered 503 at once. A request's headers must arrive within 5 s and its body within 5 s plus
-1 s for each 4 KiB; a slower request is answered 408 and closed.
+1 s for each 4 KiB; a slower request is answered 408 and closed. Requests whose signature
+verifies share a rate limit (10 a second, bursts of 20); requests refused before that
+(unsigned, forged, replayed, too large, too slow) are counted against their address only:
+20, then one a second, and past that the address is answered 429 before its body is read.
 
 Exit status: 0 stopped by a signal, 1 could not serve, 2 usage error.
 )";

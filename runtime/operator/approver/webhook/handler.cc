@@ -150,6 +150,11 @@ absl::StatusOr<std::unique_ptr<Handler>> Handler::Create(Config config) {
   if (config.skew <= absl::ZeroDuration()) return invalid("skew must be positive");
   if (!(config.rate > 0) || !std::isfinite(config.rate)) return invalid("rate must be positive");
   if (config.burst < 1) return invalid("burst must be at least 1");
+  if (!(config.failure_rate > 0) || !std::isfinite(config.failure_rate)) {
+    return invalid("failure_rate must be positive");
+  }
+  if (config.failure_burst < 1) return invalid("failure_burst must be at least 1");
+  if (config.max_addresses < 1) return invalid("max_addresses must be at least 1");
   if (config.max_body < 1) return invalid("max_body must be at least 1 byte");
   if (config.limit < 1) return invalid("limit must be at least 1");
   return std::unique_ptr<Handler>(new Handler(std::move(config)));
@@ -158,6 +163,7 @@ absl::StatusOr<std::unique_ptr<Handler>> Handler::Create(Config config) {
 Handler::Handler(Config config)
     : config_(std::move(config)),
       limiter_(*config_.clock, config_.rate, config_.burst),
+      failures_(*config_.clock, config_.failure_rate, config_.failure_burst, config_.max_addresses),
       verifier_(config_.secret, config_.skew, signature_capacity()) {}
 
 std::size_t Handler::signature_capacity() const {
@@ -171,38 +177,42 @@ ServerResponse Handler::Handle(const ServerRequest& request) {
 }
 
 std::optional<ServerResponse> Handler::Admit(const ServerRequest& head) {
-  if (!limiter_.Allow()) {
-    ServerResponse response = Refuse(head, 429, "rate_limited", "too many requests; slow down");
-    response.headers.emplace_back("Retry-After", "1");
-    return response;
+  if (failures_.Spent(head.address)) {
+    return Limited(head, "too many failed requests from this address; slow down");
+  }
+  // What needs no body is checked before the body is read: a request that cannot verify costs
+  // neither the read nor the MAC.
+  absl::Status signed_head = verifier_.CheckHead(head, config_.clock->Now());
+  if (!signed_head.ok()) {
+    return Failed(head, 401, "unauthorized", ToStd(signed_head.message()));
   }
   return std::nullopt;
 }
 
 ServerResponse Handler::Refused(const ServerRequest& head, int status) {
-  if (status == 413) {
-    return Refuse(head, 413, "body_too_large",
-                  absl::StrCat("request body is larger than ", config_.max_body, " bytes"));
-  }
-  if (status == 404) return Refuse(head, 404, "not_found", "no such route");
-  if (status == 408) {
-    return Refuse(head, 408, "request_timeout", "the request did not arrive in time");
-  }
   if (status == 503) {
+    // Over a connection cap, before any request: the caps are the bound here.
     ServerResponse response = Refuse(head, 503, "busy", "too many connections open; retry shortly");
     response.headers.emplace_back("Retry-After", "1");
     return response;
   }
+  if (status == 413) {
+    return Failed(head, 413, "body_too_large",
+                  absl::StrCat("request body is larger than ", config_.max_body, " bytes"));
+  }
+  if (status == 404) return Failed(head, 404, "not_found", "no such route");
+  if (status == 408) {
+    return Failed(head, 408, "request_timeout", "the request did not arrive in time");
+  }
   if (status >= 500) return Refuse(head, 500, "internal", "internal error");
-  return Refuse(head, 400, "bad_request", "the request could not be read");
+  return Failed(head, 400, "bad_request", "the request could not be read");
 }
 
 ServerResponse Handler::Serve(const ServerRequest& request) {
   if (request.body.size() > config_.max_body) return Refused(request, 413);
-  absl::Status verified = verifier_.Verify(request, config_.clock->Now());
-  if (!verified.ok()) {
-    return Refuse(request, 401, "unauthorized", ToStd(verified.message()));
-  }
+  absl::Status verified = verifier_.Verify(request, config_.clock->Now(), &limiter_);
+  if (absl::IsResourceExhausted(verified)) return Limited(request, ToStd(verified.message()));
+  if (!verified.ok()) return Failed(request, 401, "unauthorized", ToStd(verified.message()));
   return Route(request);
 }
 
@@ -346,6 +356,18 @@ ServerResponse Handler::Refuse(const ServerRequest& request, int status, std::st
     config_.observer(event);
   }
   return ErrorReply(status, code, reason);
+}
+
+ServerResponse Handler::Limited(const ServerRequest& request, std::string_view reason) {
+  ServerResponse response = Refuse(request, 429, "rate_limited", reason);
+  response.headers.emplace_back("Retry-After", "1");
+  return response;
+}
+
+ServerResponse Handler::Failed(const ServerRequest& request, int status, std::string_view code,
+                               std::string_view reason) {
+  failures_.Charge(request.address);
+  return Refuse(request, status, code, reason);
 }
 
 void Handler::ObserveDecision(const ServerRequest& request, std::string_view run,

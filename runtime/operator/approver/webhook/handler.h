@@ -12,17 +12,22 @@
 //   POST /runs/{run}/approvals/{id}/approve     {"run_id","approval_id","hash","by","note"} -> 202
 //   POST /runs/{run}/approvals/{id}/reject      same body -> 200 (the run is cancelled)
 //   POST /runs/{run}/cancel                     {"run_id","by","note"} -> 200
-// Every request goes through, in order: the rate limit (429 rate_limited, before the body is
-// read), the body bound (413 body_too_large), the signature (signature.h; 401 unauthorized),
-// then the route. A decision must name the path's run and approval and carry the hash that was
-// shown and who decides (400 otherwise, before the Approver is asked). Errors are JSON
-// {"error", "code"}; the Approver's typed errors map to: decision 400 bad_request, not found 404
-// not_found, expired 410 expired, changed 409 approval_changed, not pending 409 not_pending, run
-// state 409 run_not_waiting (run_finished for cancel), hash 409 approval_hash, anything else 500
-// internal (its details are never sent). Every response carries Cache-Control: no-store.
-// The transport's own refusals (Refused) are worded the same way: a connection over its caps
-// 503 busy with Retry-After: 1, a request that did not arrive in time 408 request_timeout, one it
-// could not read 400 bad_request.
+// Every request goes through, in order, the first two before its body is read: its address's
+// failure budget (429 rate_limited), the signature's headers and timestamp (401 unauthorized),
+// the body bound (413 body_too_large), the signature itself (signature.h; 401 unauthorized),
+// the rate limit shared by every client (429 rate_limited), then the route. Only a request whose
+// signature verified spends the shared rate limit, so unsigned or forged traffic cannot silence
+// signed requests; what fails before that (401, 413, and the transport's 400 and 408) is
+// charged to its address (address_limiter.h), and an address out of failures is refused before
+// its body is read or a MAC computed. A decision must name the path's run and approval and
+// carry the hash that was shown and who decides (400 otherwise, before the Approver is asked).
+// Errors are JSON {"error", "code"}; the Approver's typed errors map to: decision 400
+// bad_request, not found 404 not_found, expired 410 expired, changed 409 approval_changed, not
+// pending 409 not_pending, run state 409 run_not_waiting (run_finished for cancel), hash 409
+// approval_hash, anything else 500 internal (its details are never sent). Every response carries
+// Cache-Control: no-store. The transport's own refusals (Refused) are worded the same way: a
+// connection over its caps 503 busy with Retry-After: 1, a request that did not arrive in time 408
+// request_timeout, one it could not read 400 bad_request.
 //
 // The observer (optional) receives a webhook.decision event for each decision handled and a
 // webhook.refused event for each request refused before its route: seq 0, never persisted.
@@ -38,6 +43,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "runtime/operator/approver/approver.h"
+#include "runtime/operator/approver/webhook/address_limiter.h"
 #include "runtime/operator/approver/webhook/rate_limiter.h"
 #include "runtime/operator/approver/webhook/verifier.h"
 #include "runtime/store/store.h"
@@ -52,13 +58,18 @@ struct Config {
   Approver* approver = nullptr;  // required; not owned
   std::string secret;            // shared with clients; at least kMinSecretBytes
   absl::Duration skew = absl::Minutes(5);
-  double rate = 10;  // requests per second, sustained
+  double rate = 10;  // verified requests per second, sustained, shared by every client
   int burst = 20;
+  // Requests one address may have refused before their signature verified: failure_burst, then
+  // failure_rate a second. Addresses are kept up to max_addresses (address_limiter.h).
+  double failure_rate = 1;
+  int failure_burst = 20;
+  std::size_t max_addresses = 4096;
   std::size_t max_body = 16 * 1024;
   int limit = 20;  // pending approvals listed at most
   // Optional; called from the serving threads, possibly at once.
   store::EventObserver observer;
-  const world::Clock* clock = nullptr;  // required: the skew check and the rate limit
+  const world::Clock* clock = nullptr;  // required: the skew check and the rate limits
 };
 
 class Handler final : public world::HttpService {
@@ -89,12 +100,17 @@ class Handler final : public world::HttpService {
   world::ServerResponse CancelRun(const world::ServerRequest& request, const std::string& run);
   world::ServerResponse Refuse(const world::ServerRequest& request, int status,
                                std::string_view code, std::string_view reason);
+  world::ServerResponse Limited(const world::ServerRequest& request, std::string_view reason);
+  // A refusal before the signature verified: charged to the request's address.
+  world::ServerResponse Failed(const world::ServerRequest& request, int status,
+                               std::string_view code, std::string_view reason);
   void ObserveDecision(const world::ServerRequest& request, std::string_view run,
                        std::string_view action, std::string_view approval, std::string_view by,
                        int status, std::string_view error);
 
   Config config_;
   RateLimiter limiter_;
+  AddressLimiter failures_;
   SignatureVerifier verifier_;
 };
 

@@ -4,20 +4,26 @@
 
 namespace agentrt::approver::webhook {
 
+void TokenBucket::Refill(absl::Time now, double rate, double burst) {
+  if (now <= last) return;
+  tokens = std::min(burst, tokens + absl::ToDoubleSeconds(now - last) * rate);
+  last = now;
+}
+
+bool TokenBucket::Take() {
+  if (tokens < 1) return false;
+  tokens -= 1;
+  return true;
+}
+
 RateLimiter::RateLimiter(const world::Clock& clock, double rate, int burst)
-    : clock_(clock), rate_(rate), burst_(burst), tokens_(burst), last_(clock.Now()) {}
+    : clock_(clock), rate_(rate), burst_(burst), bucket_{static_cast<double>(burst), clock.Now()} {}
 
 bool RateLimiter::Allow() {
   absl::Time now = clock_.Now();
   absl::MutexLock lock(&mu_);
-  // A clock that steps back refills nothing (and does not drain the bucket either).
-  if (now > last_) {
-    tokens_ = std::min(burst_, tokens_ + absl::ToDoubleSeconds(now - last_) * rate_);
-    last_ = now;
-  }
-  if (tokens_ < 1) return false;
-  tokens_ -= 1;
-  return true;
+  bucket_.Refill(now, rate_, burst_);
+  return bucket_.Take();
 }
 
 }  // namespace agentrt::approver::webhook

@@ -2,7 +2,9 @@
 //
 // A token bucket: `burst` tokens to start with, refilled at `rate` per second up to `burst`;
 // each request takes one or is refused. Time is read from the clock it is given, so a test
-// decides when tokens come back. Thread-safe.
+// decides when tokens come back. TokenBucket is the arithmetic (not thread-safe); RateLimiter
+// one bucket behind a lock, the budget every verified request shares (address_limiter.h keeps
+// one bucket per address). Thread-safe.
 #pragma once
 
 #include "absl/base/thread_annotations.h"
@@ -11,6 +13,17 @@
 #include "runtime/world/clock.h"
 
 namespace agentrt::approver::webhook {
+
+struct TokenBucket {
+  double tokens;
+  absl::Time last;
+
+  // Refill adds what the time since `last` earned at `rate`, up to `burst`. A clock that steps
+  // back refills nothing (and does not drain the bucket either).
+  void Refill(absl::Time now, double rate, double burst);
+  // Take takes a token when one is left.
+  bool Take();
+};
 
 class RateLimiter {
  public:
@@ -24,8 +37,7 @@ class RateLimiter {
   const double rate_;
   const double burst_;
   absl::Mutex mu_;
-  double tokens_ ABSL_GUARDED_BY(mu_);
-  absl::Time last_ ABSL_GUARDED_BY(mu_);
+  TokenBucket bucket_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace agentrt::approver::webhook

@@ -47,10 +47,11 @@ void SignatureVerifier::Forget(absl::Time now) {
   }
 }
 
-absl::Status SignatureVerifier::Verify(const world::ServerRequest& request, absl::Time now) {
-  std::optional<std::string> ts_text = request.Header(kTimestampHeader);
-  std::optional<std::string> nonce = request.Header(kNonceHeader);
-  std::optional<std::string> signature = request.Header(kSignatureHeader);
+absl::StatusOr<SignatureVerifier::SignedHead> SignatureVerifier::ReadHead(
+    const world::ServerRequest& head, absl::Time now) const {
+  std::optional<std::string> ts_text = head.Header(kTimestampHeader);
+  std::optional<std::string> nonce = head.Header(kNonceHeader);
+  std::optional<std::string> signature = head.Header(kSignatureHeader);
   if (!ts_text.has_value() || !nonce.has_value() || !signature.has_value()) {
     return Refuse(
         "the request is not signed (X-Approval-Timestamp, X-Approval-Nonce and "
@@ -69,21 +70,35 @@ absl::Status SignatureVerifier::Verify(const world::ServerRequest& request, absl
   if (!given.has_value()) {
     return Refuse("X-Approval-Signature is not \"v1=\" and 64 hex digits");
   }
-  absl::Time signed_at = absl::FromUnixSeconds(ts);
-  if (absl::AbsDuration(now - signed_at) > skew_) {
+  if (absl::AbsDuration(now - absl::FromUnixSeconds(ts)) > skew_) {
     return Refuse("the request's timestamp is outside the allowed clock skew");
   }
-  std::optional<std::string> expected =
-      MacBytes(Sign(secret_, ts, *nonce, request.method, request.path, request.body));
-  if (CRYPTO_memcmp(expected->data(), given->data(), expected->size()) != 0) {
+  return SignedHead{ts, *std::move(nonce), *std::move(given)};
+}
+
+absl::Status SignatureVerifier::CheckHead(const world::ServerRequest& head, absl::Time now) const {
+  return ReadHead(head, now).status();
+}
+
+absl::Status SignatureVerifier::Verify(const world::ServerRequest& request, absl::Time now,
+                                       RateLimiter* budget) {
+  absl::StatusOr<SignedHead> head = ReadHead(request, now);
+  if (!head.ok()) return head.status();
+  std::optional<std::string> expected = MacBytes(
+      Sign(secret_, head->timestamp, head->nonce, request.method, request.path, request.body));
+  if (CRYPTO_memcmp(expected->data(), head->mac.data(), expected->size()) != 0) {
     return Refuse("the signature does not match the request");
   }
   absl::MutexLock lock(&mu_);
   Forget(now);
-  if (seen_.count(*given) != 0) return Refuse("signature already used");
+  if (seen_.count(head->mac) != 0) return Refuse("signature already used");
   if (seen_.size() >= capacity_) return Refuse("too many signatures in the window");
-  seen_.insert(*given);
-  forget_at_.emplace(signed_at + skew_, *given);
+  // Charged last: only a request that verified spends the budget every client shares.
+  if (budget != nullptr && !budget->Allow()) {
+    return absl::ResourceExhaustedError("too many requests; slow down");
+  }
+  seen_.insert(head->mac);
+  forget_at_.emplace(absl::FromUnixSeconds(head->timestamp) + skew_, std::move(head->mac));
   return absl::OkStatus();
 }
 

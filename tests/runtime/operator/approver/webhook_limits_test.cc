@@ -270,15 +270,42 @@ TEST_F(WebhookLimitsTest, AConnectionOverTheCapPerAddressIsAnsweredAtOnce) {
 TEST_F(WebhookLimitsTest, ATooLargeBodyIsRefusedWithOneConnectionClose) {
   Serve({});
   RawClient client(port(), "127.0.0.1");
-  client.Send(
-      "POST /runs/run-1/approvals/x/approve HTTP/1.1\r\nHost: a\r\n"
-      "Content-Length: 100000\r\n\r\n");
+  // Signed headers, so the refusal is the body's (a signature is checked only once it is read).
+  std::string head = Signed("POST", "/runs/run-1/approvals/x/approve");
+  head.replace(head.find("Content-Length: 0"), 17, "Content-Length: 100000");
+  client.Send(head);
   std::string wire = client.ReadToEnd();
   Answer answer = Parse(wire);
   EXPECT_EQ(answer.status, 413);
   EXPECT_EQ(answer.Member("code"), "body_too_large");
   EXPECT_EQ(answer.Count("Connection"), 1) << wire;
   EXPECT_EQ(answer.Header("Connection"), "close");
+}
+
+// Issue 22: unsigned requests spent the rate limit every client shares, so a flood from one
+// address answered a signed request from another 429. The transport tells the handler each
+// request's address, and only that address pays for its failures.
+TEST_F(WebhookLimitsTest, AnUnsignedFloodFromOneAddressDoesNotSilenceAnother) {
+  Serve({});
+  Start("run-1");
+  const std::string unsigned_request = "GET /runs/run-1/approvals HTTP/1.1\r\nHost: a\r\n\r\n";
+  int unauthorized = 0, limited = 0;
+  for (int i = 0; i < 100; ++i) {
+    Answer answer = Ask(unsigned_request, "127.0.0.2");
+    unauthorized += answer.status == 401;
+    limited += answer.status == 429;
+  }
+  EXPECT_EQ(unauthorized, 20);
+  EXPECT_EQ(limited, 80);
+
+  Answer list = Ask(Signed("GET", "/runs/run-1/approvals"), "127.0.0.1");
+  EXPECT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(list.Member("run_id"), "run-1");
+  // The flooding address is refused whatever it sends until it earns a failure back.
+  Answer flooder = Ask(Signed("GET", "/runs/run-1/approvals"), "127.0.0.2");
+  EXPECT_EQ(flooder.status, 429);
+  EXPECT_EQ(flooder.Member("code"), "rate_limited");
+  EXPECT_EQ(flooder.Header("Retry-After"), "1");
 }
 
 TEST_F(WebhookLimitsTest, StopEndsTheConnectionsStillArriving) {

@@ -8,6 +8,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "runtime/json/json_object.h"
 #include "runtime/json/members.h"
 #include "runtime/operator/approver/local.h"
+#include "runtime/operator/approver/webhook/address_limiter.h"
 #include "runtime/operator/approver/webhook/handler.h"
 #include "runtime/operator/approver/webhook/signature.h"
 #include "runtime/world/http_server.h"
@@ -35,6 +38,7 @@ using testing::Complete;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::testing::Pair;
 using testing::PausedRunTest;
 using testing::PostTo;
 using ::testing::SizeIs;
@@ -305,18 +309,99 @@ TEST_F(WebhookTest, BodyAndRateBounds) {
   EXPECT_EQ(reply.status, 202) << reply.body;
   EXPECT_EQ(counting_->decisions, 1);
 
-  // The rate limit: the burst (20, of which 3 were spent above) and then 429, signed or not,
-  // until the clock gives tokens back (10 a second).
+  // The rate limit: verified requests share the burst (20, of which the decision above spent
+  // one; the two 413s never verified) and then 429 until the clock gives tokens back (10 a
+  // second). Unsigned requests do not spend it.
   world::ServerRequest anonymous;
   anonymous.method = "GET";
   anonymous.path = "/runs/run-1/approvals";
-  for (int i = 0; i < 17; ++i) EXPECT_EQ(Send(anonymous).status, 401) << i;
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(Send(anonymous).status, 401) << i;
+  for (int i = 0; i < 19; ++i) EXPECT_EQ(Get("/runs/run-1/approvals").status, 200) << i;
   reply = Get("/runs/run-1/approvals");
   EXPECT_EQ(reply.status, 429);
   EXPECT_EQ(reply.Member("code"), "rate_limited");
   clock_.Advance(absl::Milliseconds(100));
   EXPECT_EQ(Get("/runs/run-1/approvals").status, 200);
   EXPECT_EQ(Get("/runs/run-1/approvals").status, 429);
+}
+
+// Issue 22: about 3,000 unsigned requests a second from one address made every signed request
+// answer 429, because they spent the one rate limit before their signature was checked. Now
+// only verified requests spend it; what fails is charged to its own address.
+TEST_F(WebhookTest, AnUnsignedFloodDoesNotSilenceSignedRequestsFromAnotherAddress) {
+  Start("run-1");
+  Approval a = Only("run-1");
+  const std::string path = absl::StrCat("/runs/run-1/approvals/", a.id, "/approve");
+  auto from = [](world::ServerRequest request, std::string address) {
+    request.remote = address + ":40000";
+    request.address = std::move(address);
+    return request;
+  };
+  // 3,000 requests at one instant from 10.0.0.2, far over the shared burst (20): unsigned, and
+  // forged (well-formed headers, signed with another secret), in turn.
+  world::ServerRequest unsigned_request;
+  unsigned_request.method = "POST";
+  unsigned_request.path = path;
+  unsigned_request.body = DecisionBody(a, a.hash, "mallory");
+  std::map<int, int> statuses;
+  for (int i = 0; i < 3000; ++i) {
+    world::ServerRequest request =
+        i % 2 == 0 ? unsigned_request
+                   : NewRequest("another secret of at least thirty-two bytes", clock_.Now(),
+                                entropy_, "POST", path, DecisionBody(a, a.hash, "mallory"));
+    ++statuses[handler_->Handle(from(request, "10.0.0.2")).status];
+  }
+  // The flooding address had its 20 failures, then is refused before its body is read.
+  EXPECT_THAT(statuses, ElementsAre(Pair(401, 20), Pair(429, 2980)));
+  std::optional<world::ServerResponse> refused =
+      handler_->Admit(from(Signed("GET", "/runs/run-1/approvals"), "10.0.0.2"));
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->status, 429);
+  EXPECT_THAT(refused->body, HasSubstr("too many failed requests from this address"));
+  EXPECT_EQ(counting_->decisions, 0);
+
+  // A signed decision from another address is served.
+  world::ServerResponse approved =
+      handler_->Handle(from(Signed("POST", path, DecisionBody(a, a.hash, "ops")), "10.0.0.1"));
+  EXPECT_EQ(approved.status, 202) << approved.body;
+  EXPECT_EQ(counting_->decisions, 1);
+
+  // The shared limit still bounds verified requests: 19 more, then 429.
+  for (int i = 0; i < 19; ++i) {
+    EXPECT_EQ(handler_->Handle(from(Signed("GET", "/runs/run-1/approvals"), "10.0.0.1")).status,
+              200)
+        << i;
+  }
+  world::ServerResponse limited =
+      handler_->Handle(from(Signed("GET", "/runs/run-1/approvals"), "10.0.0.1"));
+  EXPECT_EQ(limited.status, 429);
+  EXPECT_THAT(limited.body, HasSubstr("too many requests; slow down"));
+
+  // The flooding address earns a failure back a second.
+  clock_.Advance(absl::Seconds(1));
+  EXPECT_EQ(handler_->Handle(from(unsigned_request, "10.0.0.2")).status, 401);
+  EXPECT_EQ(handler_->Handle(from(unsigned_request, "10.0.0.2")).status, 429);
+}
+
+// The failure budgets are bounded in memory: addresses past max_addresses forget the one
+// charged longest ago, and an address whose bucket refilled is forgotten.
+TEST_F(WebhookTest, FailureBudgetsAreKeptForABoundedNumberOfAddresses) {
+  AddressLimiter limiter(clock_, /*rate=*/1, /*burst=*/2, /*max_addresses=*/3);
+  for (std::string address : {"10.0.0.1", "10.0.0.2", "10.0.0.3"}) {
+    limiter.Charge(address);
+    limiter.Charge(address);
+    EXPECT_TRUE(limiter.Spent(address)) << address;
+  }
+  EXPECT_EQ(limiter.addresses(), 3u);
+  limiter.Charge("10.0.0.4");
+  EXPECT_EQ(limiter.addresses(), 3u);
+  EXPECT_FALSE(limiter.Spent("10.0.0.1"));  // forgotten: a full bucket again
+  EXPECT_TRUE(limiter.Spent("10.0.0.2"));
+  clock_.Advance(absl::Seconds(2));
+  EXPECT_FALSE(limiter.Spent("10.0.0.2"));
+  EXPECT_FALSE(limiter.Spent("10.0.0.3"));
+  EXPECT_FALSE(limiter.Spent("10.0.0.4"));
+  EXPECT_EQ(limiter.addresses(), 0u);
 }
 
 // A body refused by its declared length is never read: the connection must end with the
@@ -331,10 +416,15 @@ TEST_F(WebhookTest, ARefusedBodyIsNotTakenForTheNextRequest) {
   ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
   timeval bound{10, 0};  // only bounds a failure; a passing run ends when the server closes
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound));
+  // Signed headers, so the refusal is the body's (a signature is checked only once it is read).
+  std::string signature;
+  for (const auto& [key, value] : Signed("POST", "/runs/run-1/approvals/x/approve").headers) {
+    absl::StrAppend(&signature, key, ": ", value, "\r\n");
+  }
   const std::string requests =
-      "POST /runs/run-1/approvals/x/approve HTTP/1.1\r\nHost: a\r\n"
-      "Content-Length: 100000\r\n\r\n"
-      "GET /runs/run-1/approvals HTTP/1.1\r\nHost: a\r\n\r\n";
+      absl::StrCat("POST /runs/run-1/approvals/x/approve HTTP/1.1\r\nHost: a\r\n", signature,
+                   "Content-Length: 100000\r\n\r\n"
+                   "GET /runs/run-1/approvals HTTP/1.1\r\nHost: a\r\n\r\n");
   ASSERT_EQ(::send(fd, requests.data(), requests.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(requests.size()));
   std::string answer;
@@ -639,6 +729,14 @@ TEST_F(WebhookTest, ConfigIsValidated) {
   no_rate.rate = 0;
   EXPECT_EQ(Handler::Create(no_rate).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(Handler::Create(no_rate).status().message(), HasSubstr("rate"));
+  Config no_failures = config;
+  no_failures.failure_burst = 0;
+  EXPECT_THAT(Handler::Create(no_failures).status().message(),
+              HasSubstr("failure_burst must be at least 1"));
+  Config no_addresses = config;
+  no_addresses.max_addresses = 0;
+  EXPECT_THAT(Handler::Create(no_addresses).status().message(),
+              HasSubstr("max_addresses must be at least 1"));
 }
 
 // The server's own answers keep the service's format: a request it cannot route to any handler
