@@ -241,6 +241,16 @@ TEST_F(AgentrtMcpCliTest, DemoMcpSaysHowToInstallAMissingServerAndNamesAnUnknown
   EXPECT_THAT(unknown.err, HasSubstr("0123456789abcdef0123456789abcdef"));
 }
 
+// `demo mcp --db` used to create the database's missing folders (issue 22): nothing makes a
+// folder the operator did not ask for; the error names the folder.
+TEST_F(AgentrtMcpCliTest, DemoMcpRefusesADatabaseInAMissingFolderAndCreatesNothing) {
+  std::string folder = dir_ + "/missing/deeper";
+  ProcessResult refused = Agentrt({"demo", "mcp", "--db", folder + "/runs.db"});
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("the database's folder " + folder + " does not exist"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/missing"));
+}
+
 TEST_F(AgentrtMcpCliTest, WhatAServerChoseReachesTheTerminalEscapedOnOneLine) {
   // A description with an OSC 8 hyperlink, a bell, a carriage return and a CSI sequence.
   std::string hostile =
