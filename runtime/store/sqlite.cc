@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <cstdlib>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -116,6 +118,24 @@ absl::StatusOr<sqlite3*> OpenDatabase(const std::string& name, const std::string
   return db;
 }
 
+// `path` with its folder resolved, for SQLITE_OPEN_NOFOLLOW. With it SQLite refuses a name that
+// holds a symbolic link anywhere, and opens every file (the database, its -wal, -shm and
+// journal) with O_NOFOLLOW, so a link swapped in after the store's own checks is refused, never
+// followed. Links among the folders are the operator's to use, so they are resolved here: only a
+// link as the database file itself is refused. Unchanged when the folder cannot be resolved
+// (SQLite then fails to open it, naming the reason).
+std::string WithRealFolder(const std::string& path) {
+  if (path == ":memory:") return path;
+  std::size_t slash = path.rfind('/');
+  std::string folder = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  char* real = ::realpath(folder.c_str(), nullptr);
+  if (real == nullptr) return path;
+  std::string resolved(real);
+  std::free(real);
+  return absl::StrCat(resolved, resolved == "/" ? "" : "/", name);
+}
+
 // A file path as a URI's path (reference/core.md §3.1): the three characters a URI gives
 // meaning to escaped, an absolute path after "file://".
 std::string FileUri(const std::string& path) {
@@ -145,14 +165,16 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& 
                                                              const std::string& vfs) {
   int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   AGENTRT_ASSIGN_OR_RETURN(sqlite3 * db,
-                           OpenDatabase(path, path, flags, vfs.empty() ? nullptr : vfs.c_str()));
+                           OpenDatabase(WithRealFolder(path), path, flags | SQLITE_OPEN_NOFOLLOW,
+                                        vfs.empty() ? nullptr : vfs.c_str()));
   return std::unique_ptr<Connection>(new Connection(db, path));
 }
 
 absl::StatusOr<std::unique_ptr<Connection>> Connection::OpenImmutable(const std::string& path) {
-  AGENTRT_ASSIGN_OR_RETURN(sqlite3 * db,
-                           OpenDatabase(FileUri(path) + "?immutable=1", path,
-                                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr));
+  AGENTRT_ASSIGN_OR_RETURN(
+      sqlite3 * db,
+      OpenDatabase(FileUri(WithRealFolder(path)) + "?immutable=1", path,
+                   SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW, nullptr));
   return std::unique_ptr<Connection>(new Connection(db, path));
 }
 

@@ -1,7 +1,5 @@
 #include "runtime/store/store.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <iterator>
@@ -256,14 +254,6 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
 
 absl::StatusOr<std::unique_ptr<Store>> Store::OpenExisting(const std::string& path,
                                                            bool read_only) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) {
-    return absl::NotFoundError(absl::StrCat("database ", path, " does not exist"));
-  }
-  if (S_ISLNK(st.st_mode)) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("database ", path, " is a symbolic link; name the database file itself"));
-  }
   AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/!read_only));
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
                            Connection::Open(path, read_only));

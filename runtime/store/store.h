@@ -6,8 +6,10 @@
 // it committed, in order.
 //
 // Opening is careful with the file: a new database is created 0600; a database, WAL or
-// shared-memory file writable by group or others, or a sidecar that is not a regular file or
-// belongs to another user, is refused; a writer tightens a file readable by others to 0600. A
+// shared-memory file that is a symbolic link, readers and writers alike (never followed, not
+// even in a race: SQLite opens every file O_NOFOLLOW), or is writable by group or
+// others, or a sidecar that is not a regular file or belongs to another user, is refused; a
+// writer tightens a file readable by others to 0600. A
 // database from a newer schema version is refused by name; a corrupt one is refused with
 // SQLite's reason and never rewritten; a schema holding triggers or views is refused.
 //
@@ -131,7 +133,8 @@ class Transaction {
 class Store {
  public:
   // Open opens the database at `path` for writing, creating it (0600) and applying
-  // migrations as needed. `clock` stamps migrations and must outlive the store.
+  // migrations as needed; never its folder. Refuses a symlink (name the file itself), dangling
+  // or not. `clock` stamps migrations and must outlive the store.
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path,
                                                      const world::Clock& clock,
                                                      StoreOptions options = {});

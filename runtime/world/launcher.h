@@ -94,9 +94,9 @@ class Process {
   virtual absl::StatusOr<ExitStatus> Wait(absl::Time deadline) = 0;
 
   // Close ends the child and everything it started: close stdin, wait a grace period for it to
-  // exit, SIGTERM, wait again, SIGKILL; then SIGKILL to its whole process group, so a
-  // descendant (a `node` started by a launcher script) never outlives it. Returns how the
-  // child ended. Idempotent: a second Close returns the same status at once.
+  // exit, SIGTERM, wait again, SIGKILL; then SIGKILL to every descendant, whatever group or
+  // session it moved to, so none (a `node` started by a launcher script, a daemon) outlives
+  // it. Returns how the child ended. Idempotent: a second Close returns the same status at once.
   virtual ExitStatus Close() = 0;
 
   // StderrTail returns the last kStderrTailBytes of stderr (possibly starting inside a UTF-8

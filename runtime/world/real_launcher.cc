@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,6 +98,26 @@ absl::Status SetNonBlocking(const UniqueFd& fd) {
   return absl::OkStatus();
 }
 
+// The control socket between this process and a supervisor (supervisor.h): one message a
+// record. This process's end is non-blocking; the supervisor's stays blocking.
+absl::Status MakeControlSocket(UniqueFd& ours, UniqueFd& supervisors) {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
+    return absl::ErrnoToStatus(errno, "launch: socketpair");
+  }
+  ours.Reset(fds[0]);
+  supervisors.Reset(fds[1]);
+  AGENTRT_RETURN_IF_ERROR(AboveStdio(ours));
+  AGENTRT_RETURN_IF_ERROR(AboveStdio(supervisors));
+  return SetNonBlocking(ours);
+}
+
+// Waits for a supervisor that is ending on its own (its program failed to start).
+void Reap(pid_t supervisor) {
+  while (::waitpid(supervisor, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
 absl::Status MakeEventFd(UniqueFd& fd) {
   fd.Reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!fd.valid()) return absl::ErrnoToStatus(errno, "launch: eventfd");
@@ -109,29 +130,47 @@ int HighestFd() {
   return static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 65536) - 1);
 }
 
-// Reads what the child reported through the report pipe: nothing (end of file) when its exec
-// succeeded.
-std::optional<internal::ChildFailure> ReadReport(const UniqueFd& report) {
-  internal::ChildFailure failure;
-  char* at = reinterpret_cast<char*>(&failure);
-  std::size_t got = 0;
-  while (got < sizeof failure) {
-    ssize_t n = ::read(report.get(), at + got, sizeof failure - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
+// What the supervisor and the program's process reported through the report pipe, read to its
+// end of file (spawn.h): the program's pid, and a failure if a step failed.
+struct Reports {
+  std::optional<pid_t> program;
+  std::optional<internal::ChildReport> failure;
+};
+
+Reports ReadReports(const UniqueFd& report) {
+  Reports reports;
+  for (;;) {
+    internal::ChildReport record;
+    char* at = reinterpret_cast<char*>(&record);
+    std::size_t got = 0;
+    while (got < sizeof record) {
+      ssize_t n = ::read(report.get(), at + got, sizeof record - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    if (got < sizeof record) return reports;
+    if (record.stage == internal::ChildStage::kForked) {
+      reports.program = record.pid;
+    } else {
+      reports.failure = record;
+    }
   }
-  if (got < sizeof failure) return std::nullopt;
-  return failure;
 }
 
-absl::Status FailureStatus(const internal::ChildFailure& failure, const LaunchSpec& spec) {
+absl::Status FailureStatus(const internal::ChildReport& failure, const LaunchSpec& spec) {
   std::string program = absl::StrCat("launch: program ", Quoted(spec.argv[0]));
   switch (failure.stage) {
+    case internal::ChildStage::kForked:
+      break;
     case internal::ChildStage::kGroup:
       return absl::ErrnoToStatus(failure.error, absl::StrCat(program, ": setpgid"));
     case internal::ChildStage::kDeathSignal:
       return absl::ErrnoToStatus(failure.error, absl::StrCat(program, ": prctl"));
+    case internal::ChildStage::kSupervisor:
+      return absl::ErrnoToStatus(failure.error, absl::StrCat(program, ": supervisor"));
+    case internal::ChildStage::kFork:
+      return absl::ErrnoToStatus(failure.error, absl::StrCat(program, ": fork"));
     case internal::ChildStage::kStdio:
       return absl::ErrnoToStatus(failure.error, absl::StrCat(program, ": dup2"));
     case internal::ChildStage::kFolder:
@@ -161,7 +200,7 @@ absl::StatusOr<std::unique_ptr<Process>> RealLauncher::Start(const LaunchSpec& s
 
   // Everything the child touches is made here, before the fork (spawn.h says why).
   internal::ProcessFds fds;
-  UniqueFd child_in, child_out, child_err, report_r, report_w;
+  UniqueFd child_in, child_out, child_err, report_r, report_w, control;
   AGENTRT_RETURN_IF_ERROR(MakePipe(child_in, fds.stdin_w));
   AGENTRT_RETURN_IF_ERROR(MakePipe(fds.stdout_r, child_out));
   AGENTRT_RETURN_IF_ERROR(MakePipe(fds.stderr_r, child_err));
@@ -169,6 +208,7 @@ absl::StatusOr<std::unique_ptr<Process>> RealLauncher::Start(const LaunchSpec& s
   AGENTRT_RETURN_IF_ERROR(SetNonBlocking(fds.stdin_w));
   AGENTRT_RETURN_IF_ERROR(SetNonBlocking(fds.stdout_r));
   AGENTRT_RETURN_IF_ERROR(SetNonBlocking(fds.stderr_r));
+  AGENTRT_RETURN_IF_ERROR(MakeControlSocket(fds.control, control));
   AGENTRT_RETURN_IF_ERROR(MakeEventFd(fds.stop));
   AGENTRT_RETURN_IF_ERROR(MakeEventFd(fds.exited));
   AGENTRT_RETURN_IF_ERROR(MakeEventFd(fds.write_cancel));
@@ -183,26 +223,32 @@ absl::StatusOr<std::unique_ptr<Process>> RealLauncher::Start(const LaunchSpec& s
   plan.stdout_fd = child_out.get();
   plan.stderr_fd = child_err.get();
   plan.report_fd = report_w.get();
+  plan.control_fd = control.get();
   plan.max_fd = HighestFd();
 
-  absl::StatusOr<pid_t> pid = spawner_->Fork(plan);
-  // The child has its own copies now: without these closed, it would never read end of file on
-  // stdin, and this process never on its stdout, stderr or report.
+  absl::StatusOr<pid_t> supervisor = spawner_->Fork(plan);
+  // The supervisor has its own copies now: without these closed, the program would never read
+  // end of file on stdin, this process never on its stdout, stderr or report, and the
+  // supervisor would not see this process's end of the control socket close when it dies.
   child_in.Reset();
   child_out.Reset();
   child_err.Reset();
   report_w.Reset();
-  if (!pid.ok()) {
-    return absl::Status(pid.status().code(), absl::StrCat("launch: program ", Quoted(spec.argv[0]),
-                                                          ": ", pid.status().message()));
+  control.Reset();
+  if (!supervisor.ok()) {
+    return absl::Status(supervisor.status().code(),
+                        absl::StrCat("launch: program ", Quoted(spec.argv[0]), ": ",
+                                     supervisor.status().message()));
   }
-  if (std::optional<internal::ChildFailure> failure = ReadReport(report_r)) {
-    while (::waitpid(*pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    return FailureStatus(*failure, spec);
+  Reports reports = ReadReports(report_r);
+  if (reports.failure.has_value() || !reports.program.has_value()) {
+    Reap(*supervisor);
+    if (reports.failure.has_value()) return FailureStatus(*reports.failure, spec);
+    return absl::InternalError(absl::StrCat("launch: program ", Quoted(spec.argv[0]),
+                                            ": the supervisor ended before starting it"));
   }
-  return std::make_unique<internal::RealProcess>(clock_, options_, *pid, std::move(fds),
-                                                 spec.stderr_sink);
+  return std::make_unique<internal::RealProcess>(clock_, options_, *supervisor, *reports.program,
+                                                 std::move(fds), spec.stderr_sink);
 }
 
 }  // namespace agentrt::world

@@ -7,15 +7,25 @@
 //  - exactly the environment of its LaunchSpec (child_env.h builds the minimal one an MCP
 //    server gets), its folder, and stdin, stdout and stderr as pipes; no other descriptor of
 //    this process (they are closed at its exec, including ones opened without O_CLOEXEC);
-//  - a process group of its own, which Close ends with SIGKILL after the child itself, so its
-//    descendants go with it (unless they left the group: setsid, setpgid);
-//  - SIGKILL from the kernel when this process dies (PR_SET_PDEATHSIG). Linux sends it when the
-//    *thread* that forked the child ends, not the process, so every fork happens on one thread
-//    the launcher owns for its whole life: a child is also killed when its RealLauncher is
-//    destroyed. Destroy the launcher after its processes (Close them first for a graceful end).
-//    The child's own descendants are not covered: if this process is SIGKILLed they live on
-//    until they notice (a server's stdin reaching end of file).
-//  - default signal dispositions and an empty signal mask, whatever this process has set.
+//  - default signal dispositions and an empty signal mask, whatever this process has set;
+//  - a process group of its own;
+//  - a supervisor (internal/supervisor.h, docs/decisions/0017): a process of ours, the child's
+//    parent, which owns everything the child starts. As a child subreaper it inherits every
+//    descendant that is orphaned, whatever group or session it moved to, and it kills and reaps
+//    them all (after the child itself) when any of these comes:
+//      * the child exits: the exit is reported only once nothing it started is left;
+//      * Close (at the end of its escalation);
+//      * this process dies, however (SIGKILL included), or the RealLauncher is destroyed: the
+//        supervisor's parent-death signal, or the end of its control socket.
+//    pid() is the child's own; Signal is relayed by the supervisor, which alone reaps the child,
+//    so a signal never reaches a pid that was reused. The exit status and the stderr tail are
+//    the child's.
+//    The parent-death signal follows the *thread* that forked, so every fork happens on one
+//    thread the launcher owns for its whole life. Destroy the launcher after its processes
+//    (Close them first for a graceful end).
+//    What no supervisor reaches: a descendant that forks faster than it kills, or one taken out
+//    of its tree (ptrace); without a readable /proc, only the child and its group are ended.
+//    Run agentrt in a cgroup of its own when that bound matters.
 //
 // Waits (Read, Write, Wait, StderrTail, Close's grace periods) are on the injected Clock: with a
 // ManualClock, a Close whose child does not exit at end of stdin waits for the clock to be
@@ -24,9 +34,9 @@
 // A spec's stderr sink is called on a thread of the process's own; it must not Close that
 // process (Close joins the thread).
 //
-// This process must not reap the children itself: no SIGCHLD set to SIG_IGN, no waitpid(-1)
-// elsewhere. A child reaped behind the launcher's back has an unknown exit (code -1) and its
-// group is not signalled, since its pid may already belong to another process.
+// This process must not reap its children itself: no SIGCHLD set to SIG_IGN, no waitpid(-1)
+// elsewhere. A supervisor reaped behind the launcher's back leaves the exit unknown (code -1)
+// unless it had already reported it.
 //
 // Thread-safe.
 #pragma once

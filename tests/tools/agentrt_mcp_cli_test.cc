@@ -1,22 +1,33 @@
 // `agentrt mcp pin|check|tools|call` and `agentrt demo mcp`, run as an operator runs them: the
 // built binary as a child process, over a configuration file and a scripted MCP server
 // (tests/mcp/fake_mcp_server.cc), and the demonstration against the real filesystem server.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
+#include "tests/support/process_gone.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
+
+extern char** environ;
 
 namespace agentrt {
 namespace {
@@ -47,24 +58,28 @@ class AgentrtMcpCliTest : public ::testing::Test {
     std::ofstream(dir_ + "/" + name, std::ios::binary | std::ios::trunc) << text;
   }
   // The configuration, owner-only, with `rules` for the one server and a policy that sends
-  // local mutations to an operator.
-  void WriteConfig(const std::string& rules) {
+  // local mutations to an operator. The server is the scripted fake unless `command` (a JSON
+  // array) names another.
+  void WriteConfig(const std::string& rules, const std::string& command = "") {
     std::string config =
         json::JsonObject()
             .String("database", "runs.db")
             .String("session", "cli")
             .Raw("policy", R"({"local_mutation":"require_approval"})")
-            .Raw("servers", "[" +
-                                json::JsonObject()
-                                    .String("name", "fs")
-                                    .Raw("command", absl::StrCat(R"([")", AGENTRT_FAKE_MCP_SERVER,
-                                                                 R"(","scripted",)",
-                                                                 json::JsonString(dir_), "]"))
-                                    .String("default_timeout", "5s")
-                                    .String("manifest", "fs.manifest.json")
-                                    .Raw("rules", rules)
-                                    .Build() +
-                                "]")
+            .Raw("servers",
+                 "[" +
+                     json::JsonObject()
+                         .String("name", "fs")
+                         .Raw("command",
+                              !command.empty()
+                                  ? command
+                                  : absl::StrCat(R"([")", AGENTRT_FAKE_MCP_SERVER,
+                                                 R"(","scripted",)", json::JsonString(dir_), "]"))
+                         .String("default_timeout", "5s")
+                         .String("manifest", "fs.manifest.json")
+                         .Raw("rules", rules)
+                         .Build() +
+                     "]")
             .Build();
     Write("config.json", config);
     ::chmod(Config().c_str(), 0600);
@@ -297,6 +312,69 @@ TEST_F(AgentrtMcpCliTest, DemoMcpSaysHowToInstallAMissingServerAndNamesAnUnknown
       Agentrt({"demo", "mcp", "--db", db, "--resume", "0123456789abcdef0123456789abcdef"});
   EXPECT_EQ(unknown.exit_code, 1) << unknown.out;
   EXPECT_THAT(unknown.err, HasSubstr("0123456789abcdef0123456789abcdef"));
+}
+
+// `demo mcp --db` used to create the database's missing folders (issue 22): nothing makes a
+// folder the operator did not ask for; the error names the folder.
+TEST_F(AgentrtMcpCliTest, DemoMcpRefusesADatabaseInAMissingFolderAndCreatesNothing) {
+  std::string folder = dir_ + "/missing/deeper";
+  ProcessResult refused = Agentrt({"demo", "mcp", "--db", folder + "/runs.db"});
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("the database's folder " + folder + " does not exist"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/missing"));
+}
+
+// Issue 22: agentrt SIGKILLed during a call to a server started through a wrapper script (the
+// server the script's child, not in its place) left the server's grandchild, which reads no
+// stdin and ignores SIGTERM, SIGINT and SIGHUP, running under PID 1.
+TEST_F(AgentrtMcpCliTest, AgentrtKilledDuringACallLeavesNoServerProcessBehind) {
+  // Once the FIFO exists, the script's child sends its stderr there: first the script's pid and
+  // its own, then, as the server, its grandchild's ("grandchild N").
+  std::string started = dir_ + "/started";
+  Write("server.sh", absl::StrCat("#!/bin/sh\n/bin/sh -c '[ -p \"$0\" ] && exec 2>\"$0\"; "
+                                  "echo \"$PPID $$\" >&2; exec \"$1\" grandchild' '",
+                                  started, "' '", AGENTRT_FAKE_MCP_SERVER, "'\nexit $?\n"));
+  ASSERT_EQ(::chmod((dir_ + "/server.sh").c_str(), 0700), 0);
+  WriteConfig(R"({"read_file":{"side_effect":"read_only","timeout":"120s"}})",
+              "[" + json::JsonString(dir_ + "/server.sh") + "]");
+  ProcessResult pin = Mcp({"pin", "--config", Config()});
+  ASSERT_EQ(pin.exit_code, 0) << pin.err;
+  ASSERT_EQ(::mkfifo(started.c_str(), 0600), 0);
+  std::vector<std::string> args = {AGENTRT_BIN,    "mcp",    "call",
+                                   "--config",     Config(), "--tool",
+                                   "fs_read_file", "--args", R"({"path":"a"})"};
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t quiet;
+  posix_spawn_file_actions_init(&quiet);
+  posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&quiet, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t agentrt = 0;
+  ASSERT_EQ(posix_spawn(&agentrt, argv[0], &quiet, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&quiet);
+
+  int fifo = ::open(started.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(fifo, 0);
+  std::string said;
+  while (std::count(said.begin(), said.end(), '\n') < 2) {
+    pollfd readable = {fifo, POLLIN, 0};
+    char c;
+    if (::poll(&readable, 1, 30'000) != 1 || ::read(fifo, &c, 1) != 1) break;
+    said += c;
+  }
+  ::close(fifo);
+  ::kill(agentrt, SIGKILL);
+  ::waitpid(agentrt, nullptr, 0);
+  std::vector<std::string> words = absl::StrSplit(said, absl::ByAnyChar(" \n"), absl::SkipEmpty());
+  pid_t script = 0, server = 0, grandchild = 0;
+  ASSERT_EQ(words.size(), 4u) << said;
+  ASSERT_TRUE(absl::SimpleAtoi(words[0], &script) && absl::SimpleAtoi(words[1], &server) &&
+              words[2] == "grandchild" && absl::SimpleAtoi(words[3], &grandchild))
+      << said;
+  EXPECT_TRUE(test_support::ProcessGoneWithin(grandchild, absl::Seconds(5)));
+  EXPECT_TRUE(test_support::ProcessGoneWithin(server, absl::Seconds(5)));
+  EXPECT_TRUE(test_support::ProcessGoneWithin(script, absl::Seconds(5)));
 }
 
 TEST_F(AgentrtMcpCliTest, WhatAServerChoseReachesTheTerminalEscapedOnOneLine) {

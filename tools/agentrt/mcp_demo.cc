@@ -9,6 +9,8 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -48,7 +50,8 @@ constexpr char kHelp[] =
     R"(Usage: agentrt demo mcp --db PATH [--resume RUN] [--servers DIR]
 
 Runs a scripted agent against the real filesystem MCP server (Node, from the pinned install),
-in a private sandbox folder beside the database (mcp-sandbox, mode 0700):
+in a private sandbox folder beside the database (mcp-sandbox, mode 0700; the one folder it
+creates: the database's folder must exist):
   1. the server is pinned once (mcp-manifest.json beside the database) and loaded under the
      operator's rules (fixtures/mcp/filesystem.rules.json): its read tools as read_only,
      write_file as a local mutation; the report says what the model will not see;
@@ -110,14 +113,16 @@ class SandboxPolicy final : public Policy {
   std::string Id() const override { return "agentrt-demo-mcp-sandbox/1"; }
 };
 
-// The sandbox: created 0700 with a README (0600) the first time, left as it is after.
+// The sandbox: created 0700 with a README (0600) the first time, left as it is after. It is the
+// one folder the demonstration makes: the database's own folder must exist already.
 absl::StatusOr<std::string> Sandbox(const std::filesystem::path& folder) {
   std::filesystem::path sandbox = folder / "mcp-sandbox";
   std::error_code error;
   if (!std::filesystem::exists(sandbox)) {
-    if (!std::filesystem::create_directories(sandbox, error) ||
-        ::chmod(sandbox.c_str(), 0700) != 0) {
-      return absl::UnavailableError(absl::StrCat("cannot create the sandbox ", sandbox.string()));
+    if (::mkdir(sandbox.c_str(), 0700) != 0 || ::chmod(sandbox.c_str(), 0700) != 0) {
+      return absl::UnavailableError(absl::StrCat("cannot create the sandbox ",
+                                                 json::Sanitize(sandbox.string()), ": ",
+                                                 std::strerror(errno)));
     }
     std::filesystem::path readme = sandbox / "README.md";
     std::ofstream(readme) << "# The agent's sandbox\n\nThe filesystem server sees only this "
@@ -137,6 +142,13 @@ int RunMcpDemo(std::span<const std::string> args) {
   if (!parsed) return exit;
   absl::StatusOr<std::string> db = DatabasePath();
   if (!db.ok()) return UsageError(command, ToStd(db.status().message()));
+  std::filesystem::path folder =
+      std::filesystem::absolute(std::filesystem::path(*db)).parent_path();
+  if (std::error_code error; !std::filesystem::is_directory(folder, error)) {
+    return Failure(command, absl::StrCat("the database's folder ", json::Sanitize(folder.string()),
+                                         " does not exist; create it, or name a database in a "
+                                         "folder that does"));
+  }
   std::string resume = absl::GetFlag(FLAGS_resume);
   std::filesystem::path source = AGENTRT_SOURCE_DIR;
   std::filesystem::path servers =
@@ -150,8 +162,6 @@ int RunMcpDemo(std::span<const std::string> args) {
                                          " (install it: cd fixtures/servers && npm ci "
                                          "--ignore-scripts)"));
   }
-  std::filesystem::path folder =
-      std::filesystem::absolute(std::filesystem::path(*db)).parent_path();
   absl::StatusOr<std::string> sandbox = Sandbox(folder);
   if (!sandbox.ok()) return Failure(command, ToStd(sandbox.status().message()));
   std::string manifest_path = (folder / "mcp-manifest.json").string();

@@ -11,13 +11,16 @@
 namespace agentrt::store {
 
 // CreateIfMissing creates `path` empty with mode 0600 (O_EXCL; losing a race to another
-// creator is fine).
+// creator is fine). A name that exists, a symbolic link included, is left as it is: nothing is
+// ever created where a link points.
 absl::Status CreateIfMissing(const std::string& path);
 
-// SecureFiles checks `path` and any existing `-wal`/`-shm`: each must be a regular file, not
-// writable by group or others, and the sidecars owned by the database's owner. A `writer`
-// tightens a file readable by group or others to 0600. Errors: PermissionDenied naming the
-// file, its mode and the command that fixes it.
+// SecureFiles checks `path` and any existing `-wal`/`-shm`, each through a descriptor opened on
+// the name itself (O_NOFOLLOW), so the file checked is the file that is there: each must be a
+// regular file, not a symbolic link, not writable by group or others, and the sidecars owned by
+// the database's owner. A `writer` tightens a file readable by group or others to 0600. Errors:
+// NotFound when the database does not exist; PermissionDenied naming the file and the reason
+// (a symbolic link: "name the database file itself"; a mode: the command that fixes it).
 absl::Status SecureFiles(const std::string& path, bool writer);
 
 }  // namespace agentrt::store

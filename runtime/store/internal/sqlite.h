@@ -59,7 +59,8 @@ class Connection {
  public:
   // Open opens `path` (a plain file path; ":memory:" for tests). `read_only` opens it without
   // write access; otherwise it is created when missing. `vfs` names the SQLite VFS to open it
-  // through ("" for SQLite's default).
+  // through ("" for SQLite's default). Neither Open follows a symbolic link that is the file
+  // itself or one of its sidecars (PermissionDenied): links among its folders are followed.
   static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path, bool read_only,
                                                           const std::string& vfs = "");
   // OpenImmutable opens `path` read-only as a file nothing changes while it is open (SQLite's

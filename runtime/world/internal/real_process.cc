@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/world/internal/quiet_thread.h"
+#include "runtime/world/internal/supervisor.h"
 
 namespace agentrt::world::internal {
 namespace {
@@ -83,6 +85,20 @@ absl::Status WriteAllOrGiveUp(int fd, std::string_view bytes, int stop, int canc
   return absl::OkStatus();
 }
 
+// How the program ended, as its supervisor reported it; nullopt when it sent nothing (it was
+// killed itself, and the program with it).
+std::optional<ExitStatus> ReadExited(int control) {
+  ControlMessage message;
+  for (;;) {
+    ssize_t n = ::recv(control, &message, sizeof message, MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != static_cast<ssize_t>(sizeof message)) return std::nullopt;
+    if (message.kind == ControlMessage::kExited) {
+      return ExitStatus{.code = message.code, .signal = message.signal};
+    }
+  }
+}
+
 ExitStatus FromSiginfo(const siginfo_t& info) {
   ExitStatus status;
   if (info.si_code == CLD_EXITED) {
@@ -95,15 +111,17 @@ ExitStatus FromSiginfo(const siginfo_t& info) {
 
 }  // namespace
 
-RealProcess::RealProcess(const Clock& clock, RealLauncherOptions options, pid_t pid, ProcessFds fds,
+RealProcess::RealProcess(const Clock& clock, RealLauncherOptions options, pid_t supervisor,
+                         pid_t pid, ProcessFds fds,
                          std::function<void(std::string_view)> stderr_sink)
     : clock_(clock),
       options_(options),
+      supervisor_(supervisor),
       pid_(pid),
       stderr_sink_(std::move(stderr_sink)),
       fds_(std::move(fds)) {
   const int exited = fds_.exited.get();
-  reaper_ = QuietThread([this, exited] { Reap(exited); });
+  reaper_ = QuietThread([this, control = fds_.control.get(), exited] { Reap(control, exited); });
   stdout_pump_ = QuietThread([this, fd = fds_.stdout_r.get(), exited] { PumpStdout(fd, exited); });
   stderr_pump_ = QuietThread([this, fd = fds_.stderr_r.get(), exited] { PumpStderr(fd, exited); });
   writer_ = QuietThread([this, stop = fds_.stop.get(), cancel = fds_.write_cancel.get()] {
@@ -113,16 +131,19 @@ RealProcess::RealProcess(const Clock& clock, RealLauncherOptions options, pid_t 
 
 RealProcess::~RealProcess() { Close(); }
 
-void RealProcess::Reap(int exited) {
+void RealProcess::Reap(int control, int exited) {
   siginfo_t info = {};
   int rc;
   do {
-    rc = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT);
+    rc = ::waitid(P_PID, static_cast<id_t>(supervisor_), &info, WEXITED | WNOWAIT);
   } while (rc != 0 && errno == EINTR);
+  // The supervisor sends how the program ended before it exits. Without that message it was
+  // killed itself (the program got its parent-death signal): its own end is all there is.
+  std::optional<ExitStatus> program = ReadExited(control);
   {
     absl::MutexLock lock(&mu_);
-    // rc != 0: someone else reaped the child (see real_launcher.h); its exit is unknown.
-    exit_ = rc == 0 ? FromSiginfo(info) : ExitStatus{};
+    // rc != 0: someone else reaped the supervisor (see real_launcher.h); the exit is unknown.
+    exit_ = program.has_value() ? *program : rc == 0 ? FromSiginfo(info) : ExitStatus{};
     closed_first_ = closing_;
     reapable_ = rc == 0;
     Changed();
@@ -280,10 +301,26 @@ absl::Status RealProcess::Signal(int signal) {
     return absl::FailedPreconditionError(
         absl::StrCat("signal: the child has already ended (", ToString(*exit_), ")"));
   }
-  if (::kill(pid_, signal) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("signal ", signal, " to ", pid_));
+  if (signal < 0 || signal >= NSIG) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("signal ", signal, " to ", pid_, ": not a signal number"));
   }
-  return absl::OkStatus();
+  return SendSignal(signal);
+}
+
+absl::Status RealProcess::SendSignal(int signal) {
+  ControlMessage message{.kind = ControlMessage::kSignal, .signal = signal};
+  ssize_t n;
+  do {
+    n = ::send(fds_.control.get(), &message, sizeof message, MSG_NOSIGNAL | MSG_DONTWAIT);
+  } while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof message)) return absl::OkStatus();
+  if (n < 0 && (errno == EPIPE || errno == ECONNRESET || errno == ECONNREFUSED)) {
+    // The supervisor has ended; the reaper is about to say how.
+    return absl::FailedPreconditionError(
+        absl::StrCat("signal ", signal, " to ", pid_, ": the child has already ended"));
+  }
+  return absl::ErrnoToStatus(errno, absl::StrCat("signal ", signal, " to ", pid_));
 }
 
 absl::StatusOr<ExitStatus> RealProcess::Wait(absl::Time deadline) {
@@ -327,18 +364,16 @@ ExitStatus RealProcess::Close() {
   {
     absl::MutexLock lock(&mu_);
     if (!AwaitExit(options_.stdin_grace)) {
-      ::kill(pid_, SIGTERM);  // not reaped yet: the pid is still the child's
+      SendSignal(SIGTERM).IgnoreError();  // an error: the supervisor has ended already
       if (!AwaitExit(options_.term_grace)) {
-        ::kill(pid_, SIGKILL);
+        SendSignal(SIGKILL).IgnoreError();
+        // The supervisor ends once the program and every descendant have (supervisor.h).
         auto exited = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return exit_.has_value(); };
         mu_.Await(absl::Condition(&exited));
       }
     }
     if (reapable_) {
-      // The child is a zombie until the waitpid below, so its group's id is still ours: the
-      // SIGKILL reaches its descendants and nobody else. ESRCH: the group is already empty.
-      ::kill(-pid_, SIGKILL);
-      while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+      while (::waitpid(supervisor_, nullptr, 0) < 0 && errno == EINTR) {
       }
       reapable_ = false;
     }

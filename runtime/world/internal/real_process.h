@@ -1,20 +1,27 @@
 // runtime/world/internal/real_process.h
 //
 // The Process a RealLauncher returns (launcher.h has the contract; real_launcher.h the
-// options). How it keeps that contract:
+// options). It stands for two processes: the program, whose pid callers see and whose pipes
+// are read and written here, and its supervisor (supervisor.h), this process's child, which
+// signals, reaps and outlives the program and everything the program started. How it keeps the
+// contract:
 //
 //  - Four threads of its own (quiet_thread.h), all joined by Close: a reaper that waits for the
-//    child's exit without reaping it (waitid with WNOWAIT); a stdout pump that fills a bounded
-//    buffer (kStdoutBufferBytes: a child that floods stdout is held back by the pipe, not
-//    buffered without limit); a stderr pump that feeds the sink or keeps the tail; a writer that
-//    writes stdin through a non-blocking descriptor, so a Write that cannot finish by its
-//    deadline is abandoned rather than stuck.
+//    supervisor's exit without reaping it (waitid with WNOWAIT) and then reads how the program
+//    ended from the control socket; a stdout pump that fills a bounded buffer
+//    (kStdoutBufferBytes: a child that floods stdout is held back by the pipe, not buffered
+//    without limit); a stderr pump that feeds the sink or keeps the tail; a writer that writes
+//    stdin through a non-blocking descriptor, so a Write that cannot finish by its deadline is
+//    abandoned rather than stuck.
+//  - "The child exited" means the supervisor did: the program has ended and so has everything
+//    it started.
 //  - Read, Write, Wait and StderrTail wait on the injected Clock (clock_waiters.h).
 //  - Once the child has exited, each pump reads what the pipe still holds and then ends the
-//    stream, even if a descendant keeps the pipe open: "stdout ended" means the child is gone.
-//  - The exited child stays a zombie until Close: its pid, and so its process group id, cannot
-//    be taken by another process before Close has sent SIGKILL to the group. Signal is refused
-//    once the exit is known, so it never reaches a pid that may have been reused.
+//    stream, even if something else keeps the pipe open: "stdout ended" means the child is gone.
+//  - Signals go to the program through its supervisor (a kSignal message), which is the
+//    program's parent and alone reaps it, so a signal never reaches a pid that was reused.
+//    Signal is refused once the exit is known.
+//  - The exited supervisor stays a zombie until Close reaps it.
 //  - No descriptor is closed while a thread may still use it: stdin is closed only with no
 //    write in flight (the writer is idle), the others only after every thread has been joined.
 //  - Writes are taken one at a time (a second waits for the first), and CloseStdin waits for a
@@ -53,11 +60,13 @@ inline constexpr std::size_t kStdoutBufferBytes = std::size_t{1} << 20;
 // after that is not the child's).
 inline constexpr std::size_t kDrainAfterExitBytes = std::size_t{1} << 20;
 
-// The parent's descriptors for one child: its pipes' other ends and three eventfds.
+// The parent's descriptors for one child: its pipes' other ends, the control socket to its
+// supervisor and three eventfds.
 struct ProcessFds {
   UniqueFd stdin_w;       // non-blocking
   UniqueFd stdout_r;      // non-blocking
   UniqueFd stderr_r;      // non-blocking
+  UniqueFd control;       // non-blocking; supervisor.h's messages
   UniqueFd stop;          // written once by Close: the stdout pump and the writer stop
   UniqueFd exited;        // written once by the reaper: the pumps drain and end
   UniqueFd write_cancel;  // written by a Write that passed its deadline: the writer gives up
@@ -65,9 +74,9 @@ struct ProcessFds {
 
 class RealProcess final : public Process {
  public:
-  // Takes over the running child `pid` (the leader of its own process group) and `fds`.
-  RealProcess(const Clock& clock, RealLauncherOptions options, pid_t pid, ProcessFds fds,
-              std::function<void(std::string_view)> stderr_sink);
+  // Takes over the running `supervisor` (a child of this process), its program `pid` and `fds`.
+  RealProcess(const Clock& clock, RealLauncherOptions options, pid_t supervisor, pid_t pid,
+              ProcessFds fds, std::function<void(std::string_view)> stderr_sink);
   ~RealProcess() override;
   RealProcess(const RealProcess&) = delete;
   RealProcess& operator=(const RealProcess&) = delete;
@@ -93,7 +102,7 @@ class RealProcess final : public Process {
 
   // The threads' bodies. They get their descriptors as numbers, at their start: fds_ itself is
   // only changed with no thread using what changes.
-  void Reap(int exited);
+  void Reap(int control, int exited);
   void PumpStdout(int fd, int exited);
   void PumpStderr(int fd, int exited);
   void WriteLoop(int stop, int cancel);
@@ -102,12 +111,15 @@ class RealProcess final : public Process {
   void Wake() const { clock_.Wake(); }
   // Waits up to `grace` (on the clock) for the exit; true when it came.
   bool AwaitExit(absl::Duration grace) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Asks the supervisor to send `signal` to the program.
+  absl::Status SendSignal(int signal) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Closes stdin once no write is in flight. Call with write_mu_ held.
   void CloseStdinNow() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
 
   const Clock& clock_;
   const RealLauncherOptions options_;
-  const pid_t pid_;
+  const pid_t supervisor_;
+  const pid_t pid_;  // the program's
   const std::function<void(std::string_view)> stderr_sink_;
   ProcessFds fds_;
 
@@ -123,7 +135,8 @@ class RealProcess final : public Process {
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<ExitStatus> exit_ ABSL_GUARDED_BY(mu_);
   bool closed_first_ ABSL_GUARDED_BY(mu_) = false;  // Close began before the exit was seen
-  bool reapable_ ABSL_GUARDED_BY(mu_) = false;      // the exit came from waitid: a zombie remains
+  bool reapable_ ABSL_GUARDED_BY(mu_) = false;      // the supervisor's exit came from waitid: a
+                                                    //   zombie remains
   // stdout: bytes [out_pos_, out_.size()) are unread.
   std::string out_ ABSL_GUARDED_BY(mu_);
   std::size_t out_pos_ ABSL_GUARDED_BY(mu_) = 0;

@@ -21,6 +21,7 @@
 #include "runtime/json/sha256.h"
 #include "runtime/store/event_chain.h"
 #include "runtime/store/internal/migrations.h"
+#include "runtime/store/internal/sqlite.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/timestamp.h"
 #include "tests/support/largest_allocation.h"
@@ -508,6 +509,96 @@ TEST_F(StoreTest, OpenExistingNeverCreatesAndRefusesSymlinks) {
   fs::create_symlink(path_, dir_ / "link.db");
   EXPECT_THAT(Store::OpenExisting((dir_ / "link.db").string(), true).status().message(),
               HasSubstr("is a symbolic link; name the database file itself"));
+}
+
+// A writer given a symbolic link used to follow it and turn an empty target into a database
+// (issue 22): it refuses the link as readers do, by name, and leaves the target alone.
+TEST_F(StoreTest, OpenRefusesASymlinkAndNeverMakesItsTargetADatabase) {
+  std::string target = (dir_ / "notes").string();
+  { std::ofstream touch(target); }
+  ASSERT_EQ(::chmod(target.c_str(), 0600), 0);
+  std::string link = (dir_ / "link.db").string();
+  fs::create_symlink(target, link);
+  absl::Status refused = Store::Open(link, clock_).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied) << refused;
+  EXPECT_THAT(refused.message(),
+              HasSubstr("database " + link + " is a symbolic link; name the database file itself"));
+  EXPECT_EQ(fs::file_size(target), 0u);
+  EXPECT_FALSE(fs::exists(target + "-wal"));
+  EXPECT_FALSE(fs::exists(link + "-wal"));
+  // A link to a database is refused all the same.
+  OpenOrDie();
+  fs::remove(link);
+  fs::create_symlink(path_, link);
+  EXPECT_THAT(Store::Open(link, clock_).status().message(), HasSubstr("is a symbolic link"));
+}
+
+TEST_F(StoreTest, OpenRefusesADanglingSymlinkAndCreatesNothingWhereItPoints) {
+  std::string nowhere = (dir_ / "nowhere.db").string();
+  std::string link = (dir_ / "dangling.db").string();
+  fs::create_symlink(nowhere, link);
+  for (bool writer : {true, false}) {
+    SCOPED_TRACE(writer ? "writer" : "reader");
+    absl::Status refused =
+        writer ? Store::Open(link, clock_).status() : Store::OpenExisting(link, true).status();
+    EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied) << refused;
+    EXPECT_THAT(refused.message(), HasSubstr("database " + link + " is a symbolic link"));
+    EXPECT_FALSE(fs::exists(nowhere));
+  }
+}
+
+TEST_F(StoreTest, ASidecarThatIsASymlinkIsRefusedAndNotFollowed) {
+  OpenOrDie();  // closed again: the WAL was checkpointed and removed
+  std::string target = (dir_ / "elsewhere").string();
+  for (const char* sidecar : {"-wal", "-shm"}) {
+    SCOPED_TRACE(sidecar);
+    fs::create_symlink(target, path_ + sidecar);
+    absl::Status refused = Store::Open(path_, clock_).status();
+    EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied) << refused;
+    EXPECT_THAT(refused.message(), HasSubstr(path_ + sidecar + " is a symbolic link"));
+    EXPECT_FALSE(fs::exists(target));
+    fs::remove(path_ + sidecar);
+  }
+}
+
+// The checks above open the name itself; SQLite then opens it again. A link swapped in between
+// (here: put there before SQLite's own open, past the store's checks) is refused by SQLite's
+// open too, never followed: for the database and for its WAL.
+TEST_F(StoreTest, SqliteNeverFollowsALinkSwappedInAfterTheChecks) {
+  OpenOrDie();
+  std::string target = (dir_ / "elsewhere").string();
+  { std::ofstream touch(target); }
+  std::string link = (dir_ / "link.db").string();
+  fs::create_symlink(target, link);
+  absl::StatusOr<std::unique_ptr<internal::Connection>> linked =
+      internal::Connection::Open(link, /*read_only=*/false);
+  absl::Status refused = linked.ok() ? (*linked)->Exec("PRAGMA journal_mode=WAL") : linked.status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied) << refused;
+  EXPECT_EQ(fs::file_size(target), 0u);
+
+  std::string wal_target = (dir_ / "elsewhere-wal").string();
+  { std::ofstream touch(wal_target); }
+  fs::create_symlink(wal_target, path_ + "-wal");
+  absl::StatusOr<std::unique_ptr<internal::Connection>> database =
+      internal::Connection::Open(path_, /*read_only=*/false);
+  ASSERT_TRUE(database.ok()) << database.status();
+  absl::Status wal = (*database)->Exec("PRAGMA journal_mode=WAL");
+  if (wal.ok()) wal = (*database)->Exec("CREATE TABLE t (x)");
+  EXPECT_EQ(wal.code(), absl::StatusCode::kPermissionDenied) << wal;
+  EXPECT_EQ(fs::file_size(wal_target), 0u);
+}
+
+// Links among the folders are the operator's: only the database file itself must not be one.
+TEST_F(StoreTest, ADatabaseInALinkedFolderOpens) {
+  fs::create_directory_symlink(dir_, dir_ / "via");
+  std::string through = (dir_ / "via" / "audit.db").string();
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(through, clock_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  WriteRun(**store, "run-a", 2);
+  store->reset();
+  absl::StatusOr<std::unique_ptr<Store>> reader = Store::OpenExisting(through, true);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_THAT(*(*reader)->ListEvents(""), SizeIs(2));
 }
 
 TEST_F(StoreTest, ReadOnlyStoreReadsButNeverWrites) {

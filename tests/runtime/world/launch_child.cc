@@ -7,13 +7,17 @@
 //   launch_child hang          ignore stdin and sleep until a signal ends it
 //   launch_child exit N        exit with code N
 //   launch_child signal N      end by signal N
+//   launch_child announce      print its pid and "\n", then sleep until a signal ends it
 //   launch_child grandchild    start a grandchild that ignores SIGTERM, SIGINT and SIGHUP and
 //                              sleeps (it prints its pid, then "\n"); exit 0 at end of stdin
+//   launch_child daemon        the same, but the grandchild first leaves for a session (and
+//                              process group) of its own with setsid
 //   launch_child stderr N      write N bytes to stderr, then "the end", exit 0
 //   launch_child flood N       write N bytes to stdout ('a' + i % 26 at offset i), exit 0
 //   launch_child ignore-term   ignore SIGTERM, print "ready\n", read stdin to its end, sleep
-//   launch_child middle        start `launch_child hang` through a RealLauncher, print its pid
-//                              and "\n", sleep (the test kills this process, not the other)
+//   launch_child runtime ARGV  stand for agentrt: start ARGV through a RealLauncher, pass the
+//                              first line it writes to stdout on to this process's stdout, and
+//                              sleep (the test SIGKILLs this process)
 #include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
@@ -22,7 +26,9 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "absl/time/time.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/real_launcher.h"
 
@@ -55,10 +61,11 @@ void DrainStdin(bool echo) {
 
 void Ignore(int signal) { ::signal(signal, SIG_IGN); }
 
-int Grandchild() {
+int Grandchild(bool own_session) {
   pid_t pid = ::fork();
   if (pid < 0) return 72;
   if (pid == 0) {
+    if (own_session && ::setsid() < 0) std::_Exit(77);
     Ignore(SIGTERM);
     Ignore(SIGINT);
     Ignore(SIGHUP);
@@ -69,12 +76,18 @@ int Grandchild() {
   return 0;
 }
 
-int Middle(const char* self) {
+int Runtime(std::vector<std::string> argv) {
   agentrt::world::RealClock clock;
   agentrt::world::RealLauncher launcher(clock);
-  auto child = launcher.Start({.argv = {self, "hang"}});
+  auto child = launcher.Start({.argv = std::move(argv)});
   if (!child.ok()) return 73;
-  WriteAll(STDOUT_FILENO, std::to_string((*child)->pid()) + "\n");
+  std::string line;
+  while (line.empty() || line.back() != '\n') {
+    auto bytes = (*child)->Read(absl::InfiniteFuture());
+    if (!bytes.ok() || bytes->empty()) return 78;
+    line += *bytes;
+  }
+  WriteAll(STDOUT_FILENO, line);
   SleepForever();
 }
 
@@ -108,13 +121,18 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "hang") SleepForever();
+  if (mode == "announce") {
+    WriteAll(STDOUT_FILENO, std::to_string(::getpid()) + "\n");
+    SleepForever();
+  }
   if (mode == "exit") return static_cast<int>(n);
   if (mode == "signal") {
     ::signal(static_cast<int>(n), SIG_DFL);
     ::raise(static_cast<int>(n));
     return 75;
   }
-  if (mode == "grandchild") return Grandchild();
+  if (mode == "grandchild") return Grandchild(/*own_session=*/false);
+  if (mode == "daemon") return Grandchild(/*own_session=*/true);
   if (mode == "stderr") {
     WriteAll(STDERR_FILENO, std::string(static_cast<std::size_t>(n), '.') + "the end");
     return 0;
@@ -131,6 +149,6 @@ int main(int argc, char** argv) {
     DrainStdin(false);
     SleepForever();
   }
-  if (mode == "middle") return Middle(argv[0]);
+  if (mode == "runtime") return Runtime(std::vector<std::string>(argv + 2, argv + argc));
   return 64;
 }

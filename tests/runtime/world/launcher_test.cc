@@ -1,11 +1,15 @@
 // RealLauncher with real child processes (launch_child.cc): the byte streams, the environment
-// and folder, start errors, exits, Close and its escalation, the process group and the
-// parent-death signal, stderr, back-pressure, and deadlines on the injected clock.
+// and folder, start errors, exits, Close and its escalation, the supervisor that ends every
+// descendant (at Close, at the child's exit, and when the runtime is killed), stderr,
+// back-pressure, and deadlines on the injected clock.
 #include "runtime/world/launcher.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -125,6 +129,8 @@ bool Gone(pid_t pid) { return test_support::ProcessGone(pid); }
 bool GoneWithin(pid_t pid, absl::Duration limit) {
   return test_support::ProcessGoneWithin(pid, limit);
 }
+// Gone already; when not, it is killed, so no test leaves it behind.
+bool GoneNow(pid_t pid) { return test_support::ProcessGoneWithin(pid, absl::ZeroDuration()); }
 
 TEST(RealLauncherTest, EchoRoundTripsOverSeveralWritesAndReads) {
   RealClock clock;
@@ -342,34 +348,124 @@ TEST(RealLauncherTest, CloseKillsTheChildsDescendants) {
   EXPECT_TRUE(GoneWithin(grandchild, absl::Seconds(5)));
 }
 
-TEST(RealLauncherTest, StdoutEndsWhenTheChildExitsEvenIfADescendantHoldsIt) {
+TEST(RealLauncherTest, CloseKillsADescendantThatLeftForASessionOfItsOwn) {
   RealClock clock;
   RealLauncher launcher(clock, kShortGraces);
-  std::unique_ptr<Process> child = StartOrDie(launcher, Child({"grandchild"}));
+  std::unique_ptr<Process> child = StartOrDie(launcher, Child({"daemon"}));
+  ASSERT_NE(child, nullptr);
+  pid_t grandchild = std::stoi(ReadLine(*child, Patience(clock)));
+  ASSERT_FALSE(Gone(grandchild));
+  // Out of the child's group, so no signal to the group reaches it: the supervisor, its
+  // subreaper, kills it and reaps it before Close returns.
+  EXPECT_EQ(child->Close(), (ExitStatus{.code = 0}));
+  EXPECT_TRUE(GoneNow(grandchild));
+}
+
+TEST(RealLauncherTest, WhenTheChildExitsNothingItStartedOutlivesItAndStdoutEnds) {
+  RealClock clock;
+  RealLauncher launcher(clock, kShortGraces);
+  std::unique_ptr<Process> child = StartOrDie(launcher, Child({"daemon"}));
   ASSERT_NE(child, nullptr);
   pid_t grandchild = std::stoi(ReadLine(*child, Patience(clock)));
   ASSERT_TRUE(child->CloseStdin().ok());
+  // The child exits at the end of its stdin; its grandchild held stdout and stderr open and
+  // would sleep on, but the exit is reported only once it is gone.
   EXPECT_EQ(Waited(*child, clock), (ExitStatus{.code = 0}));
-  // The grandchild still has stdout and stderr open, and sleeps.
-  ASSERT_FALSE(Gone(grandchild));
+  EXPECT_TRUE(GoneNow(grandchild));
   EXPECT_EQ(ReadOnce(*child, Patience(clock)), "");
   EXPECT_EQ(child->StderrTail(Patience(clock)), "");
   EXPECT_EQ(child->Close(), (ExitStatus{.code = 0}));
-  EXPECT_TRUE(GoneWithin(grandchild, absl::Seconds(5)));
 }
 
-TEST(RealLauncherTest, TheChildDiesWithItsParent) {
+TEST(RealLauncherTest, ThePidIsTheProgramsOwnAndSignalsReachIt) {
   RealClock clock;
   RealLauncher launcher(clock, kShortGraces);
-  std::unique_ptr<Process> middle = StartOrDie(launcher, Child({"middle"}));
-  ASSERT_NE(middle, nullptr);
-  pid_t grandchild = std::stoi(ReadLine(*middle, Patience(clock)));
-  ASSERT_FALSE(Gone(grandchild));
-  // The middle process's launcher put the grandchild in a group of its own: only the
-  // parent-death signal can end it when the middle process is killed.
-  ASSERT_TRUE(middle->Signal(SIGKILL).ok());
-  EXPECT_EQ(Waited(*middle, clock), (ExitStatus{.signal = SIGKILL}));
-  EXPECT_TRUE(GoneWithin(grandchild, absl::Seconds(5)));
+  std::unique_ptr<Process> child = StartOrDie(launcher, Child({"announce"}));
+  ASSERT_NE(child, nullptr);
+  EXPECT_EQ(ReadLine(*child, Patience(clock)), std::to_string(child->pid()) + "\n");
+  ASSERT_TRUE(child->Signal(SIGUSR1).ok());
+  EXPECT_EQ(Waited(*child, clock), (ExitStatus{.signal = SIGUSR1}));
+}
+
+// A process standing for agentrt (`launch_child runtime SERVER...`), started by the test itself
+// rather than through a RealLauncher, whose own supervisor would clean up after it: once it is
+// SIGKILLed, only the promises of its own launcher are left to keep.
+class Runtime {
+ public:
+  explicit Runtime(const std::vector<std::string>& server) {
+    std::vector<std::string> args = {kChild, "runtime"};
+    args.insert(args.end(), server.begin(), server.end());
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    int out[2];
+    if (::pipe2(out, O_CLOEXEC) != 0) return;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    char* no_env[] = {nullptr};
+    if (posix_spawn(&pid_, kChild, &actions, nullptr, argv.data(), no_env) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(out[1]);
+    stdout_ = out[0];
+  }
+  ~Runtime() {
+    Kill();
+    if (stdout_ >= 0) ::close(stdout_);
+  }
+
+  // The pid the server announced on its first line, which the runtime passed on; 0 when none
+  // came within 30 seconds.
+  pid_t AnnouncedPid() {
+    std::string line;
+    while (line.empty() || line.back() != '\n') {
+      pollfd readable = {stdout_, POLLIN, 0};
+      char c;
+      if (::poll(&readable, 1, 30'000) != 1 || ::read(stdout_, &c, 1) != 1) return 0;
+      line += c;
+    }
+    return std::stoi(line);
+  }
+
+  // SIGKILL, then reaped, as a shell or a service manager would.
+  void Kill() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int stdout_ = -1;
+};
+
+TEST(RealLauncherTest, NothingAServerStartedOutlivesAKilledRuntime) {
+  std::string wrapper = test_support::TestFile("wrapper.sh");
+  // Not the last command of `sh -c`, which a shell may exec in its own place: a script that
+  // waits for its child, as launcher scripts do.
+  std::ofstream(wrapper) << "#!/bin/sh\n'" << kChild << "' announce\nexit $?\n";
+  ASSERT_EQ(::chmod(wrapper.c_str(), 0700), 0);
+  struct Case {
+    const char* what;
+    std::vector<std::string> server;
+  };
+  const Case cases[] = {
+      {"the server itself", {kChild, "announce"}},
+      {"a wrapper script's child", {wrapper}},
+      {"a grandchild in the server's process group", {kChild, "grandchild"}},
+      {"a grandchild in a session of its own", {kChild, "daemon"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    Runtime runtime(c.server);
+    pid_t descendant = runtime.AnnouncedPid();
+    ASSERT_GT(descendant, 0);
+    ASSERT_FALSE(Gone(descendant));
+    runtime.Kill();
+    EXPECT_TRUE(GoneWithin(descendant, absl::Seconds(5)));
+  }
 }
 
 TEST(RealLauncherTest, AChildEndsWithItsLauncher) {
