@@ -7,25 +7,15 @@
 #include <cerrno>
 #include <cstring>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace agentrt::store {
-namespace {
-
-// Opens `file` itself, never what a symbolic link there points to (ELOOP), for reading only,
-// without blocking on a FIFO or taking a terminal: every check below is of the file that is
-// there, through this descriptor, so nothing can be swapped in between a check and its use.
-int OpenItself(const std::string& file) {
-  return ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-}
-
-}  // namespace
 
 absl::Status CreateIfMissing(const std::string& path) {
   // O_EXCL fails on any existing name, a symbolic link (even a dangling one) included: what a
-  // link points to is never created; SecureFiles then refuses the link by name.
+  // link points to is never created; SecureFiles then refuses the link by name. The name did not
+  // exist, so this process held no lock on it that closing the descriptor could drop.
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd >= 0) {
     ::close(fd);
@@ -36,40 +26,33 @@ absl::Status CreateIfMissing(const std::string& path) {
       absl::StrCat("database ", path, ": cannot create: ", std::strerror(errno)));
 }
 
+// Every check is by name (lstat, chmod), never through a descriptor of our own: closing any
+// descriptor of a file drops every POSIX lock this process holds on it, SQLite's included, and
+// SQLite's locks on the database and its -shm are what keep two processes (or two stores of
+// one process) from writing over each other's commits. A link swapped in after these checks is
+// refused by SQLite itself, which opens every file with O_NOFOLLOW (SQLITE_OPEN_NOFOLLOW).
 absl::Status SecureFiles(const std::string& path, bool writer) {
-  int db_fd = OpenItself(path);
-  if (db_fd < 0) {
-    if (errno == ELOOP) {
-      return absl::PermissionDeniedError(
-          absl::StrCat("database ", path, " is a symbolic link; name the database file itself"));
-    }
-    if (errno == ENOENT)
+  struct stat db;
+  if (::lstat(path.c_str(), &db) != 0) {
+    if (errno == ENOENT) {
       return absl::NotFoundError(absl::StrCat("database ", path, " does not exist"));
+    }
     return absl::PermissionDeniedError(absl::StrCat("database ", path, ": ", std::strerror(errno)));
   }
-  absl::Cleanup close_db = [db_fd] { ::close(db_fd); };
-  struct stat db;
-  if (::fstat(db_fd, &db) != 0) {
-    return absl::PermissionDeniedError(absl::StrCat("database ", path, ": ", std::strerror(errno)));
+  if (S_ISLNK(db.st_mode)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("database ", path, " is a symbolic link; name the database file itself"));
   }
   for (const std::string& file : {path, path + "-wal", path + "-shm"}) {
     const bool sidecar = file != path;
-    int fd = sidecar ? OpenItself(file) : db_fd;
-    if (fd < 0) {
+    struct stat st = db;
+    if (sidecar && ::lstat(file.c_str(), &st) != 0) {
       if (errno == ENOENT) continue;
-      if (errno == ELOOP) {
-        return absl::PermissionDeniedError(absl::StrCat(
-            file,
-            " is a symbolic link, not a regular file; remove it before opening the database"));
-      }
       return absl::PermissionDeniedError(absl::StrCat(file, ": ", std::strerror(errno)));
     }
-    absl::Cleanup close_sidecar = [fd, sidecar] {
-      if (sidecar) ::close(fd);
-    };
-    struct stat st = db;
-    if (sidecar && ::fstat(fd, &st) != 0) {
-      return absl::PermissionDeniedError(absl::StrCat(file, ": ", std::strerror(errno)));
+    if (sidecar && S_ISLNK(st.st_mode)) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          file, " is a symbolic link, not a regular file; remove it before opening the database"));
     }
     if (sidecar && !S_ISREG(st.st_mode)) {
       return absl::PermissionDeniedError(
@@ -90,7 +73,7 @@ absl::Status SecureFiles(const std::string& path, bool writer) {
           file, mode, file));
     }
     if (writer && (mode & 077) != 0 && st.st_uid == ::geteuid()) {
-      if (::fchmod(fd, 0600) != 0) {
+      if (::chmod(file.c_str(), 0600) != 0) {
         return absl::PermissionDeniedError(
             absl::StrCat(file, ": cannot tighten its mode to 0600: ", std::strerror(errno)));
       }

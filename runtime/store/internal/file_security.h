@@ -15,10 +15,11 @@ namespace agentrt::store {
 // ever created where a link points.
 absl::Status CreateIfMissing(const std::string& path);
 
-// SecureFiles checks `path` and any existing `-wal`/`-shm`, each through a descriptor opened on
-// the name itself (O_NOFOLLOW), so the file checked is the file that is there: each must be a
+// SecureFiles checks `path` and any existing `-wal`/`-shm` by name, without ever opening them
+// (closing a descriptor would drop this process's SQLite locks on the file): each must be a
 // regular file, not a symbolic link, not writable by group or others, and the sidecars owned by
-// the database's owner. A `writer` tightens a file readable by group or others to 0600. Errors:
+// the database's owner. What SQLite then opens is the same file or nothing: it is opened with
+// SQLITE_OPEN_NOFOLLOW (sqlite.h). A `writer` tightens a file readable by group or others to 0600. Errors:
 // NotFound when the database does not exist; PermissionDenied naming the file and the reason
 // (a symbolic link: "name the database file itself"; a mode: the command that fixes it).
 absl::Status SecureFiles(const std::string& path, bool writer);

@@ -1,7 +1,9 @@
 #include "runtime/store/store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -509,6 +511,46 @@ TEST_F(StoreTest, OpenExistingNeverCreatesAndRefusesSymlinks) {
   fs::create_symlink(path_, dir_ / "link.db");
   EXPECT_THAT(Store::OpenExisting((dir_ / "link.db").string(), true).status().message(),
               HasSubstr("is a symbolic link; name the database file itself"));
+}
+
+// Whether a process other than this one finds a lock held on byte `offset` of `file` (F_GETLK
+// never reports the asking process's own locks, so the question is asked from a child).
+bool AnotherProcessSeesALock(const std::string& file, off_t offset) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC);
+    struct flock lock = {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = offset;
+    lock.l_len = 1;
+    if (fd < 0 || ::fcntl(fd, F_GETLK, &lock) != 0) ::_exit(2);
+    ::_exit(lock.l_type == F_UNLCK ? 0 : 1);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 1;
+}
+
+// Closing any descriptor of a file drops every POSIX lock the process holds on it. Opening the
+// database again (a second store, a reader) must leave the first store's SQLite locks in place:
+// without its shared lock on the -shm's dead-man byte, another process takes itself for the
+// first connection, resets the WAL index and loses the first store's commits.
+TEST_F(StoreTest, OpeningADatabaseAgainKeepsTheLocksOfTheStoreAlreadyOnIt) {
+  std::unique_ptr<Store> first = OpenOrDie();
+  // SQLite's unix VFS: every connection holds a read lock on byte 128 of the -shm (the 8 WAL
+  // locks from byte 120, then the dead-man switch) while it has the WAL index open.
+  constexpr off_t kDeadManSwitch = 128;
+  ASSERT_TRUE(AnotherProcessSeesALock(path_ + "-shm", kDeadManSwitch));
+  std::unique_ptr<Store> second = OpenOrDie();
+  EXPECT_TRUE(AnotherProcessSeesALock(path_ + "-shm", kDeadManSwitch))
+      << "opening a second store dropped the first one's lock";
+  absl::StatusOr<std::unique_ptr<Store>> reader = Store::OpenExisting(path_, /*read_only=*/true);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  second.reset();
+  reader->reset();
+  EXPECT_TRUE(AnotherProcessSeesALock(path_ + "-shm", kDeadManSwitch))
+      << "closing a second store dropped the first one's lock";
 }
 
 // A writer given a symbolic link used to follow it and turn an empty target into a database
