@@ -60,6 +60,7 @@ struct Outcome {
   std::string chain_break;                // what verifying the chain found broken ("" none)
   bool crashed = false;                   // the scenario's crash happened
   absl::Duration virtual_time;            // how far the virtual clock moved
+  std::int64_t task_runs = 0;             // scheduled tasks the virtual clock ran (heartbeats)
   int max_steps = 0;                      // the run's step limit
   std::uint32_t answers = 0;              // how many answers the servers sent
   std::uint32_t answers_before_run = 0;   // of which before the run started (pin and load)

@@ -131,6 +131,24 @@ TEST(PlayTest, AHangPastItsTimeoutCostsVirtualTimeOnly) {
   EXPECT_THAT(BrokenInvariants(outcome), IsEmpty());
 }
 
+// A wait jumps the virtual clock to its deadline: the lease's heartbeat, due every 10 s on the
+// way, runs once at its last beat instead of 8,640 times, so the longest timeout a scenario
+// may name costs what a short one does.
+TEST(PlayTest, AHangWithTheLongestTimeoutJumpsToItsDeadline) {
+  v1::Scenario scenario = Parse(kBase);
+  scenario.mutable_servers(0)->set_rules_json(
+      R"({"read":{"side_effect":"read_only","timeout":"24h"},)"
+      R"("write":{"side_effect":"local_mutation","timeout":"30s"}})");
+  scenario.mutable_servers(0)->mutable_tools(0)->mutable_calls(0)->set_action(v1::Call::HANG);
+  Outcome outcome = PlayOk(scenario);
+  EXPECT_GE(outcome.virtual_time, absl::Hours(24));
+  EXPECT_LT(outcome.virtual_time, absl::Hours(24) + absl::Seconds(1));
+  EXPECT_LE(outcome.task_runs, 2);
+  ASSERT_FALSE(outcome.observations.empty());
+  EXPECT_THAT(outcome.observations[0], HasSubstr("tool_error"));
+  ExpectRun(outcome, RunStatus::kCompleted, 2);
+}
+
 TEST(PlayTest, ACrashAfterAWriteReachedTheServerPausesTheResumedRun) {
   v1::Scenario scenario = Parse(kBase);
   scenario.mutable_crash()->set_after_call(2);
