@@ -33,7 +33,10 @@
 namespace agentrt::sim {
 
 struct PlayOptions {
-  // Where the audit database goes: "" keeps it in memory. A file must not exist yet.
+  // Where the audit database goes: "" keeps it in memory. The play creates the file, new: a
+  // file (or symbolic link) already at the path, or SQLite's `-wal` or `-shm` beside it, fails
+  // the play (AlreadyExists) and is never opened, replaced or removed. No file is made when
+  // nothing registers (there is no run).
   std::string db_path;
   // Optional, not owned, one play at a time: an in-memory database (NewPlayDatabase) that the
   // play empties and plays on instead of creating and migrating its own, keeping its
