@@ -221,6 +221,17 @@ TEST(SimScenariosCliTest, ShrinkReplacesALinkAtItsPathInsteadOfWritingThroughIt)
   EXPECT_THAT(lines[1], HasSubstr("# It fails with: "));
 }
 
+TEST(SimScenariosCliTest, AShrunkScenarioNamedAtTheLengthLimitKeepsItsNameAndReadsBack) {
+  std::string name(128, 'n');
+  std::string fragile = Write("long.textproto", Scenario(R"( status: "completed" robust: true )",
+                                                         absl::StrCat("name: \"", name, "\"\n")));
+  std::string shrunk = test_support::TestFile("long.shrunk.textproto");
+  ASSERT_EQ(Agentrt({"sim", "shrink", fragile, "--seed", "1", "--write", shrunk}).exit_code, 0);
+  ProcessResult r = Agentrt({"sim", "run", shrunk});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("FAIL  ", name, "  status: expected")));
+}
+
 TEST(SimScenariosCliTest, ShrinkRefusesWhatDoesNotFail) {
   std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" )"));
   ProcessResult r = Agentrt({"sim", "shrink", pass, "--seed", "1"});

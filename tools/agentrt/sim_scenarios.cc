@@ -402,7 +402,11 @@ int SimShrink(const ParsedArgs& parsed) {
   sim::v1::Scenario perturbed = sim::Perturb(*scenario, static_cast<std::uint64_t>(seed), base);
   absl::StatusOr<sim::Shrunk> shrunk = sim::Shrink(perturbed);
   if (!shrunk.ok()) return Failure(command, json::Sanitize(ToStd(shrunk.status().message())));
-  shrunk->scenario.set_name(absl::StrCat(scenario->name(), "-seed-", seed, "-shrunk"));
+  // A name already at the length limit keeps itself: the shrunk file must read back.
+  if (std::string name = absl::StrCat(scenario->name(), "-seed-", seed, "-shrunk");
+      sim::CheckScenarioName(name).ok()) {
+    shrunk->scenario.set_name(name);
+  }
   if (!shrunk->scenario.expect().robust()) {
     // The expectations were the unperturbed story's; the shrunk one expects what it does, so
     // `sim run` on it shows the broken invariant and nothing else.
