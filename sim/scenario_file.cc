@@ -142,10 +142,15 @@ std::uint64_t ListedBytes(const v1::Tool& tool) {
   return one * std::max<std::uint64_t>(tool.repeat(), 1);
 }
 
-// `tools` counts the tools the servers before this one list, each repeat counted.
-absl::Status CheckServer(const At& at, const v1::Server& server, std::uint64_t& tools) {
+// What the scenario's servers list in all, each repeat counted: tools and their bytes.
+struct Listed {
+  std::uint64_t tools = 0;
+  std::uint64_t bytes = 0;
+};
+
+// `listed` counts what the servers before this one list.
+absl::Status CheckServer(const At& at, const v1::Server& server, Listed& listed) {
   if (server.name().empty()) return at.Error("name", -1, "a server needs a name");
-  std::uint64_t listed = 0;
   for (int i = 0; i < server.tools_size(); ++i) {
     const v1::Tool& tool = server.tools(i);
     At t = at.Nested("tools", i, tool);
@@ -153,17 +158,17 @@ absl::Status CheckServer(const At& at, const v1::Server& server, std::uint64_t& 
       return at.Error("tools", i, "a tool needs a name (calls find it by it)");
     AGENTRT_RETURN_IF_ERROR(t.Json("input_schema_json", tool.input_schema_json()));
     AGENTRT_RETURN_IF_ERROR(t.Json("annotations_json", tool.annotations_json()));
-    tools += std::max<std::uint64_t>(tool.repeat(), 1);
-    if (tools > kMaxTools) {
+    listed.tools += std::max<std::uint64_t>(tool.repeat(), 1);
+    if (listed.tools > kMaxTools) {
       return at.Error("tools", i,
                       absl::StrCat("the scenario lists more than ", kMaxTools,
                                    " tools in all, each repeat counted (the limit)"));
     }
-    listed += ListedBytes(tool);
-    if (listed > kMaxListedBytes) {
+    listed.bytes += ListedBytes(tool);
+    if (listed.bytes > kMaxListedBytes) {
       return at.Error("tools", i,
-                      absl::StrCat("the server lists more than ", kMaxListedBytes,
-                                   " bytes of tools, each repeat counted (the limit)"));
+                      absl::StrCat("the scenario lists more than ", kMaxListedBytes,
+                                   " bytes of tools in all, each repeat counted (the limit)"));
     }
     for (int c = 0; c < tool.calls_size(); ++c) {
       AGENTRT_RETURN_IF_ERROR(CheckCall(t.Nested("calls", c, tool.calls(c)), tool.calls(c)));
@@ -241,10 +246,10 @@ absl::Status Check(const At& at, const v1::Scenario& scenario) {
   if (scenario.servers().empty()) return at.Error("servers", -1, "a scenario needs a server");
   AGENTRT_RETURN_IF_ERROR(at.Count("servers", scenario.servers_size(), kMaxServers, "servers"));
   std::set<std::string> names;
-  std::uint64_t tools = 0;
+  Listed listed;
   for (int i = 0; i < scenario.servers_size(); ++i) {
     const v1::Server& server = scenario.servers(i);
-    AGENTRT_RETURN_IF_ERROR(CheckServer(at.Nested("servers", i, server), server, tools));
+    AGENTRT_RETURN_IF_ERROR(CheckServer(at.Nested("servers", i, server), server, listed));
     if (!names.insert(server.name()).second) {
       return at.Error("servers", i, absl::StrCat("a second server named \"", server.name(), "\""));
     }

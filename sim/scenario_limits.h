@@ -43,8 +43,8 @@ inline constexpr std::uint32_t kMaxLoseSessionAfter = 100'000;
 // (mcp/stdio_transport.h), so an oversized answer can still be written.
 inline constexpr std::uint64_t kMaxTextBytes = std::uint64_t{20} << 20;  // 20 MiB
 inline constexpr std::uint64_t kMaxContentBytes = std::uint64_t{16} << 20;
-// What one server lists: every tool's name, description, schema, annotations and raw JSON,
-// times its `repeat`. The file holds a tool once; `repeat` would otherwise multiply it.
+// What the servers list in all: every tool's name, description, schema, annotations and raw
+// JSON, times its `repeat`. The file holds a tool once; `repeat` would otherwise multiply it.
 inline constexpr std::uint64_t kMaxListedBytes = std::uint64_t{64} << 20;  // 64 MiB
 
 // Every duration: delays, timeouts (a rule's too), run limits, perturbations' delays and clock

@@ -150,8 +150,13 @@ TEST(ScenarioFileTest, EverySizeCountAndDurationIsBoundedByName) {
             "counted (the limit)"},
            {server(absl::StrCat("tools { name: \"t\" repeat: 1000 description: \"",
                                 std::string(70000, 'd'), "\" }")),
-            "servers[0].tools[0]: the server lists more than 67108864 bytes of tools, each repeat "
-            "counted (the limit)"},
+            "servers[0].tools[0]: the scenario lists more than 67108864 bytes of tools in all, "
+            "each repeat counted (the limit)"},
+           {absl::StrCat("servers { name: \"a\" tools { name: \"t\" repeat: 900 description: \"",
+                         std::string(40000, 'd'),
+                         "\" } }\nservers { name: \"b\" tools { name: \"t\" ",
+                         "repeat: 900 description: \"", std::string(40000, 'd'), "\" } }\n"),
+            "servers[1].tools[0]: the scenario lists more than 67108864 bytes of tools in all"},
            {server("listings { page_size: 100001 }"),
             "servers[0].listings[0].page_size: 100001 is past the limit of 100000"},
            {server("listings { extra_pages: 4000000000 }"),
