@@ -1,13 +1,15 @@
 // The cassette reader never crashes on any bytes, every refusal names the file, what it accepts
-// describes every exchange without crashing and writes back to bytes that read to the same
-// cassette (so a framed file always round-trips), and a cut anywhere in an accepted file reads
-// back as a prefix of it.
+// describes every exchange without crashing, prints it in protobuf's JSON form (as `cassette
+// dump --json` does: the reader refuses what is nested past what the printer can print) and
+// writes back to bytes that read to the same cassette (so a framed file always round-trips),
+// and a cut anywhere in an accepted file reads back as a prefix of it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "google/protobuf/util/json_util.h"
 #include "runtime/replay/cassette.h"
 #include "runtime/replay/cassette_file.h"
 #include "runtime/replay/cassette_text.h"
@@ -38,6 +40,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   for (std::size_t i = 0; i < cassette->size(); ++i) {
     if (agentrt::replay::DescribeExchange(cassette->exchange(i), 64).empty()) std::abort();
+    std::string json;
+    if (!google::protobuf::util::MessageToJsonString(cassette->exchange(i), &json).ok()) {
+      std::abort();
+    }
   }
   absl::StatusOr<std::string> written = agentrt::replay::SerializeCassette(*cassette);
   if (cassette->from_newer_build()) {

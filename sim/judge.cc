@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/base/status_macros.h"
+#include "sim/scenario_file.h"
 #include "sim/verdict.h"
 
 namespace agentrt::sim {
@@ -49,24 +51,32 @@ std::string Determinism(const Outcome& first, const Outcome& second) {
   return "";
 }
 
-std::string DbPath(const std::string& dir, const std::string& name, int play) {
-  if (dir.empty()) return "";
-  std::string file = play == 1 ? absl::StrCat(name, ".db") : absl::StrCat(name, ".", play, ".db");
-  std::filesystem::path path = std::filesystem::path(dir) / file;
-  std::error_code ignored;
-  for (const char* suffix : {"", "-wal", "-shm"}) {
-    std::filesystem::remove(path.string() + suffix, ignored);
+// The database file of the `play`-th play of `name` in `dir` ("" keeps it in memory). The name
+// was checked when the scenario was read; it is checked again here because it is about to
+// become a path, whoever built the scenario. Play creates the file, and only ever a new one.
+absl::StatusOr<std::string> DbPath(const std::string& dir, const std::string& name, int play) {
+  if (dir.empty()) return std::string();
+  if (absl::Status s = CheckScenarioName(name); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the scenario's name cannot name a database file: ", s.message()));
   }
-  return path.string();
+  std::string file = play == 1 ? absl::StrCat(name, ".db") : absl::StrCat(name, ".", play, ".db");
+  return (std::filesystem::path(dir) / file).string();
+}
+
+// Plays `scenario` with its `play`-th database in `options`.
+absl::StatusOr<Outcome> PlayNumbered(const v1::Scenario& scenario, const JudgeOptions& options,
+                                     int play) {
+  PlayOptions play_options;
+  play_options.reuse = options.reuse;
+  AGENTRT_ASSIGN_OR_RETURN(play_options.db_path, DbPath(options.db_dir, scenario.name(), play));
+  return Play(scenario, play_options);
 }
 
 }  // namespace
 
 Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
-  PlayOptions first_options;
-  first_options.reuse = options.reuse;
-  first_options.db_path = DbPath(options.db_dir, scenario.name(), 1);
-  absl::StatusOr<Outcome> first = Play(scenario, first_options);
+  absl::StatusOr<Outcome> first = PlayNumbered(scenario, options, 1);
   if (!first.ok()) return Failed(scenario, first.status());
   Verdict verdict = Describe(scenario, *first);
   std::string difference = FirstDifference(scenario.expect(), *first);
@@ -74,10 +84,7 @@ Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
     difference = absl::StrCat("invariant broken: ", verdict.broken[0]);
   }
   if (difference.empty()) {
-    PlayOptions second_options;
-    second_options.reuse = options.reuse;
-    second_options.db_path = DbPath(options.db_dir, scenario.name(), 2);
-    absl::StatusOr<Outcome> second = Play(scenario, second_options);
+    absl::StatusOr<Outcome> second = PlayNumbered(scenario, options, 2);
     difference = second.ok() ? Determinism(*first, *second)
                              : absl::StrCat("the second play failed: ", second.status().message());
   }
@@ -88,10 +95,7 @@ Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
 
 Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& options,
                        bool determinism) {
-  PlayOptions play_options;
-  play_options.reuse = options.reuse;
-  play_options.db_path = DbPath(options.db_dir, perturbed.name(), 1);
-  absl::StatusOr<Outcome> first = Play(perturbed, play_options);
+  absl::StatusOr<Outcome> first = PlayNumbered(perturbed, options, 1);
   if (!first.ok()) return Failed(perturbed, first.status());
   Verdict verdict = Describe(perturbed, *first);
   if (!verdict.broken.empty()) {
@@ -100,8 +104,7 @@ Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& option
     verdict.difference = FirstDifference(perturbed.expect(), *first);
   }
   if (verdict.difference.empty() && determinism) {
-    play_options.db_path = DbPath(options.db_dir, perturbed.name(), 2);
-    absl::StatusOr<Outcome> second = Play(perturbed, play_options);
+    absl::StatusOr<Outcome> second = PlayNumbered(perturbed, options, 2);
     verdict.difference = second.ok()
                              ? Determinism(*first, *second)
                              : absl::StrCat("the second play failed: ", second.status().message());

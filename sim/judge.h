@@ -42,7 +42,9 @@ struct Verdict {
 
 struct JudgeOptions {
   // Where the audit databases go (`<dir>/<name>.db`, `<name>.2.db` for the second play); ""
-  // keeps them in memory.
+  // keeps them in memory. Each is created new (PlayOptions::db_path): a file already there, of
+  // an earlier run, of another scenario of the same name, or any other, fails the play and is
+  // left as it was.
   std::string db_dir;
   // Optional, not owned, one judge at a time: the database in-memory plays empty and reuse
   // (play.h).

@@ -1,5 +1,10 @@
 #include "sim/play.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <functional>
 #include <map>
 #include <memory>
@@ -15,6 +20,7 @@
 #include "mcp/rules.h"
 #include "mcp/server.h"
 #include "runtime/approvals.h"
+#include "runtime/base/file_util.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/cancellation.h"
@@ -39,6 +45,30 @@ namespace {
 constexpr std::int64_t kStartUnixSeconds = 1767225600;
 constexpr absl::Duration kLeaseTtl = absl::Seconds(30);
 constexpr char kDefaultOperator[] = "sim-operator";
+
+// Creates the empty file a play's database goes in. Only ever a new one: scenarios are written
+// by others, and a play must never replace (or open, and so change) a file it did not make,
+// whether an earlier run's database, another file, or a symbolic link planted at the path. A
+// stale `-wal` beside it would be replayed into the new database, so that is refused too.
+absl::Status CreateDatabaseFile(const std::string& path) {
+  for (const std::string& file : {path + "-wal", path + "-shm"}) {
+    struct stat st;
+    if (::lstat(file.c_str(), &st) == 0) {
+      return absl::AlreadyExistsError(
+          absl::StrCat(file, " exists already; a play's database is always new"));
+    }
+  }
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0 && errno == EEXIST) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("database ", path,
+                     " exists already; a play never replaces a file (remove it, or keep "
+                     "the databases in a new folder)"));
+  }
+  if (fd < 0) return ErrnoStatus(errno, absl::StrCat("create database ", path));
+  ::close(fd);
+  return absl::OkStatus();
+}
 
 // The scenario's agent (a script, or the runtime's model-backed agent), which the simulator can
 // kill with the runtime: once dead it decides nothing (an error, which the dead run's store
@@ -207,9 +237,12 @@ class Player {
   Player(const v1::Scenario& scenario, const PlayOptions& options)
       : scenario_(scenario),
         options_(options),
-        clock_(
-            absl::FromUnixSeconds(kStartUnixSeconds),
-            world::ManualClock::Options{world::ManualClock::Waits::kJump, absl::Milliseconds(1)}),
+        // A wait jumps the clock to its deadline; the lease's heartbeat, due every 10 s on the
+        // way, runs once, at its last beat: a call hanging for a day costs one renewal.
+        clock_(absl::FromUnixSeconds(kStartUnixSeconds),
+               world::ManualClock::Options{.waits = world::ManualClock::Waits::kJump,
+                                           .tick = absl::Milliseconds(1),
+                                           .repeats = world::ManualClock::Repeats::kLatest}),
         entropy_(options.seed),
         perturber_(scenario.perturbations()) {}
 
@@ -238,6 +271,7 @@ class Player {
     outcome_.effects = ledger_.effects;
     outcome_.answers = perturber_.answers();
     outcome_.virtual_time = clock_.Now() - start;
+    outcome_.task_runs = clock_.task_runs();
   }
 
   const v1::Scenario& scenario_;
@@ -360,6 +394,7 @@ absl::StatusOr<Outcome> Player::Play() {
   } else if (options_.db_path.empty()) {
     AGENTRT_ASSIGN_OR_RETURN(owned, store::Store::OpenInMemory(migrations));
   } else {
+    AGENTRT_RETURN_IF_ERROR(CreateDatabaseFile(options_.db_path));
     AGENTRT_ASSIGN_OR_RETURN(owned, store::Store::Open(options_.db_path, migrations));
   }
   store::Store* const store = owned != nullptr ? owned.get() : options_.reuse;

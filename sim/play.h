@@ -33,7 +33,10 @@
 namespace agentrt::sim {
 
 struct PlayOptions {
-  // Where the audit database goes: "" keeps it in memory. A file must not exist yet.
+  // Where the audit database goes: "" keeps it in memory. The play creates the file, new: a
+  // file (or symbolic link) already at the path, or SQLite's `-wal` or `-shm` beside it, fails
+  // the play (AlreadyExists) and is never opened, replaced or removed. No file is made when
+  // nothing registers (there is no run).
   std::string db_path;
   // Optional, not owned, one play at a time: an in-memory database (NewPlayDatabase) that the
   // play empties and plays on instead of creating and migrating its own, keeping its
@@ -61,6 +64,7 @@ struct Outcome {
   std::string row_contradiction;          // the first row that contradicts the chain ("" none)
   bool crashed = false;                   // the scenario's crash happened
   absl::Duration virtual_time;            // how far the virtual clock moved
+  std::int64_t task_runs = 0;             // scheduled tasks the virtual clock ran (heartbeats)
   int max_steps = 0;                      // the run's step limit
   std::uint32_t answers = 0;              // how many answers the servers sent
   std::uint32_t answers_before_run = 0;   // of which before the run started (pin and load)

@@ -17,7 +17,9 @@
 #include "runtime/base/string_view.h"
 #include "runtime/events.h"
 #include "runtime/json/intake.h"
+#include "runtime/json/utf8.h"
 #include "runtime/types.h"
+#include "sim/scenario_limits.h"
 
 namespace agentrt::sim {
 namespace {
@@ -82,8 +84,28 @@ class At {
     if (!d.ok() || *d < absl::ZeroDuration()) {
       return Error(name, -1, absl::StrCat("\"", text, "\" is not a duration such as \"30s\""));
     }
+    if (*d > kMaxDuration) {
+      return Error(name, -1,
+                   absl::StrCat("\"", text, "\" is past the limit of ", Limit(kMaxDuration)));
+    }
     return absl::OkStatus();
   }
+
+  // Checks that the number `value` of field `name` is at most `limit` (of `unit`).
+  absl::Status AtMost(std::string_view name, std::uint64_t value, std::uint64_t limit,
+                      std::string_view unit = "") const {
+    if (value <= limit) return absl::OkStatus();
+    return Error(name, -1, absl::StrCat(value, " is past the limit of ", limit, ToAbsl(unit)));
+  }
+
+  // Checks that the repeated field `name` has at most `limit` entries, pointing at the first
+  // one past it.
+  absl::Status Count(std::string_view name, int size, int limit, std::string_view what) const {
+    if (size <= limit) return absl::OkStatus();
+    return Error(name, limit, absl::StrCat("more than ", limit, " ", ToAbsl(what), " (the limit)"));
+  }
+
+  static std::string Limit(absl::Duration d) { return mcp::DurationText(d); }
 
  private:
   const FieldDescriptor* Field(std::string_view name) const {
@@ -104,13 +126,30 @@ class At {
 absl::Status CheckCall(const At& at, const v1::Call& call) {
   AGENTRT_RETURN_IF_ERROR(at.Json("structured_json", call.structured_json()));
   AGENTRT_RETURN_IF_ERROR(at.Duration("delay", call.delay()));
+  AGENTRT_RETURN_IF_ERROR(at.AtMost("text_bytes", call.text_bytes(), kMaxTextBytes, " bytes"));
   if (!call.result_json().empty() && (!call.text().empty() || call.text_bytes() > 0)) {
     return at.Error("result_json", -1, "give the whole result or its text, not both");
   }
   return absl::OkStatus();
 }
 
-absl::Status CheckServer(const At& at, const v1::Server& server) {
+// What the fake server lists of `tool`: its JSON, once per repeat (fake_server.cc, ToolJson).
+std::uint64_t ListedBytes(const v1::Tool& tool) {
+  std::uint64_t one = tool.repeat() == 0 && !tool.raw_json().empty()
+                          ? tool.raw_json().size()
+                          : tool.name().size() + tool.description().size() +
+                                tool.input_schema_json().size() + tool.annotations_json().size();
+  return one * std::max<std::uint64_t>(tool.repeat(), 1);
+}
+
+// What the scenario's servers list in all, each repeat counted: tools and their bytes.
+struct Listed {
+  std::uint64_t tools = 0;
+  std::uint64_t bytes = 0;
+};
+
+// `listed` counts what the servers before this one list.
+absl::Status CheckServer(const At& at, const v1::Server& server, Listed& listed) {
   if (server.name().empty()) return at.Error("name", -1, "a server needs a name");
   for (int i = 0; i < server.tools_size(); ++i) {
     const v1::Tool& tool = server.tools(i);
@@ -119,11 +158,33 @@ absl::Status CheckServer(const At& at, const v1::Server& server) {
       return at.Error("tools", i, "a tool needs a name (calls find it by it)");
     AGENTRT_RETURN_IF_ERROR(t.Json("input_schema_json", tool.input_schema_json()));
     AGENTRT_RETURN_IF_ERROR(t.Json("annotations_json", tool.annotations_json()));
-    if (tool.repeat() > 100000) return t.Error("repeat", -1, "at most 100000 tools");
+    listed.tools += std::max<std::uint64_t>(tool.repeat(), 1);
+    if (listed.tools > kMaxTools) {
+      return at.Error("tools", i,
+                      absl::StrCat("the scenario lists more than ", kMaxTools,
+                                   " tools in all, each repeat counted (the limit)"));
+    }
+    listed.bytes += ListedBytes(tool);
+    if (listed.bytes > kMaxListedBytes) {
+      return at.Error("tools", i,
+                      absl::StrCat("the scenario lists more than ", kMaxListedBytes,
+                                   " bytes of tools in all, each repeat counted (the limit)"));
+    }
     for (int c = 0; c < tool.calls_size(); ++c) {
       AGENTRT_RETURN_IF_ERROR(CheckCall(t.Nested("calls", c, tool.calls(c)), tool.calls(c)));
     }
   }
+  for (int i = 0; i < server.listings_size(); ++i) {
+    const v1::Listing& listing = server.listings(i);
+    At l = at.Nested("listings", i, listing);
+    AGENTRT_RETURN_IF_ERROR(l.AtMost("page_size", listing.page_size(), kMaxPageSize));
+    AGENTRT_RETURN_IF_ERROR(l.AtMost("extra_pages", listing.extra_pages(), kMaxExtraPages));
+  }
+  At http = at.Nested("http", -1, server.http());
+  AGENTRT_RETURN_IF_ERROR(
+      http.AtMost("lose_session_after", server.http().lose_session_after(), kMaxLoseSessionAfter));
+  AGENTRT_RETURN_IF_ERROR(
+      at.AtMost("max_content_bytes", server.max_content_bytes(), kMaxContentBytes, " bytes"));
   if (!server.rules_json().empty()) {
     absl::StatusOr<json::Document> rules = json::Parse(server.rules_json());
     if (!rules.ok()) {
@@ -131,28 +192,28 @@ absl::Status CheckServer(const At& at, const v1::Server& server) {
     }
     absl::StatusOr<mcp::Rules> parsed = mcp::ParseRules(rules->root(), "rules");
     if (!parsed.ok()) return at.Error("rules_json", -1, ToStd(parsed.status().message()));
+    for (const auto& [name, rule] : *parsed) {
+      if (rule.timeout > kMaxDuration) {
+        return at.Error(
+            "rules_json", -1,
+            absl::StrCat("rules: tool \"", name, "\": timeout ", mcp::DurationText(rule.timeout),
+                         " is past the limit of ", At::Limit(kMaxDuration)));
+      }
+    }
   }
   AGENTRT_RETURN_IF_ERROR(at.Duration("connect_timeout", server.connect_timeout()));
   AGENTRT_RETURN_IF_ERROR(at.Duration("default_timeout", server.default_timeout()));
   return absl::OkStatus();
 }
 
-absl::Status Check(const At& at, const v1::Scenario& scenario) {
-  if (scenario.servers().empty()) return at.Error("servers", -1, "a scenario needs a server");
-  std::set<std::string> names;
-  for (int i = 0; i < scenario.servers_size(); ++i) {
-    const v1::Server& server = scenario.servers(i);
-    AGENTRT_RETURN_IF_ERROR(CheckServer(at.Nested("servers", i, server), server));
-    if (!names.insert(server.name()).second) {
-      return at.Error("servers", i, absl::StrCat("a second server named \"", server.name(), "\""));
-    }
-  }
-  At agent = at.Nested("agent", -1, scenario.agent());
-  if (!scenario.agent().steps().empty() && !scenario.agent().model().empty()) {
+absl::Status CheckAgent(const At& agent, const v1::Agent& a) {
+  if (!a.steps().empty() && !a.model().empty()) {
     return agent.Error("model", 0, "give the agent steps or a model's replies, not both");
   }
-  for (int i = 0; i < scenario.agent().steps_size(); ++i) {
-    const v1::Step& step = scenario.agent().steps(i);
+  AGENTRT_RETURN_IF_ERROR(agent.Count("steps", a.steps_size(), kMaxSteps, "steps"));
+  AGENTRT_RETURN_IF_ERROR(agent.Count("model", a.model_size(), kMaxSteps, "model replies"));
+  for (int i = 0; i < a.steps_size(); ++i) {
+    const v1::Step& step = a.steps(i);
     At s = agent.Nested("steps", i, step);
     switch (step.kind_case()) {
       case v1::Step::kCall:
@@ -167,9 +228,39 @@ absl::Status Check(const At& at, const v1::Scenario& scenario) {
         return agent.Error("steps", i, "a step is a call, complete_json or fail");
     }
   }
-  At limits = at.Nested("limits", -1, scenario.limits());
-  AGENTRT_RETURN_IF_ERROR(limits.Duration("max_active", scenario.limits().max_active()));
-  AGENTRT_RETURN_IF_ERROR(limits.Duration("max_elapsed", scenario.limits().max_elapsed()));
+  return absl::OkStatus();
+}
+
+absl::Status CheckLimits(const At& at, const v1::Limits& limits) {
+  AGENTRT_RETURN_IF_ERROR(at.Duration("max_active", limits.max_active()));
+  AGENTRT_RETURN_IF_ERROR(at.Duration("max_elapsed", limits.max_elapsed()));
+  // Negative counts mean the default (play.cc), so only the upper bound matters.
+  AGENTRT_RETURN_IF_ERROR(at.AtMost("max_steps", std::max(limits.max_steps(), 0), kMaxSteps));
+  AGENTRT_RETURN_IF_ERROR(at.AtMost("max_consecutive_tool_failures",
+                                    std::max(limits.max_consecutive_tool_failures(), 0),
+                                    kMaxRunLimit));
+  return at.AtMost("loop_threshold", std::max(limits.loop_threshold(), 0), kMaxRunLimit);
+}
+
+absl::Status Check(const At& at, const v1::Scenario& scenario) {
+  if (scenario.servers().empty()) return at.Error("servers", -1, "a scenario needs a server");
+  AGENTRT_RETURN_IF_ERROR(at.Count("servers", scenario.servers_size(), kMaxServers, "servers"));
+  std::set<std::string> names;
+  Listed listed;
+  for (int i = 0; i < scenario.servers_size(); ++i) {
+    const v1::Server& server = scenario.servers(i);
+    AGENTRT_RETURN_IF_ERROR(CheckServer(at.Nested("servers", i, server), server, listed));
+    if (!names.insert(server.name()).second) {
+      return at.Error("servers", i, absl::StrCat("a second server named \"", server.name(), "\""));
+    }
+  }
+  AGENTRT_RETURN_IF_ERROR(CheckAgent(at.Nested("agent", -1, scenario.agent()), scenario.agent()));
+  AGENTRT_RETURN_IF_ERROR(
+      at.Count("approvals", scenario.approvals_size(), kMaxApprovals, "approvals"));
+  AGENTRT_RETURN_IF_ERROR(
+      CheckLimits(at.Nested("limits", -1, scenario.limits()), scenario.limits()));
+  AGENTRT_RETURN_IF_ERROR(
+      at.Count("perturbations", scenario.perturbations_size(), kMaxPerturbations, "perturbations"));
   for (int i = 0; i < scenario.perturbations_size(); ++i) {
     const v1::Perturbation& p = scenario.perturbations(i);
     At pa = at.Nested("perturbations", i, p);
@@ -195,7 +286,35 @@ absl::Status Check(const At& at, const v1::Scenario& scenario) {
 
 }  // namespace
 
+absl::Status CheckScenarioName(std::string_view name) {
+  if (name.empty()) return absl::InvalidArgumentError("a scenario needs a name");
+  if (name.size() > kMaxScenarioNameBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name.size(), " bytes is past the limit of ", kMaxScenarioNameBytes));
+  }
+  if (name.find('/') != std::string_view::npos || name.find('\\') != std::string_view::npos ||
+      name.find("..") != std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        "it names the scenario's database files, so it holds no '/', '\\' or '..'");
+  }
+  for (std::size_t i = 0; i < name.size();) {
+    char32_t cp = 0;
+    int length = json::DecodeUtf8(name, i, &cp);
+    if (length == 0) return absl::InvalidArgumentError("it is not UTF-8");
+    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) {
+      return absl::InvalidArgumentError("it holds a control character");
+    }
+    i += static_cast<std::size_t>(length);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<v1::Scenario> ParseScenario(std::string_view text, std::string_view file) {
+  if (text.size() > kMaxScenarioFileBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(ToAbsl(file), ": ", text.size(),
+                                                   " bytes is past the limit of ",
+                                                   kMaxScenarioFileBytes, " for a scenario file"));
+  }
   v1::Scenario scenario;
   TextFormat::Parser parser;
   Collector collector;
@@ -206,15 +325,30 @@ absl::StatusOr<v1::Scenario> ParseScenario(std::string_view text, std::string_vi
     return absl::InvalidArgumentError(absl::StrCat(ToAbsl(file), ":", collector.first()));
   }
   std::string name(file);
-  AGENTRT_RETURN_IF_ERROR(Check(At(name, scenario, &tree, ""), scenario));
-  if (scenario.name().empty()) {
+  At at(name, scenario, &tree, "");
+  AGENTRT_RETURN_IF_ERROR(Check(at, scenario));
+  if (!scenario.name().empty()) {
+    if (absl::Status s = CheckScenarioName(scenario.name()); !s.ok()) {
+      return at.Error("name", -1, ToStd(s.message()));
+    }
+  } else {
     scenario.set_name(std::filesystem::path(std::string(file)).stem().string());
+    if (absl::Status s = CheckScenarioName(scenario.name()); !s.ok()) {
+      return at.Error("name", -1,
+                      absl::StrCat("the file's base name is no scenario name (", s.message(),
+                                   "); give the scenario a name"));
+    }
   }
   return scenario;
 }
 
 absl::StatusOr<v1::Scenario> ReadScenario(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFile(path);
+  absl::StatusOr<std::string> text = ReadFile(path, kMaxScenarioFileBytes);
+  if (absl::IsOutOfRange(text.status())) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": the file is past the limit of ",
+                                                   kMaxScenarioFileBytes,
+                                                   " bytes for a scenario file"));
+  }
   if (!text.ok()) return text.status();
   return ParseScenario(*text, path);
 }

@@ -253,8 +253,8 @@ struct Cassette::Data {
 namespace {
 
 // Check applies the rules of one exchange to a session numbered as `numbering` plus `changes`,
-// and adds its own numbering to `changes`.
-absl::Status Check(const v1::Exchange& e, Numbering& numbering, Changes& changes) {
+// and adds its own numbering to `changes`. `runs` counts the task runs it is nested in.
+absl::Status Check(const v1::Exchange& e, Numbering& numbering, Changes& changes, int runs = 0) {
   auto known = [&](absl::flat_hash_set<std::uint32_t>& set, std::uint32_t number,
                    std::string_view what) {
     if (!changes.Has(set, number)) {
@@ -354,10 +354,14 @@ absl::Status Check(const v1::Exchange& e, Numbering& numbering, Changes& changes
     case Op::kTaskCancelled:
       return known(tasks, e.scheduler().cancelled().task(), "task");
     case Op::kTaskFiring: {
+      if (runs == kMaxTaskNesting) {
+        return Rule(
+            absl::StrCat("task runs nested more than ", kMaxTaskNesting, " deep (the limit)"));
+      }
       AGENTRT_RETURN_IF_ERROR(known(tasks, e.scheduler().firing().task(), "task"));
       const auto& nested = e.scheduler().firing().nested();
       for (int i = 0; i < nested.size(); ++i) {
-        if (absl::Status s = Check(nested[i], numbering, changes); !s.ok()) {
+        if (absl::Status s = Check(nested[i], numbering, changes, runs + 1); !s.ok()) {
           return Rule(absl::StrCat("its exchange ", i + 1, ": ", s.message()));
         }
       }

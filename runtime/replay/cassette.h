@@ -36,6 +36,13 @@ using store::ChainHead;
 
 inline constexpr std::uint32_t kCassetteFormatVersion = 2;
 
+// How deep task runs may nest: a task run holds the exchanges its task made, and one of those
+// may be the run of another task (a task that moved a manual clock). The reader refuses an
+// exchange nested deeper, naming it, and a recorder fails rather than write one, so whatever
+// reads can also be dumped: protobuf's JSON printer stops at 64 levels of message, and each
+// task run is three (Exchange, SchedulerExchange, TaskFiring).
+inline constexpr int kMaxTaskNesting = 16;
+
 // A file the recorded program read before it started, kept whole so that a replay reads
 // nothing but the cassette (proto InputFile).
 struct CassetteInput {

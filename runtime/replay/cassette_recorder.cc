@@ -122,9 +122,16 @@ absl::Status CassetteRecorder::EndTask(std::string_view scheduler, std::uint32_t
   if (runs == runs_.end() || runs->second.empty()) {
     return absl::InternalError("a task run ended that never began on this thread");
   }
+  std::size_t depth = runs->second.size();
   std::unique_ptr<v1::TaskFiring> run = std::move(runs->second.back());
   runs->second.pop_back();
   if (runs->second.empty()) runs_.erase(runs);
+  // `depth` counts the run ending and the runs it is nested in.
+  if (depth > static_cast<std::size_t>(kMaxTaskNesting) && failed_.ok()) {
+    failed_ = absl::FailedPreconditionError(
+        absl::StrCat("task runs nested more than ", kMaxTaskNesting,
+                     " deep: a cassette cannot hold them (its reader refuses them)"));
+  }
   v1::Exchange exchange;
   v1::SchedulerExchange* s = exchange.mutable_scheduler();
   s->set_scheduler(std::string(scheduler));

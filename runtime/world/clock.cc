@@ -87,12 +87,13 @@ void ManualClock::MoveTo(absl::Time target, const absl::Notification* done) cons
         return !tasks_->RunningElsewhere(self);
       };
       mu_.Await(absl::Condition(&free));
-      ready = tasks_->TakeDue(target, self);
+      ready = tasks_->TakeDue(target, self, options_.repeats == Repeats::kLatest);
       if (!ready.has_value()) {
         if (target > now_) now_ = target;
         return;
       }
       if (ready->due > now_) now_ = ready->due;
+      ++task_runs_;
     }
     bool again = ready->body();
     {
@@ -131,6 +132,11 @@ std::int64_t ManualClock::readings() const {
 std::vector<absl::Duration> ManualClock::jumps() const {
   absl::MutexLock lock(&mu_);
   return jumps_;
+}
+
+std::int64_t ManualClock::task_runs() const {
+  absl::MutexLock lock(&mu_);
+  return task_runs_;
 }
 
 std::size_t ManualClock::pending_tasks() const {

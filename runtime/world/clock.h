@@ -56,12 +56,21 @@ class RealClock final : public Clock {
 // `tick` > 0 makes every reading `tick` later than the one before (a deterministic clock for
 // demos and for tests that count readings). Ticks never run tasks: a reading may be taken
 // inside a store transaction, where a task that writes would deadlock.
+//
+//  - Repeats::kEvery (the default): a repeating task runs at every one of its due times a move
+//    passes.
+//  - Repeats::kLatest: a repeating task due several times over a move, with no other task due
+//    in between, runs once, at the last of those times, as a timer that missed its beats fires
+//    once. For repeating tasks whose latest run is all that counts (a lease's heartbeat): a
+//    wait of a day then costs one run of the heartbeat, not 8,640 (the simulator).
 class ManualClock final : public Clock, public Scheduler {
  public:
   enum class Waits { kBlock, kJump };
+  enum class Repeats { kEvery, kLatest };
   struct Options {
     Waits waits = Waits::kBlock;
     absl::Duration tick = absl::ZeroDuration();
+    Repeats repeats = Repeats::kEvery;
   };
 
   explicit ManualClock(absl::Time start) : ManualClock(start, Options{}) {}
@@ -89,6 +98,8 @@ class ManualClock final : public Clock, public Scheduler {
   std::vector<absl::Duration> jumps() const;
   // Tasks scheduled and not yet finished for good.
   std::size_t pending_tasks() const;
+  // How many times a scheduled task has run.
+  std::int64_t task_runs() const;
 
  private:
   // Moves the clock to `target`, running the tasks due by then; stops early, at the task that
@@ -102,6 +113,7 @@ class ManualClock final : public Clock, public Scheduler {
   mutable absl::Time now_ ABSL_GUARDED_BY(mu_);
   mutable std::int64_t readings_ ABSL_GUARDED_BY(mu_) = 0;
   mutable std::vector<absl::Duration> jumps_ ABSL_GUARDED_BY(mu_);
+  mutable std::int64_t task_runs_ ABSL_GUARDED_BY(mu_) = 0;
   const std::unique_ptr<internal::TaskQueue> tasks_ ABSL_PT_GUARDED_BY(mu_);
 };
 

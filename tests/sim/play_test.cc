@@ -4,6 +4,10 @@
 // invariants catch what they promise to catch; seeds and shrinking are deterministic.
 #include "sim/play.h"
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/events.h"
@@ -129,6 +133,61 @@ TEST(PlayTest, AHangPastItsTimeoutCostsVirtualTimeOnly) {
   ASSERT_FALSE(outcome.observations.empty());
   EXPECT_THAT(outcome.observations[0], HasSubstr("tool_error"));
   EXPECT_THAT(BrokenInvariants(outcome), IsEmpty());
+}
+
+// A wait jumps the virtual clock to its deadline: the lease's heartbeat, due every 10 s on the
+// way, runs once at its last beat instead of 8,640 times, so the longest timeout a scenario
+// may name costs what a short one does.
+TEST(PlayTest, AHangWithTheLongestTimeoutJumpsToItsDeadline) {
+  v1::Scenario scenario = Parse(kBase);
+  scenario.mutable_servers(0)->set_rules_json(
+      R"({"read":{"side_effect":"read_only","timeout":"24h"},)"
+      R"("write":{"side_effect":"local_mutation","timeout":"30s"}})");
+  scenario.mutable_servers(0)->mutable_tools(0)->mutable_calls(0)->set_action(v1::Call::HANG);
+  Outcome outcome = PlayOk(scenario);
+  EXPECT_GE(outcome.virtual_time, absl::Hours(24));
+  EXPECT_LT(outcome.virtual_time, absl::Hours(24) + absl::Seconds(1));
+  EXPECT_LE(outcome.task_runs, 2);
+  ASSERT_FALSE(outcome.observations.empty());
+  EXPECT_THAT(outcome.observations[0], HasSubstr("tool_error"));
+  ExpectRun(outcome, RunStatus::kCompleted, 2);
+}
+
+// The name becomes a path only as one component inside the folder, whoever built the scenario,
+// and a play creates its database new: nothing already there is opened, replaced or removed.
+TEST(JudgeTest, DatabasesAreOnlyEverNewFilesInsideTheFolder) {
+  std::filesystem::path dir = test_support::TestFolder() / "dbs";
+  std::filesystem::create_directories(dir);
+  v1::Scenario scenario = Parse(kBase);
+  scenario.set_name("../outside");
+  Verdict escaped = Judge(scenario, {.db_dir = dir.string()});
+  EXPECT_FALSE(escaped.passed);
+  EXPECT_THAT(escaped.difference, HasSubstr("the scenario's name cannot name a database file"));
+  EXPECT_FALSE(std::filesystem::exists(test_support::TestFolder() / "outside.db"));
+
+  scenario.set_name("kept");
+  std::ofstream(dir / "kept.db") << "notes, not a database";
+  Verdict existing = Judge(scenario, {.db_dir = dir.string()});
+  EXPECT_FALSE(existing.passed);
+  EXPECT_THAT(existing.difference, HasSubstr("kept.db exists already"));
+  std::ifstream kept(dir / "kept.db");
+  std::string contents((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(contents, "notes, not a database");
+
+  // A link planted at the second play's path is refused too; its target is untouched.
+  scenario.set_name("linked");
+  std::ofstream(dir / "target") << "precious";
+  std::filesystem::create_symlink(dir / "target", dir / "linked.2.db");
+  Verdict linked = Judge(scenario, {.db_dir = dir.string()});
+  EXPECT_THAT(linked.difference, HasSubstr("linked.2.db exists already"));
+  std::ifstream target(dir / "target");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(target)), std::istreambuf_iterator<char>()),
+            "precious");
+
+  scenario.set_name("fresh");
+  EXPECT_TRUE(Judge(scenario, {.db_dir = dir.string()}).passed);
+  EXPECT_TRUE(std::filesystem::exists(dir / "fresh.db"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "fresh.2.db"));
 }
 
 TEST(PlayTest, ACrashAfterAWriteReachedTheServerPausesTheResumedRun) {

@@ -210,6 +210,53 @@ TEST_F(AgentrtCassetteCliTest, CheckSaysWhetherACassetteCanBeReplayedWhole) {
   EXPECT_THAT(refused.err, HasSubstr("record 1 at byte 8 does not match its checksum"));
 }
 
+// A cassette whose one task run holds `runs` runs nested one inside the other: `cassette check`
+// accepted 25 of them while `dump --json` printed "record": null for them, with protobuf's
+// warnings, and exited 0. One limit now holds for both.
+std::string NestedRunsCassette(int runs) {
+  replay::v1::Exchange e;
+  e.mutable_clock()->set_clock("run");
+  e.mutable_clock()->set_now(1);
+  for (int i = 0; i < runs; ++i) {
+    replay::v1::Exchange run;
+    run.mutable_scheduler()->set_scheduler("lease");
+    run.mutable_scheduler()->mutable_firing()->set_task(1);
+    *run.mutable_scheduler()->mutable_firing()->add_nested() = std::move(e);
+    e = std::move(run);
+  }
+  replay::v1::Record header;
+  header.mutable_header()->set_format_version(replay::kCassetteFormatVersion);
+  replay::v1::Record scheduled;
+  scheduled.mutable_exchange()->mutable_scheduler()->set_scheduler("lease");
+  scheduled.mutable_exchange()->mutable_scheduler()->mutable_scheduled()->set_task(1);
+  replay::v1::Record nested;
+  *nested.mutable_exchange() = std::move(e);
+  return std::string(replay::kCassetteMagic) + replay::FrameRecord(header) +
+         replay::FrameRecord(scheduled) + replay::FrameRecord(nested);
+}
+
+TEST_F(AgentrtCassetteCliTest, CheckAndDumpRefuseTaskRunsNestedPastWhatADumpCanPrint) {
+  std::ofstream(path_, std::ios::binary) << NestedRunsCassette(25);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"cassette", "check", path_},
+        std::vector<std::string>{"cassette", "dump", path_, "--json"}}) {
+    SCOPED_TRACE(args[1]);
+    ProcessResult r = Agentrt(args);
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_THAT(r.err, HasSubstr("exchange 2 (task run): its exchange 1: "));
+    EXPECT_THAT(r.err, HasSubstr("task runs nested more than 16 deep (the limit)"));
+    EXPECT_THAT(r.out, Not(HasSubstr("null")));
+  }
+  std::ofstream(path_, std::ios::binary | std::ios::trunc)
+      << NestedRunsCassette(replay::kMaxTaskNesting);
+  EXPECT_EQ(Agentrt({"cassette", "check", path_}).exit_code, 0);
+  ProcessResult dump = Agentrt({"cassette", "dump", path_, "--json"});
+  EXPECT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_THAT(dump.err, IsEmpty());
+  EXPECT_THAT(dump.out, Not(HasSubstr(R"("record":null)")));
+  EXPECT_THAT(dump.out, HasSubstr(R"("exchange":"2.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1")"));
+}
+
 // The whole story of a model run: a model-backed agent under accounting, every exchange with
 // its world recorded to a cassette by one process and replayed by another into a fresh
 // database, which ends with the recorded chain head; the cassette holds the provider's raw bytes

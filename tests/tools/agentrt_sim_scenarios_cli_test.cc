@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
@@ -103,6 +104,55 @@ TEST(SimScenariosCliTest, DbKeepsTheAuditDatabasesForTheOperatorCommands) {
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
 }
 
+// Scenarios are written by others: their names never reach outside --db DIR, and a run never
+// replaces a file it did not create (the probe: `name: "../victim/prod"` replaced an audit
+// database and a file of notes beside it).
+TEST(SimScenariosCliTest, RunWithDbNeverWritesOutsideItsFolder) {
+  std::filesystem::path root = test_support::TestFolder();
+  std::filesystem::create_directories(root / "victim");
+  std::ofstream(root / "victim" / "prod.db") << "an audit database";
+  std::string hostile = Write("hostile.textproto",
+                              Scenario(R"( status: "completed" )", "name: \"../victim/prod\"\n"));
+  ProcessResult r = Agentrt({"sim", "run", hostile, "--db", (root / "out").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("hostile.textproto:"));
+  EXPECT_THAT(r.out, HasSubstr(": name: it names the scenario's database files, so it holds no "
+                               "'/', '\\' or '..'"));
+  EXPECT_EQ(ReadAll((root / "victim" / "prod.db").string()), "an audit database");
+  EXPECT_FALSE(std::filesystem::exists(root / "victim" / "prod.2.db"));
+}
+
+TEST(SimScenariosCliTest, RunWithDbNeverReplacesAFileItDidNotCreate) {
+  std::filesystem::path dir = test_support::TestFolder() / "dbs";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "notes.db") << "notes, not a database";
+  std::string notes = Write("notes.textproto", Scenario(R"( status: "completed" )"));
+  ProcessResult r = Agentrt({"sim", "run", notes, "--db", dir.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("notes.db exists already; a play never replaces a file"));
+  EXPECT_EQ(ReadAll((dir / "notes.db").string()), "notes, not a database");
+
+  // Not even an earlier run's databases: the second run fails and leaves them as they were.
+  std::string kept = Write("kept.textproto", Scenario(R"( status: "completed" )"));
+  ASSERT_EQ(Agentrt({"sim", "run", kept, "--db", dir.string()}).exit_code, 0);
+  std::string before = ReadAll((dir / "kept.db").string());
+  ProcessResult again = Agentrt({"sim", "run", kept, "--db", dir.string()});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.out, HasSubstr("kept.db exists already"));
+  EXPECT_EQ(ReadAll((dir / "kept.db").string()), before);
+}
+
+TEST(SimScenariosCliTest, RunRefusesAScenarioPastABoundNamingTheFieldAndTheLimit) {
+  std::string huge =
+      Write("huge.textproto",
+            "servers { name: \"fs\" tools { name: \"t\" calls { text_bytes: 536870912 } } }\n");
+  ProcessResult r = Agentrt({"sim", "run", huge});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("huge.textproto:1:"));
+  EXPECT_THAT(r.out, HasSubstr("servers[0].tools[0].calls[0].text_bytes: 536870912 is past the "
+                               "limit of 20971520 bytes"));
+}
+
 TEST(SimScenariosCliTest, SwarmPlaysEverySeedOfItsShard) {
   std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" )"));
   ProcessResult all = Agentrt({"sim", "swarm", pass, "--seeds", "12", "--jobs", "2"});
@@ -146,6 +196,40 @@ TEST(SimScenariosCliTest, ARobustExpectationBrokenByASeedIsPrintedWithItsReprodu
   // What the seed did is written out: its perturbations, or the crash it injected.
   EXPECT_THAT(ReadAll(shrunk),
               ::testing::AnyOf(HasSubstr("perturbations {"), HasSubstr("crash {")));
+}
+
+// The shrunk scenario goes where the command line says, beside the scenario by default: a
+// symbolic link someone left at that path (the folder holds others' files) is replaced, never
+// written through, and the scenario's path stays on its comment line.
+TEST(SimScenariosCliTest, ShrinkReplacesALinkAtItsPathInsteadOfWritingThroughIt) {
+  std::filesystem::path dir = test_support::TestFolder();
+  // Named: a base name with a line break is no scenario name.
+  std::string fragile = Write("two\nlines.textproto",
+                              Scenario(R"( status: "completed" robust: true )", "name: \"two\"\n"));
+  std::ofstream(dir / "precious") << "precious";
+  std::filesystem::create_symlink(dir / "precious", dir / "two\nlines.shrunk.textproto");
+  // Seed 1 leaves the write waiting for an operator (as `sim swarm` shows).
+  ProcessResult r = Agentrt({"sim", "shrink", fragile, "--seed", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(ReadAll((dir / "precious").string()), "precious");
+  std::filesystem::path shrunk = dir / "two\nlines.shrunk.textproto";
+  EXPECT_FALSE(std::filesystem::is_symlink(shrunk));
+  std::vector<std::string> lines = absl::StrSplit(ReadAll(shrunk.string()), '\n');
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_THAT(lines[0], HasSubstr("# Shrunk by: agentrt sim shrink "));
+  EXPECT_THAT(lines[0], HasSubstr("two lines.textproto --seed 1"));
+  EXPECT_THAT(lines[1], HasSubstr("# It fails with: "));
+}
+
+TEST(SimScenariosCliTest, AShrunkScenarioNamedAtTheLengthLimitKeepsItsNameAndReadsBack) {
+  std::string name(128, 'n');
+  std::string fragile = Write("long.textproto", Scenario(R"( status: "completed" robust: true )",
+                                                         absl::StrCat("name: \"", name, "\"\n")));
+  std::string shrunk = test_support::TestFile("long.shrunk.textproto");
+  ASSERT_EQ(Agentrt({"sim", "shrink", fragile, "--seed", "1", "--write", shrunk}).exit_code, 0);
+  ProcessResult r = Agentrt({"sim", "run", shrunk});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("FAIL  ", name, "  status: expected")));
 }
 
 TEST(SimScenariosCliTest, ShrinkRefusesWhatDoesNotFail) {

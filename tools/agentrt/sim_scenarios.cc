@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "runtime/base/atomic_file.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
@@ -55,8 +56,9 @@ second play ends on the same chain head.
 One line per scenario (PASS or FAIL, the first difference, the chain head), then a summary.
   --json        one JSON object instead: {"scenarios": [...], "passed": N, "failed": N}
   --junit FILE  also write JUnit XML, so a CI shows each scenario as a test
-  --db DIR      keep each scenario's audit databases in DIR, created if missing (default: in
-                memory)
+  --db DIR      keep each scenario's audit databases in DIR (created if missing) as
+                <name>.db and <name>.2.db, always new files: a scenario whose file exists
+                already fails, and the file is left as it was (default: in memory)
   --seed S      play each scenario under swarm seed S's perturbations, as `sim swarm` does:
                 the invariants and robust expectations are checked, and both plays must agree
 
@@ -149,7 +151,11 @@ std::vector<Played> PlayAll(const std::vector<std::string>& files, const sim::Ju
       p.verdict.status = "no run";
       p.verdict.difference = std::string(ToStd(scenario.status().message()));
     } else if (seed) {
-      sim::Verdict base = sim::JudgePerturbed(*scenario, opts);
+      // The unperturbed play only says what the seed can perturb: its databases are not kept,
+      // so the perturbed plays' are the ones at `<name>.db` and `<name>.2.db`.
+      sim::JudgeOptions in_memory = opts;
+      in_memory.db_dir.clear();
+      sim::Verdict base = sim::JudgePerturbed(*scenario, in_memory);
       p.verdict = sim::JudgePerturbed(
           sim::Perturb(*scenario, static_cast<std::uint64_t>(*seed), base), opts,
           /*determinism=*/true);
@@ -396,7 +402,11 @@ int SimShrink(const ParsedArgs& parsed) {
   sim::v1::Scenario perturbed = sim::Perturb(*scenario, static_cast<std::uint64_t>(seed), base);
   absl::StatusOr<sim::Shrunk> shrunk = sim::Shrink(perturbed);
   if (!shrunk.ok()) return Failure(command, json::Sanitize(ToStd(shrunk.status().message())));
-  shrunk->scenario.set_name(absl::StrCat(scenario->name(), "-seed-", seed, "-shrunk"));
+  // A name already at the length limit keeps itself: the shrunk file must read back.
+  if (std::string name = absl::StrCat(scenario->name(), "-seed-", seed, "-shrunk");
+      sim::CheckScenarioName(name).ok()) {
+    shrunk->scenario.set_name(name);
+  }
   if (!shrunk->scenario.expect().robust()) {
     // The expectations were the unperturbed story's; the shrunk one expects what it does, so
     // `sim run` on it shows the broken invariant and nothing else.
@@ -413,13 +423,17 @@ int SimShrink(const ParsedArgs& parsed) {
         file.size() > 10 && file.ends_with(".textproto") ? file.substr(0, file.size() - 10) : file;
     out = stem + ".shrunk.textproto";
   }
-  std::string text = absl::StrCat("# Shrunk by: agentrt sim shrink ", file, " --seed ", seed,
-                                  "\n# It fails with: ", json::Sanitize(shrunk->verdict.difference),
-                                  "\n", sim::ScenarioText(shrunk->scenario));
-  std::ofstream stream(out, std::ios::binary | std::ios::trunc);
-  stream << text;
-  stream.close();
-  if (!stream) return Failure(command, "cannot write " + json::Sanitize(out));
+  // Sanitized, the path stays on its comment line: a line break in it would make the rest
+  // scenario text.
+  std::string text =
+      absl::StrCat("# Shrunk by: agentrt sim shrink ", json::Sanitize(file), " --seed ", seed,
+                   "\n# It fails with: ", json::Sanitize(shrunk->verdict.difference), "\n",
+                   sim::ScenarioText(shrunk->scenario));
+  // Replaced atomically: a symbolic link someone left at the path is replaced, never followed,
+  // so the write lands where the path says, beside the scenario (or at --write).
+  if (absl::Status written = WriteFileAtomically(out, text, "shrunk scenario"); !written.ok()) {
+    return Failure(command, json::Sanitize(ToStd(written.message())));
+  }
   std::cout << "shrunk in " << shrunk->plays << " plays to " << json::Sanitize(out)
             << "\nit fails with: " << json::Sanitize(shrunk->verdict.difference) << "\n";
   return kExitOk;

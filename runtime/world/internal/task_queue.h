@@ -45,8 +45,11 @@ class TaskQueue {
     return queue_.begin()->first.due;
   }
 
-  // Takes the earliest task due at or before `limit`, marking it running on `runner`.
-  std::optional<Ready> TakeDue(absl::Time limit, std::thread::id runner) {
+  // Takes the earliest task due at or before `limit`, marking it running on `runner`. With
+  // `latest_only`, a repeating task due several times by `limit` with no other task due in
+  // between is taken once, at the last of those times (its runs in between are skipped), so
+  // the tasks keep their order whatever is skipped.
+  std::optional<Ready> TakeDue(absl::Time limit, std::thread::id runner, bool latest_only = false) {
     if (queue_.empty() || queue_.begin()->first.due > limit) return std::nullopt;
     auto it = queue_.begin();
     TaskId id = it->second;
@@ -54,6 +57,9 @@ class TaskQueue {
     Entry& entry = entries_.at(id);
     entry.running = true;
     entry.runner = runner;
+    if (latest_only && entry.period > absl::ZeroDuration()) {
+      entry.due += entry.period * Skippable(entry.due, entry.period, limit);
+    }
     return Ready{id, entry.due, std::move(entry.body)};
   }
 
@@ -108,6 +114,22 @@ class TaskQueue {
   std::size_t size() const { return entries_.size(); }
 
  private:
+  // How many periods a repeating task due at `due` can skip and still run before every other
+  // task (which, at an equal time, was queued first and runs first) and by `limit`.
+  std::int64_t Skippable(absl::Time due, absl::Duration period, absl::Time limit) const {
+    absl::Time horizon = limit;
+    bool before_other = false;
+    if (!queue_.empty() && queue_.begin()->first.due <= limit) {
+      horizon = queue_.begin()->first.due;
+      before_other = true;
+    }
+    if (horizon <= due || horizon == absl::InfiniteFuture()) return 0;
+    absl::Duration rest;
+    std::int64_t periods = absl::IDivDuration(horizon - due, period, &rest);
+    if (before_other && rest == absl::ZeroDuration() && periods > 0) --periods;
+    return periods;
+  }
+
   struct Key {
     absl::Time due;
     std::uint64_t seq;

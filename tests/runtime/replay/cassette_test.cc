@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "runtime/base/crc32c.h"
 #include "runtime/replay/cassette_file.h"
@@ -393,6 +394,65 @@ TEST_F(CassetteFileTest, ExchangesAReplayCouldNotTrustAreRefusedNamingTheExchang
     EXPECT_THAT(added.message(), HasSubstr(c.message));
     EXPECT_EQ(cassette.size(), c.exchanges.size() - 1);
   }
+}
+
+// A run of task 1 with `runs` runs of it nested one inside the other, the innermost reading
+// the clock: what a task moving a manual clock records.
+v1::Exchange NestedRuns(int runs) {
+  v1::Exchange e;
+  e.mutable_clock()->set_clock("run");
+  e.mutable_clock()->set_now(1);
+  for (int i = 0; i < runs; ++i) {
+    v1::Exchange run;
+    run.mutable_scheduler()->set_scheduler("lease");
+    run.mutable_scheduler()->mutable_firing()->set_task(1);
+    *run.mutable_scheduler()->mutable_firing()->add_nested() = std::move(e);
+    e = std::move(run);
+  }
+  return e;
+}
+
+// `cassette dump --json` prints each exchange with protobuf's JSON printer, which stops at 64
+// levels of message: what the reader accepts it must be able to print, so task runs nest at
+// most kMaxTaskNesting deep, in a file, in memory and in a recording.
+TEST_F(CassetteFileTest, TaskRunsNestedPastTheLimitAreRefusedNamingTheExchange) {
+  v1::Exchange scheduled = OneOfEachKind()[4];
+  ASSERT_EQ(OpOf(scheduled), Op::kTaskScheduled);
+  absl::StatusOr<Cassette> deepest = ParseCassette(
+      File({Header(), ExchangeRecord(scheduled), ExchangeRecord(NestedRuns(kMaxTaskNesting))}),
+      "deep.cassette");
+  ASSERT_TRUE(deepest.ok()) << deepest.status();
+  std::string json;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  EXPECT_TRUE(
+      google::protobuf::util::MessageToJsonString(deepest->exchange(1), &json, options).ok());
+  EXPECT_THAT(json, HasSubstr(R"("now":"1")"));
+
+  absl::StatusOr<Cassette> deeper = ParseCassette(
+      File({Header(), ExchangeRecord(scheduled), ExchangeRecord(NestedRuns(kMaxTaskNesting + 1))}),
+      "deep.cassette");
+  EXPECT_EQ(deeper.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(deeper.status().message(),
+              HasSubstr("cassette deep.cassette: exchange 2 (task run): its exchange 1: "));
+  EXPECT_THAT(deeper.status().message(),
+              HasSubstr("task runs nested more than 16 deep (the limit)"));
+  Cassette in_memory;
+  ASSERT_TRUE(in_memory.Add(scheduled).ok());
+  EXPECT_THAT(in_memory.Add(NestedRuns(kMaxTaskNesting + 1)).message(),
+              HasSubstr("task runs nested more than 16 deep"));
+
+  // A recording that nests deeper fails rather than write what no reader would accept.
+  CassetteRecorder recorder;
+  for (int i = 0; i <= kMaxTaskNesting; ++i) recorder.BeginTask();
+  for (int i = 0; i <= kMaxTaskNesting; ++i) recorder.EndTask("lease", 1, false).IgnoreError();
+  EXPECT_EQ(recorder.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(recorder.status().message(), HasSubstr("task runs nested more than 16 deep"));
+  CassetteRecorder shallow;
+  ASSERT_TRUE(shallow.Record(scheduled).ok());
+  for (int i = 0; i < kMaxTaskNesting; ++i) shallow.BeginTask();
+  for (int i = 0; i < kMaxTaskNesting; ++i) EXPECT_TRUE(shallow.EndTask("lease", 1, false).ok());
+  EXPECT_TRUE(shallow.status().ok()) << shallow.status();
 }
 
 TEST_F(CassetteFileTest, ABadChainHeadIsRefused) {

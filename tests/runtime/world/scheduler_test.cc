@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
@@ -64,6 +65,37 @@ TEST(ManualSchedulerTest, RepeatingTasksKeepTheirCadenceAndCatchUpOnAJump) {
   EXPECT_EQ(beats.size(), 5u);
   EXPECT_EQ(beats.back(), absl::Seconds(50));
   EXPECT_FALSE(clock.Cancel(id));  // already finished for good
+}
+
+// With Repeats::kLatest a repeating task runs once for the due times a move passes, at the last
+// of them, yet never after a task due later than that: the order of runs is the order of
+// every-period runs, with the skipped ones left out.
+TEST(ManualSchedulerTest, LatestRepeatsRunOnceAtTheirLastDueTimeBeforeTheNextTask) {
+  ManualClock clock(kStart,
+                    {.waits = ManualClock::Waits::kJump, .repeats = ManualClock::Repeats::kLatest});
+  std::vector<std::string> ran;
+  auto at = [&](std::string what) {
+    ran.push_back(absl::StrCat(what, "@", absl::ToInt64Seconds(clock.Now() - kStart)));
+  };
+  clock.RunEvery(kStart + absl::Seconds(10), absl::Seconds(10), [&] {
+    at("beat");
+    return true;
+  });
+  clock.RunAt(kStart + absl::Seconds(35), [&] { at("call"); });
+  clock.RunAt(kStart + absl::Seconds(60), [&] { at("answer"); });
+  absl::Notification never;
+  EXPECT_FALSE(clock.WaitUntil(never, kStart + absl::Hours(24)));
+  // A beat due at 60 s as well was scheduled after the answer, so runs after it.
+  EXPECT_THAT(ran, ElementsAre("beat@30", "call@35", "beat@50", "answer@60", "beat@86400"));
+  EXPECT_EQ(clock.task_runs(), 5);
+  EXPECT_EQ(clock.Now(), kStart + absl::Hours(24));
+
+  ManualClock every(kStart, {.waits = ManualClock::Waits::kJump});
+  int beats = 0;
+  every.RunEvery(kStart + absl::Seconds(10), absl::Seconds(10), [&] { return ++beats > 0; });
+  EXPECT_FALSE(every.WaitUntil(never, kStart + absl::Hours(1)));
+  EXPECT_EQ(beats, 360);
+  EXPECT_EQ(every.task_runs(), 360);
 }
 
 TEST(ManualSchedulerTest, CancelStopsAWaitingTaskAndATaskMayCancelItself) {
