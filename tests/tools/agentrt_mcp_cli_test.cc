@@ -185,6 +185,14 @@ TEST_F(AgentrtMcpCliTest, UsageErrorsExitTwoAndEveryHelpExitsZero) {
     SCOPED_TRACE(::testing::PrintToString(args));
     EXPECT_EQ(Agentrt(args).exit_code, 2);
   }
+  // A missing --config is the command line's fault, whatever the subcommand.
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"mcp", "pin"}, {"mcp", "check"}, {"mcp", "tools"}, {"mcp", "call", "--tool", "t"}}) {
+    SCOPED_TRACE(::testing::PrintToString(args));
+    ProcessResult r = Agentrt(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, HasSubstr("--config FILE is required\nRun 'agentrt mcp "));
+  }
   for (const char* sub : {"pin", "check", "tools", "call"}) {
     EXPECT_EQ(Agentrt({"mcp", sub, "--help"}).exit_code, 0) << sub;
   }

@@ -103,10 +103,20 @@ Exit status: 0 the call ran (or waits for an operator), 1 it was refused, failed
 made, 2 usage error.
 )";
 
-absl::StatusOr<mcp::Config> LoadConfig() {
+// LoadConfig reads --config. Without one it prints the usage error and sets `*exit`; the
+// file's own errors are a failure (1), a missing flag a usage error (2), like any other.
+std::optional<mcp::Config> LoadConfig(std::string_view command, int* exit) {
   std::string path = absl::GetFlag(FLAGS_config);
-  if (path.empty()) return absl::InvalidArgumentError("--config FILE is required");
-  return mcp::ReadConfig(path);
+  if (path.empty()) {
+    *exit = UsageError(command, "--config FILE is required");
+    return std::nullopt;
+  }
+  absl::StatusOr<mcp::Config> config = mcp::ReadConfig(path);
+  if (!config.ok()) {
+    *exit = Failure(command, ToStd(config.status().message()));
+    return std::nullopt;
+  }
+  return *std::move(config);
 }
 
 std::vector<const mcp::ServerConfig*> Selected(const mcp::Config& config, bool* unknown) {
@@ -142,8 +152,8 @@ int Pin(std::span<const std::string> args) {
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed = ParseFlags("mcp pin", args, kFlags, kPinHelp, &exit);
   if (!parsed) return exit;
-  absl::StatusOr<mcp::Config> config = LoadConfig();
-  if (!config.ok()) return Failure("mcp pin", ToStd(config.status().message()));
+  std::optional<mcp::Config> config = LoadConfig("mcp pin", &exit);
+  if (!config) return exit;
   bool unknown = false;
   std::vector<const mcp::ServerConfig*> servers = Selected(*config, &unknown);
   if (unknown) return UsageError("mcp pin", "no configured server is named that");
@@ -182,8 +192,8 @@ int Check(std::span<const std::string> args) {
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed = ParseFlags("mcp check", args, kFlags, kCheckHelp, &exit);
   if (!parsed) return exit;
-  absl::StatusOr<mcp::Config> config = LoadConfig();
-  if (!config.ok()) return Failure("mcp check", ToStd(config.status().message()));
+  std::optional<mcp::Config> config = LoadConfig("mcp check", &exit);
+  if (!config) return exit;
   bool json = absl::GetFlag(FLAGS_json);
   int status = kExitOk;
   int registered = 0, refused = 0, unclassified = 0;
@@ -220,8 +230,8 @@ int Tools(std::span<const std::string> args) {
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed = ParseFlags("mcp tools", args, kFlags, kToolsHelp, &exit);
   if (!parsed) return exit;
-  absl::StatusOr<mcp::Config> config = LoadConfig();
-  if (!config.ok()) return Failure("mcp tools", ToStd(config.status().message()));
+  std::optional<mcp::Config> config = LoadConfig("mcp tools", &exit);
+  if (!config) return exit;
   bool unknown = false;
   std::vector<const mcp::ServerConfig*> servers = Selected(*config, &unknown);
   if (unknown) return UsageError("mcp tools", "no configured server is named that");
@@ -296,8 +306,8 @@ int Call(std::span<const std::string> args) {
   if (resume.empty() == tool.empty()) {
     return UsageError("mcp call", "give --tool NAME (with --args) or --resume RUN");
   }
-  absl::StatusOr<mcp::Config> config = LoadConfig();
-  if (!config.ok()) return Failure("mcp call", ToStd(config.status().message()));
+  std::optional<mcp::Config> config = LoadConfig("mcp call", &exit);
+  if (!config) return exit;
   std::string db = parsed->Given("db") ? absl::GetFlag(FLAGS_db) : config->database;
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
   if (!world.ok()) return Failure("mcp call", ToStd(world.status().message()));
