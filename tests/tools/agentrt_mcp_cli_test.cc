@@ -270,6 +270,48 @@ TEST_F(AgentrtMcpCliTest, WhatAServerChoseReachesTheTerminalEscapedOnOneLine) {
   EXPECT_EQ(lines.size(), 3u) << tools.out;  // the header and two tools
 }
 
+// What a call's result holds is the server's choice: text output escapes it like every other
+// server-chosen string; --json keeps the recorded canonical JSON as it is, for tools to read.
+TEST_F(AgentrtMcpCliTest, ACallsResultIsEscapedOnTheTerminalAndRawInJson) {
+  struct Hostile {
+    std::string name;
+    std::string raw;
+    std::string shown;
+  };
+  const std::vector<Hostile> characters = {
+      {"right-to-left override U+202E", "\xE2\x80\xAE", "\\u{202e}"},
+      {"C1 control sequence introducer U+009B", "\xC2\x9B", "\\x9b"},
+      {"DEL", "\x7F", "\\x7f"},
+      {"zero-width space U+200B", "\xE2\x80\x8B", "\\u{200b}"},
+      {"line separator U+2028", "\xE2\x80\xA8", "\\u{2028}"},
+  };
+  std::string text = "ok";
+  for (const Hostile& c : characters) text += c.raw + "31m";
+  Write("call-read_file.json",
+        R"({"content":[{"type":"text","text":)" + json::JsonString(text) + "}]}");
+  ASSERT_EQ(Mcp({"pin", "--config", Config()}).exit_code, 0);
+  std::vector<std::string> call = {"call",         "--config", Config(),         "--tool",
+                                   "fs_read_file", "--args",   R"({"path":"a"})"};
+
+  ProcessResult shown = Mcp(call);
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  for (const Hostile& c : characters) {
+    SCOPED_TRACE(c.name);
+    EXPECT_THAT(shown.out, Not(HasSubstr(c.raw)));
+    EXPECT_THAT(shown.out, HasSubstr(c.shown + "31m"));
+  }
+
+  call.push_back("--json");
+  ProcessResult machine = Mcp(call);
+  ASSERT_EQ(machine.exit_code, 0) << machine.err;
+  absl::StatusOr<json::Document> parsed = json::Parse(machine.out);
+  ASSERT_TRUE(parsed.ok()) << parsed.status() << machine.out;
+  EXPECT_EQ(parsed->root().Find("status")->string_value(), "COMPLETED");
+  std::optional<json::Value> result = parsed->root().Find("result");
+  ASSERT_TRUE(result.has_value()) << machine.out;
+  EXPECT_THAT(machine.out, HasSubstr(json::JsonString(text)));
+}
+
 TEST(FixtureServersTest, ArePinnedToExactVersionsAndLockedByIntegrity) {
   // The real servers the tests and the demo start: exact versions, and every installed package
   // locked with a SHA-512 integrity, so `npm ci` installs exactly what was reviewed.

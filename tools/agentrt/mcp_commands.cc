@@ -46,9 +46,10 @@ Subcommands:
   pin     --config F [--server NAME]        record what each server presents (its manifest)
   check   --config F [--json]               what a load would register and refuse, offline
   tools   --config F [--server NAME] [--json]  the live listing, and whether it matches its pin
-  call    --config F --tool NAME --args JSON [--db PATH]
+  call    --config F --tool NAME --args JSON [--db PATH] [--json]
                                             one governed call, recorded as a one-step run
-  call    --config F --resume RUN [--db PATH]   go on with a call an operator approved
+  call    --config F --resume RUN [--db PATH] [--json]
+                                            go on with a call an operator approved
 
 Run 'agentrt mcp SUBCOMMAND --help' for details.
 )";
@@ -89,15 +90,17 @@ Exit status: 0 listed, 1 a server could not be listed, 2 usage error.
 )";
 
 constexpr char kCallHelp[] =
-    R"(Usage: agentrt mcp call --config FILE --tool NAME --args JSON [--db PATH]
-       agentrt mcp call --config FILE --resume RUN [--db PATH]
+    R"(Usage: agentrt mcp call --config FILE --tool NAME --args JSON [--db PATH] [--json]
+       agentrt mcp call --config FILE --resume RUN [--db PATH] [--json]
 
 One governed call from the shell: loads every configured server against its manifest and rules,
 then runs a one-step run in the audit database (--db, or the configuration's `database`): the
 request is recorded, validated against the tool's schema, judged by the configuration's
-policy, executed, and its outcome recorded. Prints the mapped result. A call the policy sends
-to an operator pauses the run and says how to approve it; --resume RUN then executes exactly
-the approved call.
+policy, executed, and its outcome recorded. Prints the mapped result, escaped for the terminal
+like all server text. A call the policy sends to an operator pauses the run and says how to
+approve it; --resume RUN then executes exactly the approved call. --json prints one object
+instead: {"run", "database", "status", "reason", "reason_detail", "result"}, the result as the
+canonical JSON the run recorded, unescaped.
 
 Exit status: 0 the call ran (or waits for an operator), 1 it was refused, failed or could not be
 made, 2 usage error.
@@ -297,7 +300,7 @@ int Tools(std::span<const std::string> args) {
 }
 
 int Call(std::span<const std::string> args) {
-  constexpr std::string_view kFlags[] = {"config", "tool", "args", "db", "resume"};
+  constexpr std::string_view kFlags[] = {"config", "tool", "args", "db", "resume", "json"};
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed = ParseFlags("mcp call", args, kFlags, kCallHelp, &exit);
   if (!parsed) return exit;
@@ -347,6 +350,22 @@ int Call(std::span<const std::string> args) {
       resume.empty() ? (*driver)->Start(absl::StrCat("call ", tool, " from the shell"), limits)
                      : (*driver)->Resume(resume);
   if (!run.ok()) return Failure("mcp call", ToStd(run.status().message()));
+  bool failed =
+      run->status != RunStatus::kCompleted && run->status != RunStatus::kWaitingForApproval;
+  if (absl::GetFlag(FLAGS_json)) {
+    // The machine form keeps the result as the server's bytes mapped it (canonical JSON); the
+    // reader's own tooling decides how to show it.
+    std::cout << json::JsonObject()
+                     .String("run", run->id)
+                     .String("database", db)
+                     .String("status", ToString(run->status))
+                     .StringIfSet("reason", run->reason)
+                     .StringIfSet("reason_detail", run->reason_detail)
+                     .RawIfSet("result", run->result)
+                     .Build()
+              << "\n";
+    return failed ? kExitFailure : kExitOk;
+  }
   std::cout << "run " << run->id << " in " << json::Sanitize(db) << ": " << ToString(run->status);
   if (!run->reason.empty()) std::cout << " (" << json::Sanitize(run->reason) << ")";
   std::cout << "\n";
@@ -360,11 +379,14 @@ int Call(std::span<const std::string> args) {
               << " --resume " << run->id << "\n";
     return kExitOk;
   }
-  if (run->status != RunStatus::kCompleted) {
+  if (failed) {
     return Failure("mcp call",
                    json::Sanitize(run->reason_detail.empty() ? run->reason : run->reason_detail));
   }
-  std::cout << run->result << "\n";
+  // The result is what the server sent, mapped: canonical JSON escapes only C0 controls, so
+  // bidi overrides, C1 controls (U+009B is CSI to many terminals), DEL and invisible or
+  // line-separating characters would reach the terminal as they are.
+  std::cout << json::Sanitize(run->result) << "\n";
   return kExitOk;
 }
 
