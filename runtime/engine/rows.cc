@@ -35,6 +35,21 @@ std::optional<Enum> Parse(std::string_view text, const Enum (&values)[N]) {
   return std::nullopt;
 }
 
+// A stored status outside the vocabulary is damage, not a state to act on: it reads as
+// `fallback`, and the text is kept in `*unknown` for whatever shows the row (Run::unknown_status).
+template <typename Enum, std::size_t N>
+Enum ParseStatus(std::string text, const Enum (&values)[N], Enum fallback, std::string* unknown) {
+  if (std::optional<Enum> status = Parse(text, values); status.has_value()) {
+    unknown->clear();
+    return *status;
+  }
+  *unknown = std::move(text);
+  return fallback;
+}
+
+constexpr RunStatus kRunStatuses[] = {RunStatus::kRunning,     RunStatus::kWaitingForApproval,
+                                      RunStatus::kInterrupted, RunStatus::kCompleted,
+                                      RunStatus::kFailed,      RunStatus::kCancelled};
 constexpr StepStatus kStepStatuses[] = {StepStatus::kDeciding,  StepStatus::kAwaitingApproval,
                                         StepStatus::kExecuting, StepStatus::kDone,
                                         StepStatus::kFailed,    StepStatus::kInterrupted};
@@ -70,7 +85,7 @@ Run RunFromCappedRow(const SqlRow& r) {
   Run run;
   run.id = r[0];
   run.goal = r[1];
-  run.status = ParseRunStatus(r[2]).value_or(RunStatus::kFailed);
+  run.status = ParseStatus(r[2], kRunStatuses, RunStatus::kFailed, &run.unknown_status);
   run.reason = r[3];
   run.reason_detail = r[4];
   run.step_count = static_cast<int>(ToInt(r[5]));
@@ -117,14 +132,10 @@ Step DecodeStep(const SqlRow& r, std::string_view run_id) {
   s.id = r[0];
   s.run_id = std::string(run_id);
   s.index = static_cast<int>(ToInt(r[1]));
-  // A status the runtime never writes is damage, not a state to act on: it reads as failed and
-  // says so, like a column that is not JSON.
-  if (std::optional<StepStatus> status = Parse(r[2], kStepStatuses); status.has_value()) {
-    s.status = *status;
-  } else {
-    s.status = StepStatus::kFailed;
-    s.decode_error += "status: not a step status; ";
-  }
+  // A status the runtime never writes reads as failed and says so, like a column that is not
+  // JSON.
+  s.status = ParseStatus(r[2], kStepStatuses, StepStatus::kFailed, &s.unknown_status);
+  if (!s.unknown_status.empty()) s.decode_error += "status: not a step status; ";
   auto text = [](const json::Document& doc, std::string_view key) {
     return json::MemberText(doc.root(), key);
   };
@@ -193,7 +204,7 @@ Approval ApprovalFromRow(const SqlRow& r) {
   a.presentation = r[5];
   a.request = r[6];
   a.hash = r[7];
-  a.status = Parse(r[8], kApprovalStatuses).value_or(ApprovalStatus::kPending);
+  a.status = ParseStatus(r[8], kApprovalStatuses, ApprovalStatus::kPending, &a.unknown_status);
   a.created_at = TimeOf(r[9]);
   a.expires_at = TimeOf(r[10]);
   a.decided_at = TimeOf(r[11]);
@@ -266,7 +277,7 @@ namespace {
 
 // Decodes AGENTRT_CHANGING_RUN_COLUMNS from `r`, starting at column `at`, into `run`.
 void ChangingColumns(SqlRow& r, std::size_t at, Run& run) {
-  run.status = ParseRunStatus(r[at]).value_or(RunStatus::kFailed);
+  run.status = ParseStatus(std::move(r[at]), kRunStatuses, RunStatus::kFailed, &run.unknown_status);
   run.reason = std::move(r[at + 1]);
   run.reason_detail = std::move(r[at + 2]);
   run.step_count = static_cast<int>(ToInt(r[at + 3]));
