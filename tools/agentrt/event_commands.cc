@@ -196,8 +196,8 @@ int RunEventsCommand(std::span<const std::string> args) {
           absl::StrCat("no events from offset ", offset, "; the run has ", page->total, "\n")));
     }
   }
-  if (!written.ok()) return Failure("events", ToStd(written.message()));
-  return kExitOk;
+  // Only standard output can fail here, and the dispatch names why (CheckedStdout).
+  return written.ok() ? kExitOk : kExitFailure;
 }
 
 int RunVerifyCommand(std::span<const std::string> args) {
@@ -319,7 +319,6 @@ int RunVerifyCommand(std::span<const std::string> args) {
       }
     }
   }
-  std::cout.flush();
   bool ok = intact && reached && (!kept || kept_matches);
   return ok ? kExitOk : kExitFailure;
 }
@@ -380,6 +379,8 @@ int RunExportCommand(std::span<const std::string> args) {
       followed = head.status();
     }
   }
+  // A write that failed stopped the follower; the dispatch says why (CheckedStdout).
+  if (!followed.ok() && !std::cout.good()) return kExitFailure;
   if (!followed.ok()) return Failure("export", ToStd(followed.message()));
   return kExitOk;
 }
