@@ -337,7 +337,8 @@ absl::Status Store::CheckSchema() {
   if (!objects->empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("database ", path_, " holds a ", (*objects)[0][0], " named \"",
-                     (*objects)[0][1], "\", which agentrt never creates; refusing to use it"));
+                     ToAbsl(json::Sanitize((*objects)[0][1])),
+                     "\", which agentrt never creates; refusing to use it"));
   }
   absl::StatusOr<std::vector<SqlRow>> table =
       tx.Query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");

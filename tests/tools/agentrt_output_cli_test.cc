@@ -1,6 +1,8 @@
 // What every `agentrt` command writes, as the operating system takes it: the built binary as a
 // child process. A command whose standard output cannot be written (a full disk: /dev/full)
-// fails naming why, whatever it found.
+// fails naming why, whatever it found; and whatever a user typed, the environment, a file or a
+// database put into a message reaches standard error escaped.
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -14,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/json_object.h"
+#include "runtime/json/utf8.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
@@ -153,6 +156,81 @@ TEST_F(AgentrtOutputCliTest, EveryCommandFailsNamingTheErrorWhenItsOutputCannotB
   // The same commands on a pipe that takes everything are fine.
   ProcessResult verify = Agentrt({"verify", "--db", db});
   EXPECT_EQ(verify.exit_code, 0) << verify.err;
+}
+
+// Terminal control in what a message echoes: ESC sequences (CSI, an OSC 8 hyperlink), BEL, C1
+// controls and bytes that are not UTF-8.
+constexpr char kHostile[] =
+    "\x1b]8;;https://evil.example/\x07"
+    "click\x1b]8;;\x07\x1b[2J\xc2\x9b"
+    "31m\xff";
+
+// Standard error carries nothing that drives a terminal: no C0 control but the line ends, no
+// DEL, no C1 control, nothing that is not UTF-8.
+void ExpectInert(const std::string& err) {
+  EXPECT_TRUE(json::IsValidUtf8(err)) << err;
+  for (std::size_t i = 0; i < err.size(); ++i) {
+    auto c = static_cast<unsigned char>(err[i]);
+    EXPECT_FALSE((c < 0x20 && c != '\n') || c == 0x7F)
+        << "control byte " << int{c} << " in " << err;
+    bool c1 = c == 0xC2 && i + 1 < err.size() && static_cast<unsigned char>(err[i + 1]) >= 0x80 &&
+              static_cast<unsigned char>(err[i + 1]) <= 0x9F;
+    EXPECT_FALSE(c1) << "C1 control in " << err;
+  }
+}
+
+TEST_F(AgentrtOutputCliTest, EveryEchoedValueReachesStandardErrorEscaped) {
+  std::string db = Path("runs.db");
+  Ok({"demo", "scripted", "--db", db});
+  // A database others made: a view named to drive the terminal.
+  std::string hostile_db = Path("hostile.db");
+  ASSERT_EQ(::system(("cp " + db + " " + hostile_db).c_str()), 0);
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(hostile_db.c_str(), &handle), SQLITE_OK);
+  std::string view = std::string("CREATE VIEW \"") + kHostile + "\" AS SELECT 1";
+  ASSERT_EQ(sqlite3_exec(handle, view.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(handle);
+  WriteMcpConfig();
+  Write("schema.json", R"({"type":"object"})");
+  std::string missing = Path(kHostile);
+
+  struct Row {
+    std::string name;
+    std::vector<std::string> args;
+    std::vector<std::string> env;
+    int exit_code;
+  };
+  const std::vector<Row> rows = {
+      {"an unknown command", {kHostile}, {}, 2},
+      {"an unknown flag's name", {"runs", std::string("--") + kHostile, "--db", db}, {}, 2},
+      {"an unknown flag's value", {"runs", std::string("--") + kHostile + "=1", "--db", db}, {}, 2},
+      {"a rejected flag value", {"runs", "--limit", kHostile, "--db", db}, {}, 2},
+      {"a rejected duration", {"export", "--interval", kHostile, "--db", db}, {}, 2},
+      {"an unknown subcommand", {"mcp", kHostile}, {}, 2},
+      {"an unexpected argument", {"verify", kHostile, "--db", db}, {}, 2},
+      {"--db", {"runs", "--db", missing}, {}, 1},
+      {"AGENTRT_DB", {"runs"}, {"AGENTRT_DB=" + missing}, 1},
+      {"a run id", {"show", kHostile, "--db", db}, {}, 1},
+      {"the configuration", {"mcp", "check", "--config", missing}, {}, 1},
+      {"a secret file",
+       {"webhook", "serve", "--db", db, "--listen", "127.0.0.1:0", "--secret_file", missing},
+       {},
+       1},
+      {"a JSON document", {"json", "canon", missing}, {}, 1},
+      {"a schema", {"schema", "check", missing}, {}, 2},
+      {"an instance", {"schema", "validate", Path("schema.json"), missing}, {}, 2},
+      {"a cassette", {"cassette", "check", missing}, {}, 1},
+      {"a scenario", {"sim", "run", missing}, {}, 1},
+      {"a database's view", {"runs", "--db", hostile_db}, {}, 1},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    ProcessResult r = AgentrtWith(row.args, {.env = row.env});
+    EXPECT_EQ(r.exit_code, row.exit_code) << r.err;
+    EXPECT_THAT(r.err, StartsWith("agentrt"));
+    EXPECT_THAT(r.err, HasSubstr("\\x1b]8;;https://evil.example/\\x07click")) << r.err;
+    ExpectInert(r.err);
+  }
 }
 
 }  // namespace
