@@ -109,6 +109,10 @@ struct Run {
   std::string id;
   std::string goal;
   RunStatus status = RunStatus::kRunning;
+  // A run read from a database whose status column holds none of RunStatus's words (a damaged
+  // or edited row): the text as stored, and `status` reads kFailed, so nothing acts on the run.
+  // Empty otherwise. What shows the run shows this, never the status it was read as.
+  std::string unknown_status;
   std::string reason;
   std::string reason_detail;
   Limits limits;
@@ -130,6 +134,7 @@ struct Step {
   std::string run_id;
   int index = 0;
   StepStatus status = StepStatus::kDeciding;
+  std::string unknown_status;  // as Run::unknown_status; `status` reads kFailed
   std::optional<Decision> decision;
   std::optional<PolicyDecision> policy;
   std::optional<Observation> observation;
@@ -152,6 +157,9 @@ struct Approval {
   std::string request;       // canonical JSON: {args, run_id, spec, step_id}
   std::string hash;
   ApprovalStatus status = ApprovalStatus::kPending;
+  // As Run::unknown_status; `status` reads kPending, and no decision can change such a row (a
+  // decision changes only a row whose stored status is "pending").
+  std::string unknown_status;
   absl::Time created_at = absl::InfinitePast();
   absl::Time expires_at = absl::InfinitePast();  // InfinitePast: never
   absl::Time decided_at = absl::InfinitePast();

@@ -35,6 +35,21 @@ std::optional<Enum> Parse(std::string_view text, const Enum (&values)[N]) {
   return std::nullopt;
 }
 
+// A stored status outside the vocabulary is damage, not a state to act on: it reads as
+// `fallback`, and the text is kept in `*unknown` for whatever shows the row (Run::unknown_status).
+template <typename Enum, std::size_t N>
+Enum ParseStatus(std::string text, const Enum (&values)[N], Enum fallback, std::string* unknown) {
+  if (std::optional<Enum> status = Parse(text, values); status.has_value()) {
+    unknown->clear();
+    return *status;
+  }
+  *unknown = std::move(text);
+  return fallback;
+}
+
+constexpr RunStatus kRunStatuses[] = {RunStatus::kRunning,     RunStatus::kWaitingForApproval,
+                                      RunStatus::kInterrupted, RunStatus::kCompleted,
+                                      RunStatus::kFailed,      RunStatus::kCancelled};
 constexpr StepStatus kStepStatuses[] = {StepStatus::kDeciding,  StepStatus::kAwaitingApproval,
                                         StepStatus::kExecuting, StepStatus::kDone,
                                         StepStatus::kFailed,    StepStatus::kInterrupted};
@@ -49,12 +64,19 @@ constexpr ApprovalStatus kApprovalStatuses[] = {ApprovalStatus::kPending, Approv
 
 // --- Runs ---
 
+// The first `cap` bytes of a text column. Cut as a blob: SQLite's text functions (substr,
+// length) end a text at its first NUL, which would show a goal "Summarise the report\0and then
+// delete every backup" as its first three words; a blob's bytes are all counted.
+std::string Head(std::string_view column, int cap) {
+  return absl::StrCat("substr(CAST(", ToAbsl(column), " AS BLOB), 1, ?", cap, ")");
+}
+
 // The columns a capped run read returns, in RunFromCappedRow's order; parameter `cap` holds the
-// cut.
+// cut, in bytes (the view cuts again at a character, view::DisplayText).
 std::string SelectCappedRuns(std::string_view rest, int cap) {
-  return absl::StrCat("SELECT id, substr(goal, 1, ?", cap, "), status, substr(reason, 1, ?", cap,
-                      "), substr(reason_detail, 1, ?", cap,
-                      "), step_count, created_at, finished_at, model_calls, input_tokens, "
+  return absl::StrCat("SELECT id, ", Head("goal", cap), ", ", Head("status", cap), ", ",
+                      Head("reason", cap), ", ", Head("reason_detail", cap),
+                      ", step_count, created_at, finished_at, model_calls, input_tokens, "
                       "output_tokens, cached_input_tokens, estimated_cost_micros FROM runs ",
                       ToAbsl(rest));
 }
@@ -63,7 +85,7 @@ Run RunFromCappedRow(const SqlRow& r) {
   Run run;
   run.id = r[0];
   run.goal = r[1];
-  run.status = ParseRunStatus(r[2]).value_or(RunStatus::kFailed);
+  run.status = ParseStatus(r[2], kRunStatuses, RunStatus::kFailed, &run.unknown_status);
   run.reason = r[3];
   run.reason_detail = r[4];
   run.step_count = static_cast<int>(ToInt(r[5]));
@@ -110,14 +132,10 @@ Step DecodeStep(const SqlRow& r, std::string_view run_id) {
   s.id = r[0];
   s.run_id = std::string(run_id);
   s.index = static_cast<int>(ToInt(r[1]));
-  // A status the runtime never writes is damage, not a state to act on: it reads as failed and
-  // says so, like a column that is not JSON.
-  if (std::optional<StepStatus> status = Parse(r[2], kStepStatuses); status.has_value()) {
-    s.status = *status;
-  } else {
-    s.status = StepStatus::kFailed;
-    s.decode_error += "status: not a step status; ";
-  }
+  // A status the runtime never writes reads as failed and says so, like a column that is not
+  // JSON.
+  s.status = ParseStatus(r[2], kStepStatuses, StepStatus::kFailed, &s.unknown_status);
+  if (!s.unknown_status.empty()) s.decode_error += "status: not a step status; ";
   auto text = [](const json::Document& doc, std::string_view key) {
     return json::MemberText(doc.root(), key);
   };
@@ -186,7 +204,7 @@ Approval ApprovalFromRow(const SqlRow& r) {
   a.presentation = r[5];
   a.request = r[6];
   a.hash = r[7];
-  a.status = Parse(r[8], kApprovalStatuses).value_or(ApprovalStatus::kPending);
+  a.status = ParseStatus(r[8], kApprovalStatuses, ApprovalStatus::kPending, &a.unknown_status);
   a.created_at = TimeOf(r[9]);
   a.expires_at = TimeOf(r[10]);
   a.decided_at = TimeOf(r[11]);
@@ -259,7 +277,7 @@ namespace {
 
 // Decodes AGENTRT_CHANGING_RUN_COLUMNS from `r`, starting at column `at`, into `run`.
 void ChangingColumns(SqlRow& r, std::size_t at, Run& run) {
-  run.status = ParseRunStatus(r[at]).value_or(RunStatus::kFailed);
+  run.status = ParseStatus(std::move(r[at]), kRunStatuses, RunStatus::kFailed, &run.unknown_status);
   run.reason = std::move(r[at + 1]);
   run.reason_detail = std::move(r[at + 2]);
   run.step_count = static_cast<int>(ToInt(r[at + 3]));
@@ -477,6 +495,32 @@ absl::StatusOr<std::vector<Step>> ReadSteps(Transaction& tx, std::string_view ru
   return steps;
 }
 
+namespace {
+
+// A text column's length in bytes: length() of a text counts characters up to its first NUL.
+std::string ByteLength(std::string_view column) {
+  return absl::StrCat("length(CAST(", ToAbsl(column), " AS BLOB))");
+}
+
+// A step's JSON column when it is at most ?4 bytes; else an object of only the `fields` that
+// identify it, each whole when its JSON text is at most ?5 bytes, else cut to ?5 characters;
+// '' when the column is not JSON. A field is taken as JSON text (->): json_extract ends a string
+// at an escaped NUL, so a summary "failed\u0000 and then ..." would lose all after "failed".
+std::string CappedColumn(std::string_view column, std::initializer_list<std::string_view> fields) {
+  std::string object;
+  for (std::string_view field : fields) {
+    std::string path = absl::StrCat(ToAbsl(column), " -> '$.", ToAbsl(field), "'");
+    absl::StrAppend(&object, object.empty() ? "" : ", ", "'", ToAbsl(field), "', json(CASE WHEN ",
+                    ByteLength(path), " <= ?5 THEN ", path, " ELSE json_quote(substr(",
+                    ToAbsl(column), " ->> '$.", ToAbsl(field), "', 1, ?5)) END)");
+  }
+  return absl::StrCat("CASE WHEN ", ByteLength(column), " <= ?4 THEN ", ToAbsl(column),
+                      " WHEN json_valid(", ToAbsl(column), ") THEN json_object(", object,
+                      ") ELSE '' END");
+}
+
+}  // namespace
+
 absl::StatusOr<StepsPage> ReadStepsPage(Transaction& tx, std::string_view run_id,
                                         std::int64_t limit, std::int64_t offset,
                                         std::int64_t max_column, std::int64_t max_field) {
@@ -486,26 +530,14 @@ absl::StatusOr<StepsPage> ReadStepsPage(Transaction& tx, std::string_view run_id
   page.total = Count(count);
   // A column over the cap is reduced, inside SQLite, to the fields that identify it; only the
   // page's rows are read.
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> rows,
-      tx.Query("SELECT id, idx, status, "
-               "CASE WHEN length(decision_json) <= ?4 THEN decision_json "
-               "WHEN json_valid(decision_json) THEN json_object("
-               "'kind', substr(json_extract(decision_json, '$.kind'), 1, ?5), "
-               "'tool', substr(json_extract(decision_json, '$.tool'), 1, ?5)) ELSE '' END, "
-               "CASE WHEN length(observation_json) <= ?4 THEN observation_json "
-               "WHEN json_valid(observation_json) THEN json_object("
-               "'kind', substr(json_extract(observation_json, '$.kind'), 1, ?5), "
-               "'summary', substr(json_extract(observation_json, '$.summary'), 1, ?5)) "
-               "ELSE '' END, "
-               "spec_hash, started_at, finished_at, "
-               "CASE WHEN length(policy_json) <= ?4 THEN policy_json "
-               "WHEN json_valid(policy_json) THEN json_object("
-               "'outcome', substr(json_extract(policy_json, '$.outcome'), 1, ?5), "
-               "'reason', substr(json_extract(policy_json, '$.reason'), 1, ?5)) ELSE '' END, "
-               "length(decision_json), length(observation_json), length(policy_json) "
-               "FROM steps WHERE run_id = ?1 ORDER BY idx LIMIT ?2 OFFSET ?3",
-               {run_id, limit, offset, max_column, max_field}));
+  static const std::string kSelect = absl::StrCat(
+      "SELECT id, idx, status, ", CappedColumn("decision_json", {"kind", "tool"}), ", ",
+      CappedColumn("observation_json", {"kind", "summary"}),
+      ", spec_hash, started_at, finished_at, ", CappedColumn("policy_json", {"outcome", "reason"}),
+      ", ", ByteLength("decision_json"), ", ", ByteLength("observation_json"), ", ",
+      ByteLength("policy_json"), " FROM steps WHERE run_id = ?1 ORDER BY idx LIMIT ?2 OFFSET ?3");
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                           tx.Query(kSelect, {run_id, limit, offset, max_column, max_field}));
   for (const SqlRow& r : rows) {
     Step step = DecodeStep(r, run_id);
     for (auto [column, length] :
@@ -514,7 +546,7 @@ absl::StatusOr<StepsPage> ReadStepsPage(Transaction& tx, std::string_view run_id
           {"policy", &r[11]}}) {
       if (ToInt(*length) > max_column) {
         absl::StrAppend(&step.decode_error, ToAbsl(column), ": ", *length,
-                        " characters, over the page cap, not read whole; ");
+                        " bytes, over the page cap, not read whole; ");
       }
     }
     page.steps.push_back(std::move(step));

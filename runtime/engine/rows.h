@@ -66,9 +66,9 @@ absl::StatusOr<std::optional<Run>> ReadRun(store::Transaction& tx, std::string_v
 // goal, limits and creation never change. False when there is no such run.
 absl::StatusOr<bool> RefreshRun(store::Transaction& tx, Run& run);
 
-// The run columns a summary shows, with the goal, reason and reason detail cut inside SQLite to
-// `max_text` characters, so a huge goal is never read whole. Limits, result and active time are
-// not read.
+// The run columns a summary shows, with the goal, status, reason and reason detail cut inside
+// SQLite to `max_text` bytes (a NUL among them kept), so a huge goal is never read whole. Limits,
+// result and active time are not read.
 struct RunsPage {
   std::vector<Run> runs;
   std::int64_t total = 0;
@@ -178,10 +178,11 @@ absl::Status FailStepsInFlight(store::Transaction& tx, std::string_view run_id,
 absl::StatusOr<std::vector<Step>> ReadSteps(store::Transaction& tx, std::string_view run_id);
 
 // ReadStepsPage reads at most `limit` of a run's steps from `offset`, and the total. A
-// decision, observation or policy column longer than `max_column` characters is reduced
-// inside SQLite to the fields that identify it (kind and tool; kind and summary; outcome and
-// reason — each of those cut to `max_field` characters), with decode_error saying so: only the
-// page is read, and never a huge column whole.
+// decision, observation or policy column longer than `max_column` bytes is reduced inside
+// SQLite to the fields that identify it (kind and tool; kind and summary; outcome and reason —
+// each whole when its JSON text is at most `max_field` bytes, else cut to `max_field`
+// characters), with decode_error saying so: only the page is read, and never a huge column
+// whole.
 struct StepsPage {
   std::vector<Step> steps;
   std::int64_t total = 0;

@@ -26,9 +26,9 @@ absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_vie
 
 // The one step-page reader (reference/core.md §12, ListStepsPage): at most `limit` of a run's
 // steps from `offset`, the total from COUNT, and a decision, observation or policy longer than
-// Store::kMaxPageText characters reduced to its kind and tool (kind and summary; outcome and
-// reason, each cut to kMaxPageField characters), with decode_error saying so. Only the page is
-// read. Operator summaries (runtime/operator/view/pages.h) are made from it. Errors:
+// Store::kMaxPageText bytes reduced to its kind and tool (kind and summary; outcome and reason,
+// each whole up to kMaxPageField bytes of JSON, else cut), with decode_error saying so. Only the
+// page is read. Operator summaries (runtime/operator/view/pages.h) are made from it. Errors:
 // InvalidArgument for limit < 1 or offset < 0.
 inline constexpr std::int64_t kMaxPageField = 1001;
 using StepPage = rows::StepsPage;

@@ -24,6 +24,7 @@
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
+#include "runtime/operator/view/display.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -575,6 +576,7 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
 
   report.run_id = run->id;
   report.run_status = run->status;
+  report.run_unknown_status = run->unknown_status;
   if (!IsTerminal(run->status)) {
     report.notes.push_back(absl::StrCat("the run is ", ToAbsl(ToString(run->status)),
                                         ": re-checked up to its current state"));
@@ -645,7 +647,8 @@ std::string RecheckJson(const RecheckReport& report) {
   notes += "]";
   return json::JsonObject()
       .String("run_id", report.run_id)
-      .String("run_status", ToString(report.run_status))
+      .String("run_status", report.run_unknown_status.empty() ? ToString(report.run_status)
+                                                              : report.run_unknown_status)
       .String("policy_id", report.policy_id)
       .String("identity", report.identity)
       .String("spec_source", report.spec_source)
@@ -660,7 +663,8 @@ std::string RecheckJson(const RecheckReport& report) {
 
 std::string FormatRecheck(const RecheckReport& report) {
   std::string out = absl::StrCat(
-      "run ", ToAbsl(json::Sanitize(report.run_id)), " ", ToAbsl(ToString(report.run_status)), ": ",
+      "run ", ToAbsl(json::Sanitize(report.run_id)), " ",
+      ToAbsl(view::DisplayStatus(ToString(report.run_status), report.run_unknown_status)), ": ",
       report.different, " of ", report.same + report.different,
       " re-checked evaluations differ; policy identity ", ToAbsl(report.identity), "; ",
       ToAbsl(report.spec_source), " specs\n");

@@ -64,6 +64,7 @@ struct RecheckReport {
   // "recorded": requests carry the specs the run recorded; "current": the tools given now.
   std::string spec_source = "recorded";
   RunStatus run_status = RunStatus::kRunning;
+  std::string run_unknown_status;  // Run::unknown_status: shown instead of run_status when set
   std::vector<RecheckedEvaluation> evaluations;
   int same = 0;
   int different = 0;

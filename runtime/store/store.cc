@@ -47,10 +47,15 @@ absl::Status CallRollingBackOnThrow(Connection& connection,
 }
 
 // The columns a capped event read selects, in the order CappedEvent reads them; ?CAP is the
-// parameter holding kMaxPageText.
+// parameter holding kMaxPageText. A payload of at most ?CAP bytes is read as it is: SQLite's
+// substr and length end a text at its first NUL, which a payload edited to hold one would
+// otherwise be shown cut at.
 std::string CappedEventColumns(int cap_param) {
-  return absl::StrCat("seq, run_id, step_id, at, type, substr(payload_json, 1, ?", cap_param,
-                      "), length(payload_json), hash");
+  std::string cap = absl::StrCat("?", cap_param);
+  return absl::StrCat("seq, run_id, step_id, at, type, ",
+                      "CASE WHEN length(CAST(payload_json AS BLOB)) <= ", cap,
+                      " THEN payload_json ELSE substr(payload_json, 1, ", cap, ") END, ",
+                      "length(payload_json), hash");
 }
 
 // A row of CappedEventColumns as an Event: a payload over the cap becomes
@@ -322,7 +327,8 @@ absl::Status Store::CheckSchema() {
   if (!objects->empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("database ", path_, " holds a ", (*objects)[0][0], " named \"",
-                     (*objects)[0][1], "\", which agentrt never creates; refusing to use it"));
+                     ToAbsl(json::Sanitize((*objects)[0][1])),
+                     "\", which agentrt never creates; refusing to use it"));
   }
   absl::StatusOr<std::vector<SqlRow>> table =
       tx.Query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");

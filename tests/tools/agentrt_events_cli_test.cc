@@ -193,6 +193,22 @@ TEST_F(AgentrtEventsCliTest, EventsEscapesHostileTextInTheTraceLines) {
   EXPECT_THAT(records[2], HasSubstr("ok\\u001b[2J"));
 }
 
+// SQLite's substr and length end a text at a NUL: a payload edited to hold one is still shown
+// whole, the NUL escaped, in text and in the record.
+TEST_F(AgentrtEventsCliTest, EventsShowWhatFollowsANulInAnEditedPayload) {
+  std::string run = Demo();
+  Tamper(
+      "UPDATE events SET payload_json = '{\"summary\":\"ok' || char(0) || "
+      "'and the backups were deleted\"}' WHERE seq = 3");
+  ProcessResult text = Agentrt({"events", "--db", db_, "--limit", "3", run});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("ok\\x00and the backups were deleted"));
+  ProcessResult json = Agentrt({"events", "--db", db_, "--limit", "3", "--json", run});
+  std::vector<std::string> records = Lines(json.out);
+  ASSERT_THAT(records, SizeIs(4));
+  EXPECT_THAT(records[2], HasSubstr("ok\\u0000and the backups were deleted"));
+}
+
 TEST_F(AgentrtEventsCliTest, EventsRefusesUnknownRunsAndBadArguments) {
   Demo();
   ProcessResult unknown = Agentrt({"events", "--db", db_, "nope"});

@@ -258,6 +258,14 @@ TEST_F(AgentrtMcpCliTest, UsageErrorsExitTwoAndEveryHelpExitsZero) {
     SCOPED_TRACE(::testing::PrintToString(args));
     EXPECT_EQ(Agentrt(args).exit_code, 2);
   }
+  // A missing --config is the command line's fault, whatever the subcommand.
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"mcp", "pin"}, {"mcp", "check"}, {"mcp", "tools"}, {"mcp", "call", "--tool", "t"}}) {
+    SCOPED_TRACE(::testing::PrintToString(args));
+    ProcessResult r = Agentrt(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, HasSubstr("--config FILE is required\nRun 'agentrt mcp "));
+  }
   for (const char* sub : {"pin", "check", "tools", "call"}) {
     EXPECT_EQ(Agentrt({"mcp", sub, "--help"}).exit_code, 0) << sub;
   }
@@ -396,6 +404,48 @@ TEST_F(AgentrtMcpCliTest, WhatAServerChoseReachesTheTerminalEscapedOnOneLine) {
   // One line per tool: the hostile name cannot start a line of its own.
   std::vector<std::string> lines = absl::StrSplit(tools.out, '\n', absl::SkipEmpty());
   EXPECT_EQ(lines.size(), 3u) << tools.out;  // the header and two tools
+}
+
+// What a call's result holds is the server's choice: text output escapes it like every other
+// server-chosen string; --json keeps the recorded canonical JSON as it is, for tools to read.
+TEST_F(AgentrtMcpCliTest, ACallsResultIsEscapedOnTheTerminalAndRawInJson) {
+  struct Hostile {
+    std::string name;
+    std::string raw;
+    std::string shown;
+  };
+  const std::vector<Hostile> characters = {
+      {"right-to-left override U+202E", "\xE2\x80\xAE", "\\u{202e}"},
+      {"C1 control sequence introducer U+009B", "\xC2\x9B", "\\x9b"},
+      {"DEL", "\x7F", "\\x7f"},
+      {"zero-width space U+200B", "\xE2\x80\x8B", "\\u{200b}"},
+      {"line separator U+2028", "\xE2\x80\xA8", "\\u{2028}"},
+  };
+  std::string text = "ok";
+  for (const Hostile& c : characters) text += c.raw + "31m";
+  Write("call-read_file.json",
+        R"({"content":[{"type":"text","text":)" + json::JsonString(text) + "}]}");
+  ASSERT_EQ(Mcp({"pin", "--config", Config()}).exit_code, 0);
+  std::vector<std::string> call = {"call",         "--config", Config(),         "--tool",
+                                   "fs_read_file", "--args",   R"({"path":"a"})"};
+
+  ProcessResult shown = Mcp(call);
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  for (const Hostile& c : characters) {
+    SCOPED_TRACE(c.name);
+    EXPECT_THAT(shown.out, Not(HasSubstr(c.raw)));
+    EXPECT_THAT(shown.out, HasSubstr(c.shown + "31m"));
+  }
+
+  call.push_back("--json");
+  ProcessResult machine = Mcp(call);
+  ASSERT_EQ(machine.exit_code, 0) << machine.err;
+  absl::StatusOr<json::Document> parsed = json::Parse(machine.out);
+  ASSERT_TRUE(parsed.ok()) << parsed.status() << machine.out;
+  EXPECT_EQ(parsed->root().Find("status")->string_value(), "COMPLETED");
+  std::optional<json::Value> result = parsed->root().Find("result");
+  ASSERT_TRUE(result.has_value()) << machine.out;
+  EXPECT_THAT(machine.out, HasSubstr(json::JsonString(text)));
 }
 
 TEST(FixtureServersTest, ArePinnedToExactVersionsAndLockedByIntegrity) {

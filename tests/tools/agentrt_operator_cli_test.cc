@@ -362,6 +362,68 @@ TEST_F(AgentrtOperatorCliTest, Show_BidiAndCombiningMarksInArgumentsEscaped) {
   EXPECT_EQ(headers, 1);
 }
 
+// SQLite's text functions and C strings end at a NUL; the rest of a goal must not be hidden
+// behind one ("Summarise the report" of a goal that goes on to delete every backup).
+TEST_F(AgentrtOperatorCliTest, Show_AndRunsShowWhatFollowsANul) {
+  Drive("r", {Call("read", "{}"), Complete()});
+  Sql("UPDATE runs SET goal = 'Summarise the report' || char(0) || 'and then delete every backup', "
+      "reason_detail = 'stopped' || char(0) || 'after the backups were gone' WHERE id = 'r'");
+  // An observation over the page cap is cut to its kind and summary inside SQLite.
+  Sql("UPDATE steps SET observation_json = json_object('kind', 'tool_result', 'summary', "
+      "'read' || char(0) || 'and sent the backups away', 'content', printf('%.*c', 70000, 'x')) "
+      "WHERE run_id = 'r' AND idx = 0");
+
+  ProcessResult runs = Agentrt({"runs", "--db", db_});
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  EXPECT_THAT(runs.out, HasSubstr(" Summarise the report\\x00and then delete every backup\n"));
+  ProcessResult show = Agentrt({"show", "r", "--db", db_});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_THAT(show.out,
+              HasSubstr("goal      Summarise the report\\x00and then delete every backup\n"));
+  EXPECT_THAT(show.out, HasSubstr("detail    stopped\\x00after the backups were gone\n"));
+  EXPECT_THAT(show.out, ContainsRegex("\n0 +read +.* read\\\\x00and sent the backups away\n"));
+
+  json::Document d = ParseJson(Agentrt({"show", "r", "--db", db_, "--json"}).out);
+  EXPECT_EQ(Text(*d.root().Find("run"), "goal"),
+            std::string("Summarise the report\0and then delete every backup", 49));
+  EXPECT_EQ(Text(d.root().Find("steps")->element(0), "summary"),
+            std::string("read\0and sent the backups away", 30));
+}
+
+// A status none of the runtime's words is damage: shown as unknown with the text escaped, never
+// as the state it was read as, and in JSON as stored.
+TEST_F(AgentrtOperatorCliTest, Show_AndRunsSayAStatusOutsideTheVocabularyIsUnknown) {
+  Waiting("r");
+  Sql("UPDATE runs SET status = 'PAUSED' || char(27) || '[32m' WHERE id = 'r'");
+  Sql("UPDATE steps SET status = 'resting' WHERE run_id = 'r' AND idx = 0");
+  Sql("UPDATE approvals SET status = 'maybe' WHERE run_id = 'r'");
+
+  ProcessResult runs = Agentrt({"runs", "--db", db_});
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  EXPECT_THAT(runs.out, ContainsRegex("\nr +UNKNOWN\\(\"PAUSED\\\\x1b\\[32m\"\\) "));
+  ProcessResult show = Agentrt({"show", "r", "--db", db_});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_THAT(show.out, HasSubstr("status    UNKNOWN(\"PAUSED\\x1b[32m\")\n"));
+  EXPECT_THAT(show.out, ContainsRegex("\n0 +read +tool_call +UNKNOWN\\(\"resting\"\\) +allow"));
+  for (const ProcessResult* r : {&runs, &show}) {
+    EXPECT_THAT(r->out, Not(HasSubstr("FAILED")));
+    EXPECT_THAT(r->out, Not(HasSubstr("\x1b")));
+  }
+
+  json::Document d = ParseJson(Agentrt({"show", "r", "--db", db_, "--json"}).out);
+  EXPECT_EQ(Text(*d.root().Find("run"), "status"), "PAUSED\x1b[32m");
+  EXPECT_EQ(Text(d.root().Find("steps")->element(0), "status"), "resting");
+  EXPECT_EQ(Text(d.root().Find("approvals")->element(0), "status"), "maybe");
+  json::Document listed = ParseJson(Agentrt({"runs", "--db", db_, "--json"}).out);
+  EXPECT_EQ(Text(listed.root().Find("runs")->element(0), "status"), "PAUSED\x1b[32m");
+
+  ProcessResult cancel = Agentrt({"cancel", "r", "--db", db_, "--by", "ops", "--yes"});
+  EXPECT_EQ(cancel.exit_code, 1);
+  EXPECT_EQ(cancel.err, "agentrt cancel: run r is already UNKNOWN(\"PAUSED\\x1b[32m\")\n");
+  ProcessResult recheck = Agentrt({"recheck", "r", "--db", db_});
+  EXPECT_THAT(recheck.out, StartsWith("run r UNKNOWN(\"PAUSED\\x1b[32m\"): "));
+}
+
 TEST_F(AgentrtOperatorCliTest, Approve_RecordsTheDecisionAndTraces) {
   Waiting("r");
   std::string approval = ApprovalOf("r");

@@ -25,22 +25,53 @@ void Check(bool ok, const char* what) {
   }
 }
 
+// The test's environment with `extra` (NAME=value) set over it.
+std::vector<std::string> Environment(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry = *e;
+    std::string name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const std::string& x : extra) replaced = replaced || x.substr(0, x.find('=')) == name;
+    if (!replaced) env.push_back(entry);
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+std::vector<char*> Pointers(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (const std::string& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
 }  // namespace
 
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& input) {
+  return RunProcess(argv, ProcessOptions{.input = input});
+}
+
+ProcessResult RunProcess(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  const std::string& input = options.input;
   int in[2], out[2], err[2];
   Check(pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0,
         "pipe2");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  if (options.stdout_file.empty()) {
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, options.stdout_file.c_str(), O_WRONLY,
+                                     0);
+  }
   posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  std::vector<char*> args = Pointers(argv);
+  std::vector<std::string> env_strings = Environment(options.env);
+  std::vector<char*> env = Pointers(env_strings);
   pid_t pid;
-  Check(posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) == 0, "posix_spawn");
+  Check(posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data()) == 0, "posix_spawn");
   posix_spawn_file_actions_destroy(&actions);
   close(in[0]);
   close(out[1]);
@@ -101,9 +132,7 @@ TerminalResult RunOnTerminal(const std::vector<std::string>& argv, const std::st
   }
   posix_spawn_file_actions_addclose(&actions, master);
   posix_spawn_file_actions_addclose(&actions, slave);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  std::vector<char*> args = Pointers(argv);
   pid_t pid;
   Check(posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) == 0, "posix_spawn");
   posix_spawn_file_actions_destroy(&actions);

@@ -20,6 +20,17 @@ struct ProcessResult {
 // and waits for it to exit. Aborts the test binary if the process cannot be started.
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& input = "");
 
+// What else a child can be given.
+struct ProcessOptions {
+  std::string input;  // written to its standard input, which is then closed
+  // When set, its standard output is this file, opened for writing (e.g. "/dev/full"), and
+  // `out` stays empty.
+  std::string stdout_file;
+  // NAME=value entries set in its environment (the test's own, otherwise).
+  std::vector<std::string> env;
+};
+ProcessResult RunProcess(const std::vector<std::string>& argv, const ProcessOptions& options);
+
 // RunOnTerminal starts argv[0] with `argv` on a new pseudo-terminal (its standard input,
 // output and error), as a person at a terminal would. When what it printed contains `prompt`,
 // `answer` is typed (a line, e.g. "y\n"), or, when `answer` is empty, end of input (Ctrl-D).

@@ -224,7 +224,7 @@ int RunDump(std::span<const std::string> args) {
   } else {
     PrintText(path, *cassette, max_bytes);
   }
-  return std::cout.flush() ? kExitOk : Failure("cassette dump", "cannot write to standard output");
+  return kExitOk;  // the dispatch checks that the output arrived (CheckedStdout)
 }
 
 int RunCheck(std::span<const std::string> args) {

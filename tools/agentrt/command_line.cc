@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
+#include "runtime/json/sanitize.h"
 
 namespace agentrt::cli {
 
@@ -73,20 +74,21 @@ std::optional<ParsedArgs> ParseFlags(std::string_view command, std::span<const s
     return std::nullopt;
   }
   if (!parsed->positional.empty()) {
-    *exit = UsageError(command, "unexpected argument");
+    *exit = UsageError(command,
+                       absl::StrCat("unexpected argument \"", ToAbsl(parsed->positional[0]), "\""));
     return std::nullopt;
   }
   return *std::move(parsed);
 }
 
 int UsageError(std::string_view command, std::string_view message) {
-  std::cerr << "agentrt " << command << ": " << message << "\n"
+  std::cerr << "agentrt " << command << ": " << json::Sanitize(message) << "\n"
             << "Run 'agentrt " << command << " --help' for usage.\n";
   return kExitUsage;
 }
 
 int Failure(std::string_view command, std::string_view message) {
-  std::cerr << "agentrt " << command << ": " << message << "\n";
+  std::cerr << "agentrt " << command << ": " << json::Sanitize(message) << "\n";
   return kExitFailure;
 }
 

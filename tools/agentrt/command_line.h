@@ -48,10 +48,13 @@ std::optional<ParsedArgs> ParseFlags(std::string_view command, std::span<const s
                                      std::span<const std::string_view> allowed,
                                      std::string_view help, int* exit);
 
-// Usage prints "agentrt: <message>" and the hint to run --help to stderr; returns kExitUsage.
+// UsageError prints "agentrt <command>: <message>" and the hint to run --help to stderr;
+// returns kExitUsage. Failure prints "agentrt <command>: <message>" to stderr; returns
+// kExitFailure. Both escape the message (json::Sanitize) as a whole, on one line: it echoes what
+// a user typed (a flag, a value, a path), read from the environment or a file, or a database or
+// a server chose, and escaping it where it is printed covers every such echo at once. (Text
+// escaped before comes through unchanged: Sanitize's output is its own fixed point.)
 int UsageError(std::string_view command, std::string_view message);
-
-// Failure prints "agentrt <command>: <message>" to stderr; returns kExitFailure.
 int Failure(std::string_view command, std::string_view message);
 
 }  // namespace agentrt::cli

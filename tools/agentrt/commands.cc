@@ -1,5 +1,7 @@
 #include "tools/agentrt/commands.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <iostream>
@@ -10,6 +12,7 @@
 
 #include "runtime/json/sanitize.h"
 #include "tools/agentrt/cassette_command.h"
+#include "tools/agentrt/checked_stdout.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/event_commands.h"
 #include "tools/agentrt/json_command.h"
@@ -216,13 +219,19 @@ int UnknownCommand(std::span<const std::string> args) {
   return kExitUsage;
 }
 
-}  // namespace
-
-int RunAgentrt(std::span<const std::string> args) {
-  if (args.empty()) {
-    std::cerr << HelpText();
-    return kExitUsage;
+// The command's name for a message of the dispatch's own: its two words when the second names
+// one of its family ("mcp call"), else the first, escaped.
+std::string CommandName(std::span<const std::string> args) {
+  if (args.size() > 1) {
+    std::string two = args[0] + " " + args[1];
+    for (const Command& c : kCommands) {
+      if (c.name == two) return two;
+    }
   }
+  return json::Sanitize(args[0]);
+}
+
+int Dispatch(std::span<const std::string> args) {
   const std::string& word = args[0];
   if (word == "--help" || word == "-h" || word == "help") {
     std::cout << HelpText();
@@ -239,6 +248,18 @@ int RunAgentrt(std::span<const std::string> args) {
     return kExitUsage;
   }
   return UnknownCommand(args);
+}
+
+}  // namespace
+
+int RunAgentrt(std::span<const std::string> args) {
+  if (args.empty()) {
+    std::cerr << HelpText();
+    return kExitUsage;
+  }
+  CheckedStdout out(STDOUT_FILENO);
+  int exit = Dispatch(args);
+  return out.Finish(CommandName(args), exit);
 }
 
 }  // namespace agentrt::cli

@@ -12,7 +12,9 @@
 // every command of a family (the same first word) has the same handler: commands.cc checks
 // that, and that no name is listed twice, when it compiles.
 //
-// Exit status, for every command: 0 ok, 1 failure or finding, 2 usage error (command_line.h).
+// Exit status, for every command: 0 ok, 1 failure or finding, 2 usage error (command_line.h);
+// and 1 whenever its standard output could not be written, whatever it found
+// (checked_stdout.h).
 #pragma once
 
 #include <span>

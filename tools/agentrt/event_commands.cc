@@ -202,8 +202,8 @@ int RunEventsCommand(std::span<const std::string> args) {
           absl::StrCat("no events from offset ", offset, "; the run has ", page->total, "\n")));
     }
   }
-  if (!written.ok()) return Failure("events", ToStd(written.message()));
-  return kExitOk;
+  // Only standard output can fail here, and the dispatch names why (CheckedStdout).
+  return written.ok() ? kExitOk : kExitFailure;
 }
 
 namespace {
@@ -384,7 +384,6 @@ int RunVerifyCommand(std::span<const std::string> args) {
     }
     PrintRows(rows);
   }
-  std::cout.flush();
   bool rows_agree = !rows || rows->contradictions == 0;
   bool ok = intact && reached && (!kept || kept_matches) && rows_agree;
   return ok ? kExitOk : kExitFailure;
@@ -446,6 +445,8 @@ int RunExportCommand(std::span<const std::string> args) {
       followed = head.status();
     }
   }
+  // A write that failed stopped the follower; the dispatch says why (CheckedStdout).
+  if (!followed.ok() && !std::cout.good()) return kExitFailure;
   if (!followed.ok()) return Failure("export", ToStd(followed.message()));
   return kExitOk;
 }

@@ -46,9 +46,10 @@ Subcommands:
   pin     --config F [--server NAME]        record what each server presents (its manifest)
   check   --config F [--json]               what a load would register and refuse, offline
   tools   --config F [--server NAME] [--json]  the live listing, and whether it matches its pin
-  call    --config F --tool NAME --args JSON [--db PATH]
+  call    --config F --tool NAME --args JSON [--db PATH] [--json]
                                             one governed call, recorded as a one-step run
-  call    --config F --resume RUN [--db PATH]   go on with a call an operator approved
+  call    --config F --resume RUN [--db PATH] [--json]
+                                            go on with a call an operator approved
 
 Run 'agentrt mcp SUBCOMMAND --help' for details.
 )";
@@ -89,24 +90,36 @@ Exit status: 0 listed, 1 a server could not be listed, 2 usage error.
 )";
 
 constexpr char kCallHelp[] =
-    R"(Usage: agentrt mcp call --config FILE --tool NAME --args JSON [--db PATH]
-       agentrt mcp call --config FILE --resume RUN [--db PATH]
+    R"(Usage: agentrt mcp call --config FILE --tool NAME --args JSON [--db PATH] [--json]
+       agentrt mcp call --config FILE --resume RUN [--db PATH] [--json]
 
 One governed call from the shell: loads every configured server against its manifest and rules,
 then runs a one-step run in the audit database (--db, or the configuration's `database`): the
 request is recorded, validated against the tool's schema, judged by the configuration's
-policy, executed, and its outcome recorded. Prints the mapped result. A call the policy sends
-to an operator pauses the run and says how to approve it; --resume RUN then executes exactly
-the approved call.
+policy, executed, and its outcome recorded. Prints the mapped result, escaped for the terminal
+like all server text. A call the policy sends to an operator pauses the run and says how to
+approve it; --resume RUN then executes exactly the approved call. --json prints one object
+instead: {"run", "database", "status", "reason", "reason_detail", "result"}, the result as the
+canonical JSON the run recorded, unescaped.
 
 Exit status: 0 the call ran (or waits for an operator), 1 it was refused, failed or could not be
 made, 2 usage error.
 )";
 
-absl::StatusOr<mcp::Config> LoadConfig() {
+// LoadConfig reads --config. Without one it prints the usage error and sets `*exit`; the
+// file's own errors are a failure (1), a missing flag a usage error (2), like any other.
+std::optional<mcp::Config> LoadConfig(std::string_view command, int* exit) {
   std::string path = absl::GetFlag(FLAGS_config);
-  if (path.empty()) return absl::InvalidArgumentError("--config FILE is required");
-  return mcp::ReadConfig(path);
+  if (path.empty()) {
+    *exit = UsageError(command, "--config FILE is required");
+    return std::nullopt;
+  }
+  absl::StatusOr<mcp::Config> config = mcp::ReadConfig(path);
+  if (!config.ok()) {
+    *exit = Failure(command, ToStd(config.status().message()));
+    return std::nullopt;
+  }
+  return *std::move(config);
 }
 
 std::vector<const mcp::ServerConfig*> Selected(const mcp::Config& config, bool* unknown) {
@@ -142,8 +155,8 @@ int Pin(std::span<const std::string> args) {
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed = ParseFlags("mcp pin", args, kFlags, kPinHelp, &exit);
   if (!parsed) return exit;
-  absl::StatusOr<mcp::Config> config = LoadConfig();
-  if (!config.ok()) return Failure("mcp pin", ToStd(config.status().message()));
+  std::optional<mcp::Config> config = LoadConfig("mcp pin", &exit);
+  if (!config) return exit;
   bool unknown = false;
   std::vector<const mcp::ServerConfig*> servers = Selected(*config, &unknown);
   if (unknown) return UsageError("mcp pin", "no configured server is named that");
@@ -182,8 +195,8 @@ int Check(std::span<const std::string> args) {
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed = ParseFlags("mcp check", args, kFlags, kCheckHelp, &exit);
   if (!parsed) return exit;
-  absl::StatusOr<mcp::Config> config = LoadConfig();
-  if (!config.ok()) return Failure("mcp check", ToStd(config.status().message()));
+  std::optional<mcp::Config> config = LoadConfig("mcp check", &exit);
+  if (!config) return exit;
   bool json = absl::GetFlag(FLAGS_json);
   int status = kExitOk;
   int registered = 0, refused = 0, unclassified = 0;
@@ -221,8 +234,8 @@ int Tools(std::span<const std::string> args) {
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed = ParseFlags("mcp tools", args, kFlags, kToolsHelp, &exit);
   if (!parsed) return exit;
-  absl::StatusOr<mcp::Config> config = LoadConfig();
-  if (!config.ok()) return Failure("mcp tools", ToStd(config.status().message()));
+  std::optional<mcp::Config> config = LoadConfig("mcp tools", &exit);
+  if (!config) return exit;
   bool unknown = false;
   std::vector<const mcp::ServerConfig*> servers = Selected(*config, &unknown);
   if (unknown) return UsageError("mcp tools", "no configured server is named that");
@@ -288,7 +301,7 @@ int Tools(std::span<const std::string> args) {
 }
 
 int Call(std::span<const std::string> args) {
-  constexpr std::string_view kFlags[] = {"config", "tool", "args", "db", "resume"};
+  constexpr std::string_view kFlags[] = {"config", "tool", "args", "db", "resume", "json"};
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed = ParseFlags("mcp call", args, kFlags, kCallHelp, &exit);
   if (!parsed) return exit;
@@ -297,8 +310,8 @@ int Call(std::span<const std::string> args) {
   if (resume.empty() == tool.empty()) {
     return UsageError("mcp call", "give --tool NAME (with --args) or --resume RUN");
   }
-  absl::StatusOr<mcp::Config> config = LoadConfig();
-  if (!config.ok()) return Failure("mcp call", ToStd(config.status().message()));
+  std::optional<mcp::Config> config = LoadConfig("mcp call", &exit);
+  if (!config) return exit;
   std::string db = parsed->Given("db") ? absl::GetFlag(FLAGS_db) : config->database;
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
   if (!world.ok()) return Failure("mcp call", ToStd(world.status().message()));
@@ -338,6 +351,22 @@ int Call(std::span<const std::string> args) {
       resume.empty() ? (*driver)->Start(absl::StrCat("call ", tool, " from the shell"), limits)
                      : (*driver)->Resume(resume);
   if (!run.ok()) return Failure("mcp call", ToStd(run.status().message()));
+  bool failed =
+      run->status != RunStatus::kCompleted && run->status != RunStatus::kWaitingForApproval;
+  if (absl::GetFlag(FLAGS_json)) {
+    // The machine form keeps the result as the server's bytes mapped it (canonical JSON); the
+    // reader's own tooling decides how to show it.
+    std::cout << json::JsonObject()
+                     .String("run", run->id)
+                     .String("database", db)
+                     .String("status", ToString(run->status))
+                     .StringIfSet("reason", run->reason)
+                     .StringIfSet("reason_detail", run->reason_detail)
+                     .RawIfSet("result", run->result)
+                     .Build()
+              << "\n";
+    return failed ? kExitFailure : kExitOk;
+  }
   std::cout << "run " << run->id << " in " << json::Sanitize(db) << ": " << ToString(run->status);
   if (!run->reason.empty()) std::cout << " (" << json::Sanitize(run->reason) << ")";
   std::cout << "\n";
@@ -351,11 +380,14 @@ int Call(std::span<const std::string> args) {
               << " --resume " << run->id << "\n";
     return kExitOk;
   }
-  if (run->status != RunStatus::kCompleted) {
+  if (failed) {
     return Failure("mcp call",
                    json::Sanitize(run->reason_detail.empty() ? run->reason : run->reason_detail));
   }
-  std::cout << run->result << "\n";
+  // The result is what the server sent, mapped: canonical JSON escapes only C0 controls, so
+  // bidi overrides, C1 controls (U+009B is CSI to many terminals), DEL and invisible or
+  // line-separating characters would reach the terminal as they are.
+  std::cout << json::Sanitize(run->result) << "\n";
   return kExitOk;
 }
 

@@ -50,7 +50,7 @@ ConfiguredTools LoadConfigured(const mcp::Config& config,
     mcp::LoadResult& result = out.loaded.back();
     if (result.report) out.reports += result.report->Text();
     if (!result.status.ok()) {
-      absl::StrAppend(&out.reports, result.status.message(), "\n");
+      absl::StrAppend(&out.reports, json::Sanitize(ToStd(result.status.message())), "\n");
       continue;
     }
     // Registered tools and their report entries are in the same order.

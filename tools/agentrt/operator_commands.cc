@@ -12,6 +12,7 @@
 #include "runtime/observe/trace/format.h"
 #include "runtime/operator/view/approval_json.h"
 #include "runtime/operator/view/bound.h"
+#include "runtime/operator/view/display.h"
 #include "runtime/operator/view/summary.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -94,10 +95,11 @@ int Report(store::Store& store, std::string_view command, std::string_view run_i
     return kExitOk;
   }
   if (decided != nullptr) {
-    std::cout << "approval " << json::Sanitize(decided->id) << ": " << ToString(decided->status)
-              << " by " << json::Sanitize(decided->decided_by) << "\n";
+    std::cout << "approval " << json::Sanitize(decided->id) << ": "
+              << view::DisplayStatusOf(*decided) << " by " << json::Sanitize(decided->decided_by)
+              << "\n";
   }
-  std::cout << "run " << json::Sanitize(summary->id) << ": " << ToString(summary->status);
+  std::cout << "run " << json::Sanitize(summary->id) << ": " << view::DisplayStatusOf(*summary);
   if (!summary->reason.empty()) std::cout << " (" << json::Sanitize(summary->reason) << ")";
   std::cout << "\n";
   if (decided != nullptr && decided->status == ApprovalStatus::kApproved &&
@@ -158,9 +160,9 @@ int Decide(std::string_view verb, std::span<const std::string> args) {
   absl::StatusOr<Run> run = ReadRun(**store, c->run);
   if (!run.ok()) return Failure(command, ToStd(run.status().message()));
   if (run->status != RunStatus::kWaitingForApproval) {
-    return Failure(
-        command, absl::StrCat("run ", json::Sanitize(c->run), " is ", ToAbsl(ToString(run->status)),
-                              ", not waiting for approval"));
+    return Failure(command,
+                   absl::StrCat("run ", json::Sanitize(c->run), " is ", view::DisplayStatusOf(*run),
+                                ", not waiting for approval"));
   }
   absl::StatusOr<Approval> shown = PendingApproval(**store, c->run, named);
   if (!shown.ok()) return Failure(command, ToStd(shown.status().message()));
@@ -215,7 +217,7 @@ int RunCancelCommand(std::span<const std::string> args) {
   if (!run.ok()) return Failure("cancel", ToStd(run.status().message()));
   if (IsTerminal(run->status)) {
     return Failure("cancel", absl::StrCat("run ", json::Sanitize(c->run), " is already ",
-                                          ToAbsl(ToString(run->status))));
+                                          view::DisplayStatusOf(*run)));
   }
   if (c->ask) {
     switch (Ask(absl::StrCat("Cancel run ", json::Sanitize(c->run), " (",

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "runtime/base/file_util.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/intake.h"
@@ -55,8 +56,9 @@ Exit status: 0 compiled, 2 refused or unreadable, or usage error.
 
 std::string Where(const std::string& path) { return path == "-" ? "standard input" : path; }
 
+// A refused schema or an unreadable input: said as a failure is, but exit 2 (the help's).
 int Refused(std::string_view command, std::string_view message) {
-  std::cerr << "agentrt schema " << command << ": " << message << "\n";
+  Failure(absl::StrCat("schema ", ToAbsl(command)), message);
   return kExitUsage;
 }
 

@@ -140,7 +140,7 @@ int RunRunsCommand(std::span<const std::string> args) {
       {"RUN", "STATUS", "REASON", "STEPS", "CREATED", "APPROVAL", "GOAL"}};
   absl::TimeZone local = absl::LocalTimeZone();
   for (const view::RunSummary& r : runs) {
-    rows.push_back({OrDash(json::Sanitize(r.id)), std::string(ToString(r.status)),
+    rows.push_back({OrDash(json::Sanitize(r.id)), view::DisplayStatusOf(r),
                     OrDash(json::Sanitize(r.reason)), absl::StrCat(r.steps),
                     view::DisplayTime(r.created_at, local),
                     OrDash(json::Sanitize(r.pending_approval_id)),
@@ -204,9 +204,8 @@ int RunShowCommand(std::span<const std::string> args) {
   };
   line("run", run.id);
   line("goal", OrDash(run.goal));
-  line("status", run.reason.empty()
-                     ? std::string(ToString(run.status))
-                     : absl::StrCat(ToAbsl(ToString(run.status)), " (", run.reason, ")"));
+  std::string status = view::DisplayStatusOf(run);
+  line("status", run.reason.empty() ? status : absl::StrCat(status, " (", run.reason, ")"));
   if (!run.reason_detail.empty()) line("detail", run.reason_detail);
   line("steps", absl::StrCat(run.steps));
   line("created", view::DisplayTime(run.created_at, local));
@@ -234,7 +233,7 @@ int RunShowCommand(std::span<const std::string> args) {
       {"STEP", "TOOL", "DECISION", "STATUS", "POLICY", "OBSERVATION", "SUMMARY"}};
   for (const view::StepSummary& s : detail->steps) {
     rows.push_back({absl::StrCat(s.index), OrDash(json::Truncate(json::Sanitize(s.tool), 40)),
-                    OrDash(json::Sanitize(s.decision)), std::string(ToString(s.status)),
+                    OrDash(json::Sanitize(s.decision)), view::DisplayStatusOf(s),
                     OrDash(json::Sanitize(s.policy)), OrDash(json::Sanitize(s.observation)),
                     OrDash(json::Sanitize(s.summary))});
   }

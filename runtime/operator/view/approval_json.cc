@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/json_object.h"
+#include "runtime/operator/view/display.h"
 #include "runtime/operator/view/summary.h"
 #include "runtime/world/timestamp.h"
 
@@ -20,7 +21,7 @@ std::string ApprovalJson(const Approval& a) {
       .String("step_id", a.step_id)
       .String("kind", a.kind)
       .String("hash", a.hash)
-      .String("status", ToString(a.status))
+      .String("status", StoredStatus(a))
       .String("created_at", world::FormatTimestamp(a.created_at))
       .StringIfSet("expires_at", world::FormatTimestamp(a.expires_at))
       .StringIfSet("decided_at", world::FormatTimestamp(a.decided_at))

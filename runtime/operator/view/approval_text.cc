@@ -136,7 +136,11 @@ std::string ApprovalText(const Approval& approval, const ApprovalTextOptions& op
   std::string out;
   std::string tool = BoundText(ApprovalTool(approval));
   std::string id = BoundText(approval.id);
-  AppendLine(absl::StrCat("APPROVAL ", ApprovalStatusLabel(approval.status), "  ", id), out);
+  AppendLine(
+      absl::StrCat("APPROVAL ",
+                   DisplayStatus(ApprovalStatusLabel(approval.status), approval.unknown_status),
+                   "  ", id),
+      out);
   auto header = [&](std::string_view name, std::string_view value) {
     AppendLine(
         absl::StrCat(ToAbsl(name), std::string(9 - name.size(), ' '), ToAbsl(BoundText(value))),

@@ -1,6 +1,9 @@
 #include "runtime/operator/view/display.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "runtime/base/string_view.h"
+#include "runtime/json/sanitize.h"
 
 namespace agentrt::view {
 
@@ -11,6 +14,12 @@ std::string DisplayTime(absl::Time t, absl::TimeZone zone) {
 
 std::string DisplayMoney(std::int64_t micros) {
   return absl::StrFormat("$%.4f", static_cast<double>(micros) / 1e6);
+}
+
+std::string DisplayStatus(std::string_view known, std::string_view unknown) {
+  if (unknown.empty()) return std::string(known);
+  return absl::StrCat(
+      "UNKNOWN(\"", ToAbsl(json::Sanitize(json::Truncate(unknown, kMaxUnknownStatusBytes))), "\")");
 }
 
 }  // namespace agentrt::view

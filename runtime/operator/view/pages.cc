@@ -14,8 +14,8 @@
 namespace agentrt::view {
 namespace {
 
-// One character more than the cap is read, so that the byte cap applied after reading
-// (DisplayText) marks a text that was longer.
+// One byte more than the cap is read, so that the cap applied after reading (DisplayText)
+// marks a text that was longer.
 constexpr std::int64_t kReadRunText = kMaxDisplayText + 1;
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/utf8.h"
+#include "runtime/operator/view/display.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt::view {
@@ -20,6 +21,7 @@ RunSummary Summarize(const Run& run, std::span<const std::string> pending_ids) {
   s.id = DisplayText(run.id, kMaxDisplayText);
   s.goal = DisplayText(run.goal, kMaxDisplayText);
   s.status = run.status;
+  s.unknown_status = DisplayText(run.unknown_status, kMaxDisplayText);
   s.reason = DisplayText(run.reason, kMaxDisplayText);
   s.reason_detail = DisplayText(run.reason_detail, kMaxDisplayText);
   s.steps = run.step_count;
@@ -50,7 +52,7 @@ std::string ToJson(const RunSummary& s) {
   json::JsonObject o;
   o.String("id", s.id)
       .String("goal", s.goal)
-      .String("status", ToString(s.status))
+      .String("status", StoredStatus(s))
       .StringIfSet("reason", s.reason)
       .StringIfSet("reason_detail", s.reason_detail)
       .Int("steps", s.steps)
@@ -73,6 +75,7 @@ StepSummary SummarizeStep(const Step& step) {
   s.index = step.index;
   s.id = DisplayText(step.id, kMaxDisplayText);
   s.status = step.status;
+  s.unknown_status = DisplayText(step.unknown_status, kMaxDisplayText);
   if (step.decision.has_value()) {
     s.tool = DisplayText(step.decision->tool, kMaxStepText);
     s.decision = DisplayText(step.decision->kind, kMaxStepText);
@@ -91,7 +94,7 @@ std::string ToJson(const StepSummary& s) {
       .String("id", s.id)
       .StringIfSet("tool", s.tool)
       .StringIfSet("decision", s.decision)
-      .String("status", ToString(s.status))
+      .String("status", StoredStatus(s))
       .StringIfSet("policy", s.policy)
       .StringIfSet("observation", s.observation)
       .StringIfSet("summary", s.summary)

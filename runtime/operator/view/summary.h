@@ -26,6 +26,7 @@ struct RunSummary {
   std::string id;
   std::string goal;
   RunStatus status = RunStatus::kRunning;
+  std::string unknown_status;  // Run::unknown_status, fit to show (DisplayText)
   std::string reason;
   std::string reason_detail;
   std::int64_t steps = 0;
@@ -41,10 +42,10 @@ struct RunSummary {
   std::int64_t estimated_cost_micros = 0;
 };
 
-// JSON: id, goal, status, reason?, reason_detail?, steps, created_at, finished_at?,
-// pending_approval_id?, model_calls?, usage? {input_tokens, output_tokens,
-// cached_input_tokens?} (omitted when all zero), estimated_cost_micros?. Times as
-// world::FormatTimestamp writes them.
+// JSON: id, goal, status (the stored text when it is unknown), reason?, reason_detail?, steps,
+// created_at, finished_at?, pending_approval_id?, model_calls?, usage? {input_tokens,
+// output_tokens, cached_input_tokens?} (omitted when all zero), estimated_cost_micros?. Times
+// as world::FormatTimestamp writes them.
 std::string ToJson(const RunSummary& summary);
 
 struct StepSummary {
@@ -53,12 +54,14 @@ struct StepSummary {
   std::string tool;      // the decision's tool
   std::string decision;  // the decision's kind
   StepStatus status = StepStatus::kDeciding;
-  std::string policy;       // the policy's outcome
-  std::string observation;  // the observation's kind
-  std::string summary;      // the observation's summary
+  std::string unknown_status;  // Step::unknown_status, fit to show (DisplayText)
+  std::string policy;          // the policy's outcome
+  std::string observation;     // the observation's kind
+  std::string summary;         // the observation's summary
 };
 
-// JSON: index, id, tool?, decision?, status, policy?, observation?, summary?.
+// JSON: index, id, tool?, decision?, status (the stored text when it is unknown), policy?,
+// observation?, summary?.
 std::string ToJson(const StepSummary& step);
 
 // The cap on a step's tool name and observation summary as shown (bytes).

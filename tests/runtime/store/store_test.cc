@@ -478,6 +478,16 @@ TEST_F(StoreTest, SidecarThatIsNotARegularFileIsRefused) {
   EXPECT_THAT(Store::Open(path_, clock_).status().message(), HasSubstr("not a regular file"));
 }
 
+// The name is the database's: it reaches the message escaped, so it cannot drive a terminal.
+TEST_F(StoreTest, AHostileViewNameIsEscapedInTheRefusal) {
+  OpenOrDie();
+  ASSERT_TRUE(Tamper("CREATE VIEW \"\x1b]8;;https://evil.example/\x07v\" AS SELECT 1").ok());
+  absl::Status refused = Store::OpenExisting(path_, true).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_THAT(refused.message(),
+              HasSubstr("holds a view named \"\\x1b]8;;https://evil.example/\\x07v\""));
+}
+
 TEST_F(StoreTest, TriggersViewsAndForeignDatabasesAreRefused) {
   OpenOrDie();
   ASSERT_TRUE(Tamper("CREATE TRIGGER t AFTER INSERT ON events BEGIN SELECT 1; END").ok());
