@@ -101,9 +101,10 @@ class StoredEventPages {
       chunk_sql_.push_back(absl::StrCat("SELECT substr(CAST(", ToAbsl(field),
                                         " AS BLOB), ?2, ?3) FROM events WHERE seq = ?1"));
     }
-    absl::StrAppend(&page_sql_,
-                    ", substr(hash, 1, 128) FROM events WHERE seq >= ?1 AND seq <= ?2 "
-                    "ORDER BY seq LIMIT ?3");
+    absl::StrAppend(
+        &page_sql_,
+        ", substr(CAST(hash AS BLOB), 1, 128) FROM events WHERE seq >= ?1 AND seq <= ?2 "
+        "ORDER BY seq LIMIT ?3");
   }
 
   // At most kVerifyPage events with from <= seq <= to, in seq order.
@@ -569,7 +570,7 @@ absl::StatusOr<std::string> Store::StoredHash(std::int64_t seq) {
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
-        tx.Query("SELECT substr(hash, 1, 128) FROM events WHERE seq = ?1", {seq}));
+        tx.Query("SELECT substr(CAST(hash AS BLOB), 1, 128) FROM events WHERE seq = ?1", {seq}));
     if (rows.empty()) {
       return absl::NotFoundError(absl::StrCat("no event has seq ", seq, " in database ", path_));
     }
@@ -607,10 +608,11 @@ absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t 
     std::string previous;
     std::int64_t previous_seq = 0;
     if (from > 1) {
-      AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> before,
-                               tx.Query("SELECT seq, substr(hash, 1, 128) FROM events "
-                                        "WHERE seq < ?1 ORDER BY seq DESC LIMIT 1",
-                                        {from}));
+      AGENTRT_ASSIGN_OR_RETURN(
+          std::vector<SqlRow> before,
+          tx.Query("SELECT seq, substr(CAST(hash AS BLOB), 1, 128) FROM events "
+                   "WHERE seq < ?1 ORDER BY seq DESC LIMIT 1",
+                   {from}));
       if (!before.empty()) {
         previous_seq = ToInt(before[0][0]);
         previous = before[0][1];

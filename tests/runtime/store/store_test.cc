@@ -374,6 +374,21 @@ TEST_F(StoreTest, VerifyingARangeStartsFromThePreviousStoredHash) {
   EXPECT_EQ(report->hash, (*store->ListEvents(""))[4].hash);
 }
 
+// SQLite's text functions stop at a NUL: a stored hash edited to the right hash, a NUL and
+// anything after it must not read as the right hash (the chain's next write uses every byte).
+TEST_F(StoreTest, AStoredHashWithANulAndMoreAfterTheRightHashIsABreak) {
+  auto store = OpenOrDie();
+  WriteRun(*store, "run-a", 3);
+  std::string right = *store->StoredHash(3);
+  ASSERT_TRUE(Tamper("UPDATE events SET hash = hash || char(0) || 'junk' WHERE seq = 3").ok());
+  absl::StatusOr<ChainReport> report = store->VerifyEvents();
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_TRUE(report->broken.has_value());
+  EXPECT_EQ(report->broken->seq, 3);
+  EXPECT_EQ(report->broken->expected, right);
+  EXPECT_EQ(*store->StoredHash(3), right + std::string(1, '\0') + "junk");
+}
+
 TEST_F(StoreTest, ConcurrentWritersOnOneFileExtendOneChain) {
   auto first = OpenOrDie();
   auto second = OpenOrDie();
