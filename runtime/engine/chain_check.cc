@@ -195,9 +195,11 @@ std::vector<std::string> StepDisagreements(const rows::StepRow& row, const RunCh
   return out;
 }
 
-std::vector<std::string> ApprovalDisagreements(const Approval& row, std::string_view stored_status,
-                                               const RunChain& chain) {
+std::vector<std::string> ApprovalDisagreements(const Approval& row, const RunChain& chain) {
   std::vector<std::string> out;
+  // As stored: an unknown status reads as pending, but is not what the chain says.
+  std::string stored_status =
+      row.unknown_status.empty() ? std::string(ToString(row.status)) : row.unknown_status;
   if (absl::Status own = VerifyApprovalHash(row); !own.ok()) {
     out.push_back("its hash does not match its own request");
   }
@@ -272,8 +274,7 @@ absl::Status CheckApproval(store::Transaction& tx, const Approval& approval,
       std::vector<rows::ChainEvent> events,
       rows::ReadChainEvents(tx, approval.run_id, kApprovalTypes, approval.step_id));
   RunChain chain = Fold(events);
-  std::vector<std::string> differences =
-      ApprovalDisagreements(approval, ToString(approval.status), chain);
+  std::vector<std::string> differences = ApprovalDisagreements(approval, chain);
   if (differences.empty()) return absl::OkStatus();
   return ApprovalTamperedError(ToStd(
       Tampered(absl::StrCat("approval ", json::Sanitize(approval.id)), differences[0], refused_what)

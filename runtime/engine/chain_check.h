@@ -94,10 +94,7 @@ RunChain Fold(const std::vector<rows::ChainEvent>& events);
 // operator, with stored text escaped and cut; empty when they agree.
 std::vector<std::string> RunDisagreements(const rows::RunRow& row, const RunChain& chain);
 std::vector<std::string> StepDisagreements(const rows::StepRow& row, const RunChain& chain);
-// `stored_status` is the approval's status column as stored (the decoded one reads an unknown
-// status as pending).
-std::vector<std::string> ApprovalDisagreements(const Approval& row, std::string_view stored_status,
-                                               const RunChain& chain);
+std::vector<std::string> ApprovalDisagreements(const Approval& row, const RunChain& chain);
 
 // CheckApproval reads `approval`'s chain (and the run's limits) in `tx` and refuses a row that
 // differs from it, or whose hash does not verify over its own fields: DataLoss,

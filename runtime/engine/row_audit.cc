@@ -46,14 +46,13 @@ class Auditor {
                {"the chain recorded step.started for it, but it has no row"});
       }
     }
-    AGENTRT_ASSIGN_OR_RETURN(std::vector<rows::ApprovalRow> approvals,
-                             rows::ReadApprovalRows(tx_, run.id));
+    AGENTRT_ASSIGN_OR_RETURN(std::vector<Approval> approvals, rows::ReadApprovals(tx_, run.id));
     std::set<std::string> approval_ids;
-    for (const rows::ApprovalRow& a : approvals) {
+    for (const Approval& a : approvals) {
       ++audit_.approvals;
-      approval_ids.insert(a.approval.id);
-      Report(run.id, absl::StrCat("approval ", json::Sanitize(a.approval.id)),
-             chain::ApprovalDisagreements(a.approval, a.status, recorded));
+      approval_ids.insert(a.id);
+      Report(run.id, absl::StrCat("approval ", json::Sanitize(a.id)),
+             chain::ApprovalDisagreements(a, recorded));
     }
     for (const auto& [id, approval] : recorded.approvals) {
       if (approval.requested > 0 && !approval_ids.contains(id)) {

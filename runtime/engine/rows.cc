@@ -826,16 +826,4 @@ absl::StatusOr<std::vector<StepRow>> ReadStepRows(Transaction& tx, std::string_v
   return steps;
 }
 
-absl::StatusOr<std::vector<ApprovalRow>> ReadApprovalRows(Transaction& tx,
-                                                          std::string_view run_id) {
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> rows,
-      tx.Query(absl::StrCat(ToAbsl(kSelectApproval), "WHERE run_id = ?1 ORDER BY rowid"),
-               {run_id}));
-  std::vector<ApprovalRow> approvals;
-  approvals.reserve(rows.size());
-  for (SqlRow& r : rows) approvals.push_back({ApprovalFromRow(r), r[8]});
-  return approvals;
-}
-
 }  // namespace agentrt::rows

@@ -349,13 +349,4 @@ absl::StatusOr<std::vector<StepRow>> ReadStepRows(
     store::Transaction& tx, std::string_view run_id,
     std::optional<std::string_view> step_id = std::nullopt);
 
-// An approval decoded as ReadApprovals decodes it, with its status as stored.
-struct ApprovalRow {
-  Approval approval;
-  std::string status;
-};
-// ReadApprovalRows: a run's approvals in the order they were created.
-absl::StatusOr<std::vector<ApprovalRow>> ReadApprovalRows(store::Transaction& tx,
-                                                          std::string_view run_id);
-
 }  // namespace agentrt::rows
