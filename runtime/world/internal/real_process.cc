@@ -85,19 +85,28 @@ absl::Status WriteAllOrGiveUp(int fd, std::string_view bytes, int stop, int canc
   return absl::OkStatus();
 }
 
-// How the program ended, as its supervisor reported it; nullopt when it sent nothing (it was
-// killed itself, and the program with it).
+}  // namespace
+
 std::optional<ExitStatus> ReadExited(int control) {
   ControlMessage message;
+  bool reset = false;
   for (;;) {
     ssize_t n = ::recv(control, &message, sizeof message, MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
+    // A supervisor that ends with a message of ours unread (a signal asked for as it ended)
+    // resets the socket: the kernel reports that once, before the message it sent is read.
+    if (n < 0 && errno == ECONNRESET && !reset) {
+      reset = true;
+      continue;
+    }
     if (n != static_cast<ssize_t>(sizeof message)) return std::nullopt;
     if (message.kind == ControlMessage::kExited) {
       return ExitStatus{.code = message.code, .signal = message.signal};
     }
   }
 }
+
+namespace {
 
 ExitStatus FromSiginfo(const siginfo_t& info) {
   ExitStatus status;

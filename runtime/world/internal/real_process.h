@@ -72,6 +72,11 @@ struct ProcessFds {
   UniqueFd write_cancel;  // written by a Write that passed its deadline: the writer gives up
 };
 
+// ReadExited reads how the program ended from this process's end of a supervisor's control
+// socket (supervisor.h's kExited); nullopt when the supervisor sent nothing (it was killed
+// itself, and the program with it). Never blocks.
+std::optional<ExitStatus> ReadExited(int control);
+
 class RealProcess final : public Process {
  public:
   // Takes over the running `supervisor` (a child of this process), its program `pid` and `fds`.

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +29,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/world/clock.h"
+#include "runtime/world/internal/real_process.h"
+#include "runtime/world/internal/supervisor.h"
 #include "runtime/world/real_launcher.h"
 #include "tests/support/largest_allocation.h"
 #include "tests/support/process_gone.h"
@@ -648,6 +651,26 @@ TEST(RealLauncherTest, ReadDeadlineIsOnTheInjectedClock) {
   clock.Advance(absl::Seconds(2));
   reader.join();
   EXPECT_EQ(second.status().code(), absl::StatusCode::kDeadlineExceeded);
+}
+
+// A supervisor that ends with a message of ours unread (Close asking for SIGKILL just as the
+// program died of its SIGTERM) resets the control socket: the kernel reports ECONNRESET once,
+// ahead of the kExited the supervisor sent. The exit must still be read, not taken for the
+// supervisor's own (which said "exit 0" for a program killed by a signal, one Close in a
+// few hundred).
+TEST(RealLauncherTest, TheProgramsExitIsReadWhenTheSupervisorEndedWithAMessageUnread) {
+  int ends[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends), 0);
+  internal::ControlMessage ours{.kind = internal::ControlMessage::kSignal, .signal = SIGKILL};
+  ASSERT_EQ(::send(ends[0], &ours, sizeof ours, 0), static_cast<ssize_t>(sizeof ours));
+  internal::ControlMessage exited{.kind = internal::ControlMessage::kExited, .signal = SIGTERM};
+  ASSERT_EQ(::send(ends[1], &exited, sizeof exited, 0), static_cast<ssize_t>(sizeof exited));
+  ::close(ends[1]);  // the supervisor ends without reading ours
+  std::optional<ExitStatus> read = internal::ReadExited(ends[0]);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(*read, (ExitStatus{.code = -1, .signal = SIGTERM}));
+  EXPECT_FALSE(internal::ReadExited(ends[0]).has_value());  // nothing more, and no wait
+  ::close(ends[0]);
 }
 
 TEST(RealLauncherTest, WaitDeadlineIsOnTheInjectedClock) {
