@@ -34,6 +34,8 @@ enum class ObservationKind {
   kInvalidDecision,
   kInterrupted
 };
+// Why a tool call failed, as a failed observation's `failure` records it.
+enum class ToolFailure { kError, kAbort, kTimeout, kCancelled, kInvalidContent };
 enum class SideEffect { kReadOnly, kLocalMutation, kRemoteMutation, kDestructive };
 enum class PolicyOutcome { kAllow, kRequireApproval, kDeny, kAbort, kUnknown };
 
@@ -41,9 +43,16 @@ std::string_view ToString(RunStatus s);
 std::string_view ToString(StepStatus s);
 std::string_view ToString(ObservationKind k);
 std::string_view ToString(SideEffect s);
+std::string_view ToString(ToolFailure f);
 std::string_view ToString(PolicyOutcome o);
+std::string_view ToString(DecisionKind k);  // "" for kUnknown
 std::optional<RunStatus> ParseRunStatus(std::string_view s);
+std::optional<StepStatus> ParseStepStatus(std::string_view s);
 std::optional<SideEffect> ParseSideEffect(std::string_view s);
+std::optional<PolicyOutcome> ParsePolicyOutcome(std::string_view s);  // kUnknown never
+// ParseDecisionKind: tool_call, complete, fail, or a model reply's pseudo-kinds (truncated,
+// no_tool_call: render/decide.h); kUnknown for anything else an agent wrote.
+DecisionKind ParseDecisionKind(std::string_view s);
 bool IsTerminal(RunStatus s);
 
 struct Limits {
@@ -69,7 +78,10 @@ struct Limits {
 
 // What the agent asked for. `args` and `result` are the agent's raw JSON bytes.
 struct Decision {
-  std::string kind;  // tool_call, complete, fail (or what the agent wrote)
+  // tool_call, complete, fail (or what the agent wrote, kept as written for the record);
+  // compare through Kind(), never the text.
+  std::string kind;
+  DecisionKind Kind() const { return ParseDecisionKind(kind); }
   std::string tool;
   std::string args;
   std::string reason;
@@ -146,6 +158,7 @@ struct Step {
 
 enum class ApprovalStatus { kPending, kApproved, kRejected, kExpired };
 std::string_view ToString(ApprovalStatus s);
+std::optional<ApprovalStatus> ParseApprovalStatus(std::string_view s);
 
 struct Approval {
   std::string id;

@@ -20,6 +20,7 @@
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/observe/trace/format.h"
+#include "runtime/records/event_payloads.h"
 
 namespace agentrt::sim {
 namespace {
@@ -95,20 +96,19 @@ void CheckEffects(const Outcome& outcome, std::vector<std::string>& broken) {
   };
   std::vector<Started> started;
   for (const store::Event& event : outcome.events) {
-    absl::StatusOr<json::Document> payload = json::Parse(event.payload_json);
-    if (!payload.ok()) continue;
-    json::Value root = payload->root();
-    if (event.type == event::kStepPolicy && json::MemberText(root, "outcome") == "allow") {
-      allowed_steps.insert(event.step_id);
-    } else if (event.type == event::kApprovalDecided &&
-               json::MemberText(root, "status") == "approved") {
-      approved.insert(json::MemberText(root, "approval_id"));
-    } else if (event.type == event::kStepToolStarted) {
-      std::optional<json::Value> args = root.Find("args");
-      std::string grant = json::MemberText(root, "approval_id");
+    if (std::optional<records::StepPolicy> policy = records::DecodeIf<records::StepPolicy>(event)) {
+      if (ParsePolicyOutcome(policy->outcome) == PolicyOutcome::kAllow) {
+        allowed_steps.insert(event.step_id);
+      }
+    } else if (std::optional<records::ApprovalDecided> decided =
+                   records::DecodeIf<records::ApprovalDecided>(event)) {
+      if (decided->status == ApprovalStatus::kApproved) approved.insert(decided->approval_id);
+    } else if (std::optional<records::StepToolStarted> start =
+                   records::DecodeIf<records::StepToolStarted>(event)) {
       started.push_back(
-          {json::MemberText(root, "tool"), args ? json::WriteCanonical(*args) : std::string("{}"),
-           allowed_steps.contains(event.step_id) || (!grant.empty() && approved.contains(grant))});
+          {start->tool, start->args,
+           allowed_steps.contains(event.step_id) ||
+               (!start->approval_id.empty() && approved.contains(start->approval_id))});
     }
   }
   for (std::size_t i = 0; i < outcome.effects.size(); ++i) {

@@ -9,8 +9,8 @@
 #include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
-#include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/records/event_payloads.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt::chain {
@@ -73,41 +73,43 @@ std::span<const std::string_view> ChainTypes() { return kChainTypes; }
 RunChain Fold(const std::vector<rows::ChainEvent>& events) {
   RunChain chain;
   for (const rows::ChainEvent& e : events) {
-    absl::StatusOr<json::Document> doc = json::Parse(e.payload);
-    if (!doc.ok() || !doc->root().is_object()) {
+    std::optional<json::Document> doc = records::PayloadObject(e.payload);
+    if (!doc) {
       chain.unreadable.push_back(absl::StrCat("seq ", e.seq, " (", json::Sanitize(e.type), ")"));
       continue;
     }
     json::Value p = doc->root();
     if (e.type == event::kRunCreated) {
+      records::RunCreated created = records::RunCreated::From(p);
       ++chain.created;
-      chain.goal = json::MemberText(p, "goal");
-      chain.limits = json::MemberText(p, "limits");
+      chain.goal = std::move(created.goal);
+      chain.limits = std::move(created.limits_json);
     } else if (e.type == event::kRunFinished) {
-      chain.finished =
-          RunChain::Finished{json::MemberText(p, "status"), json::MemberText(p, "reason"),
-                             json::MemberText(p, "detail"), json::MemberInt(p, "steps", -1), e.at};
+      records::RunFinished f = records::RunFinished::From(p);
+      chain.finished = RunChain::Finished{std::move(f.status), std::move(f.reason),
+                                          std::move(f.detail), f.steps, e.at};
     } else if (e.type == event::kStepStarted) {
       RecordedStep& step = chain.steps[e.step_id];
       ++step.started;
-      step.index = json::MemberInt(p, "index", -1);
+      step.index = records::StepStarted::From(p).index;
     } else if (e.type == event::kStepDecided) {
       RecordedStep& step = chain.steps[e.step_id];
       ++step.decided;
       step.decision = e.payload;
     } else if (e.type == event::kApprovalRequested) {
-      RecordedApproval& a = chain.approvals[json::MemberText(p, "approval_id")];
+      records::ApprovalRequested r = records::ApprovalRequested::From(p);
+      RecordedApproval& a = chain.approvals[r.approval_id];
       ++a.requested;
       a.step_id = e.step_id;
-      a.kind = json::MemberText(p, "kind");
-      a.capability = json::MemberText(p, "capability");
-      a.presentation = json::MemberText(p, "presentation");
-      a.hash = json::MemberText(p, "hash");
+      a.kind = std::move(r.kind);
+      a.capability = std::move(r.capability);
+      a.presentation = std::move(r.presentation);
+      a.hash = std::move(r.hash);
       a.at = e.at;
     } else if (e.type == event::kApprovalDecided) {
-      chain.approvals[json::MemberText(p, "approval_id")].decisions.push_back(
-          {json::MemberText(p, "status"), json::MemberText(p, "by"), json::MemberText(p, "note"),
-           e.at});
+      records::ApprovalDecided d = records::ApprovalDecided::From(p);
+      chain.approvals[d.approval_id].decisions.push_back(
+          {std::move(d.status_text), std::move(d.by), std::move(d.note), e.at});
     }
   }
   return chain;

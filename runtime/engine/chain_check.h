@@ -34,7 +34,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "runtime/engine/rows.h"
+#include "runtime/records/rows.h"
 #include "runtime/store/store.h"
 #include "runtime/types.h"
 

@@ -6,12 +6,12 @@
 #include "runtime/base/string_view.h"
 #include "runtime/engine/executing_runs.h"
 #include "runtime/engine/lease_heartbeat.h"
-#include "runtime/engine/rows.h"
-#include "runtime/engine/run_reader.h"
 #include "runtime/engine/session.h"
 #include "runtime/events.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/records/rows.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {

@@ -5,14 +5,14 @@
 #include "runtime/approvals.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/rows.h"
 #include "runtime/engine/session.h"
 #include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/reasons.h"
+#include "runtime/records/rows.h"
+#include "runtime/records/stored_forms.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {

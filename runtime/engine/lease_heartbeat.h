@@ -11,7 +11,7 @@
 
 #include "absl/time/time.h"
 #include "runtime/base/status_macros.h"
-#include "runtime/engine/rows.h"
+#include "runtime/records/rows.h"
 #include "runtime/store/store.h"
 #include "runtime/world/scheduler.h"
 #include "runtime/world/timestamp.h"

@@ -9,13 +9,13 @@
 #include "absl/strings/str_split.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/tool_registry.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/members.h"
+#include "runtime/records/stored_forms.h"
 #include "runtime/status_payloads.h"
+#include "runtime/tool_registry.h"
 
 namespace agentrt {
 namespace {

@@ -9,10 +9,10 @@
 #include "absl/synchronization/notification.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/rows.h"
 #include "runtime/events.h"
 #include "runtime/json/json_object.h"
 #include "runtime/reasons.h"
+#include "runtime/records/rows.h"
 #include "runtime/status_payloads.h"
 #include "runtime/world/timestamp.h"
 

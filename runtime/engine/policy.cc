@@ -4,10 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/records.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
+#include "runtime/records/stored_forms.h"
 #include "runtime/status_payloads.h"
 #include "runtime/tool.h"
 

@@ -7,8 +7,8 @@
 #include "absl/strings/str_join.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/engine/chain_check.h"
-#include "runtime/engine/rows.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/records/rows.h"
 
 namespace agentrt {
 namespace {

@@ -1,10 +1,10 @@
 #include "runtime/engine/run_end.h"
 
 #include "runtime/base/status_macros.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/rows.h"
 #include "runtime/events.h"
 #include "runtime/json/json_object.h"
+#include "runtime/records/rows.h"
+#include "runtime/records/stored_forms.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {

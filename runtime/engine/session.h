@@ -21,10 +21,10 @@
 #include "runtime/driver.h"
 #include "runtime/engine/executing_runs.h"
 #include "runtime/engine/model_caller.h"
-#include "runtime/engine/rows.h"
 #include "runtime/engine/shared_steps.h"
-#include "runtime/engine/tool_registry.h"
+#include "runtime/records/rows.h"
 #include "runtime/store/store.h"
+#include "runtime/tool_registry.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {

@@ -1,4 +1,4 @@
-#include "runtime/engine/tool_registry.h"
+#include "runtime/tool_registry.h"
 
 #include <algorithm>
 
@@ -6,12 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/records.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
+#include "runtime/records/stored_forms.h"
 
 namespace agentrt {
 namespace {

@@ -31,6 +31,56 @@ std::optional<RunStatus> ParseRunStatus(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view ToString(DecisionKind k) {
+  switch (k) {
+    case DecisionKind::kToolCall:
+      return "tool_call";
+    case DecisionKind::kComplete:
+      return "complete";
+    case DecisionKind::kFail:
+      return "fail";
+    case DecisionKind::kTruncated:
+      return "truncated";
+    case DecisionKind::kNoToolCall:
+      return "no_tool_call";
+    case DecisionKind::kUnknown:
+      return "";
+  }
+  return "";
+}
+
+DecisionKind ParseDecisionKind(std::string_view s) {
+  for (DecisionKind k : {DecisionKind::kToolCall, DecisionKind::kComplete, DecisionKind::kFail,
+                         DecisionKind::kTruncated, DecisionKind::kNoToolCall}) {
+    if (ToString(k) == s) return k;
+  }
+  return DecisionKind::kUnknown;
+}
+
+std::optional<StepStatus> ParseStepStatus(std::string_view s) {
+  for (StepStatus k : {StepStatus::kDeciding, StepStatus::kAwaitingApproval, StepStatus::kExecuting,
+                       StepStatus::kDone, StepStatus::kFailed, StepStatus::kInterrupted}) {
+    if (ToString(k) == s) return k;
+  }
+  return std::nullopt;
+}
+
+std::optional<PolicyOutcome> ParsePolicyOutcome(std::string_view s) {
+  for (PolicyOutcome o : {PolicyOutcome::kAllow, PolicyOutcome::kRequireApproval,
+                          PolicyOutcome::kDeny, PolicyOutcome::kAbort}) {
+    if (ToString(o) == s) return o;
+  }
+  return std::nullopt;
+}
+
+std::optional<ApprovalStatus> ParseApprovalStatus(std::string_view s) {
+  for (ApprovalStatus a : {ApprovalStatus::kPending, ApprovalStatus::kApproved,
+                           ApprovalStatus::kRejected, ApprovalStatus::kExpired}) {
+    if (ToString(a) == s) return a;
+  }
+  return std::nullopt;
+}
+
 bool IsTerminal(RunStatus s) {
   return s == RunStatus::kCompleted || s == RunStatus::kFailed || s == RunStatus::kCancelled;
 }
@@ -79,6 +129,22 @@ std::string_view ToString(SideEffect s) {
       return "remote_mutation";
     case SideEffect::kDestructive:
       return "destructive";
+  }
+  return "";
+}
+
+std::string_view ToString(ToolFailure f) {
+  switch (f) {
+    case ToolFailure::kError:
+      return "error";
+    case ToolFailure::kAbort:
+      return "abort";
+    case ToolFailure::kTimeout:
+      return "timeout";
+    case ToolFailure::kCancelled:
+      return "cancelled";
+    case ToolFailure::kInvalidContent:
+      return "invalid_content";
   }
   return "";
 }

@@ -13,10 +13,6 @@
 #include "runtime/approvals.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/rows.h"
-#include "runtime/engine/run_reader.h"
-#include "runtime/engine/tool_registry.h"
 #include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
@@ -25,6 +21,11 @@
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
 #include "runtime/operator/view/display.h"
+#include "runtime/records/event_payloads.h"
+#include "runtime/records/rows.h"
+#include "runtime/records/run_reader.h"
+#include "runtime/records/stored_forms.h"
+#include "runtime/tool_registry.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -49,13 +50,6 @@ bool IsCut(json::Value root) {
 // Untrusted text from the database, fit for a detail line.
 std::string Shown(std::string_view text) { return json::Truncate(json::Sanitize(text), 80); }
 
-// A member's canonical JSON, "{}" when absent (a require_approval's missing capability or
-// presentation is {} in its approval, as the driver's pause makes it).
-std::string CanonicalMember(json::Value object, std::string_view key) {
-  std::optional<json::Value> v = object.Find(key);
-  return v ? json::WriteCanonical(*v) : std::string("{}");
-}
-
 // What the event scan keeps of one evaluation (a step.policy event), or of a policy that
 // failed and left none (a step.failed "policy error: …" not right after its step's
 // step.policy).
@@ -64,7 +58,7 @@ struct Entry {
   std::int64_t seq = 0;
   std::string step_id;
   absl::Time at = absl::InfinitePast();
-  std::optional<json::Document> payload;  // nullopt when not JSON or cut
+  std::optional<records::StepPolicy> policy;  // nullopt when not JSON or cut
   bool cut = false;
   std::string failure;  // policy_failed: the step.failed detail
   // The driver refused this answer as invalid (a capability or presentation that is not JSON):
@@ -84,7 +78,9 @@ struct Scan {
   absl::Time created_at = absl::InfinitePast();
   std::vector<Entry> entries;
   // approval id -> (seq, status) of each approval.decided, in seq order.
-  std::map<std::string, std::vector<std::pair<std::int64_t, std::string>>, std::less<>> decisions;
+  std::map<std::string, std::vector<std::pair<std::int64_t, std::optional<ApprovalStatus>>>,
+           std::less<>>
+      decisions;
 };
 
 // Reads the run's events a page at a time (payloads capped at kMaxPageText), keeping only what
@@ -106,26 +102,25 @@ absl::StatusOr<Scan> ScanEvents(store::Store& store, std::string_view run_id) {
         scan.created_seen = true;
         scan.created_cut = !readable;
         if (readable) {
-          json::Value root = doc->root();
-          scan.goal = json::MemberText(root, "goal");
-          std::optional<json::Value> limits = root.Find("limits");
-          if (limits && limits->is_object()) scan.limits = rows::LimitsFromJson(*limits);
-          scan.created_has_tools = root.Find("tools").has_value();
+          records::RunCreated created = records::RunCreated::From(doc->root());
+          scan.goal = std::move(created.goal);
+          if (created.limits) scan.limits = *created.limits;
+          scan.created_has_tools = created.lists_tools;
           scan.created_at = world::ParseTimestamp(e.at).value_or(absl::InfinitePast());
         }
       } else if (e.type == event::kApprovalDecided && readable) {
-        scan.decisions[json::MemberText(doc->root(), "approval_id")].emplace_back(
-            e.seq, json::MemberText(doc->root(), "status"));
+        records::ApprovalDecided decided = records::ApprovalDecided::From(doc->root());
+        scan.decisions[decided.approval_id].emplace_back(e.seq, decided.status);
       } else if (e.type == event::kStepPolicy) {
         Entry entry;
         entry.seq = e.seq;
         entry.step_id = e.step_id;
         entry.at = world::ParseTimestamp(e.at).value_or(absl::InfinitePast());
         entry.cut = cut;
-        if (readable) entry.payload = *std::move(doc);
+        if (readable) entry.policy = records::StepPolicy::From(doc->root());
         scan.entries.push_back(std::move(entry));
       } else if (e.type == event::kStepFailed && readable) {
-        std::string detail = json::MemberText(doc->root(), "detail");
+        std::string detail = records::StepFailed::From(doc->root()).detail;
         if (absl::StartsWith(detail, ToAbsl(kPolicyErrorPrefix))) {
           bool after_its_evaluation = previous_type == event::kStepPolicy &&
                                       previous_step == e.step_id && !scan.entries.empty() &&
@@ -147,7 +142,7 @@ absl::StatusOr<Scan> ScanEvents(store::Store& store, std::string_view run_id) {
         }
       } else if (e.type == event::kRunFinished && refused_by_previous && readable) {
         // The run's detail carries the whole reason of the refusal its step's detail names.
-        std::string detail = json::MemberText(doc->root(), "detail");
+        std::string detail = records::RunFinished::From(doc->root()).detail;
         if (absl::StartsWith(detail, ToAbsl(kPolicyRunPrefix))) {
           scan.entries[*refused_by_previous].refused_reason =
               detail.substr(kPolicyRunPrefix.size());
@@ -274,20 +269,19 @@ RecheckedEvaluation RecheckOne(const Context& c, std::size_t index, bool& pre_mi
     return skipped(RecheckResult::kNotRecheckable,
                    "policy failed; no evaluation recorded: " + entry.failure);
   }
-  if (!entry.payload) {
+  if (!entry.policy) {
     return skipped(
         RecheckResult::kNotRecheckable,
         entry.cut ? absl::StrCat("the recorded evaluation is longer than ",
                                  store::Store::kMaxPageText, " characters and was not read whole")
                   : std::string("the recorded evaluation is not JSON"));
   }
-  json::Value p = entry.payload->root();
-  std::string outcome = json::MemberText(p, "outcome"), kind = json::MemberText(p, "kind");
+  const records::StepPolicy& p = *entry.policy;
+  const std::string &outcome = p.outcome, &kind = p.kind;
   ev.recorded = Describe(outcome, kind);
-  ev.policy_id = json::MemberText(p, "policy_id");
-  std::string spec_hash = json::MemberText(p, "spec_hash");
-  std::optional<json::Value> view = p.Find("view");
-  if (!view) {
+  ev.policy_id = p.policy_id;
+  const std::string& spec_hash = p.spec_hash;
+  if (!p.has_view) {
     if (spec_hash.empty()) {
       pre_migration = true;
       return skipped(RecheckResult::kNotRecheckable,
@@ -298,10 +292,11 @@ RecheckedEvaluation RecheckOne(const Context& c, std::size_t index, bool& pre_mi
                                                              ? "an interrupted side effect's pause"
                                                              : "a reconciliation's pause");
   }
-  if (!view->is_object()) {
+  if (!p.view) {
     return skipped(RecheckResult::kNotRecheckable, "the recorded run view is not an object");
   }
-  ev.on_resume = json::MemberText(*view, "status") == ToString(RunStatus::kWaitingForApproval);
+  const records::PolicyView& view = *p.view;
+  ev.on_resume = view.status == RunStatus::kWaitingForApproval;
   if (spec_hash.empty()) {
     return skipped(RecheckResult::kNotRecheckable, "no spec hash was recorded");
   }
@@ -315,7 +310,7 @@ RecheckedEvaluation RecheckOne(const Context& c, std::size_t index, bool& pre_mi
                                               : absl::StrCat("the step's decision cannot be read: ",
                                                              ToAbsl(step->decode_error)));
   }
-  if (step->decision->kind != "tool_call") {
+  if (step->decision->Kind() != DecisionKind::kToolCall) {
     return skipped(RecheckResult::kNotRecheckable, "the step is not a tool call");
   }
   if (!c.scan.created_seen || c.scan.created_cut) {
@@ -326,10 +321,9 @@ RecheckedEvaluation RecheckOne(const Context& c, std::size_t index, bool& pre_mi
   }
 
   // The view the policy was handed.
-  std::optional<RunStatus> status = ParseRunStatus(json::MemberText(*view, "status"));
-  std::int64_t n_steps = json::MemberInt(*view, "steps", -1);
-  std::int64_t n_approvals = json::MemberInt(*view, "approvals", -1);
-  if (!status) {
+  std::int64_t n_steps = view.steps;
+  std::int64_t n_approvals = view.approvals;
+  if (!view.status) {
     return skipped(RecheckResult::kNotRecheckable, "the recorded view has no run status");
   }
   if (n_steps < 0 || n_steps > static_cast<std::int64_t>(c.steps.size()) || n_approvals < 0 ||
@@ -350,14 +344,14 @@ RecheckedEvaluation RecheckOne(const Context& c, std::size_t index, bool& pre_mi
   rebuilt.run.goal = c.scan.goal;
   rebuilt.run.limits = c.scan.limits;
   rebuilt.run.created_at = c.scan.created_at;
-  rebuilt.run.status = *status;
-  rebuilt.run.step_count = static_cast<int>(json::MemberInt(*view, "step_count"));
-  rebuilt.run.model_calls = json::MemberInt(*view, "model_calls");
-  rebuilt.run.input_tokens = json::MemberInt(*view, "input_tokens");
-  rebuilt.run.output_tokens = json::MemberInt(*view, "output_tokens");
-  rebuilt.run.cached_input_tokens = json::MemberInt(*view, "cached_input_tokens");
-  rebuilt.run.estimated_cost_micros = json::MemberInt(*view, "estimated_cost_micros");
-  rebuilt.run.active_time = absl::Milliseconds(json::MemberInt(*view, "active_ms"));
+  rebuilt.run.status = *view.status;
+  rebuilt.run.step_count = static_cast<int>(view.step_count);
+  rebuilt.run.model_calls = view.model_calls;
+  rebuilt.run.input_tokens = view.input_tokens;
+  rebuilt.run.output_tokens = view.output_tokens;
+  rebuilt.run.cached_input_tokens = view.cached_input_tokens;
+  rebuilt.run.estimated_cost_micros = view.estimated_cost_micros;
+  rebuilt.run.active_time = absl::Milliseconds(view.active_ms);
   for (std::int64_t i = 0; i < n_steps; ++i) {
     const Step& before = c.steps[static_cast<std::size_t>(i)];
     if (!before.decode_error.empty()) {
@@ -377,9 +371,9 @@ RecheckedEvaluation RecheckOne(const Context& c, std::size_t index, bool& pre_mi
       a.status = ApprovalStatus::kPending;
       for (const auto& [seq, recorded_status] : decided->second) {
         if (seq >= entry.seq) break;
-        for (ApprovalStatus s :
-             {ApprovalStatus::kApproved, ApprovalStatus::kRejected, ApprovalStatus::kExpired}) {
-          if (ToString(s) == recorded_status) a.status = s;
+        // A decision only ends pending; a recorded "pending" or an unknown status changes nothing.
+        if (recorded_status && *recorded_status != ApprovalStatus::kPending) {
+          a.status = *recorded_status;
         }
       }
     } else if (a.decided_at == absl::InfinitePast() || a.decided_at > entry.at) {
@@ -492,8 +486,7 @@ RecheckedEvaluation RecheckOne(const Context& c, std::size_t index, bool& pre_mi
   if (outcome == ToString(PolicyOutcome::kRequireApproval)) {
     // The recorded approval is over the recorded request, the new one over the request as
     // re-checked (the current spec under current tools).
-    ev.recorded_hash = ApprovalHash(kind, CanonicalMember(p, "capability"),
-                                    CanonicalMember(p, "presentation"), recorded_request);
+    ev.recorded_hash = ApprovalHash(kind, p.capability_json, p.presentation_json, recorded_request);
     ev.rechecked_hash = ApprovalHash(again->kind, capability, presentation, request_json);
     if (ev.recorded_hash != ev.rechecked_hash) {
       return skipped(RecheckResult::kDifferent,
@@ -563,9 +556,8 @@ absl::StatusOr<RecheckReport> Recheck(store::Store& store, std::string_view run_
   // Only as many approvals as the largest view counted are read, whole.
   std::int64_t wanted = 0;
   for (const Entry& entry : scan.entries) {
-    if (!entry.payload) continue;
-    if (std::optional<json::Value> view = entry.payload->root().Find("view")) {
-      wanted = std::max(wanted, json::MemberInt(*view, "approvals", 0));
+    if (entry.policy && entry.policy->view) {
+      wanted = std::max(wanted, entry.policy->view->approvals);
     }
   }
   wanted = std::min(wanted, kMaxApprovalsRead);

@@ -17,6 +17,7 @@
 #include "runtime/store/event_chain.h"
 #include "runtime/store/internal/file_security.h"
 #include "runtime/store/internal/migrations.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/store/internal/sqlite.h"
 #include "runtime/world/timestamp.h"
 
@@ -109,7 +110,7 @@ class StoredEventPages {
 
   // At most kVerifyPage events with from <= seq <= to, in seq order.
   absl::StatusOr<std::vector<SqlRow>> Page(Transaction& tx, std::int64_t from, std::int64_t to) {
-    return tx.Query(page_sql_, {from, to, kVerifyPage, kVerifyInline});
+    return Sql::Query(tx, page_sql_, {from, to, kVerifyPage, kVerifyInline});
   }
 
   // The chain hash of a page row after `previous` (event_chain.h's seven netstrings, fed to the
@@ -125,8 +126,9 @@ class StoredEventPages {
       hash.Add(absl::StrCat(length, ":"));
       hash.Add(head);
       for (std::int64_t read = static_cast<std::int64_t>(head.size()); read < length;) {
-        AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> chunk,
-                                 tx.Query(chunk_sql_[f], {seq, read + 1, Store::kMaxPageText}));
+        AGENTRT_ASSIGN_OR_RETURN(
+            std::vector<SqlRow> chunk,
+            Sql::Query(tx, chunk_sql_[f], {seq, read + 1, Store::kMaxPageText}));
         if (chunk.empty() || chunk[0][0].empty()) {
           return absl::DataLossError(absl::StrCat("database ", ToAbsl(path_), ": event seq ", seq,
                                                   " holds fewer bytes of ", ToAbsl(kFields[f]),

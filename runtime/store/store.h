@@ -95,7 +95,7 @@ using EventObserver = std::function<void(const Event&)>;
 // A value bound to a statement parameter.
 using SqlValue = std::variant<std::int64_t, std::string_view>;
 
-// A row read by Transaction::Query: columns as text (integers in decimal).
+// A row read by a query (runtime/store/internal/sql.h): columns as text (integers in decimal).
 using SqlRow = std::vector<std::string>;
 
 // ToInt reads an integer column of a SqlRow. A database is untrusted input: a column someone
@@ -109,13 +109,14 @@ class Transaction {
   absl::StatusOr<Event> AppendEvent(std::string_view run_id, std::string_view step_id,
                                     absl::Time at, std::string_view type,
                                     std::string_view payload_json);
-  // Exec runs one statement; returns the number of rows it changed.
-  absl::StatusOr<std::int64_t> Exec(std::string_view sql, absl::Span<const SqlValue> params = {});
-  absl::StatusOr<std::vector<SqlRow>> Query(std::string_view sql,
-                                            absl::Span<const SqlValue> params = {});
 
  private:
   friend class Store;
+  friend class Sql;  // runtime/store/internal/sql.h: raw statements, for runtime/records/ and tests
+                     // only
+  absl::StatusOr<std::int64_t> Exec(std::string_view sql, absl::Span<const SqlValue> params = {});
+  absl::StatusOr<std::vector<SqlRow>> Query(std::string_view sql,
+                                            absl::Span<const SqlValue> params = {});
   explicit Transaction(internal::Connection& connection) : connection_(connection) {}
   absl::Status LoadHead();
   // Notes a statement that may have changed the events table other than by AppendEvent.

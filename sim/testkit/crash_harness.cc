@@ -18,14 +18,15 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/base/write_all.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/rows.h"
-#include "runtime/engine/run_reader.h"
-#include "runtime/engine/tool_registry.h"
 #include "runtime/events.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/records/event_payloads.h"
+#include "runtime/records/rows.h"
+#include "runtime/records/run_reader.h"
+#include "runtime/records/stored_forms.h"
+#include "runtime/tool_registry.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "sim/testkit/internal/child.h"
@@ -335,21 +336,6 @@ constexpr std::string_view kOperatorDecides = "an interrupted side effect waits 
 constexpr std::string_view kNothingInFlight = "no step or lease left in flight";
 constexpr std::string_view kChainIntact = "the event chain is intact";
 
-std::string PayloadText(const store::Event& e, std::string_view key) {
-  absl::StatusOr<json::Document> doc = json::Parse(e.payload_json);
-  if (!doc.ok()) return "";
-  return json::MemberText(doc->root(), key);
-}
-
-// step.interrupted nests the observation's content: {"previous_status":{"previous_status":…}}.
-std::string PreviousStatus(const store::Event& e) {
-  absl::StatusOr<json::Document> doc = json::Parse(e.payload_json);
-  if (!doc.ok()) return "";
-  std::optional<json::Value> v = doc->root().Find("previous_status");
-  if (v && v->is_object()) v = v->Find("previous_status");
-  return v && v->is_string() ? std::string(v->string_value()) : "";
-}
-
 }  // namespace
 
 std::string_view ToString(CrashPoint point) {
@@ -429,15 +415,23 @@ absl::StatusOr<Report> CheckInvariants(store::Store& store, std::string_view run
       }
       open[e.step_id] = true;
       ++starts[e.step_id];
-      if (std::string a = PayloadText(e, "approval_id"); !a.empty()) ++started_by[a];
+      std::optional<records::StepToolStarted> start =
+          records::Decode<records::StepToolStarted>(e.payload_json);
+      if (start && !start->approval_id.empty()) ++started_by[start->approval_id];
     } else if (e.type == event::kStepToolFinished || e.type == event::kStepInterrupted) {
       open[e.step_id] = false;
       if (e.type == event::kStepInterrupted) {
         interrupted_at.try_emplace(e.step_id, e.seq);
-        if (PreviousStatus(e) == "executing") interrupted_executing.insert(e.step_id);
+        std::optional<records::StepInterrupted> stop =
+            records::Decode<records::StepInterrupted>(e.payload_json);
+        if (stop && stop->previous_status == StepStatus::kExecuting) {
+          interrupted_executing.insert(e.step_id);
+        }
       }
     } else if (e.type == event::kApprovalRequested) {
-      requested[PayloadText(e, "approval_id")] = e.seq;
+      std::optional<records::ApprovalRequested> request =
+          records::Decode<records::ApprovalRequested>(e.payload_json);
+      requested[request ? request->approval_id : std::string()] = e.seq;
     }
   }
   for (const auto& [step_id, is_open] : open) {

@@ -7,10 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/tool_registry.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/records/stored_forms.h"
+#include "runtime/tool_registry.h"
 #include "sim/testkit/schema_fuzz.h"
 
 namespace agentrt::testkit {

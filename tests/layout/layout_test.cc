@@ -1,8 +1,10 @@
 // The layout's plain facts, checked on the source tree itself (docs/architecture.md,
 // runtime/README.md): nothing in the engine touches the operating system's time, threads,
-// processes, sockets or files except through the injected world; the runtime's SQL lives in one
-// file; dependencies point one way; public headers include only public headers. Each rule
-// names the file and line that breaks it.
+// processes, sockets or files except through the injected world; every SQL statement lives in
+// the records layer or the store; nothing outside the engine includes its internals and only
+// the records layer reaches raw statements; dependencies point one way; public headers include
+// only public headers. Each rule names the file and line that breaks it, and each is proved
+// against a planted violation.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -131,11 +133,14 @@ std::vector<int> Find(const std::string& code, const std::string& token) {
   return lines;
 }
 
-TEST(LayoutTest, TheEngineReachesTheOperatingSystemOnlyThroughTheWorld) {
-  // Time, threads, processes, sockets, files and randomness: only runtime/world (the injected
-  // world), runtime/store (its SQLite file) and runtime/base (the shared file helpers) may. The
-  // MCP client is held to the same rule: it reaches servers through the world only, so every
-  // session can be recorded, replayed and simulated.
+// Each rule is a function from sources to the places that break it, so that a test can hold it
+// on the tree and another can prove it finds a planted violation.
+
+// Time, threads, processes, sockets, files and randomness: only runtime/world (the injected
+// world), runtime/store (its SQLite file) and runtime/base (the shared file helpers) may. The
+// MCP client is held to the same rule: it reaches servers through the world only, so every
+// session can be recorded, replayed and simulated.
+std::vector<std::string> OperatingSystemOutsideTheWorld(const std::vector<Source>& sources) {
   const std::vector<std::string> forbidden = {"std::thread",
                                               "std::jthread",
                                               "std::async",
@@ -176,9 +181,9 @@ TEST(LayoutTest, TheEngineReachesTheOperatingSystemOnlyThroughTheWorld) {
                                               "::kill",
                                               "::waitpid"};
   std::vector<std::string> found;
-  for (const Source& s : Sources({"runtime", "mcp"})) {
-    if (Under(s.path, "runtime/world") || Under(s.path, "runtime/store") ||
-        Under(s.path, "runtime/base")) {
+  for (const Source& s : sources) {
+    if (!(Under(s.path, "runtime") || Under(s.path, "mcp")) || Under(s.path, "runtime/world") ||
+        Under(s.path, "runtime/store") || Under(s.path, "runtime/base")) {
       continue;
     }
     for (const std::string& token : forbidden) {
@@ -187,43 +192,97 @@ TEST(LayoutTest, TheEngineReachesTheOperatingSystemOnlyThroughTheWorld) {
       }
     }
   }
-  EXPECT_THAT(found, ::testing::IsEmpty());
+  return found;
 }
 
-TEST(LayoutTest, TheRuntimesSqlLivesInRowsAndTheStore) {
+// Every SQL statement, of any form, lives in the records layer (runtime/records/: the tables'
+// statements) or the store (its connection, migrations and chain): a string literal that starts
+// with a statement's keyword anywhere else in the product is one that escaped. Tests may plant
+// what a hostile editor of the file would.
+std::vector<std::string> SqlOutsideRecordsAndStore(const std::vector<Source>& sources) {
+  static constexpr const char* kStatements[] = {
+      "SELECT", "INSERT", "UPDATE", "DELETE",  "REPLACE", "UPSERT",   "CREATE",    "ALTER",
+      "DROP",   "PRAGMA", "WITH",   "BEGIN",   "COMMIT",  "ROLLBACK", "SAVEPOINT", "RELEASE",
+      "VACUUM", "ATTACH", "DETACH", "ANALYZE", "REINDEX", "EXPLAIN"};
   std::vector<std::string> found;
-  for (const Source& s : Sources({"runtime", "sim", "tools"})) {
-    if (s.path == "runtime/engine/rows.cc" || Under(s.path, "runtime/store")) continue;
+  for (const Source& s : sources) {
+    if (Under(s.path, "runtime/records") || Under(s.path, "runtime/store") ||
+        Under(s.path, "tests")) {
+      continue;
+    }
     for (const auto& [line, literal] : s.literals) {
-      for (const char* verb : {"SELECT ", "UPDATE ", "INSERT ", "DELETE "}) {
-        if (literal.rfind(verb, 0) == 0) {
-          found.push_back(s.path + ":" + std::to_string(line) + ": " + literal.substr(0, 40));
+      // Past leading blanks, written out or as escapes ("\n  DELETE ...").
+      std::string_view text = literal;
+      while (!text.empty()) {
+        if (text.front() == ' ' || text.front() == '\t' || text.front() == '\n') {
+          text.remove_prefix(1);
+        } else if (text.starts_with("\\n") || text.starts_with("\\t")) {
+          text.remove_prefix(2);
+        } else {
+          break;
+        }
+      }
+      for (const char* verb : kStatements) {
+        std::string_view v = verb;
+        // A keyword and more (DELETE FROM, PRAGMA x), or a transaction's keyword alone; an
+        // HTTP method's "DELETE" alone is no statement.
+        bool more = text.size() > v.size() && (text[v.size()] == ' ' || text[v.size()] == '\n');
+        bool alone = text == v && (v == "BEGIN" || v == "COMMIT" || v == "ROLLBACK" ||
+                                   v == "VACUUM" || v == "ANALYZE" || v == "REINDEX");
+        if (text.starts_with(v) && (more || alone)) {
+          found.push_back(s.path + ":" + std::to_string(line) + ": " +
+                          std::string(text.substr(0, 40)));
         }
       }
     }
   }
-  EXPECT_THAT(found, ::testing::IsEmpty());
+  return found;
+}
+
+// Only the store and the records layer reach raw statements (runtime/store/internal/sql.h); the
+// engine's internals (runtime/engine/) are included by nothing outside it but the engine's own unit
+// tests.
+std::vector<std::string> PrivateHeadersIncluded(const std::vector<Source>& sources) {
+  std::vector<std::string> found;
+  for (const Source& s : sources) {
+    for (const auto& [line, header] : s.includes) {
+      bool sql = header == "runtime/store/internal/sql.h" && !Under(s.path, "runtime/store") &&
+                 !Under(s.path, "runtime/records") && !Under(s.path, "tests");
+      bool engine = Under(header, "runtime/engine") && !Under(s.path, "runtime/engine") &&
+                    !Under(s.path, "tests/runtime/engine");
+      if (sql || engine)
+        found.push_back(s.path + ":" + std::to_string(line) + ": includes " + header);
+    }
+  }
+  return found;
 }
 
 // The part of the tree a file belongs to, for the dependency rule.
 std::string PartOf(const std::string& path) {
-  for (const char* part :
-       {"runtime/base", "runtime/json", "runtime/schema", "runtime/world", "runtime/store",
-        "runtime/engine", "runtime/render", "runtime/observe", "runtime/operator", "runtime/replay",
-        "sim/testkit", "sim", "tools", "mcp", "providers", "tests", "fuzz"}) {
+  for (const char* part : {"runtime/base", "runtime/json", "runtime/schema", "runtime/world",
+                           "runtime/store", "runtime/records", "runtime/engine", "runtime/render",
+                           "runtime/observe", "runtime/operator", "runtime/replay", "sim/testkit",
+                           "sim", "tools", "mcp", "providers", "tests", "fuzz"}) {
     if (Under(path, part)) return part;
   }
   if (Under(path, "runtime")) return "runtime";  // the public headers at its top
   return "";
 }
 
-TEST(LayoutTest, DependenciesPointOneWay) {
-  // What each part may include (DESIGN.md: base <- json <- schema <- world, store <- runtime
-  // (engine, render) <- replay, operator, observe <- mcp, providers <- sim <- tools).
-  const std::set<std::string> core = {"runtime/base",   "runtime/json",  "runtime/schema",
-                                      "runtime/world",  "runtime/store", "runtime",
-                                      "runtime/engine", "runtime/render"};
+// What each part may include (DESIGN.md: base <- json <- schema <- world, store <- records <-
+// runtime (engine, render) <- replay, operator, observe <- mcp, providers <- sim <- tools). The
+// records layer sees the public types at the runtime's top but never the engine.
+std::vector<std::string> DependenciesPointingBack(const std::vector<Source>& sources) {
+  const std::set<std::string> below = {"runtime/base",  "runtime/json",  "runtime/schema",
+                                       "runtime/world", "runtime/store", "runtime/records",
+                                       "runtime"};
   auto with = [&](std::initializer_list<std::string> more) {
+    std::set<std::string> s = below;
+    s.insert(more);
+    return s;
+  };
+  const std::set<std::string> core = with({"runtime/engine", "runtime/render"});
+  auto core_with = [&](std::initializer_list<std::string> more) {
     std::set<std::string> s = core;
     s.insert(more);
     return s;
@@ -234,47 +293,76 @@ TEST(LayoutTest, DependenciesPointOneWay) {
       {"runtime/schema", {"runtime/base", "runtime/json", "runtime/schema"}},
       {"runtime/world", {"runtime/base", "runtime/world"}},
       {"runtime/store", {"runtime/base", "runtime/json", "runtime/world", "runtime/store"}},
+      {"runtime/records", below},
       {"runtime", core},
       {"runtime/engine", core},
       {"runtime/render", core},
-      {"runtime/observe", with({"runtime/observe"})},
-      {"runtime/operator", with({"runtime/operator"})},
-      {"runtime/replay", with({"runtime/replay"})},
-      {"mcp", with({"mcp"})},
+      {"runtime/observe", core_with({"runtime/observe"})},
+      {"runtime/operator", core_with({"runtime/operator"})},
+      {"runtime/replay", core_with({"runtime/replay"})},
+      {"mcp", core_with({"mcp"})},
   };
   std::vector<std::string> found;
-  for (const Source& s : Sources({"runtime", "mcp"})) {
-    const std::set<std::string>& may = allowed.at(PartOf(s.path));
+  for (const Source& s : sources) {
+    auto may = allowed.find(PartOf(s.path));
+    if (may == allowed.end()) continue;
     for (const auto& [line, header] : s.includes) {
       std::string part = PartOf(header);
-      if (part.empty() || may.contains(part)) continue;
-      // Generated protobuf headers belong to the part that owns the .proto.
+      if (part.empty() || may->second.contains(part)) continue;
       found.push_back(s.path + ":" + std::to_string(line) + ": includes " + header);
     }
   }
-  EXPECT_THAT(found, ::testing::IsEmpty());
+  return found;
 }
 
-TEST(LayoutTest, PublicHeadersIncludeOnlyPublicHeaders) {
-  // Installed headers (cmake/AgentrtLibrary.cmake: outside engine/ and internal/ folders) must
-  // compile for a product that has only the installed ones.
-  // Generated protobuf headers are not installed, except the scenario's: a scenario is the
-  // simulator's public interface (sim/CMakeLists.txt installs its header).
-  auto is_public = [](const std::string& path) {
-    return path.find("/engine/") == std::string::npos &&
-           path.find("/internal/") == std::string::npos &&
-           (path.find("proto/") == std::string::npos || path == "sim/proto/scenario.pb.h");
-  };
+// Installed headers (cmake/AgentrtLibrary.cmake: outside engine/ and internal/ folders) must
+// compile for a product that has only the installed ones.
+// Generated protobuf headers are not installed, except the scenario's: a scenario is the
+// simulator's public interface (sim/CMakeLists.txt installs its header).
+bool IsPublic(const std::string& path) {
+  return path.find("/engine/") == std::string::npos &&
+         path.find("/internal/") == std::string::npos &&
+         (path.find("proto/") == std::string::npos || path == "sim/proto/scenario.pb.h");
+}
+
+std::vector<std::string> PublicHeadersIncludingPrivateOnes(const std::vector<Source>& sources) {
   std::vector<std::string> found;
-  for (const Source& s : Sources({"runtime", "sim"})) {
-    if (s.path.ends_with(".cc") || !is_public(s.path)) continue;
+  for (const Source& s : sources) {
+    if (!(Under(s.path, "runtime") || Under(s.path, "sim")) || s.path.ends_with(".cc") ||
+        !IsPublic(s.path)) {
+      continue;
+    }
     for (const auto& [line, header] : s.includes) {
-      if (!is_public(header)) {
+      if (!IsPublic(header)) {
         found.push_back(s.path + ":" + std::to_string(line) + ": includes " + header);
       }
     }
   }
-  EXPECT_THAT(found, ::testing::IsEmpty());
+  return found;
+}
+
+std::vector<Source> Tree() {
+  return Sources({"runtime", "mcp", "providers", "sim", "tools", "fuzz", "tests"});
+}
+
+TEST(LayoutTest, TheEngineReachesTheOperatingSystemOnlyThroughTheWorld) {
+  EXPECT_THAT(OperatingSystemOutsideTheWorld(Tree()), ::testing::IsEmpty());
+}
+
+TEST(LayoutTest, EverySqlStatementLivesInTheRecordsLayerOrTheStore) {
+  EXPECT_THAT(SqlOutsideRecordsAndStore(Tree()), ::testing::IsEmpty());
+}
+
+TEST(LayoutTest, TheEngineAndRawStatementsArePrivate) {
+  EXPECT_THAT(PrivateHeadersIncluded(Tree()), ::testing::IsEmpty());
+}
+
+TEST(LayoutTest, DependenciesPointOneWay) {
+  EXPECT_THAT(DependenciesPointingBack(Tree()), ::testing::IsEmpty());
+}
+
+TEST(LayoutTest, PublicHeadersIncludeOnlyPublicHeaders) {
+  EXPECT_THAT(PublicHeadersIncludingPrivateOnes(Tree()), ::testing::IsEmpty());
 }
 
 // The checks see what they claim to: a planted violation of each kind is found.
@@ -285,7 +373,7 @@ TEST(LayoutTest, TheLexerSeesCodeNotCommentsAndKeepsLiterals) {
                  "auto q = \"SELECT id FROM runs\";  // std::async\n"
                  "auto r = R\"sql(UPDATE runs SET x = 1)sql\";\n"
                  "std::thread t;  char c = '\"';\n"
-                 "#include \"runtime/engine/rows.h\"\n");
+                 "#include \"runtime/engine/session.h\"\n");
   EXPECT_THAT(Find(s.code, "std::thread"), ::testing::ElementsAre(5));
   EXPECT_TRUE(Find(s.code, "absl::Now").empty());
   EXPECT_TRUE(Find(s.code, "std::async").empty());
@@ -293,10 +381,75 @@ TEST(LayoutTest, TheLexerSeesCodeNotCommentsAndKeepsLiterals) {
   ASSERT_EQ(s.literals.size(), 3u);           // the include's name is one too
   EXPECT_EQ(s.literals[0], std::make_pair(3, std::string("SELECT id FROM runs")));
   EXPECT_EQ(s.literals[1], std::make_pair(4, std::string("UPDATE runs SET x = 1")));
-  EXPECT_THAT(s.includes, ::testing::ElementsAre(std::make_pair(6, "runtime/engine/rows.h")));
+  EXPECT_THAT(s.includes, ::testing::ElementsAre(std::make_pair(6, "runtime/engine/session.h")));
   EXPECT_EQ(PartOf("runtime/engine/rows.h"), "runtime/engine");
+  EXPECT_EQ(PartOf("runtime/records/rows.h"), "runtime/records");
   EXPECT_EQ(PartOf("runtime/driver.h"), "runtime");
   EXPECT_EQ(PartOf("sim/testkit/report.h"), "sim/testkit");
+}
+
+TEST(LayoutTest, APlantedOperatingSystemCallIsFound) {
+  std::vector<Source> planted = {Lex("runtime/operator/x.cc", "\nauto t = absl::Now();\n"),
+                                 Lex("mcp/y.cc", "int fd = ::open(p, 0);\n"),
+                                 Lex("runtime/world/real.cc", "auto t = absl::Now();\n")};
+  EXPECT_THAT(OperatingSystemOutsideTheWorld(planted),
+              ::testing::ElementsAre("runtime/operator/x.cc:2: absl::Now", "mcp/y.cc:1: ::open"));
+}
+
+TEST(LayoutTest, APlantedStatementOfAnyFormOutsideTheRecordsLayerIsFound) {
+  std::vector<Source> planted = {
+      Lex("runtime/operator/x.cc", "auto a = \"  PRAGMA writable_schema = ON\";\n"),
+      Lex("sim/y.cc", "auto b = \"\\n  DROP TABLE events\";\n"),
+      Lex("tools/agentrt/z.cc", "auto c = \"WITH t AS (SELECT 1) DELETE FROM runs\";\n"),
+      Lex("fuzz/w.cc", "auto d = \"ALTER TABLE runs ADD x\";\n"),
+      Lex("runtime/render/v.cc",
+          "auto e = \"SELECTED tools\";  auto f = \"Begin the run\";  auto m = \"DELETE\";\n"),
+      Lex("mcp/u.cc", "auto n = \"COMMIT\";\n"),
+      Lex("runtime/records/rows.cc", "auto g = \"DELETE FROM runs\";\n"),
+      Lex("tests/runtime/t.cc", "auto h = \"DELETE FROM events\";\n")};
+  EXPECT_THAT(SqlOutsideRecordsAndStore(planted),
+              ::testing::ElementsAre("runtime/operator/x.cc:1: PRAGMA writable_schema = ON",
+                                     "sim/y.cc:1: DROP TABLE events",
+                                     "tools/agentrt/z.cc:1: WITH t AS (SELECT 1) DELETE FROM runs",
+                                     "fuzz/w.cc:1: ALTER TABLE runs ADD x", "mcp/u.cc:1: COMMIT"));
+}
+
+TEST(LayoutTest, APlantedIncludeOfTheEngineOrOfRawStatementsIsFound) {
+  std::vector<Source> planted = {
+      Lex("runtime/operator/x.cc", "#include \"runtime/engine/session.h\"\n"),
+      Lex("sim/y.cc", "\n#include \"runtime/store/internal/sql.h\"\n"),
+      Lex("tests/runtime/driver_test.cc", "#include \"runtime/engine/session.h\"\n"),
+      Lex("tests/runtime/engine/z_test.cc", "#include \"runtime/engine/session.h\"\n"),
+      Lex("runtime/records/rows.cc", "#include \"runtime/store/internal/sql.h\"\n"),
+      Lex("tests/runtime/t.cc", "#include \"runtime/store/internal/sql.h\"\n")};
+  EXPECT_THAT(PrivateHeadersIncluded(planted),
+              ::testing::ElementsAre("runtime/operator/x.cc:1: includes runtime/engine/session.h",
+                                     "sim/y.cc:2: includes runtime/store/internal/sql.h",
+                                     "tests/runtime/driver_test.cc:1: includes "
+                                     "runtime/engine/session.h"));
+}
+
+TEST(LayoutTest, APlantedDependencyPointingBackIsFound) {
+  std::vector<Source> planted = {
+      Lex("runtime/records/x.cc", "#include \"runtime/engine/session.h\"\n"),
+      Lex("runtime/store/y.cc", "#include \"runtime/records/rows.h\"\n"),
+      Lex("runtime/engine/z.cc", "#include \"runtime/operator/recheck.h\"\n"),
+      Lex("runtime/operator/w.cc", "#include \"runtime/records/rows.h\"\n")};
+  EXPECT_THAT(DependenciesPointingBack(planted),
+              ::testing::ElementsAre("runtime/records/x.cc:1: includes runtime/engine/session.h",
+                                     "runtime/store/y.cc:1: includes runtime/records/rows.h",
+                                     "runtime/engine/z.cc:1: includes runtime/operator/recheck.h"));
+}
+
+TEST(LayoutTest, APlantedPublicHeaderIncludingAPrivateOneIsFound) {
+  std::vector<Source> planted = {
+      Lex("runtime/records/x.h", "#include \"runtime/engine/session.h\"\n"),
+      Lex("sim/y.h", "#include \"runtime/store/internal/sqlite.h\"\n"),
+      Lex("runtime/engine/z.h", "#include \"runtime/engine/session.h\"\n"),
+      Lex("runtime/records/w.cc", "#include \"runtime/store/internal/sqlite.h\"\n")};
+  EXPECT_THAT(PublicHeadersIncludingPrivateOnes(planted),
+              ::testing::ElementsAre("runtime/records/x.h:1: includes runtime/engine/session.h",
+                                     "sim/y.h:1: includes runtime/store/internal/sqlite.h"));
 }
 
 }  // namespace

@@ -3,11 +3,12 @@
 #if !__has_include("runtime/driver.h")
 #error "the public headers are not on the include path"
 #endif
-#if __has_include("runtime/engine/rows.h") || __has_include("runtime/engine/session.h")
+#if __has_include("runtime/engine/chain_check.h") || __has_include("runtime/engine/session.h")
 #error "engine internals are reachable"
 #endif
-#if __has_include("runtime/store/internal/sqlite.h") || \
-                  __has_include("runtime/world/internal/task_queue.h")
+#if __has_include("runtime/store/internal/sqlite.h") ||            \
+                  __has_include("runtime/store/internal/sql.h") || \
+                                __has_include("runtime/world/internal/task_queue.h")
 #error "internal headers are reachable"
 #endif
 #if __has_include("runtime/world/internal/curl_response.h")

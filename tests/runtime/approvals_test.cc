@@ -4,8 +4,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/driver.h"
-#include "runtime/engine/run_reader.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/approval_story.h"
@@ -78,10 +79,9 @@ TEST_F(ApprovalsTest, TamperedApprovalRowIsRefusedByHash) {
   ASSERT_TRUE(Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""}).ok());
   ASSERT_TRUE(store_
                   ->Write([](store::Transaction& tx) {
-                    return tx
-                        .Exec(
-                            "UPDATE approvals SET request_json = "
-                            "replace(request_json, 'alice', 'mallory')")
+                    return store::Sql::Exec(tx,
+                                            "UPDATE approvals SET request_json = "
+                                            "replace(request_json, 'alice', 'mallory')")
                         .status();
                   })
                   .ok());
@@ -177,11 +177,11 @@ TEST_F(ApprovalsTest, LiveForeignLeaseIsRefusedAndAnExpiredOneTakenOver) {
   std::string expiry = "2033-05-18T03:33:50.000000000Z";  // 30 s after lease_clock's time
   ASSERT_TRUE(store_
                   ->Write([&](store::Transaction& tx) {
-                    return tx
-                        .Exec(
-                            "UPDATE runs SET status = 'RUNNING', lease_owner = 'other/1', "
-                            "lease_expires_at = ?1",
-                            {std::string_view(expiry)})
+                    return store::Sql::Exec(
+                               tx,
+                               "UPDATE runs SET status = 'RUNNING', lease_owner = 'other/1', "
+                               "lease_expires_at = ?1",
+                               {std::string_view(expiry)})
                         .status();
                   })
                   .ok());
@@ -209,11 +209,12 @@ TEST_F(ApprovalsTest, LiveForeignLeaseIsRefusedAndAnExpiredOneTakenOver) {
 TEST_F(ApprovalsTest, AStepThatCannotBeReadFailsTheRunOnResumeWithoutRunningAnything) {
   ASSERT_TRUE(Drive({Post("alice")}).ok());
   ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
-  ASSERT_TRUE(store_
-                  ->Write([](store::Transaction& tx) {
-                    return tx.Exec("UPDATE steps SET decision_json = '{not json'").status();
-                  })
-                  .ok());
+  ASSERT_TRUE(
+      store_
+          ->Write([](store::Transaction& tx) {
+            return store::Sql::Exec(tx, "UPDATE steps SET decision_json = '{not json'").status();
+          })
+          .ok());
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->status, RunStatus::kFailed);
@@ -232,7 +233,8 @@ void CrashWhilePosting(store::Store& store) {
                           "UPDATE steps SET status = 'executing', policy_json = ''",
                           "UPDATE runs SET status = 'RUNNING', lease_owner = 'dead/1', "
                           "lease_expires_at = '2000-01-01T00:00:00.000000000Z'"}) {
-                      if (absl::StatusOr<std::int64_t> n = tx.Exec(sql); !n.ok()) return n.status();
+                      if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok())
+                        return n.status();
                     }
                     return absl::OkStatus();
                   })
@@ -407,11 +409,12 @@ TEST_F(ApprovalsTest, ALoopThatLostItsRunRecordsNothingMore) {
     }
     absl::StatusOr<ToolResult> Call(const ToolCall&) override {
       // Meanwhile another owner took the run over.
-      EXPECT_TRUE(store_
-                      .Write([](store::Transaction& tx) {
-                        return tx.Exec("UPDATE runs SET lease_owner = 'other/1'").status();
-                      })
-                      .ok());
+      EXPECT_TRUE(
+          store_
+              .Write([](store::Transaction& tx) {
+                return store::Sql::Exec(tx, "UPDATE runs SET lease_owner = 'other/1'").status();
+              })
+              .ok());
       return ToolResult{"{}", "done"};
     }
     store::Store& store_;

@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
-#include "runtime/engine/run_reader.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/crash_world.h"

@@ -12,9 +12,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/approvals.h"
-#include "runtime/engine/run_reader.h"
 #include "runtime/json/intake.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 
@@ -217,7 +218,8 @@ TEST_F(DriverTest, RemoteMutationPausesWithAPendingApprovalBoundByHash) {
   std::vector<store::SqlRow> approvals;
   ASSERT_TRUE(store_
                   ->Read([&](store::Transaction& tx) -> absl::Status {
-                    approvals = *tx.Query("SELECT status, kind, hash, request_json FROM approvals");
+                    approvals = *store::Sql::Query(
+                        tx, "SELECT status, kind, hash, request_json FROM approvals");
                     return absl::OkStatus();
                   })
                   .ok());
@@ -430,11 +432,10 @@ TEST_F(DriverTest, OperatorCancelDuringAToolEndsTheLoopAndTheOutcomeIsAppendedLa
     // Another writer (an operator's cancel) ends the run while the tool runs.
     EXPECT_TRUE(store_
                     ->Write([&](store::Transaction& tx) {
-                      return tx
-                          .Exec(
-                              "UPDATE runs SET status = 'CANCELLED', "
-                              "reason = 'operator_cancelled' WHERE id = ?1",
-                              {std::string_view(call.run_id)})
+                      return store::Sql::Exec(tx,
+                                              "UPDATE runs SET status = 'CANCELLED', "
+                                              "reason = 'operator_cancelled' WHERE id = ?1",
+                                              {std::string_view(call.run_id)})
                           .status();
                     })
                     .ok());
@@ -478,10 +479,9 @@ TEST_F(DriverTest, AStartThatFailsReleasesItsLeaseForARivalAtOnce) {
     // The store refuses the step's next write, as a failing disk would.
     EXPECT_TRUE(store_
                     ->Write([](store::Transaction& tx) {
-                      return tx
-                          .Exec(
-                              "CREATE TRIGGER refuse BEFORE UPDATE ON steps BEGIN "
-                              "SELECT RAISE(ABORT, 'the disk said no'); END")
+                      return store::Sql::Exec(tx,
+                                              "CREATE TRIGGER refuse BEFORE UPDATE ON steps BEGIN "
+                                              "SELECT RAISE(ABORT, 'the disk said no'); END")
                           .status();
                     })
                     .ok());
@@ -492,9 +492,11 @@ TEST_F(DriverTest, AStartThatFailsReleasesItsLeaseForARivalAtOnce) {
   EXPECT_THAT(failed.status().message(), HasSubstr("the disk said no"));
   EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kRunning);
   EXPECT_EQ(ReadLease(*store_, "run-1")->owner, "");
-  ASSERT_TRUE(
-      store_->Write([](store::Transaction& tx) { return tx.Exec("DROP TRIGGER refuse").status(); })
-          .ok());
+  ASSERT_TRUE(store_
+                  ->Write([](store::Transaction& tx) {
+                    return store::Sql::Exec(tx, "DROP TRIGGER refuse").status();
+                  })
+                  .ok());
   // The lease clock has not moved: before the release, the rival was refused for a TTL.
   agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
   DriverOptions options;
@@ -583,10 +585,9 @@ TEST_F(DriverTest, ALapsedLeaseStartsNoTool) {
       // The lease runs out while the agent decides, with no renewal in between.
       EXPECT_TRUE(store_
                       .Write([](store::Transaction& tx) {
-                        return tx
-                            .Exec(
-                                "UPDATE runs SET lease_expires_at = "
-                                "'2000-01-01T00:00:00.000000000Z'")
+                        return store::Sql::Exec(tx,
+                                                "UPDATE runs SET lease_expires_at = "
+                                                "'2000-01-01T00:00:00.000000000Z'")
                             .status();
                       })
                       .ok());
@@ -721,7 +722,8 @@ TEST_F(DriverTest, RewrittenIntegerColumnsDoNotCrashReaders) {
                          {"UPDATE runs SET step_count = 'many', active_ms = 'x', "
                           "limits_json = '{\"max_steps\":99999999999999999999999}'",
                           "UPDATE steps SET idx = 'first' WHERE idx = 0"}) {
-                      if (absl::StatusOr<std::int64_t> n = tx.Exec(sql); !n.ok()) return n.status();
+                      if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok())
+                        return n.status();
                     }
                     return absl::OkStatus();
                   })

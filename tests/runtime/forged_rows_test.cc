@@ -6,8 +6,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/approvals.h"
-#include "runtime/engine/run_reader.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/row_audit.h"
+#include "runtime/store/internal/sql.h"
 #include "tests/runtime/approval_story.h"
 
 namespace agentrt {
@@ -31,7 +32,9 @@ using ::testing::SizeIs;
 class ForgedRowsTest : public ApprovalStory {
  protected:
   void Exec(const std::string& sql) {
-    ASSERT_TRUE(store_->Write([&](store::Transaction& tx) { return tx.Exec(sql).status(); }).ok())
+    ASSERT_TRUE(
+        store_->Write([&](store::Transaction& tx) { return store::Sql::Exec(tx, sql).status(); })
+            .ok())
         << sql;
   }
 

@@ -14,8 +14,9 @@
 #include "gtest/gtest.h"
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
-#include "runtime/engine/run_reader.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/real_scheduler.h"
@@ -122,7 +123,7 @@ std::string Rows(store::Store& store) {
   absl::Status read = store.Read([&](store::Transaction& tx) -> absl::Status {
     for (const char* table : {"runs", "steps", "approvals", "tool_specs", "model_calls"}) {
       absl::StatusOr<std::vector<store::SqlRow>> rows =
-          tx.Query(absl::StrCat("SELECT * FROM ", table, " ORDER BY rowid"));
+          store::Sql::Query(tx, absl::StrCat("SELECT * FROM ", table, " ORDER BY rowid"));
       if (!rows.ok()) return rows.status();
       for (const store::SqlRow& row : *rows) {
         absl::StrAppend(&out, table, ": ", absl::StrJoin(row, " | "), "\n");
@@ -619,7 +620,8 @@ TEST(GateTest, ASessionThatLostItsLeaseRefusesEveryLaterCall) {
       std::string past = world::FormatTimestamp(Start() - absl::Seconds(1));
       ASSERT_TRUE(w.store
                       ->Write([&](store::Transaction& tx) {
-                        return tx.Exec("UPDATE runs SET lease_expires_at = ?1", {past}).status();
+                        return store::Sql::Exec(tx, "UPDATE runs SET lease_expires_at = ?1", {past})
+                            .status();
                       })
                       .ok());
     }
@@ -637,7 +639,9 @@ TEST(GateTest, ASessionThatLostItsLeaseRefusesEveryLaterCall) {
       std::string future = world::FormatTimestamp(Start() + absl::Minutes(5));
       ASSERT_TRUE(w.store
                       ->Write([&](store::Transaction& tx) {
-                        return tx.Exec("UPDATE runs SET lease_expires_at = ?1", {future}).status();
+                        return store::Sql::Exec(tx, "UPDATE runs SET lease_expires_at = ?1",
+                                                {future})
+                            .status();
                       })
                       .ok());
       before = Stored(*w.store);

@@ -12,8 +12,9 @@
 #include "runtime/approvals.h"
 #include "runtime/cancellation.h"
 #include "runtime/driver.h"
-#include "runtime/engine/run_reader.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -313,11 +314,10 @@ TEST_F(LoopRulesTest, TwoDriversOfOneNameAreTwoOwnersAndAnOwnExpiredLeaseIsTaken
   session.reset();
   ASSERT_TRUE(store_
                   ->Write([&](store::Transaction& tx) {
-                    return tx
-                        .Exec(
-                            "UPDATE runs SET lease_owner = ?1, "
-                            "lease_expires_at = '2000-01-01T00:00:00.000000000Z'",
-                            {std::string_view(owner)})
+                    return store::Sql::Exec(tx,
+                                            "UPDATE runs SET lease_owner = ?1, "
+                                            "lease_expires_at = '2000-01-01T00:00:00.000000000Z'",
+                                            {std::string_view(owner)})
                         .status();
                   })
                   .ok());

@@ -6,8 +6,9 @@
 #include "gtest/gtest.h"
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
-#include "runtime/engine/run_reader.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -223,7 +224,7 @@ TEST_F(ResumeRulesTest, ADamagedRunCannotBeApprovedButCanBeCancelled) {
                   ->Write([](store::Transaction& tx) -> absl::Status {
                     for (const char* sql : {"UPDATE approvals SET request_json = '{not json'",
                                             "UPDATE steps SET decision_json = 'garbage'"}) {
-                      if (absl::StatusOr<std::int64_t> n = tx.Exec(sql); !n.ok()) {
+                      if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok()) {
                         return n.status();
                       }
                     }

@@ -19,6 +19,7 @@
 #include "runtime/events.h"
 #include "runtime/reasons.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -210,7 +211,7 @@ class VocabularyTest : public ::testing::Test {
                               "UPDATE steps SET status = 'executing', policy_json = ''",
                               "UPDATE runs SET status = 'RUNNING', lease_owner = 'dead/1', "
                               "lease_expires_at = '2000-01-01T00:00:00.000000000Z'"}) {
-                          if (absl::StatusOr<std::int64_t> n = tx.Exec(sql); !n.ok()) {
+                          if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok()) {
                             return n.status();
                           }
                         }

@@ -8,14 +8,15 @@
 #include "runtime/approvals.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/rows.h"
-#include "runtime/engine/run_reader.h"
 #include "runtime/events.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/operator/view/bound.h"
+#include "runtime/records/event_payloads.h"
+#include "runtime/records/rows.h"
+#include "runtime/records/run_reader.h"
+#include "runtime/records/stored_forms.h"
 
 namespace agentrt::approver {
 namespace {
@@ -41,10 +42,10 @@ absl::StatusOr<std::map<std::string, std::string>> ApprovalReasons(store::Store&
     AGENTRT_ASSIGN_OR_RETURN(std::vector<std::string> payloads,
                              rows::ReadEventPayloads(tx, run_id, event::kApprovalRequested));
     for (const std::string& bytes : payloads) {
-      absl::StatusOr<json::Document> payload = json::Parse(bytes);
-      if (!payload.ok() || !payload->root().is_object()) continue;  // shown without a reason
-      reasons[json::MemberText(payload->root(), "approval_id")] =
-          json::MemberText(payload->root(), "reason");
+      std::optional<records::ApprovalRequested> request =
+          records::Decode<records::ApprovalRequested>(bytes);
+      if (!request) continue;  // shown without a reason
+      reasons[request->approval_id] = std::move(request->reason);
     }
     return absl::OkStatus();
   }));

@@ -10,12 +10,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/records.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/operator/view/bound.h"
 #include "runtime/operator/view/display.h"
+#include "runtime/records/stored_forms.h"
 
 namespace agentrt::view {
 namespace {

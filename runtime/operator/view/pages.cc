@@ -7,9 +7,9 @@
 #include "runtime/approvals.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/rows.h"
-#include "runtime/engine/run_reader.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/records/rows.h"
+#include "runtime/records/run_reader.h"
 
 namespace agentrt::view {
 namespace {

@@ -16,10 +16,11 @@
 #include "gtest/gtest.h"
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/run_reader.h"
 #include "runtime/json/intake.h"
 #include "runtime/reasons.h"
+#include "runtime/records/run_reader.h"
+#include "runtime/records/stored_forms.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/world/entropy.h"
 #include "tests/support/test_folder.h"
 
@@ -148,7 +149,7 @@ class ModelCallerTest : public ::testing::Test {
     std::vector<store::SqlRow> rows;
     EXPECT_TRUE(store_
                     ->Read([&](store::Transaction& tx) -> absl::Status {
-                      auto r = tx.Query(sql);
+                      auto r = store::Sql::Query(tx, sql);
                       if (!r.ok()) return r.status();
                       rows = *std::move(r);
                       return absl::OkStatus();
@@ -580,7 +581,8 @@ TEST_F(ModelCallerTest, AnExpiredLeaseSendsNothing) {
   // transaction refuses before the model is called, and no row is written.
   ActsThenCalls agent([&](const StepInput&) {
     return store_->Write([](store::Transaction& tx) {
-      return tx.Exec("UPDATE runs SET lease_expires_at = '2000-01-01T00:00:00.000000000Z'")
+      return store::Sql::Exec(tx,
+                              "UPDATE runs SET lease_expires_at = '2000-01-01T00:00:00.000000000Z'")
           .status();
     });
   });

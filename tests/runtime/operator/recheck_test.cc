@@ -15,14 +15,15 @@
 #include "runtime/approvals.h"
 #include "runtime/cancellation.h"
 #include "runtime/driver.h"
-#include "runtime/engine/run_reader.h"
 #include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/describe_step.h"
@@ -213,13 +214,15 @@ class RecheckTest : public ::testing::Test {
 
   // One SQL statement on the database, as someone with the file could run it.
   void Sql(const std::string& sql) {
-    ASSERT_TRUE(store_->Write([&](store::Transaction& tx) { return tx.Exec(sql).status(); }).ok());
+    ASSERT_TRUE(
+        store_->Write([&](store::Transaction& tx) { return store::Sql::Exec(tx, sql).status(); })
+            .ok());
   }
   std::vector<std::string> Column(const std::string& sql) {
     std::vector<std::string> values;
     EXPECT_TRUE(store_
                     ->Read([&](store::Transaction& tx) -> absl::Status {
-                      absl::StatusOr<std::vector<store::SqlRow>> rows = tx.Query(sql);
+                      absl::StatusOr<std::vector<store::SqlRow>> rows = store::Sql::Query(tx, sql);
                       if (!rows.ok()) return rows.status();
                       for (const store::SqlRow& r : *rows) values.push_back(r[0]);
                       return absl::OkStatus();
@@ -860,14 +863,14 @@ TEST_F(RecheckTest, RebuildsTheViewAndRequestOfTheLoopOnResumeAndThroughAGate) {
     clock_.Advance(absl::Milliseconds(250));
     EXPECT_TRUE(store_
                     ->Write([&](store::Transaction& tx) {
-                      return tx
-                          .Exec(
-                              "UPDATE runs SET model_calls = model_calls + 3, input_tokens = "
-                              "input_tokens + 11, output_tokens = output_tokens + 13, "
-                              "cached_input_tokens = cached_input_tokens + 5, "
-                              "estimated_cost_micros = estimated_cost_micros + 17 "
-                              "WHERE id = ?1",
-                              {std::string_view(call.run_id)})
+                      return store::Sql::Exec(
+                                 tx,
+                                 "UPDATE runs SET model_calls = model_calls + 3, input_tokens = "
+                                 "input_tokens + 11, output_tokens = output_tokens + 13, "
+                                 "cached_input_tokens = cached_input_tokens + 5, "
+                                 "estimated_cost_micros = estimated_cost_micros + 17 "
+                                 "WHERE id = ?1",
+                                 {std::string_view(call.run_id)})
                           .status();
                     })
                     .ok());
@@ -924,12 +927,11 @@ TEST_F(RecheckTest, StepPolicyViewIsWhatThePolicyWasHanded) {
     clock_.Advance(absl::Milliseconds(250));
     EXPECT_TRUE(store_
                     ->Write([&](store::Transaction& tx) {
-                      return tx
-                          .Exec(
-                              "UPDATE runs SET model_calls = 3, input_tokens = 11, "
-                              "output_tokens = 13, cached_input_tokens = 5, "
-                              "estimated_cost_micros = 17 WHERE id = ?1",
-                              {std::string_view(call.run_id)})
+                      return store::Sql::Exec(tx,
+                                              "UPDATE runs SET model_calls = 3, input_tokens = 11, "
+                                              "output_tokens = 13, cached_input_tokens = 5, "
+                                              "estimated_cost_micros = 17 WHERE id = ?1",
+                                              {std::string_view(call.run_id)})
                           .status();
                     })
                     .ok());

@@ -8,9 +8,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/engine/records.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/utf8.h"
+#include "runtime/records/stored_forms.h"
 #include "runtime/scripted_agent.h"
 #include "tests/runtime/render/dump.h"
 

@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/driver.h"
-#include "runtime/engine/run_reader.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/render/decide.h"
 #include "runtime/render/messages.h"
 #include "runtime/scripted_agent.h"

@@ -23,6 +23,7 @@
 #include "runtime/json/sha256.h"
 #include "runtime/store/event_chain.h"
 #include "runtime/store/internal/migrations.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/store/internal/sqlite.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/timestamp.h"
@@ -60,7 +61,8 @@ class StoreTest : public ::testing::Test {
   static void WriteRun(Store& store, const std::string& run, int events) {
     ASSERT_TRUE(store
                     .Write([&](Transaction& tx) -> absl::Status {
-                      absl::StatusOr<std::int64_t> inserted = tx.Exec(
+                      absl::StatusOr<std::int64_t> inserted = store::Sql::Exec(
+                          tx,
                           "INSERT INTO runs (id, goal, status, limits_json, created_at) "
                           "VALUES (?1, 'g', 'RUNNING', '{}', '')",
                           {std::string_view(run)});
@@ -137,10 +139,10 @@ TEST_F(StoreTest, AnInMemoryDatabaseEmptiesToAFreshOneAndAFileNeverDoes) {
   // A row that names the run (foreign keys are on): emptying removes it before the run.
   ASSERT_TRUE((*memory)
                   ->Write([](Transaction& tx) {
-                    return tx
-                        .Exec(
-                            "INSERT INTO steps (id, run_id, idx, status, started_at) "
-                            "VALUES ('s', 'run-a', 0, 'DECIDING', '')")
+                    return store::Sql::Exec(
+                               tx,
+                               "INSERT INTO steps (id, run_id, idx, status, started_at) "
+                               "VALUES ('s', 'run-a', 0, 'DECIDING', '')")
                         .status();
                   })
                   .ok());
@@ -243,7 +245,7 @@ TEST_F(StoreTest, ARawChangeToEventsInAWriteIsNeverTakenForTheHead) {
   WriteRun(*store, "run-a", 2);
   ASSERT_TRUE(store
                   ->Write([](Transaction& tx) {
-                    return tx.Exec("DELETE FROM events WHERE seq = 2").status();
+                    return store::Sql::Exec(tx, "DELETE FROM events WHERE seq = 2").status();
                   })
                   .ok());
   WriteRun(*store, "run-b", 1);
@@ -334,7 +336,8 @@ TEST_F(StoreTest, ConcurrentFirstOpensBothSucceedAndMigrateOnce) {
   std::string count;
   ASSERT_TRUE(store
                   ->Read([&](Transaction& tx) -> absl::Status {
-                    count = (*tx.Query("SELECT COUNT(*) FROM schema_migrations"))[0][0];
+                    count =
+                        (*store::Sql::Query(tx, "SELECT COUNT(*) FROM schema_migrations"))[0][0];
                     return absl::OkStatus();
                   })
                   .ok());
@@ -420,7 +423,7 @@ TEST_F(StoreTest, ReadThenWriteTransactionsHoldTheWriteLockSoRivalsWait) {
                   ->Write([&](Transaction& tx) -> absl::Status {
                     // Read first, as the driver's guards do.
                     absl::StatusOr<std::vector<SqlRow>> runs =
-                        tx.Query("SELECT count(*) FROM runs");
+                        store::Sql::Query(tx, "SELECT count(*) FROM runs");
                     if (!runs.ok()) return runs.status();
                     // A connection that will not wait cannot begin a write now.
                     sqlite3* probe = nullptr;
@@ -727,17 +730,18 @@ TEST_F(StoreTest, ConnectionsDoNotTrustTheSchema) {
   std::string trusted;
   ASSERT_TRUE(store
                   ->Read([&](Transaction& tx) -> absl::Status {
-                    trusted = (*tx.Query("PRAGMA trusted_schema"))[0][0];
+                    trusted = (*store::Sql::Query(tx, "PRAGMA trusted_schema"))[0][0];
                     return absl::OkStatus();
                   })
                   .ok());
   EXPECT_EQ(trusted, "0");
   // Defensive mode: the schema cannot be rewritten through writable_schema.
   absl::Status write = store->Write([](Transaction& tx) -> absl::Status {
-    if (absl::StatusOr<std::int64_t> on = tx.Exec("PRAGMA writable_schema = ON"); !on.ok()) {
+    if (absl::StatusOr<std::int64_t> on = store::Sql::Exec(tx, "PRAGMA writable_schema = ON");
+        !on.ok()) {
       return on.status();
     }
-    return tx.Exec("UPDATE sqlite_master SET sql = '' WHERE name = 'events'").status();
+    return store::Sql::Exec(tx, "UPDATE sqlite_master SET sql = '' WHERE name = 'events'").status();
   });
   EXPECT_FALSE(write.ok());
 }
@@ -771,7 +775,8 @@ TEST_F(StoreTest, DurabilityIsASetting) {
   std::string level;
   ASSERT_TRUE(normal
                   ->Read([&](Transaction& tx) -> absl::Status {
-                    absl::StatusOr<std::vector<SqlRow>> rows = tx.Query("PRAGMA synchronous");
+                    absl::StatusOr<std::vector<SqlRow>> rows =
+                        store::Sql::Query(tx, "PRAGMA synchronous");
                     level = (*rows)[0][0];
                     return absl::OkStatus();
                   })
@@ -780,7 +785,8 @@ TEST_F(StoreTest, DurabilityIsASetting) {
   auto durable = OpenOrDie(StoreOptions{Durability::kFull});
   ASSERT_TRUE(durable
                   ->Read([&](Transaction& tx) -> absl::Status {
-                    absl::StatusOr<std::vector<SqlRow>> rows = tx.Query("PRAGMA synchronous");
+                    absl::StatusOr<std::vector<SqlRow>> rows =
+                        store::Sql::Query(tx, "PRAGMA synchronous");
                     level = (*rows)[0][0];
                     return absl::OkStatus();
                   })
@@ -827,7 +833,8 @@ TEST_F(StoreTest, ListEventsAfterCapsTheLimitAndHugePayloads) {
   auto store = OpenOrDie();
   ASSERT_TRUE(store
                   ->Write([&](Transaction& tx) -> absl::Status {
-                    absl::StatusOr<std::int64_t> inserted = tx.Exec(
+                    absl::StatusOr<std::int64_t> inserted = store::Sql::Exec(
+                        tx,
                         "INSERT INTO runs (id, goal, status, limits_json, created_at) "
                         "VALUES ('r', 'g', 'RUNNING', '{}', '')");
                     if (!inserted.ok()) return inserted.status();
@@ -1027,13 +1034,14 @@ TEST_F(StoreTest, Version5DatabaseMigratesWithChainedEventsInSeqOrder) {
   EXPECT_FALSE(report->broken.has_value());
   EXPECT_EQ(report->checked, 5);
   // Migration 6's table and columns exist.
-  ASSERT_TRUE(store
-                  ->Read([&](Transaction& tx) -> absl::Status {
-                    EXPECT_TRUE(tx.Query("SELECT spec_hash, policy_id FROM steps").ok());
-                    EXPECT_TRUE(tx.Query("SELECT hash, spec_json FROM tool_specs").ok());
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_TRUE(
+      store
+          ->Read([&](Transaction& tx) -> absl::Status {
+            EXPECT_TRUE(store::Sql::Query(tx, "SELECT spec_hash, policy_id FROM steps").ok());
+            EXPECT_TRUE(store::Sql::Query(tx, "SELECT hash, spec_json FROM tool_specs").ok());
+            return absl::OkStatus();
+          })
+          .ok());
   // New writes extend the backfilled chain.
   WriteRun(*store, "new", 2);
   EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
@@ -1095,7 +1103,8 @@ TEST_F(StoreTest, ARunRunningBeforeLeasesGetsAPlaceholderLease) {
   std::vector<SqlRow> leases;
   ASSERT_TRUE(store
                   ->Read([&](Transaction& tx) -> absl::Status {
-                    absl::StatusOr<std::vector<SqlRow>> rows = tx.Query(
+                    absl::StatusOr<std::vector<SqlRow>> rows = store::Sql::Query(
+                        tx,
                         "SELECT id, COALESCE(lease_owner, ''), COALESCE(lease_expires_at, '') "
                         "FROM runs ORDER BY id");
                     if (rows.ok()) leases = *std::move(rows);

@@ -12,8 +12,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/driver.h"
-#include "runtime/engine/run_reader.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/sim/testkit/product.h"
@@ -387,10 +388,10 @@ TEST_F(CheckTest, ReportsEveryBrokenInvariant) {
   // On top: the tool is said to have run three times, and an event was edited.
   ASSERT_TRUE(store
                   ->Write([](store::Transaction& tx) {
-                    return tx
-                        .Exec(
-                            "UPDATE events SET payload_json = '{\"goal\":\"edited\"}' "
-                            "WHERE seq = 1")
+                    return store::Sql::Exec(
+                               tx,
+                               "UPDATE events SET payload_json = '{\"goal\":\"edited\"}' "
+                               "WHERE seq = 1")
                         .status();
                   })
                   .ok());

@@ -12,9 +12,9 @@
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/engine/tool_registry.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
+#include "runtime/tool_registry.h"
 #include "tests/sim/testkit/product.h"
 
 namespace agentrt::testkit {

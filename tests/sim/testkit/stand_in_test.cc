@@ -5,7 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/driver.h"
-#include "runtime/engine/run_reader.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"

@@ -23,6 +23,7 @@
 #include "runtime/observe/export/jsonl_sink.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/observe/trace/writer.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 
 extern char** environ;
@@ -151,7 +152,8 @@ class FollowerTest : public ::testing::Test {
   void Append(const std::string& run, int count, std::string_view type = "test.event") {
     ASSERT_TRUE(writer_
                     ->Write([&](store::Transaction& tx) -> absl::Status {
-                      absl::StatusOr<std::int64_t> inserted = tx.Exec(
+                      absl::StatusOr<std::int64_t> inserted = store::Sql::Exec(
+                          tx,
                           "INSERT OR IGNORE INTO runs (id, goal, status, limits_json, created_at) "
                           "VALUES (?1, 'g', 'RUNNING', '{}', '')",
                           {std::string_view(run)});

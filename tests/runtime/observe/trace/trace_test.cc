@@ -13,6 +13,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/observe/trace/writer.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 
@@ -66,10 +67,10 @@ class TraceStoreTest : public ::testing::Test {
     store_ = *std::move(opened);
     ASSERT_TRUE(store_
                     ->Write([](store::Transaction& tx) {
-                      return tx
-                          .Exec(
-                              "INSERT INTO runs (id, goal, status, limits_json, created_at) "
-                              "VALUES ('run-1', 'g', 'RUNNING', '{}', '')")
+                      return store::Sql::Exec(
+                                 tx,
+                                 "INSERT INTO runs (id, goal, status, limits_json, created_at) "
+                                 "VALUES ('run-1', 'g', 'RUNNING', '{}', '')")
                           .status();
                     })
                     .ok());

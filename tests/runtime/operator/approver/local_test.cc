@@ -9,8 +9,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/engine/run_reader.h"
 #include "runtime/operator/approver/errors.h"
+#include "runtime/records/run_reader.h"
 #include "tests/runtime/operator/approver/paused_run.h"
 
 namespace agentrt::approver {

@@ -14,6 +14,7 @@
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -99,15 +100,16 @@ class PausedRunTest : public ::testing::Test {
     request.replace(at, from.size(), to);
     std::string hash =
         rehash ? ApprovalHash(a.kind, a.capability, a.presentation, request) : a.hash;
-    ASSERT_TRUE(
-        store_
-            ->Write([&](store::Transaction& tx) {
-              return tx
-                  .Exec("UPDATE approvals SET request_json = ?1, hash = ?2 WHERE id = ?3",
-                        {std::string_view(request), std::string_view(hash), std::string_view(a.id)})
-                  .status();
-            })
-            .ok());
+    ASSERT_TRUE(store_
+                    ->Write([&](store::Transaction& tx) {
+                      return store::Sql::Exec(
+                                 tx,
+                                 "UPDATE approvals SET request_json = ?1, hash = ?2 WHERE id = ?3",
+                                 {std::string_view(request), std::string_view(hash),
+                                  std::string_view(a.id)})
+                          .status();
+                    })
+                    .ok());
   }
 
   std::filesystem::path dir_;

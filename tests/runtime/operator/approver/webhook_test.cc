@@ -19,8 +19,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/run_reader.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/members.h"
@@ -28,6 +26,8 @@
 #include "runtime/operator/approver/webhook/address_limiter.h"
 #include "runtime/operator/approver/webhook/handler.h"
 #include "runtime/operator/approver/webhook/signature.h"
+#include "runtime/records/run_reader.h"
+#include "runtime/records/stored_forms.h"
 #include "runtime/world/http_server.h"
 #include "tests/runtime/operator/approver/paused_run.h"
 

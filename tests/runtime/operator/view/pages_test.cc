@@ -12,12 +12,13 @@
 #include "gtest/gtest.h"
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
-#include "runtime/engine/run_reader.h"
 #include "runtime/json/intake.h"
 #include "runtime/operator/view/approval_json.h"
 #include "runtime/operator/view/bound.h"
 #include "runtime/operator/view/summary.h"
+#include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/support/test_folder.h"
@@ -84,21 +85,23 @@ class ViewTest : public ::testing::Test {
   void AddPendingApproval(const std::string& run, const std::string& id) {
     ASSERT_TRUE(store_
                     ->Write([&](store::Transaction& tx) {
-                      return tx
-                          .Exec(
-                              "INSERT INTO approvals (id, run_id, step_id, kind, "
-                              "capability_json, presentation_json, request_json, hash, status, "
-                              "created_at) SELECT ?1, run_id, step_id, kind, capability_json, "
-                              "presentation_json, request_json, hash, 'pending', created_at "
-                              "FROM approvals WHERE run_id = ?2 LIMIT 1",
-                              {std::string_view(id), std::string_view(run)})
+                      return store::Sql::Exec(
+                                 tx,
+                                 "INSERT INTO approvals (id, run_id, step_id, kind, "
+                                 "capability_json, presentation_json, request_json, hash, status, "
+                                 "created_at) SELECT ?1, run_id, step_id, kind, capability_json, "
+                                 "presentation_json, request_json, hash, 'pending', created_at "
+                                 "FROM approvals WHERE run_id = ?2 LIMIT 1",
+                                 {std::string_view(id), std::string_view(run)})
                           .status();
                     })
                     .ok());
   }
 
   void Sql(std::string_view sql) {
-    ASSERT_TRUE(store_->Write([&](store::Transaction& tx) { return tx.Exec(sql).status(); }).ok());
+    ASSERT_TRUE(
+        store_->Write([&](store::Transaction& tx) { return store::Sql::Exec(tx, sql).status(); })
+            .ok());
   }
 
   world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};

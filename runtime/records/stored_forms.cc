@@ -1,4 +1,4 @@
-#include "runtime/engine/records.h"
+#include "runtime/records/stored_forms.h"
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"

@@ -1,4 +1,4 @@
-#include "runtime/engine/run_reader.h"
+#include "runtime/records/run_reader.h"
 
 #include <optional>
 

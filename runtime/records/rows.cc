@@ -1,4 +1,4 @@
-#include "runtime/engine/rows.h"
+#include "runtime/records/rows.h"
 
 #include <cstdio>
 #include <utility>
@@ -13,6 +13,7 @@
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/utf8.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt::rows {
@@ -214,12 +215,12 @@ Approval ApprovalFromRow(const SqlRow& r) {
 }
 
 absl::Status Run1(Transaction& tx, std::string_view sql, absl::Span<const SqlValue> params) {
-  return tx.Exec(sql, params).status();
+  return store::Sql::Exec(tx, sql, params).status();
 }
 
 absl::StatusOr<bool> Changed(Transaction& tx, std::string_view sql,
                              absl::Span<const SqlValue> params) {
-  AGENTRT_ASSIGN_OR_RETURN(std::int64_t changed, tx.Exec(sql, params));
+  AGENTRT_ASSIGN_OR_RETURN(std::int64_t changed, store::Sql::Exec(tx, sql, params));
   return changed > 0;
 }
 
@@ -259,9 +260,11 @@ absl::Status InsertRun(Transaction& tx, const NewRun& run) {
 absl::StatusOr<std::optional<RunState>> ReadRunState(Transaction& tx, std::string_view run_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query("SELECT status, reason, lease_owner, lease_expires_at, step_count FROM runs "
-               "WHERE id = ?1",
-               {run_id}));
+      store::Sql::Query(
+          tx,
+          "SELECT status, reason, lease_owner, lease_expires_at, step_count FROM runs "
+          "WHERE id = ?1",
+          {run_id}));
   if (rows.empty()) return std::nullopt;
   SqlRow& r = rows[0];
   return RunState{std::move(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]), ToInt(r[4])};
@@ -296,9 +299,10 @@ void ChangingColumns(SqlRow& r, std::size_t at, Run& run) {
 absl::StatusOr<std::optional<Run>> ReadRun(Transaction& tx, std::string_view run_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query("SELECT id, goal, limits_json, created_at, " AGENTRT_CHANGING_RUN_COLUMNS
-               " FROM runs WHERE id = ?1",
-               {run_id}));
+      store::Sql::Query(tx,
+                        "SELECT id, goal, limits_json, created_at, " AGENTRT_CHANGING_RUN_COLUMNS
+                        " FROM runs WHERE id = ?1",
+                        {run_id}));
   if (rows.empty()) return std::nullopt;
   SqlRow& r = rows[0];
   Run run;
@@ -313,7 +317,8 @@ absl::StatusOr<std::optional<Run>> ReadRun(Transaction& tx, std::string_view run
 absl::StatusOr<bool> RefreshRun(Transaction& tx, Run& run) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query("SELECT " AGENTRT_CHANGING_RUN_COLUMNS " FROM runs WHERE id = ?1", {run.id}));
+      store::Sql::Query(tx, "SELECT " AGENTRT_CHANGING_RUN_COLUMNS " FROM runs WHERE id = ?1",
+                        {run.id}));
   if (rows.empty()) return false;
   ChangingColumns(rows[0], 0, run);
   return true;
@@ -323,8 +328,9 @@ absl::StatusOr<bool> RefreshRun(Transaction& tx, Run& run) {
 
 absl::StatusOr<std::optional<Run>> ReadCappedRun(Transaction& tx, std::string_view run_id,
                                                  std::int64_t max_text) {
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                           tx.Query(SelectCappedRuns("WHERE id = ?1", 2), {run_id, max_text}));
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      store::Sql::Query(tx, SelectCappedRuns("WHERE id = ?1", 2), {run_id, max_text}));
   if (rows.empty()) return std::nullopt;
   return RunFromCappedRow(rows[0]);
 }
@@ -332,12 +338,14 @@ absl::StatusOr<std::optional<Run>> ReadCappedRun(Transaction& tx, std::string_vi
 absl::StatusOr<RunsPage> ReadCappedRunsPage(Transaction& tx, std::int64_t limit,
                                             std::int64_t offset, std::int64_t max_text) {
   RunsPage page;
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count, tx.Query("SELECT COUNT(*) FROM runs"));
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count,
+                           store::Sql::Query(tx, "SELECT COUNT(*) FROM runs"));
   page.total = Count(count);
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query(SelectCappedRuns("ORDER BY created_at DESC, rowid DESC LIMIT ?1 OFFSET ?2", 3),
-               {limit, offset, max_text}));
+      store::Sql::Query(
+          tx, SelectCappedRuns("ORDER BY created_at DESC, rowid DESC LIMIT ?1 OFFSET ?2", 3),
+          {limit, offset, max_text}));
   for (const SqlRow& r : rows) page.runs.push_back(RunFromCappedRow(r));
   return page;
 }
@@ -408,9 +416,10 @@ absl::StatusOr<std::optional<ModelTotals>> ReadModelTotals(Transaction& tx,
                                                            std::string_view run_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query("SELECT model_calls, input_tokens, output_tokens, cached_input_tokens, "
-               "estimated_cost_micros FROM runs WHERE id = ?1",
-               {run_id}));
+      store::Sql::Query(tx,
+                        "SELECT model_calls, input_tokens, output_tokens, cached_input_tokens, "
+                        "estimated_cost_micros FROM runs WHERE id = ?1",
+                        {run_id}));
   if (rows.empty()) return std::nullopt;
   const SqlRow& r = rows[0];
   return ModelTotals{ToInt(r[0]), ToInt(r[1]), ToInt(r[2]), ToInt(r[3]), ToInt(r[4])};
@@ -486,9 +495,11 @@ absl::Status FailStepsInFlight(Transaction& tx, std::string_view run_id,
 absl::StatusOr<std::vector<Step>> ReadSteps(Transaction& tx, std::string_view run_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query("SELECT id, idx, status, decision_json, observation_json, spec_hash, "
-               "started_at, finished_at, policy_json FROM steps WHERE run_id = ?1 ORDER BY idx",
-               {run_id}));
+      store::Sql::Query(
+          tx,
+          "SELECT id, idx, status, decision_json, observation_json, spec_hash, "
+          "started_at, finished_at, policy_json FROM steps WHERE run_id = ?1 ORDER BY idx",
+          {run_id}));
   std::vector<Step> steps;
   steps.reserve(rows.size());
   for (const SqlRow& r : rows) steps.push_back(DecodeStep(r, run_id));
@@ -525,8 +536,9 @@ absl::StatusOr<StepsPage> ReadStepsPage(Transaction& tx, std::string_view run_id
                                         std::int64_t limit, std::int64_t offset,
                                         std::int64_t max_column, std::int64_t max_field) {
   StepsPage page;
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count,
-                           tx.Query("SELECT COUNT(*) FROM steps WHERE run_id = ?1", {run_id}));
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> count,
+      store::Sql::Query(tx, "SELECT COUNT(*) FROM steps WHERE run_id = ?1", {run_id}));
   page.total = Count(count);
   // A column over the cap is reduced, inside SQLite, to the fields that identify it; only the
   // page's rows are read.
@@ -536,8 +548,9 @@ absl::StatusOr<StepsPage> ReadStepsPage(Transaction& tx, std::string_view run_id
       ", spec_hash, started_at, finished_at, ", CappedColumn("policy_json", {"outcome", "reason"}),
       ", ", ByteLength("decision_json"), ", ", ByteLength("observation_json"), ", ",
       ByteLength("policy_json"), " FROM steps WHERE run_id = ?1 ORDER BY idx LIMIT ?2 OFFSET ?3");
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                           tx.Query(kSelect, {run_id, limit, offset, max_column, max_field}));
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      store::Sql::Query(tx, kSelect, {run_id, limit, offset, max_column, max_field}));
   for (const SqlRow& r : rows) {
     Step step = DecodeStep(r, run_id);
     for (auto [column, length] :
@@ -591,15 +604,16 @@ absl::Status InsertToolSpec(Transaction& tx, std::string_view hash, std::string_
 }
 
 absl::StatusOr<std::optional<std::string>> ReadToolSpec(Transaction& tx, std::string_view hash) {
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                           tx.Query("SELECT spec_json FROM tool_specs WHERE hash = ?1", {hash}));
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      store::Sql::Query(tx, "SELECT spec_json FROM tool_specs WHERE hash = ?1", {hash}));
   if (rows.empty()) return std::nullopt;
   return std::move(rows[0][0]);
 }
 
 absl::StatusOr<std::map<std::string, std::string>> ReadToolSpecs(Transaction& tx) {
   AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                           tx.Query("SELECT hash, spec_json FROM tool_specs"));
+                           store::Sql::Query(tx, "SELECT hash, spec_json FROM tool_specs"));
   std::map<std::string, std::string> specs;
   for (SqlRow& r : rows) specs.emplace(std::move(r[0]), std::move(r[1]));
   return specs;
@@ -620,8 +634,8 @@ absl::StatusOr<std::optional<Approval>> ReadApproval(Transaction& tx, std::strin
                                                      std::string_view approval_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query(absl::StrCat(ToAbsl(kSelectApproval), "WHERE id = ?1 AND run_id = ?2"),
-               {approval_id, run_id}));
+      store::Sql::Query(tx, absl::StrCat(ToAbsl(kSelectApproval), "WHERE id = ?1 AND run_id = ?2"),
+                        {approval_id, run_id}));
   if (rows.empty()) return std::nullopt;
   return ApprovalFromRow(rows[0]);
 }
@@ -629,8 +643,8 @@ absl::StatusOr<std::optional<Approval>> ReadApproval(Transaction& tx, std::strin
 absl::StatusOr<std::vector<Approval>> ReadApprovals(Transaction& tx, std::string_view run_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query(absl::StrCat(ToAbsl(kSelectApproval), "WHERE run_id = ?1 ORDER BY rowid"),
-               {run_id}));
+      store::Sql::Query(
+          tx, absl::StrCat(ToAbsl(kSelectApproval), "WHERE run_id = ?1 ORDER BY rowid"), {run_id}));
   std::vector<Approval> approvals;
   for (const SqlRow& r : rows) approvals.push_back(ApprovalFromRow(r));
   return approvals;
@@ -644,12 +658,14 @@ absl::StatusOr<ApprovalPage> ReadApprovalsPage(Transaction& tx, std::string_view
   ApprovalPage page;
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> count,
-      tx.Query(absl::StrCat("SELECT COUNT(*) FROM approvals ", ToAbsl(where)), {run_id}));
+      store::Sql::Query(tx, absl::StrCat("SELECT COUNT(*) FROM approvals ", ToAbsl(where)),
+                        {run_id}));
   page.total = Count(count);
   AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                           tx.Query(absl::StrCat(ToAbsl(kSelectApproval), ToAbsl(where),
-                                                 "ORDER BY rowid LIMIT ?2 OFFSET ?3"),
-                                    {run_id, limit, offset}));
+                           store::Sql::Query(tx,
+                                             absl::StrCat(ToAbsl(kSelectApproval), ToAbsl(where),
+                                                          "ORDER BY rowid LIMIT ?2 OFFSET ?3"),
+                                             {run_id, limit, offset}));
   for (const SqlRow& r : rows) page.approvals.push_back(ApprovalFromRow(r));
   return page;
 }
@@ -666,11 +682,13 @@ absl::StatusOr<std::map<std::string, std::vector<std::string>>> ReadPendingAppro
   }
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query(absl::StrCat("SELECT run_id, id FROM (SELECT run_id, id, rowid AS r, "
-                            "row_number() OVER (PARTITION BY run_id ORDER BY rowid) AS n "
-                            "FROM approvals WHERE status = 'pending' AND run_id IN (",
-                            absl::StrJoin(slots, ", "), ")) WHERE n <= ?1 ORDER BY run_id, r"),
-               params));
+      store::Sql::Query(
+          tx,
+          absl::StrCat("SELECT run_id, id FROM (SELECT run_id, id, rowid AS r, "
+                       "row_number() OVER (PARTITION BY run_id ORDER BY rowid) AS n "
+                       "FROM approvals WHERE status = 'pending' AND run_id IN (",
+                       absl::StrJoin(slots, ", "), ")) WHERE n <= ?1 ORDER BY run_id, r"),
+          params));
   for (SqlRow& r : rows) ids[r[0]].push_back(std::move(r[1]));
   return ids;
 }
@@ -725,8 +743,9 @@ absl::StatusOr<std::vector<std::string>> ReadEventPayloads(Transaction& tx, std:
                                                            std::string_view type) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query("SELECT payload_json FROM events WHERE run_id = ?1 AND type = ?2 ORDER BY seq",
-               {run_id, type}));
+      store::Sql::Query(
+          tx, "SELECT payload_json FROM events WHERE run_id = ?1 AND type = ?2 ORDER BY seq",
+          {run_id, type}));
   std::vector<std::string> payloads;
   for (SqlRow& r : rows) payloads.push_back(std::move(r[0]));
   return payloads;
@@ -752,9 +771,11 @@ absl::StatusOr<std::vector<ChainEvent>> ReadChainEvents(Transaction& tx, std::st
   }
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query(absl::StrCat("SELECT seq, step_id, at, type, payload_json FROM events WHERE ", where,
-                            " AND type IN (", absl::StrJoin(slots, ", "), ") ORDER BY seq"),
-               params));
+      store::Sql::Query(
+          tx,
+          absl::StrCat("SELECT seq, step_id, at, type, payload_json FROM events WHERE ", where,
+                       " AND type IN (", absl::StrJoin(slots, ", "), ") ORDER BY seq"),
+          params));
   events.reserve(rows.size());
   for (SqlRow& r : rows) {
     events.push_back(
@@ -778,17 +799,19 @@ RunRow RunRowOf(SqlRow& r) {
 absl::StatusOr<std::optional<RunRow>> ReadRunRow(Transaction& tx, std::string_view run_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query("SELECT " AGENTRT_RUN_ROW_COLUMNS " FROM runs WHERE id = ?1", {run_id}));
+      store::Sql::Query(tx, "SELECT " AGENTRT_RUN_ROW_COLUMNS " FROM runs WHERE id = ?1",
+                        {run_id}));
   if (rows.empty()) return std::nullopt;
   return RunRowOf(rows[0]);
 }
 
 absl::StatusOr<std::vector<RunRow>> ReadRunRows(Transaction& tx, std::string_view after,
                                                 std::int64_t limit) {
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> rows,
-      tx.Query("SELECT " AGENTRT_RUN_ROW_COLUMNS " FROM runs WHERE id > ?1 ORDER BY id LIMIT ?2",
-               {after, limit}));
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                           store::Sql::Query(tx,
+                                             "SELECT " AGENTRT_RUN_ROW_COLUMNS
+                                             " FROM runs WHERE id > ?1 ORDER BY id LIMIT ?2",
+                                             {after, limit}));
   std::vector<RunRow> runs;
   runs.reserve(rows.size());
   for (SqlRow& r : rows) runs.push_back(RunRowOf(r));
@@ -798,9 +821,11 @@ absl::StatusOr<std::vector<RunRow>> ReadRunRows(Transaction& tx, std::string_vie
 absl::StatusOr<std::vector<std::string>> ReadRunsOnlyInEvents(Transaction& tx, std::int64_t limit) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      tx.Query("SELECT DISTINCT run_id FROM events WHERE run_id NOT IN (SELECT id FROM runs) "
-               "ORDER BY run_id LIMIT ?1",
-               {limit}));
+      store::Sql::Query(
+          tx,
+          "SELECT DISTINCT run_id FROM events WHERE run_id NOT IN (SELECT id FROM runs) "
+          "ORDER BY run_id LIMIT ?1",
+          {limit}));
   std::vector<std::string> ids;
   for (SqlRow& r : rows) ids.push_back(std::move(r[0]));
   return ids;
@@ -810,13 +835,17 @@ absl::StatusOr<std::vector<StepRow>> ReadStepRows(Transaction& tx, std::string_v
                                                   std::optional<std::string_view> step_id) {
   std::vector<SqlRow> rows;
   if (step_id.has_value()) {
-    AGENTRT_ASSIGN_OR_RETURN(rows, tx.Query("SELECT id, idx, status, decision_json FROM steps "
-                                            "WHERE run_id = ?1 AND id = ?2",
-                                            {run_id, *step_id}));
+    AGENTRT_ASSIGN_OR_RETURN(rows,
+                             store::Sql::Query(tx,
+                                               "SELECT id, idx, status, decision_json FROM steps "
+                                               "WHERE run_id = ?1 AND id = ?2",
+                                               {run_id, *step_id}));
   } else {
-    AGENTRT_ASSIGN_OR_RETURN(rows, tx.Query("SELECT id, idx, status, decision_json FROM steps "
-                                            "WHERE run_id = ?1 ORDER BY idx",
-                                            {run_id}));
+    AGENTRT_ASSIGN_OR_RETURN(rows,
+                             store::Sql::Query(tx,
+                                               "SELECT id, idx, status, decision_json FROM steps "
+                                               "WHERE run_id = ?1 ORDER BY idx",
+                                               {run_id}));
   }
   std::vector<StepRow> steps;
   steps.reserve(rows.size());

@@ -1,6 +1,6 @@
-// The tools a driver may call (runtime/engine/tool_registry.h): checked once at registration,
+// The tools a driver may call (runtime/tool_registry.h): checked once at registration,
 // recorded canonical, and a changed spec compiled once however often it is asked for.
-#include "runtime/engine/tool_registry.h"
+#include "runtime/tool_registry.h"
 
 #include <functional>
 #include <string>

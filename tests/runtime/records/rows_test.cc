@@ -1,12 +1,13 @@
-// The one place the runtime's SQL lives (runtime/engine/rows.h): its guards are
+// The one place the runtime's SQL lives (runtime/records/rows.h): its guards are
 // compare-and-set conditions in the statements, so a write from the wrong state changes
 // nothing and says so; what it reads back from a damaged row is named, not guessed.
-#include "runtime/engine/rows.h"
+#include "runtime/records/rows.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/base/status_macros.h"
-#include "runtime/engine/run_reader.h"
+#include "runtime/records/run_reader.h"
+#include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 
@@ -147,7 +148,7 @@ TEST_F(RowsTest, AStepStatusTheRuntimeNeverWritesIsDamageNotAState) {
   ASSERT_TRUE(Write([](store::Transaction& tx) -> absl::Status {
                 AGENTRT_RETURN_IF_ERROR(
                     InsertStep(tx, "s", "r", 0, "2027-01-15T08:00:01.000000000Z"));
-                return tx.Exec("UPDATE steps SET status = 'done-ish'").status();
+                return store::Sql::Exec(tx, "UPDATE steps SET status = 'done-ish'").status();
               }).ok());
   std::vector<Step> steps = *agentrt::ReadSteps(*store_, "r");
   ASSERT_EQ(steps.size(), 1u);
@@ -197,11 +198,11 @@ TEST_F(RowsTest, ARefreshedRunIsWhatAWholeReadGives) {
                     ClaimStep(tx, "r", 0, "me", "2027-01-15T08:01:00.000000000Z").status());
                 AGENTRT_RETURN_IF_ERROR(WriteModelTotals(tx, "r", {3, 100, 20, 10, 999}));
                 AGENTRT_RETURN_IF_ERROR(AddActiveTime(tx, "r", 1500));
-                return tx
-                    .Exec(
-                        "UPDATE runs SET status = 'COMPLETED', reason = 'goal_completed', "
-                        "reason_detail = 'd', result_json = '{\"ok\":1}', "
-                        "finished_at = '2027-01-15T08:02:00.000000000Z' WHERE id = 'r'")
+                return store::Sql::Exec(
+                           tx,
+                           "UPDATE runs SET status = 'COMPLETED', reason = 'goal_completed', "
+                           "reason_detail = 'd', result_json = '{\"ok\":1}', "
+                           "finished_at = '2027-01-15T08:02:00.000000000Z' WHERE id = 'r'")
                     .status();
               }).ok());
   EXPECT_TRUE(Value<bool>([&](store::Transaction& tx) { return RefreshRun(tx, run); }));

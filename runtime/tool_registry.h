@@ -1,4 +1,4 @@
-// runtime/engine/tool_registry.h
+// runtime/tool_registry.h
 //
 // The tools a driver may call, checked at registration: a usable, unique name (1 to 128 of
 // A-Z a-z 0-9 _ - .), a side-effect class, a positive timeout and an input schema that

@@ -1,4 +1,4 @@
-// runtime/engine/rows.h
+// runtime/records/rows.h
 //
 // Every SQL statement agentrt runs about runs, steps, approvals, model calls and recorded tool
 // specs, in one place (docs/formats/database.md has the tables). The store keeps the

@@ -1,4 +1,4 @@
-// runtime/engine/records.h
+// runtime/records/stored_forms.h
 //
 // The recorded forms of what a step holds, as the store and events carry them (canonical JSON,
 // ADR 5): decisions (with unusable argument or result bytes kept out of band), observations

@@ -1,4 +1,4 @@
-// runtime/engine/run_reader.h
+// runtime/records/run_reader.h
 //
 // Reading back what the driver stored: a run, its steps and its lease, decoded into the
 // engine's types, each in one read transaction (the statements are rows.h's).
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "runtime/engine/rows.h"
+#include "runtime/records/rows.h"
 #include "runtime/store/store.h"
 #include "runtime/types.h"
 
