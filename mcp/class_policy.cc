@@ -46,7 +46,7 @@ absl::StatusOr<PolicyDecision> ClassPolicy::Evaluate(const ToolRequest& request,
     decision.reason = absl::StrCat("side effect ", ToAbsl(effect), " has no outcome in the policy");
   }
   if (decision.outcome == PolicyOutcome::kRequireApproval) {
-    decision.kind = "tool_call";
+    decision.kind = ToString(DecisionKind::kToolCall);
     decision.capability =
         json::JsonObject().String("tool", request.spec.name).Raw("args", request.args).Build();
     decision.presentation = json::JsonObject()

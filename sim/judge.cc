@@ -16,7 +16,7 @@ Verdict Describe(const v1::Scenario& scenario, const Outcome& outcome) {
   Verdict verdict;
   verdict.name = scenario.name();
   verdict.chain_head = outcome.chain_head;
-  verdict.status = outcome.run ? std::string(ToString(outcome.run->status)) : "no run";
+  if (outcome.run) verdict.status = outcome.run->status;
   verdict.virtual_time = outcome.virtual_time;
   verdict.events = outcome.events.size();
   verdict.effects = outcome.effects.size();
@@ -31,7 +31,6 @@ Verdict Describe(const v1::Scenario& scenario, const Outcome& outcome) {
 Verdict Failed(const v1::Scenario& scenario, const absl::Status& status) {
   Verdict verdict;
   verdict.name = scenario.name();
-  verdict.status = "no run";
   verdict.difference = absl::StrCat("the simulator failed: ", status.message());
   return verdict;
 }
@@ -74,6 +73,10 @@ absl::StatusOr<Outcome> PlayNumbered(const v1::Scenario& scenario, const JudgeOp
 }
 
 }  // namespace
+
+std::string_view StatusText(const Verdict& verdict) {
+  return verdict.status ? ToString(*verdict.status) : "no run";
+}
 
 Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
   absl::StatusOr<Outcome> first = PlayNumbered(scenario, options, 1);

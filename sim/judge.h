@@ -13,10 +13,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
+#include "runtime/types.h"
 #include "sim/play.h"
 #include "sim/proto/scenario.pb.h"
 
@@ -30,7 +32,7 @@ struct Verdict {
   std::string difference;
   std::vector<std::string> broken;  // every broken invariant
   std::string chain_head;           // of the first play ("" with no run)
-  std::string status;               // the run's status, "no run" without one
+  std::optional<RunStatus> status;  // the run's status, nullopt when the play made no run
   absl::Duration virtual_time;      // how far the first play moved the virtual clock
   std::size_t events = 0;
   std::size_t effects = 0;    // tools/call requests that reached a server
@@ -50,6 +52,9 @@ struct JudgeOptions {
   // (play.h).
   store::Store* reuse = nullptr;
 };
+
+// StatusText is how a verdict's status is shown and written: the run's status, or "no run".
+std::string_view StatusText(const Verdict& verdict);
 
 Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options = {});
 

@@ -7,14 +7,14 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/engine/chain_check.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/rows.h"
 #include "runtime/engine/run_end.h"
 #include "runtime/events.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
 #include "runtime/reasons.h"
+#include "runtime/records/rows.h"
+#include "runtime/records/stored_forms.h"
 #include "runtime/status_payloads.h"
 #include "runtime/world/timestamp.h"
 
@@ -102,7 +102,7 @@ absl::StatusOr<Approval> Decide(store::Store& store, const world::Clock& clock,
   bool expired = false;
   AGENTRT_RETURN_IF_ERROR(store.Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(std::string status, RunStatusTx(tx, run_id));
-    if (status != "WAITING_FOR_APPROVAL") {
+    if (ParseRunStatus(status) != RunStatus::kWaitingForApproval) {
       return Refused(kRunState, absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)), " is ", status,
                                              ", not waiting for approval"));
     }
@@ -286,7 +286,8 @@ absl::Status Cancel(store::Store& store, const world::Clock& clock, std::string_
   absl::Time now = clock.Now();
   return store.Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(std::string status, RunStatusTx(tx, run_id));
-    if (status != "RUNNING" && status != "WAITING_FOR_APPROVAL" && status != "INTERRUPTED") {
+    std::optional<RunStatus> parsed = ParseRunStatus(status);
+    if (!parsed || IsTerminal(*parsed)) {
       return Refused(kRunState,
                      absl::StrCat("run ", ToAbsl(json::Sanitize(run_id)), " is already ", status));
     }

@@ -6,8 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/rows.h"
 #include "runtime/engine/run_end.h"
 #include "runtime/engine/session.h"
 #include "runtime/events.h"
@@ -16,6 +14,8 @@
 #include "runtime/json/sha256.h"
 #include "runtime/json/utf8.h"
 #include "runtime/reasons.h"
+#include "runtime/records/rows.h"
+#include "runtime/records/stored_forms.h"
 #include "runtime/status_payloads.h"
 #include "runtime/world/timestamp.h"
 
@@ -98,27 +98,28 @@ absl::StatusOr<bool> Driver::Session::Execute(
     obs = MakeObservation(ObservationKind::kInterrupted,
                           {{"tool", name},
                            {"error", std::string(ToStd(result.status().message()))},
-                           {"failure", "cancelled"},
-                           {"previous_status", "executing"}},
+                           {"failure", std::string(ToString(ToolFailure::kCancelled))},
+                           {"previous_status", std::string(ToString(StepStatus::kExecuting))}},
                           absl::StrCat(ToAbsl(name), " was cancelled; its outcome is unknown"));
   } else if (!result.ok()) {
     std::string error(ToStd(result.status().message()));
-    std::string failure = "error";
+    ToolFailure failure = ToolFailure::kError;
     std::string summary = absl::StrCat(ToAbsl(name), " error: ", ToAbsl(error));
     if (IsAbortRun(result.status())) {
       abort = true;
       abort_detail = std::string(
           result.status().GetPayload(ToAbsl(payload::kAbortRun)).value_or(absl::Cord()).Flatten());
-      failure = "abort";
+      failure = ToolFailure::kAbort;
       summary = absl::StrCat(ToAbsl(name), " aborted the run: ", ToAbsl(abort_detail));
     } else if (result.status().code() == absl::StatusCode::kDeadlineExceeded || call.Expired()) {
-      failure = "timeout";
+      failure = ToolFailure::kTimeout;
       summary = absl::StrCat(ToAbsl(name), " timeout: ", ToAbsl(error));
     } else if (result.status().GetPayload(ToAbsl(payload::kToolPanic)).has_value()) {
       summary = absl::StrCat(ToAbsl(name), " panicked");
     }
-    obs = MakeObservation(ObservationKind::kToolError,
-                          {{"tool", name}, {"error", error}, {"failure", failure}}, summary);
+    obs = MakeObservation(
+        ObservationKind::kToolError,
+        {{"tool", name}, {"error", error}, {"failure", std::string(ToString(failure))}}, summary);
   } else {
     std::string content = Blank(result->content) ? "{}" : result->content;
     absl::StatusOr<std::string> canonical = json::Canonicalize(content);
@@ -128,7 +129,7 @@ absl::StatusOr<bool> Driver::Session::Execute(
           ObservationKind::kToolError,
           {{"tool", name},
            {"error", "content is not usable JSON: " + why},
-           {"failure", "invalid_content"},
+           {"failure", std::string(ToString(ToolFailure::kInvalidContent))},
            {json::IsValidUtf8(content) ? "content" : "content_base64",
             json::IsValidUtf8(content) ? content
                                        : std::string(absl::Base64Escape(ToAbsl(content)))}},

@@ -6,9 +6,6 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/engine/lease_heartbeat.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/rows.h"
-#include "runtime/engine/run_reader.h"
 #include "runtime/engine/session.h"
 #include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
@@ -16,6 +13,9 @@
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/reasons.h"
+#include "runtime/records/rows.h"
+#include "runtime/records/run_reader.h"
+#include "runtime/records/stored_forms.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -96,7 +96,7 @@ std::pair<int, const Step*> Driver::Session::LoopRepeats(int enough) const {
   std::string signature;
   for (auto it = steps_.rbegin(); it != steps_.rend() && repeats < enough; ++it) {
     const Step& s = *it;
-    if (!s.decision || s.decision->kind != "tool_call" || !s.observation ||
+    if (!s.decision || s.decision->Kind() != DecisionKind::kToolCall || !s.observation ||
         s.observation->kind == ObservationKind::kInvalidDecision) {
       break;
     }
@@ -381,37 +381,41 @@ std::string Driver::Session::Validate(const Decision& decision, const RecordedSp
   if (!o.empty() && o != "model" && o != "plan" && o != "operator") {
     return absl::StrCat("unknown decision origin \"", ToAbsl(json::Sanitize(o)), "\"");
   }
-  if (decision.kind == "complete") {
-    if (!Blank(decision.result)) {
-      if (absl::Status s = json::Parse(decision.result).status(); !s.ok()) {
-        return absl::StrCat("result is not usable JSON: ", s.message());
+  switch (decision.Kind()) {
+    case DecisionKind::kComplete:
+      if (!Blank(decision.result)) {
+        if (absl::Status s = json::Parse(decision.result).status(); !s.ok()) {
+          return absl::StrCat("result is not usable JSON: ", s.message());
+        }
       }
-    }
-    return "";
-  }
-  if (decision.kind == "fail") return "";
-  if (decision.kind == "tool_call") {
-    if (decision.tool.empty()) return "tool_call without a tool name";
-    if (spec == nullptr) {
-      return absl::StrCat("unknown tool \"", ToAbsl(json::Sanitize(decision.tool)), "\"");
-    }
-    if (absl::Status s = CheckArgs(*spec, decision.args); !s.ok()) {
-      return std::string(ToStd(s.message()));
-    }
-    return "";
+      return "";
+    case DecisionKind::kFail:
+      return "";
+    case DecisionKind::kToolCall:
+      if (decision.tool.empty()) return "tool_call without a tool name";
+      if (spec == nullptr) {
+        return absl::StrCat("unknown tool \"", ToAbsl(json::Sanitize(decision.tool)), "\"");
+      }
+      if (absl::Status s = CheckArgs(*spec, decision.args); !s.ok()) {
+        return std::string(ToStd(s.message()));
+      }
+      return "";
+    case DecisionKind::kTruncated:
+      return "the reply was cut off by the output cap before a tool call";
+    case DecisionKind::kNoToolCall:
+      return "the reply contained no tool call";
+    case DecisionKind::kUnknown:
+      break;
   }
   if (decision.kind.empty()) return "decision has no kind";
-  if (decision.kind == "truncated") {
-    return "the reply was cut off by the output cap before a tool call";
-  }
-  if (decision.kind == "no_tool_call") return "the reply contained no tool call";
   return absl::StrCat("unknown decision kind \"", ToAbsl(json::Sanitize(decision.kind)), "\"");
 }
 
 absl::StatusOr<Driver::Session::Next> Driver::Session::Propose(Decision decision) {
   if (Blank(decision.args)) decision.args.clear();
   if (Blank(decision.result)) decision.result.clear();
-  Tool* tool = decision.kind == "tool_call" ? d_.registry_->Find(decision.tool) : nullptr;
+  Tool* tool =
+      decision.Kind() == DecisionKind::kToolCall ? d_.registry_->Find(decision.tool) : nullptr;
   const RecordedSpec* spec = nullptr;
   if (tool != nullptr) {
     absl::StatusOr<const RecordedSpec*> current = d_.registry_->Current(tool);
@@ -433,7 +437,7 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Propose(Decision decision
     AGENTRT_RETURN_IF_ERROR(EndStep(StepStatus::kFailed, obs, invalid));
     return Next::kContinue;
   }
-  if (decision.kind == "complete") {
+  if (decision.Kind() == DecisionKind::kComplete) {
     std::string result;
     if (!decision.result.empty()) result = *json::Canonicalize(decision.result);
     AGENTRT_RETURN_IF_ERROR(Settle({.status = RunStatus::kCompleted,
@@ -442,7 +446,7 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Propose(Decision decision
                                     .step = StepEnd{StepStatus::kDone, std::nullopt, ""}}));
     return Next::kStop;
   }
-  if (decision.kind == "fail") {
+  if (decision.Kind() == DecisionKind::kFail) {
     AGENTRT_RETURN_IF_ERROR(Settle({.status = RunStatus::kFailed,
                                     .reason = reason::kGoalFailed,
                                     .detail = decision.message,

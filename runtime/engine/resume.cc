@@ -7,10 +7,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/engine/chain_check.h"
 #include "runtime/engine/lease_heartbeat.h"
-#include "runtime/engine/records.h"
-#include "runtime/engine/rows.h"
 #include "runtime/engine/run_end.h"
-#include "runtime/engine/run_reader.h"
 #include "runtime/engine/session.h"
 #include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
@@ -19,6 +16,9 @@
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/reasons.h"
+#include "runtime/records/rows.h"
+#include "runtime/records/run_reader.h"
+#include "runtime/records/stored_forms.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt {
@@ -72,7 +72,8 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
   if (!executing && !steps_.empty() && steps_.back().status == StepStatus::kInterrupted &&
       steps_.back().observation) {
     absl::StatusOr<json::Document> content = json::Parse(steps_.back().observation->content);
-    if (content.ok() && json::MemberText(content->root(), "previous_status") == "executing") {
+    if (content.ok() && ParseStepStatus(json::MemberText(content->root(), "previous_status")) ==
+                            StepStatus::kExecuting) {
       executing = steps_.size() - 1;
     }
   }

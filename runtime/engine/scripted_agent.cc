@@ -17,7 +17,7 @@ namespace scripted {
 
 Decision Call(std::string tool, std::string args, std::string reason) {
   Decision d;
-  d.kind = "tool_call";
+  d.kind = ToString(DecisionKind::kToolCall);
   d.tool = std::move(tool);
   d.args = std::move(args);
   d.reason = std::move(reason);
@@ -26,14 +26,14 @@ Decision Call(std::string tool, std::string args, std::string reason) {
 
 Decision Complete(std::string result) {
   Decision d;
-  d.kind = "complete";
+  d.kind = ToString(DecisionKind::kComplete);
   d.result = std::move(result);
   return d;
 }
 
 Decision Fail(std::string message) {
   Decision d;
-  d.kind = "fail";
+  d.kind = ToString(DecisionKind::kFail);
   d.message = std::move(message);
   return d;
 }

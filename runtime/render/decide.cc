@@ -35,7 +35,7 @@ std::string FurtherCallsNote(const std::vector<ToolUse>& uses) {
 
 Decision Fail(std::string_view message) {
   Decision d;
-  d.kind = "fail";
+  d.kind = ToString(DecisionKind::kFail);
   d.message = std::string(message);
   return d;
 }
@@ -49,18 +49,18 @@ Decision Decide(const ModelResponse& response) {
   }
   Decision d;
   if (response.stop_reason == stop_reason::kMaxTokens) {
-    d.kind = "truncated";
+    d.kind = ToString(DecisionKind::kTruncated);
     d.reason = std::string(kTruncatedReason);
     return d;
   }
   const std::string_view text = ToStd(absl::StripAsciiWhitespace(ToAbsl(response.text)));
   if (response.tool_uses.empty()) {
-    d.kind = "no_tool_call";
+    d.kind = ToString(DecisionKind::kNoToolCall);
     d.reason = json::Truncate(text, kReasonBytes);
     return d;
   }
   const ToolUse& first = response.tool_uses.front();
-  d.kind = "tool_call";
+  d.kind = ToString(DecisionKind::kToolCall);
   d.tool = first.name;
   d.args = first.args.empty() ? "{}" : first.args;
   if (response.tool_uses.size() == 1) {

@@ -7,10 +7,10 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
-#include "runtime/engine/records.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/utf8.h"
+#include "runtime/records/stored_forms.h"
 
 namespace agentrt::render {
 namespace {
@@ -22,15 +22,18 @@ ContentBlock Text(std::string text) {
   return b;
 }
 
-bool IsToolCall(const Decision& d) { return d.kind == "tool_call" && !d.tool.empty(); }
+bool IsToolCall(const Decision& d) {
+  return d.Kind() == DecisionKind::kToolCall && !d.tool.empty();
+}
 
-// Not usable as JSON: the bytes the stored form keeps out of band (records.cc DecisionJson).
+// Not usable as JSON: the bytes the stored form keeps out of band (records/stored_forms.h
+// DecisionJson).
 bool Unusable(const std::string& raw) { return !Blank(raw) && !json::Canonicalize(raw).ok(); }
 
 std::string Nudge(const Step& step) {
-  const std::string kind = step.decision ? step.decision->kind : "";
-  if (kind == "no_tool_call") return std::string(kNoToolCallNudge);
-  if (kind == "truncated") return std::string(kTruncatedNudge);
+  DecisionKind kind = step.decision ? step.decision->Kind() : DecisionKind::kUnknown;
+  if (kind == DecisionKind::kNoToolCall) return std::string(kNoToolCallNudge);
+  if (kind == DecisionKind::kTruncated) return std::string(kTruncatedNudge);
   std::string text(kNotExecutable);
   if (step.observation && !step.observation->summary.empty()) {
     absl::StrAppend(&text, " (", ToAbsl(step.observation->summary), ")");

@@ -308,7 +308,7 @@ TEST(JudgeTest, AScenarioPassesOnlyWhenItIsWhatItExpects) {
   scenario.mutable_expect()->set_status("completed");
   Verdict pass = Judge(scenario);
   EXPECT_TRUE(pass.passed) << pass.difference;
-  EXPECT_EQ(pass.status, "COMPLETED");
+  EXPECT_EQ(pass.status, RunStatus::kCompleted);
   scenario.mutable_expect()->set_status("cancelled");
   Verdict fail = Judge(scenario);
   EXPECT_FALSE(fail.passed);

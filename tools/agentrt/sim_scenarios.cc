@@ -148,7 +148,7 @@ std::vector<Played> PlayAll(const std::vector<std::string>& files, const sim::Ju
     absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(file);
     if (!scenario.ok()) {
       p.verdict.name = file;
-      p.verdict.status = "no run";
+      p.verdict.status.reset();
       p.verdict.difference = std::string(ToStd(scenario.status().message()));
     } else if (seed) {
       // The unperturbed play only says what the seed can perturb: its databases are not kept,
@@ -235,7 +235,7 @@ int SimRun(const ParsedArgs& parsed) {
                   .String("file", p.file)
                   .Bool("passed", p.verdict.passed)
                   .String("difference", p.verdict.difference)
-                  .String("status", p.verdict.status)
+                  .String("status", sim::StatusText(p.verdict))
                   .String("chain_head", p.verdict.chain_head)
                   .Int("events", static_cast<std::int64_t>(p.verdict.events))
                   .Int("effects", static_cast<std::int64_t>(p.verdict.effects))
@@ -253,7 +253,7 @@ int SimRun(const ParsedArgs& parsed) {
     for (const Played& p : played) {
       std::cout << (p.verdict.passed ? "PASS  " : "FAIL  ") << json::Sanitize(p.verdict.name);
       if (p.verdict.passed) {
-        std::cout << "  " << p.verdict.status << ", " << p.verdict.events << " events, "
+        std::cout << "  " << sim::StatusText(p.verdict) << ", " << p.verdict.events << " events, "
                   << p.verdict.effects << " effects, head " << ShortHead(p.verdict.chain_head)
                   << ", virtual " << Seconds(p.verdict.virtual_time) << "\n";
       } else {
@@ -414,7 +414,7 @@ int SimShrink(const ParsedArgs& parsed) {
     sim::v1::Expect expect;
     expect.set_pin_error(v.pin_error);
     expect.set_load_error(v.load_error);
-    if (v.status != "no run") expect.set_status(v.status);
+    if (v.status) expect.set_status(std::string(ToString(*v.status)));
     *shrunk->scenario.mutable_expect() = std::move(expect);
   }
   std::string out = absl::GetFlag(FLAGS_write);
