@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
@@ -21,7 +22,7 @@ absl::StatusOr<Annotations> Parse(std::string_view text) {
 
 Annotations Claims(std::string_view text) {
   absl::StatusOr<Annotations> a = Parse(text);
-  EXPECT_TRUE(a.ok()) << a.status();
+  EXPECT_OK(a);
   return a.value_or(Annotations{});
 }
 

@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
@@ -29,7 +30,7 @@ TEST(ClassPolicyTest, ClassesDecideAndAToolsRuleOverridesItsClass) {
             PolicyOutcome::kAllow);
   absl::StatusOr<PolicyDecision> write =
       policy.Evaluate(Request("fs_write", SideEffect::kLocalMutation), view);
-  ASSERT_TRUE(write.ok());
+  ASSERT_OK(write);
   EXPECT_EQ(write->outcome, PolicyOutcome::kRequireApproval);
   EXPECT_EQ(write->capability, R"({"args":{"path":"a.txt"},"tool":"fs_write"})");
   EXPECT_THAT(write->presentation, HasSubstr(R"("question":"Allow fs_write (local_mutation)?")"));

@@ -23,6 +23,7 @@
 #include "runtime/world/entropy.h"
 #include "tests/runtime/crash_world.h"
 #include "tests/runtime/post_tool.h"
+#include "tests/support/status_matchers.h"
 
 extern char** environ;
 
@@ -92,10 +93,10 @@ class ConcurrentResumeTest : public ::testing::Test {
     options.scheduler = &clock;
     auto driver = *Driver::Create(*store, clock, entropy, options);
     absl::StatusOr<agentrt::Run> run = driver->StartWithId(run_id, "post once", Limits{});
-    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_OK(run);
     ASSERT_EQ(run->status, RunStatus::kWaitingForApproval);
     Approval pending = *PendingApproval(*store, run_id);
-    ASSERT_TRUE(Approve(*store, clock, run_id, pending.id, Decider{"ops", "go"}).ok());
+    ASSERT_OK(Approve(*store, clock, run_id, pending.id, Decider{"ops", "go"}));
   }
 
   fs::path dir_;

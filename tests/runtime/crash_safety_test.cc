@@ -22,6 +22,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/crash_world.h"
+#include "tests/support/status_matchers.h"
 
 extern char** environ;
 
@@ -148,7 +149,7 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
                (stored->status == RunStatus::kCompleted || stored->status == RunStatus::kFailed);
   absl::StatusOr<agentrt::Run> run = driver->Resume("crash-run");
   if (side_effect_in_flight) {
-    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_OK(run);
     EXPECT_EQ(run->status, RunStatus::kWaitingForApproval) << "a side effect in flight must pause";
   } else if (run.ok()) {
     EXPECT_NE(run->status, RunStatus::kWaitingForApproval) << "nothing was in flight to pause for";
@@ -160,7 +161,7 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
     // Killed before the run existed or before its first event committed: nothing to resume.
     EXPECT_TRUE(!run.ok() || run->status != RunStatus::kRunning);
   } else {
-    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_OK(run);
   }
   std::vector<std::string> after = crash::Effects(effects);
   // At most once per step, without any grant.
@@ -184,15 +185,15 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
     EXPECT_TRUE(interrupted);
     if (seed % 2 == 0) {
       // The operator rejects: the call is not run again.
-      ASSERT_TRUE(Reject(*store, clock, "crash-run", pending.id, Decider{"ops", "no"}).ok());
+      ASSERT_OK(Reject(*store, clock, "crash-run", pending.id, Decider{"ops", "no"}));
       EXPECT_EQ(crash::Effects(effects).size(), before.size());
       EXPECT_EQ(ReadRun(*store, "crash-run")->status, RunStatus::kCancelled);
     } else {
       // The operator approves: it runs again exactly once, on the same step, and the run
       // goes on to the end.
-      ASSERT_TRUE(Approve(*store, clock, "crash-run", pending.id, Decider{"ops", "yes"}).ok());
+      ASSERT_OK(Approve(*store, clock, "crash-run", pending.id, Decider{"ops", "yes"}));
       absl::StatusOr<agentrt::Run> resumed = driver->Resume("crash-run");
-      ASSERT_TRUE(resumed.ok()) << resumed.status();
+      ASSERT_OK(resumed);
       std::vector<std::string> granted = crash::Effects(effects);
       std::map<std::string, int> counts;
       for (const std::string& s : granted) ++counts[s];

@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
+#include "tests/support/status_matchers.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -43,7 +44,7 @@ std::vector<std::string> Lines(const std::string& text) {
 
 json::Document ParseOrDie(const std::string& text) {
   absl::StatusOr<json::Document> doc = json::Parse(text);
-  EXPECT_TRUE(doc.ok()) << doc.status() << ": " << text.substr(0, 200);
+  EXPECT_OK(doc) << text.substr(0, 200);
   return doc.ok() ? *std::move(doc) : *json::Parse("{}");
 }
 

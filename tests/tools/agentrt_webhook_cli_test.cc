@@ -24,6 +24,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/operator/approver/loopback_client.h"
+#include "tests/support/status_matchers.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -187,7 +188,7 @@ TEST_F(AgentrtWebhookCliTest, ServesSignedDecisionsUntilSignalled) {
   ASSERT_TRUE(list);
   ASSERT_EQ(list->status, 200) << list->body;
   absl::StatusOr<json::Document> doc = json::Parse(list->body);
-  ASSERT_TRUE(doc.ok());
+  ASSERT_OK(doc);
   json::Value pending = doc->root().Find("pending")->element(0);
   std::string id = json::MemberText(pending, "id");
   std::string hash = json::MemberText(pending, "hash");

@@ -13,6 +13,7 @@
 #include "runtime/json/utf8.h"
 #include "runtime/scripted_agent.h"
 #include "tests/runtime/render/dump.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::render {
 namespace {
@@ -71,7 +72,7 @@ RenderOptions Options() {
 
 std::vector<std::string> Render(const StepInput& input, const RenderOptions& options) {
   absl::StatusOr<std::vector<Message>> messages = Messages(input, options);
-  EXPECT_TRUE(messages.ok()) << messages.status();
+  EXPECT_OK(messages);
   return messages.ok() ? Dump(*messages) : std::vector<std::string>{};
 }
 
