@@ -24,6 +24,7 @@
 #include "tests/runtime/crash_world.h"
 #include "tests/runtime/post_tool.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 extern char** environ;
 
@@ -70,13 +71,7 @@ std::string Line(FILE* from) {
 
 class ConcurrentResumeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("agentrt_concurrent_resume_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = test_support::TestFolder(); }
 
   // A run paused for approval of one post, approved.
   void PausedAndApproved(const std::string& db, const std::string& run_id) {

@@ -23,6 +23,7 @@
 #include "runtime/world/entropy.h"
 #include "tests/runtime/crash_world.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 extern char** environ;
 
@@ -102,10 +103,7 @@ class CrashSafetyTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWithoutAGrant) {
   const std::uint64_t seed = static_cast<std::uint64_t>(GetParam());
-  fs::path dir = fs::path(::testing::TempDir()) /
-                 ("agentrt_crash_" + std::to_string(::getpid()) + "_" + std::to_string(seed));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  fs::path dir = test_support::TestFolder();
   std::string db = (dir / "audit.db").string();
   std::string effects = (dir / "effects.txt").string();
   // Lines the child prints before "done": run.created and run.started; five events per tool
@@ -211,7 +209,6 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
   }
   EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
   store.reset();
-  fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, CrashSafetyTest, ::testing::Range(1, 61));
@@ -223,9 +220,7 @@ INSTANTIATE_TEST_SUITE_P(Seeds, CrashSafetyTest, ::testing::Range(1, 61));
 TEST(LeaseAcrossProcessesTest, ALiveChildKeepsItsLeaseThroughALongToolCall) {
   std::uint64_t seed = 1;
   while (crash::Script(seed)[0].tool != "append") ++seed;
-  fs::path dir = fs::path(::testing::TempDir()) / ("agentrt_lease_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  fs::path dir = test_support::TestFolder();
   std::string db = (dir / "audit.db").string(), effects = (dir / "effects.txt").string();
 
   Child child = StartChild(db, effects, seed, /*heartbeat=*/true);
@@ -289,7 +284,6 @@ TEST(LeaseAcrossProcessesTest, ALiveChildKeepsItsLeaseThroughALongToolCall) {
                                             [](const Decision& d) { return d.tool == "append"; })));
   EXPECT_EQ(std::set<std::string>(lines.begin(), lines.end()).size(), lines.size());
   store.reset();
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include "runtime/world/entropy.h"
 #include "tests/runtime/store/power_cut_vfs.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt {
 namespace {
@@ -121,14 +122,7 @@ struct World {
 
 class PowerCutTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("agentrt_power_cut_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = test_support::TestFolder(); }
 
   // What a cut at one write left: the disk (one of the durable states, by sync count) and what
   // had happened in the world by then.

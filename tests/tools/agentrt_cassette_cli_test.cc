@@ -19,6 +19,7 @@
 #include "runtime/replay/recording_model.h"
 #include "sim/scripted_model.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -54,14 +55,9 @@ ModelResponse Answer(const std::string& text, const std::string& raw) {
 class AgentrtCassetteCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("agentrt_cassette_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     path_ = (dir_ / "run.cassette").string();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Records "roll" twice and "name" once with model `model`, and a chain head.
   void Record(const std::string& model, const std::string& notes = "") {

@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -56,15 +57,10 @@ std::string ReadFile(const std::string& path) {
 class AgentrtEventsCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("agentrt_events_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     db_ = (dir_ / "audit.db").string();
     ::unsetenv("AGENTRT_DB");  // the child inherits our environment
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Runs the scripted demonstration once more; returns its run id.
   std::string Demo() {

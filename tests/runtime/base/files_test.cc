@@ -18,6 +18,7 @@
 #include "runtime/base/file_util.h"
 #include "runtime/base/write_all.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt {
 namespace {
@@ -30,17 +31,7 @@ using ::testing::Not;
 
 class FilesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("agentrt_files_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    fs::permissions(dir_, fs::perms::owner_all);
-    fs::remove_all(dir_);
-  }
+  void SetUp() override { dir_ = test_support::TestFolder(); }
 
   std::string File(const std::string& name) const { return (dir_ / name).string(); }
 

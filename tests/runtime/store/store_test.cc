@@ -29,6 +29,7 @@
 #include "tests/support/largest_allocation.h"
 #include "tests/support/old_database.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt::store {
 namespace {
@@ -45,14 +46,9 @@ const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("agentrt_store_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     path_ = (dir_ / "audit.db").string();
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::unique_ptr<Store> OpenOrDie(StoreOptions options = {}) {
     absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_, options);

@@ -18,6 +18,7 @@
 #include "runtime/world/entropy.h"
 #include "tests/sim/testkit/product.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt::testkit {
 namespace {
@@ -341,10 +342,7 @@ TEST_F(RunTest, BrokenGateLoopsAreReported) {
 
 // A run left as a crash leaves it, with more broken on top: every broken invariant is listed.
 TEST_F(CheckTest, ReportsEveryBrokenInvariant) {
-  std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / ("agentrt_check_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  std::filesystem::path dir = test_support::TestFolder();
   std::string db = (dir / "audit.db").string();
   // A child whose write tool kills its process mid-call: the run stays RUNNING with the step
   // executing, its start unfinished and the lease held.
@@ -409,7 +407,6 @@ TEST_F(CheckTest, ReportsEveryBrokenInvariant) {
   EXPECT_THAT(text, HasSubstr("step 0 (write_file) was left executing"));
   EXPECT_THAT(text, HasSubstr("event 1: "));
   store.reset();
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

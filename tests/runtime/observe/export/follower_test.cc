@@ -25,6 +25,7 @@
 #include "runtime/observe/trace/writer.h"
 #include "runtime/world/clock.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 extern char** environ;
 
@@ -132,21 +133,14 @@ class Opts {
 class FollowerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("agentrt_follower_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     path_ = (dir_ / "audit.db").string();
     cursor_path_ = (dir_ / "export.cursor").string();
     absl::StatusOr<std::unique_ptr<store::Store>> writer = store::Store::Open(path_, clock_);
     ASSERT_OK(writer);
     writer_ = *std::move(writer);
   }
-  void TearDown() override {
-    writer_.reset();
-    fs::remove_all(dir_);
-  }
+  void TearDown() override { writer_.reset(); }
 
   // Appends `count` events to `run` (created on first use) in one transaction.
   void Append(const std::string& run, int count, std::string_view type = "test.event") {

@@ -16,6 +16,7 @@
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt::trace {
 namespace {
@@ -56,11 +57,7 @@ class BrokenBuffer : public std::streambuf {
 class TraceStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("agentrt_trace_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     absl::StatusOr<std::unique_ptr<store::Store>> opened =
         store::Store::Open((dir_ / "audit.db").string(), clock_);
     ASSERT_OK(opened);
@@ -73,10 +70,7 @@ class TraceStoreTest : public ::testing::Test {
           .status();
     }));
   }
-  void TearDown() override {
-    store_.reset();
-    fs::remove_all(dir_);
-  }
+  void TearDown() override { store_.reset(); }
   absl::Status Append(std::string_view type, std::string_view payload, absl::Time at = kStart) {
     return store_->Write([&](store::Transaction& tx) {
       return tx.AppendEvent("run-1", "", at, type, payload).status();

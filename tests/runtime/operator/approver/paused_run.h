@@ -19,6 +19,7 @@
 #include "runtime/world/entropy.h"
 #include "tests/runtime/post_tool.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt::testing {
 
@@ -33,20 +34,13 @@ inline Decision PostTo(const std::string& to_json_string) {
 class PausedRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("agentrt_approver_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     path_ = (dir_ / "audit.db").string();
     absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(path_, clock_);
     ASSERT_OK(store);
     store_ = *std::move(store);
   }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { store_.reset(); }
 
   // Starts `run_id` with a script (by default: post to "alice"), returning the run as stored:
   // paused for approval unless the script says otherwise.
