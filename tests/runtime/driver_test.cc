@@ -305,11 +305,12 @@ TEST_F(DriverTest, AnErrorAfterTheDeadlineIsATimeoutOnTheInjectedClock) {
 TEST_F(DriverTest, PolicyAbortErrorAndUnknownOutcomeEndTheRunWithoutExecuting) {
   class FixedPolicy : public Policy {
    public:
-    explicit FixedPolicy(absl::StatusOr<PolicyDecision> d) : d_(std::move(d)) {}
+    explicit FixedPolicy(absl::StatusOr<PolicyDecision> decision)
+        : decision_(std::move(decision)) {}
     absl::StatusOr<PolicyDecision> Evaluate(const ToolRequest&, const RunView&) override {
-      return d_;
+      return decision_;
     }
-    absl::StatusOr<PolicyDecision> d_;
+    absl::StatusOr<PolicyDecision> decision_;
   };
   PolicyDecision abort;
   abort.outcome = PolicyOutcome::kAbort;
