@@ -234,8 +234,8 @@ std::string PartOf(const std::string& path) {
 }
 
 TEST(LayoutTest, DependenciesPointOneWay) {
-  // What each part may include (DESIGN.md: base <- json <- schema <- world, store <- runtime
-  // (engine, render) <- replay, operator, observe <- mcp, providers <- sim <- tools).
+  // What each part may include (docs/architecture.md: base <- json <- schema <- world, store <-
+  // runtime (engine, render) <- replay, operator, observe <- mcp, providers <- sim <- tools).
   const std::set<std::string> core = {"runtime/base",   "runtime/json",  "runtime/schema",
                                       "runtime/world",  "runtime/store", "runtime",
                                       "runtime/engine", "runtime/render"};

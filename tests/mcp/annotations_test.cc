@@ -1,6 +1,5 @@
 // Annotations: what a server claims about a tool, recorded as received and able only to refuse
-// (reference/mcp.md §4.4, TestLoad_HintMismatchIsRefusedAndOverridable,
-// TestLoad_AbsentAnnotationsNeverMismatch).
+// (docs/mcp.md, "Check").
 #include "mcp/annotations.h"
 
 #include <optional>

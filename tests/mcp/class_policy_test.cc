@@ -1,7 +1,6 @@
-// The operator's policy by side-effect class (reference/mcp.md §8.3 `policy`, a rule's
-// `outcome`): each class gets its outcome, a tool's rule overrides its class, an unknown class
-// is denied, an approval binds the tool and its arguments, and the identity changes with the
-// table.
+// The operator's policy by side-effect class (docs/mcp.md, "The configuration"): each class gets
+// its outcome, a tool's rule overrides its class, an unknown class is denied, an approval binds the
+// tool and its arguments, and the identity changes with the table.
 #include "mcp/class_policy.h"
 
 #include "gmock/gmock.h"

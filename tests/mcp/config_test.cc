@@ -1,5 +1,5 @@
-// The configuration file (reference/mcp.md §8.3; proxy/config_test.go's rows about the file):
-// every field known, every check in the reference's words, defaults, and paths resolved next to
+// The configuration file (docs/mcp.md, "The configuration"):
+// every field known, every check and its message, defaults, and paths resolved next to
 // the file.
 #include "mcp/config.h"
 

@@ -1,5 +1,5 @@
-// Durations as the operator's files write them (reference/mcp.md §0.2): parsed strictly, written
-// back in the same short form.
+// Durations as the operator's files write them (docs/mcp.md, "The configuration"): parsed strictly,
+// written back in the same short form.
 #include "mcp/duration.h"
 
 #include <string>

@@ -1,6 +1,5 @@
 // Hiding denied and fixed parameters from the model's schema only when that is sound
-// (reference/mcp.md §4.6; TestRules_HiddenNamesMustBeSoundToHide,
-// TestFixed_RemovedFromTheSchemaAndInjectedAtCall).
+// (docs/mcp.md, "Check").
 #include "mcp/hidden_params.h"
 
 #include <string>

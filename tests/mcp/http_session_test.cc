@@ -2,8 +2,7 @@
 // (tests/mcp/fake_http_mcp.h) through the real network: JSON and event-stream answers (a
 // priming event and a decoy event skipped), the session id and protocol version on every later
 // request, a forgotten session initialized again, a cut stream resumed after its retry, DELETE
-// on close, no redirect followed, and a body over 16 MiB refused by name (reference/mcp.md §6.1,
-// §10.3, §10.8; mcp-protocol.md §4).
+// on close, no redirect followed, and a body over 16 MiB refused by name.
 #include <memory>
 #include <string>
 
@@ -150,7 +149,7 @@ TEST_F(HttpSessionTest, AnAnswerOver16MiBIsRefusedByName) {
 }
 
 TEST_F(HttpSessionTest, AMessageEventWhoseNameIsPaddedIsStillTheMessage) {
-  // `event:  message ` names the message event once trimmed (reference/mcp.md §6.1); the decoy
+  // `event:  message ` names the message event once trimmed; the decoy
   // of another type before it is still skipped.
   Serve({.sse = true, .message_event = "  message "});
   absl::StatusOr<std::unique_ptr<Session>> session = Open();

@@ -1,6 +1,6 @@
-// The tool listing read from raw tools/list results (reference/mcp.md §2.4; listing_test.go and
-// TestPin_RawListingMatchesKeysExactly): exact keys, literal numbers, strict intake, and the
-// bounds on pages, tools and cursors. Server-chosen text in errors is always quoted.
+// The tool listing read from raw tools/list results (docs/mcp.md, "Pin"): exact keys, literal
+// numbers, strict intake, and the bounds on pages, tools and cursors. Server-chosen text in errors
+// is always quoted.
 #include "mcp/listing.h"
 
 #include <string>

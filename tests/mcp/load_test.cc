@@ -1,7 +1,7 @@
 // Pin, Load and calls against a real child process whose answers the test scripts
 // (tests/mcp/fake_mcp_server.cc, mode "scripted"): what is pinned, every refusal of Load in its
 // words, the report, the tool adapter's argument rules, result mapping and errors, and the
-// deadlines (reference/mcp.md §2, §4, §5; checklist §10.1, §10.2, §10.5, §10.6, §10.8).
+// deadlines (docs/mcp.md, "Pin").
 #include "mcp/load.h"
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-// The manifest: pinned hashes (reference/mcp.md §2.1, TestPin_RecordsWhatTheServerPresents), a
+// The manifest: pinned hashes (docs/mcp.md, "Pin"), a
 // deterministic readable file that reads back to the same manifest, and a strict reader that
 // refuses a tampered or misspelt file naming what is wrong.
 #include "mcp/manifest.h"

@@ -1,4 +1,4 @@
-// The load report (reference/mcp.md §4.7; ExampleLoad, TestReport_StringEscapesWhatTheServerChose):
+// The load report (docs/mcp.md, "Check"):
 // one line per entry in a fixed order, and nothing a server chose can reach the terminal raw.
 #include "mcp/report.h"
 

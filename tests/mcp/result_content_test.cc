@@ -1,8 +1,6 @@
-// Mapping a tools/call result to what the run records (reference/mcp.md §5.3; tool_test.go's
-// TestCall_* and TestCapText_NeverExceedsTheCap, security_test.go's
-// TestCall_StructuredContentKeepsItsNumbers). Sizes count what OUR canonical encoder writes:
-// only `"`, `\` and control characters are escaped, and a run of bytes that is not UTF-8 is one
-// U+FFFD written raw.
+// Mapping a tools/call result to what the run records (docs/mcp.md, "What a call does"). Sizes
+// count what OUR canonical encoder writes: only `"`, `\` and control characters are escaped, and a
+// run of bytes that is not UTF-8 is one U+FFFD written raw.
 #include "mcp/result_content.h"
 
 #include <string>

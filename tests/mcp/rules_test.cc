@@ -1,4 +1,4 @@
-// The operator's rules (reference/mcp.md §3.1, §3.2; file_test.go's TestReadRules_*): every field
+// The operator's rules (docs/mcp.md, "Classify"): every field
 // converts, and whatever the reader does not know is refused naming the file, tool and field.
 #include "mcp/rules.h"
 

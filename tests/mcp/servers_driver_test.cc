@@ -1,8 +1,7 @@
-// The reference's example end to end (reference/mcp.md §9, checklist §10.7
-// TestDriver_ApprovalNamesThePrefixedTool) against the real filesystem server: a driver over a
-// real SQLite file runs the loaded tools under a policy that allows reads and pauses writes for
-// an operator; the pending approval names the model-visible tool, and only once it is approved
-// and the run resumed does the server write, exactly what was approved.
+// The MCP demonstration end to end (docs/mcp.md, "The demonstration") against the real filesystem
+// server: a driver over a real SQLite file runs the loaded tools under a policy that allows reads
+// and pauses writes for an operator; the pending approval names the model-visible tool, and only
+// once it is approved and the run resumed does the server write, exactly what was approved.
 #include <filesystem>
 #include <fstream>
 #include <iterator>

@@ -1,7 +1,7 @@
 // The MCP client against the real, pinned everything server (fixtures/servers/): over stdio, what
-// a client that declares no capabilities is offered and sent, every content kind mapped as
-// reference/mcp.md §5.3 says, an isError result, a call past its deadline, the environment a
-// stdio server gets (§1.4); over streamable HTTP on loopback, pin, load, calls and the session's
+// a client that declares no capabilities is offered and sent, every content kind mapped (docs/
+// mcp.md, "What a call does"), an isError result, a call past its deadline, the environment a
+// stdio server gets; over streamable HTTP on loopback, pin, load, calls and the session's
 // end. The facts asserted are those fixtures/servers/README.md writes down.
 #include <sys/types.h>
 

@@ -2,7 +2,7 @@
 // server gone: over stdio (the filesystem server) the replay starts no process, over streamable
 // HTTP (the everything server) it reaches no server, yet each pins the same manifest, registers
 // the same tools and gets the same call results, byte for byte, because the client asks the
-// world for exactly what it asked while recording (DESIGN.md "Replay first").
+// world for exactly what it asked while recording (docs/architecture.md, "Record and replay").
 #include <filesystem>
 #include <fstream>
 #include <string>

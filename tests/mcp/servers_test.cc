@@ -1,8 +1,8 @@
 // The MCP client against the real, pinned Node MCP servers (fixtures/servers/) that keep files:
-// the filesystem server with the shipped rules (reference/mcp.md §9) — its pin, the load report,
-// calls that write and read in the sandbox, a refused path, the cap, Close — and the memory
-// server's graph and destructive hints. The real-server counterparts of the reference's
-// checklist (§10.1, §10.2, §10.7); the facts asserted are those fixtures/servers/README.md
+// the filesystem server with the shipped rules (docs/mcp.md, "The demonstration") — its pin, the
+// load report, calls that write and read in the sandbox, a refused path, the cap, Close — and the
+// memory server's graph and destructive hints. The real-server counterparts of the
+// client's own tests; the facts asserted are those fixtures/servers/README.md
 // writes down. The everything server: servers_everything_test.cc.
 #include <sys/stat.h>
 

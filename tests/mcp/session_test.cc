@@ -2,7 +2,7 @@
 // handshake and its versions, requests answered by id while the server asks things of the
 // client, a dead session failing fast, Close at any time, phase errors with the server's stderr,
 // and a child that gets exactly its environment and leaves nothing behind
-// (reference/mcp.md §1.4–1.7, §10.3, §10.5, §10.6).
+// (docs/mcp.md, "The configuration").
 #include "mcp/session.h"
 
 #include <signal.h>

@@ -1,4 +1,4 @@
-// Pausing for a human and resuming exactly what the human saw (reference/core.md §5).
+// Pausing for a human and resuming exactly what the human saw (docs/architecture.md, "Approvals").
 #include "runtime/approvals.h"
 
 #include "gmock/gmock.h"
@@ -101,7 +101,7 @@ TEST_F(ApprovalsTest, ChangedToolSpecRePausesInsteadOfRunningUnderTheOldGrant) {
   post_.description = "Send a message. Also forward it to everyone.";
   std::size_t before = store_->ListEvents("run-1")->size();
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  // §19 resume re-pause: the new evaluation and a new request, no run.resumed.
+  // A resume that pauses again: the new evaluation and a new request, no run.resumed.
   EXPECT_THAT(TypesAfter(before), ElementsAre("step.policy", "approval.requested"));
   ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kWaitingForApproval);
@@ -366,7 +366,7 @@ TEST_F(ApprovalsTest, AGateAttachesToAnInterruptedRunAndGoesOn) {
   EXPECT_TRUE(post_.calls.empty());
 }
 
-// §19: a crash takeover writes lease.taken_over, step.interrupted per step in flight, then
+// A crash takeover writes lease.taken_over, step.interrupted per step in flight, then
 // (a side effect with unknown outcome) step.policy and approval.requested; rejecting it ends
 // the run with approval.decided and run.finished, and nothing runs again.
 TEST_F(ApprovalsTest, TakeoverOfAnInterruptedSideEffectFollowsTheCanonicalSequence) {
@@ -484,7 +484,7 @@ TEST(NeedApprovalTest, DecodePresentationReportsWhatIsWrong) {
               HasSubstr("ap-1: presentation is not JSON"));
 }
 
-// reference/core.md §1.3: a decision on an expired approval is ErrApprovalExpired, which also
+// A decision on an expired approval is ErrApprovalExpired, which also
 // matches ErrNotPending; a decided approval and a run in the wrong state are told apart from it
 // by the error, never by its words.
 TEST_F(ApprovalsTest, DecisionOnAnExpiredApprovalIsExpiredAndAlsoNotPending) {

@@ -1,6 +1,6 @@
 // Two processes resume the same approved run at once, over one database file: exactly one
 // executes the approved call; the other is refused or finds the run moved on, and never runs
-// it (reference/core.md §5.5, §6.1). Real processes, started together at a barrier, many times
+// it (docs/architecture.md, "Approvals"). Real processes, started together at a barrier, many times
 // so the race is really run both ways.
 #include <fcntl.h>
 #include <spawn.h>

@@ -1,6 +1,6 @@
 // SIGKILL at a seeded point of a real child process, then resume in this one: a step that was
 // executing a side-effecting tool is interrupted and waits for an operator, and no tool call is
-// ever executed twice without a grant (reference/core.md §6, ADR 6).
+// ever executed twice without a grant (docs/architecture.md, "Leases and interruption"; ADR 6).
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>

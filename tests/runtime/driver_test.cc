@@ -1,5 +1,6 @@
 // The step loop, driven the way products drive it: a scripted agent, in-memory tools, a real
-// SQLite store, a manual clock and seeded ids. Event sequences follow reference/core.md §19.
+// SQLite store, a manual clock and seeded ids. Event sequences as docs/formats/events.md gives
+// them.
 #include "runtime/driver.h"
 
 #include <cstdlib>
@@ -451,8 +452,8 @@ TEST_F(DriverTest, OperatorCancelDuringAToolEndsTheLoopAndTheOutcomeIsAppendedLa
   EXPECT_FALSE(store_->VerifyEvents()->broken.has_value());
 }
 
-// Cancel needs no lease and releases the one a live loop holds (reference/core.md §6.1): the
-// loop notices at its next write.
+// Cancel needs no lease and releases the one a live loop holds (docs/architecture.md, "Leases and
+// interruption"): the loop notices at its next write.
 TEST_F(DriverTest, CancelDuringAToolReleasesTheLease) {
   RunLease during;
   AddTool(Spec("cancelled", SideEffect::kReadOnly), [&](const ToolCall& call) {
@@ -649,8 +650,8 @@ TEST_F(DriverTest, RegistrationRefusesUnusableTools) {
 }
 
 // One clock reading per recorded state change, in a fixed order: the counts per path are a
-// contract (reference/core.md §4.13), so replays and simulations read the clock exactly as
-// often as the recording did.
+// contract (docs/architecture.md, "The engine"), so replays and simulations read the clock exactly
+// as often as the recording did.
 TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
   FuncTool& read = AddReadTool();
   AddTool(Spec("delete", SideEffect::kDestructive), [](const ToolCall&) { return ToolResult{}; });

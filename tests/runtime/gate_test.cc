@@ -1,4 +1,4 @@
-// A loop the caller owns (the Gate, reference/core.md §4.14): it writes exactly what the driver
+// A loop the caller owns (the Gate, docs/architecture.md): it writes exactly what the driver
 // writes for the same story, refuses misuse and every call once its lease is lost, hands the
 // caller exactly what an agent would see, and leaves nothing scheduled once its session is over.
 #include <functional>

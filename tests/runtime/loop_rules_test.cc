@@ -1,7 +1,7 @@
-// The loop's own bookkeeping, held to the checklist's rows (reference/core.md §4, §6.1, §18
-// AUD/SEC/LEASE/PERF): the steps it keeps in memory are the steps a fresh read gives; JSON too
-// deep is refused where it enters; owners never share a lease; the heartbeat is gone when a
-// loop returns; the resume path reads the clock a fixed number of times.
+// The loop's own bookkeeping (docs/architecture.md, "The engine"):
+// the steps it keeps in memory are the steps a fresh read gives; JSON too deep is refused where it
+// enters; owners never share a lease; the heartbeat is gone when a loop returns; the resume path
+// reads the clock a fixed number of times.
 #include <algorithm>
 #include <filesystem>
 #include <functional>
@@ -87,8 +87,8 @@ class LoopRulesTest : public ::testing::Test {
   std::unique_ptr<Policy> policy_ = DefaultPolicy();
 };
 
-// The step cache (reference/core.md §4.2): what an agent is handed is what the store holds,
-// across tool calls, a denial, an invalid decision, a pause and a resume.
+// The step cache (docs/architecture.md, "The engine"): what an agent is handed is what the store
+// holds, across tool calls, a denial, an invalid decision, a pause and a resume.
 TEST_F(LoopRulesTest, TheStepsTheLoopKeepsAreTheStepsAFreshReadGives) {
   FnTool read("read", SideEffect::kReadOnly, [](const ToolCall&) {
     return ToolResult{R"({"text":"x"})", "read"};

@@ -1,4 +1,4 @@
-// Prices and budgets (reference/providers.md §2.7): absence is not free, budgets read as people
+// Prices and budgets: absence is not free, budgets read as people
 // write them.
 #include "runtime/prices.h"
 

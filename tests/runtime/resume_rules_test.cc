@@ -1,5 +1,5 @@
 // What a resume checks before an approved call runs, and what time a wait for a human counts
-// as (reference/core.md §5.5, §4.4; the checklist's M01, AUD and SEC rows): the policy is asked
+// as (docs/architecture.md, "Approvals"): the policy is asked
 // again and may deny, abort or want another approval; the arguments meet the current schema; a
 // pending approval or a grant can expire; the wait is elapsed time but not active time.
 #include "gmock/gmock.h"

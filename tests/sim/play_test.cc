@@ -218,7 +218,8 @@ TEST(PlayTest, ACrashInsideTheResumeAfterAGrantRestartsAndAsksAgain) {
   ExpectRun(paused, RunStatus::kWaitingForApproval, 2);
 
   // Granting the interrupted write resumes it under the policy asked again, which wants its own
-  // approval for a write (reference/core.md §6.5): the run pauses once more, then runs it.
+  // approval for a write (docs/architecture.md, "Leases and interruption"): the run pauses once
+  // more, then runs it.
   scenario.add_approvals();
   ExpectRun(PlayOk(scenario), RunStatus::kWaitingForApproval, 2);
   scenario.add_approvals();

@@ -1,4 +1,4 @@
-// The scripted model (reference/core.md §9 Scripted).
+// The scripted model (docs/architecture.md, "Record and replay").
 #include "sim/scripted_model.h"
 
 #include <set>

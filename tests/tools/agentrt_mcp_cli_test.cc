@@ -273,7 +273,7 @@ TEST_F(AgentrtMcpCliTest, UsageErrorsExitTwoAndEveryHelpExitsZero) {
   EXPECT_EQ(Agentrt({"demo", "mcp", "--help"}).exit_code, 0);
 }
 
-// The reference's leading example, for real: the filesystem server in a sandbox; the write
+// The MCP demonstration, for real: the filesystem server in a sandbox; the write
 // waits for an operator and, once approved, writes exactly the shown bytes.
 TEST_F(AgentrtMcpCliTest, DemoMcpPausesTheWriteAndResumesExactlyTheApprovedOne) {
   std::string db = dir_ + "/demo/runs.db";

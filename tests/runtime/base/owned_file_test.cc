@@ -1,5 +1,5 @@
 // ReadOwned: a file an operator owns is read only when nobody else could have written it, and
-// the checks are of the file that was opened (reference/mcp.md §3.3, TestReadOwned_*).
+// the checks are of the file that was opened (docs/mcp.md, "Classify").
 #include "runtime/base/owned_file.h"
 
 #include <sys/stat.h>

@@ -1,5 +1,6 @@
-// Model accounting (reference/core.md §7), through the driver as agents meet it: a real SQLite
-// file, a clock that jumps over waits (so backoff is observed, never slept), seeded ids.
+// Model accounting (docs/architecture.md, "The model and its accounting"), through the driver as
+// agents meet it: a real SQLite file, a clock that jumps over waits (so backoff is observed, never
+// slept), seeded ids.
 #include "runtime/engine/model_caller.h"
 
 #include <sys/wait.h>
@@ -590,7 +591,8 @@ TEST_F(ModelCallerTest, AnExpiredLeaseSendsNothing) {
 }
 
 // A process that dies while the model answers leaves the attempt's row `dispatched` and the run
-// uncharged; the run's next owner never charges it either (reference/core.md §7).
+// uncharged; the run's next owner never charges it either (docs/architecture.md, "The model and its
+// accounting").
 TEST_F(ModelCallerTest, ACallCutByACrashStaysDispatchedAndIsNeverCharged) {
   std::string path = (dir_ / "runs.db").string();
   pid_t child = ::fork();

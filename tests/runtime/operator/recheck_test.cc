@@ -1,5 +1,5 @@
-// Re-checking a run's recorded decisions against a policy (reference/core.md §8), and the record
-// a re-check reads (§4.8: the step.policy payload, steps.policy_id, tool_specs).
+// Re-checking a run's recorded decisions against a policy (docs/operators.md, "recheck"), and the
+// record a re-check reads (the step.policy payload, steps.policy_id, tool_specs).
 #include "runtime/operator/recheck.h"
 
 #include <atomic>

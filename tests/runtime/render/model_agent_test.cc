@@ -1,4 +1,4 @@
-// A model-backed agent driving real runs (reference/core.md §10 with §4.4): a scripted model
+// A model-backed agent driving real runs: a scripted model
 // behind a plain model caller, the driver, a real store. Also the driver's side of the pseudo
 // kinds: they are recorded, answered as invalid decisions, and no call in them ever runs.
 #include "runtime/render/model_agent.h"
@@ -242,7 +242,7 @@ TEST(ModelAgentTest, ModelErrorsAndMissingOpeningComeBackAsTheyAre) {
   EXPECT_EQ(model.requests.size(), 1u);  // refused before asking the model
 }
 
-// reference/core.md §4.4: `truncated` and `no_tool_call` are recorded as the agent sent them,
+// `truncated` and `no_tool_call` are recorded as the agent sent them,
 // answered as invalid decisions, and the run goes on; a tool named in them never runs.
 TEST_F(ModelAgentDriverTest, PseudoDecisionKindsAreInvalid) {
   Decision truncated;

@@ -1,5 +1,5 @@
 // Recording a model's answers into a cassette and replaying them without the model
-// (reference/core.md §9 Recorder/Replayer; §18 [M01] record/replay rows).
+// (docs/architecture.md, "Record and replay").
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -192,7 +192,7 @@ TEST_F(ReplayTest, FailedCallsAreRecordedWithTheirKindAndNeverServedByKey) {
   Cassette cassette = recorder.cassette();
   ASSERT_EQ(cassette.size(), 2u);
   EXPECT_EQ(ModelAt(cassette, 1).ordinal(), 1u);
-  // By key, only what the model answered is served (the reference's replayer).
+  // By key, only what the model answered is served.
   EXPECT_EQ(TextOf(ReplayingModel("scripted", cassette).Generate(Ask("q"), kNoDeadline)), "ok");
 
   // In strict order the failure comes back first, with its kind and usage.

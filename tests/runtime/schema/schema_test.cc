@@ -54,7 +54,7 @@ TEST(SchemaTest, SchemaWithoutDollarSchemaIsDraft2020_12) {
             Draft::k2019_09);
 }
 
-// reference/mcp.md §4.5: the security examples, refused before anything else happens.
+// Schemas a hostile server could send (docs/security.md): refused before anything else happens.
 TEST(SchemaTest, ReferencesOutsideTheDocumentAreRefused) {
   const char* refused[] = {
       R"({"$ref":"http://evil.example/schema.json"})",

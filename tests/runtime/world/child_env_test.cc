@@ -1,5 +1,5 @@
-// The minimal environment of an MCP stdio server (reference/mcp.md §1.3, §1.4), and what a real
-// child started with it sees.
+// The minimal environment of an MCP stdio server (docs/mcp.md, "The configuration"), and what a
+// real child started with it sees.
 #include "runtime/world/child_env.h"
 
 #include <stdlib.h>

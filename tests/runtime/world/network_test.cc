@@ -384,7 +384,7 @@ TEST_F(NetworkTest, ARedirectingNetworkFollowsUnderItsPolicyAndDropsAHeader) {
   EXPECT_EQ(followed[0].body, "{}");
 }
 
-// reference/mcp.md §10.3 TestLimitedTransport_FailsABodyPastTheLimit, with a limit of 10.
+// A body past the limit fails, with a limit of 10.
 TEST_F(NetworkTest, ABodyOfExactlyTheLimitIsRead) {
   Served served(Always(200, "0123456789"));
   std::unique_ptr<CurlNetwork> network = Make();

@@ -136,7 +136,7 @@ const std::vector<Row>& Rows() {
       {"UnterminatedEventDispatchedAtFinish", "data: a\n", {}, {Event("a")}},
       {"CarriageReturnAtTheEnd", "event: x\ndata: a\r", {}, {Event("a", "x")}},
       {"NothingPendingAtFinish", "data: a\n\n", {Event("a")}, {}},
-      // reference/mcp.md §10.3 TestMessageTap_RecordsJSONAndSSEResults: the SSE shapes.
+      // The SSE shapes real servers send.
       {"McpCrLfWithEventAndId",
        "event: message\r\nid: 1\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\r\n",
        {Event("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}", "message", "1")},

@@ -1,4 +1,4 @@
-// The crash-and-resume harness (reference/core.md §18 [I4], [GATE testkit]): real children
+// The crash-and-resume harness (docs/testkit.md): real children
 // stopped dead at every crash point, resumed in a fresh driver after their lease expired, and
 // the runtime's promises checked after each run.
 #include "sim/testkit/crash_harness.h"

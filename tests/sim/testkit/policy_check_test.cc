@@ -1,4 +1,4 @@
-// Policy conformance tables and Never (reference/core.md §18 [I4]): a product's policy is asked
+// Policy conformance tables and Never (docs/testkit.md): a product's policy is asked
 // exactly as the driver asks it, after the driver's own argument check.
 #include "sim/testkit/policy_check.h"
 

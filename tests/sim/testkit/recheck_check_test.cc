@@ -1,4 +1,4 @@
-// Re-check helpers (reference/core.md §18 [RCK testkit]): a policy that decides from its input
+// Re-check helpers (docs/testkit.md): a policy that decides from its input
 // re-checks the same; one that reads outside state does not; a re-check that proves nothing
 // fails; a second policy's changes are named by step.
 #include "sim/testkit/recheck_check.h"

@@ -1,4 +1,4 @@
-// SameRenders (reference/core.md §18 [I4]): the request an agent renders for a step is
+// SameRenders (docs/testkit.md): the request an agent renders for a step is
 // byte-identical across a pause and a crash, and an opening that is not a function of the
 // step's input is caught.
 #include "sim/testkit/same_renders.h"

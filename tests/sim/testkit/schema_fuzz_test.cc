@@ -1,4 +1,4 @@
-// Schema fuzzing (reference/core.md §18 [I4]): valid arguments are deterministic, bounded and
+// Schema fuzzing (docs/testkit.md): valid arguments are deterministic, bounded and
 // accepted by the driver; near misses are refused by it; Check tells a panic from an error.
 // Run against the real filesystem server's schemas and hand-written ones.
 #include "sim/testkit/schema_fuzz.h"

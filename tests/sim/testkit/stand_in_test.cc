@@ -1,4 +1,4 @@
-// StandIn (reference/core.md §18 [I4]): a tool of a class no real tool of the product has, to
+// StandIn (docs/testkit.md): a tool of a class no real tool of the product has, to
 // test the control for that class before such a tool exists.
 #include "sim/testkit/stand_in.h"
 

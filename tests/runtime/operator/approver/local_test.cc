@@ -120,7 +120,7 @@ TEST_F(LocalTest, ExpiredWrapsNotPendingAndCancelsRun) {
   EXPECT_EQ(Only("run-1").status, ApprovalStatus::kExpired);
 }
 
-// reference/core.md §18 [C36]: an operator decides on the clock it was given.
+// An operator decides on the clock it was given.
 TEST_F(LocalTest, ItsOwnClockDecidesExpiry) {
   Limits limits;
   limits.approval_ttl = absl::Minutes(1);
