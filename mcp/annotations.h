@@ -1,9 +1,9 @@
 // mcp/annotations.h
 //
 // A tool's annotations: what its server claims the tool does (readOnlyHint, destructiveHint, ...,
-// reference/mcp-protocol.md §3). A claim is never trusted to grant anything: the operator's rule
-// classifies the tool, and a claim can only contradict that classification and so refuse the
-// tool (reference/mcp.md §4.4). The object is recorded in the manifest as it was received.
+// as MCP's specification names them). A claim is never trusted to grant anything: the operator's
+// rule classifies the tool, and a claim can only contradict that classification and so refuse the
+// tool (docs/mcp.md, "Check"). The object is recorded in the manifest as it was received.
 #pragma once
 
 #include <optional>

@@ -1,10 +1,10 @@
 // mcp/class_policy.h
 //
-// The operator's policy by side-effect class, as an MCP configuration writes it (reference/
-// mcp.md §8.3 `policy`, and a rule's `outcome` for one tool): every request of a class gets the
-// class's outcome — allow, deny, or require approval — unless the tool's rule says otherwise.
-// An approval it requires binds the tool and its arguments (capability {"tool", "args"}) and
-// shows the operator the question, the tool, its class and the arguments.
+// The operator's policy by side-effect class, as an MCP configuration writes it (its
+// `policy`, and a rule's `outcome` for one tool; docs/mcp.md, "The configuration"): every request
+// of a class gets the class's outcome — allow, deny, or require approval — unless the tool's rule
+// says otherwise. An approval it requires binds the tool and its arguments (capability {"tool",
+// "args"}) and shows the operator the question, the tool, its class and the arguments.
 #pragma once
 
 #include <map>

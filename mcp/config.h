@@ -1,8 +1,8 @@
 // mcp/config.h
 //
-// The configuration file that `agentrt mcp pin|check` and the proxy read (reference/mcp.md
-// §8.3): the servers (how to start or reach each, its environment, timeouts, its manifest and
-// the operator's rules for its tools), the database, and the proxy's policy and windows. It is
+// The configuration file that `agentrt mcp pin|check` and the proxy read (docs/mcp.md, "The
+// configuration"): the servers (how to start or reach each, its environment, timeouts, its manifest
+// and the operator's rules for its tools), the database, and the proxy's policy and windows. It is
 // the operator's file, so it is read only when nobody else could have written it (ReadOwned),
 // through strict intake (no repeated key anywhere, valid UTF-8), and every field is known: an
 // unknown one anywhere is refused by name. Relative paths are the config file's folder's.

@@ -1,6 +1,6 @@
 // mcp/connection.h
 //
-// The one session a Load opened, shared by every tool it registered (reference/mcp.md §1.6):
+// The one session a Load opened, shared by every tool it registered:
 // the tools call through it one at a time, nobody reconnects it, and Close (or the last tool and
 // the Load's caller letting go of it) ends the session and the server behind it. Once the
 // session died, every call fails at once, naming the server.

@@ -1,10 +1,10 @@
 // mcp/duration.h
 //
-// Durations in the operator's files, written as the reference's files write them: "5s", "1m30s",
-// "250ms", "1.5h" (reference/mcp.md §0.2). Parsing accepts exactly that syntax — an optional
-// sign, then one or more <decimal>[.<fraction>]<unit> groups with units ns, us, µs, μs, ms, s,
-// m, h, or the bare "0" — and nothing else: no bare number ("5"), no "inf", no spaces. Writing
-// gives the same short form back ("0s", "50ms", "1.5ms", "10m0s", "1h0m0s"), so a message
+// Durations in the operator's files, written as Go's time.Duration writes them: "5s", "1m30s",
+// "250ms", "1.5h" (docs/mcp.md, "The configuration"). Parsing accepts exactly that syntax — an
+// optional sign, then one or more <decimal>[.<fraction>]<unit> groups with units ns, us, µs, μs,
+// ms, s, m, h, or the bare "0" — and nothing else: no bare number ("5"), no "inf", no spaces.
+// Writing gives the same short form back ("0s", "50ms", "1.5ms", "10m0s", "1h0m0s"), so a message
 // shows a duration the way the operator would write it.
 //
 // Thread-safe: pure functions.

@@ -3,7 +3,7 @@
 // How the MCP side words its errors. Every message names the server (`mcp: server "fs": ...`),
 // and every piece of text a server chose — a tool name, a description, a JSON-RPC error message,
 // its stderr — is quoted and escaped before it joins a message, so no error a server provokes
-// can move a terminal's cursor, forge a log line or hide text (reference/mcp.md §0.6, §1.7).
+// can move a terminal's cursor, forge a log line or hide text (docs/security.md).
 #pragma once
 
 #include <string>

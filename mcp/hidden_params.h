@@ -1,6 +1,6 @@
 // mcp/hidden_params.h
 //
-// Hiding parameters from the model (reference/mcp.md §4.6): a rule's `deny` and `fixed` names
+// Hiding parameters from the model (docs/mcp.md, "Check"): a rule's `deny` and `fixed` names
 // are taken out of the input schema the model sees. Taking a name out of `properties` only
 // hides it if nothing else in the schema could still describe or require it, so hiding is
 // refused when it would not be sound: the name must be a top-level property, no

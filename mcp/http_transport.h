@@ -1,6 +1,6 @@
 // mcp/http_transport.h
 //
-// MCP over streamable HTTP (mcp-protocol.md §4, the 2025-03-26 … 2025-11-25 revisions), through
+// MCP over streamable HTTP (MCP's specification, the 2025-03-26 … 2025-11-25 revisions), through
 // the injected world::Network:
 //  - every message is its own POST to the endpoint, with `Content-Type: application/json` and
 //    `Accept: application/json, text/event-stream`, the session's `Mcp-Session-Id` once the

@@ -1,6 +1,6 @@
 // mcp/jsonrpc.h
 //
-// JSON-RPC 2.0 messages as the MCP client sends and receives them (mcp-protocol.md §1). A
+// JSON-RPC 2.0 messages as the MCP client sends and receives them. A
 // message that arrives is parsed from its raw bytes by strict intake (runtime/json/intake.h):
 // exact-case member names, `jsonrpc` exactly "2.0", an id that is a number or a string, and
 // exactly one of a request, a notification, a result or an error. What the client keeps of it

@@ -1,10 +1,10 @@
 // mcp/listing.h
 //
-// Reading a server's tool listing (tools/list, reference/mcp.md §2.4) from the raw bytes of each
+// Reading a server's tool listing (tools/list, docs/mcp.md, "Pin") from the raw bytes of each
 // page's `result`, so that what is pinned and hashed is what the server sent: numbers keep
 // their literal digits, keys match exactly as written (`tools`, never a sibling `Tools`), and
 // strict intake refuses a page that two JSON readers could read two ways (a repeated key,
-// invalid UTF-8). A Listing gathers the pages under the reference's bounds: at most 100 pages,
+// invalid UTF-8). A Listing gathers the pages under fixed bounds: at most 100 pages,
 // at most 1000 tools, no tool twice, no cursor twice, so a hostile server cannot keep a client
 // paging forever or make it hold an unbounded tool set.
 //

@@ -135,7 +135,7 @@ absl::Status Preconditions(const Server& server, const Manifest* manifest, const
   return absl::OkStatus();
 }
 
-// Registration (reference/mcp.md §4.3) of every pinned tool against what the server offers: the
+// Registration (docs/mcp.md, "Check") of every pinned tool against what the server offers: the
 // report, and the spec, remote name and rule of each tool that registers, in the report's
 // order. `before_check` runs before each classified tool is checked; an error from it stops the
 // registration.

@@ -1,6 +1,6 @@
 // mcp/load.h
 //
-// Load (reference/mcp.md §4): an MCP server's tools as agentrt tools, each one only if it is
+// Load (docs/mcp.md, "Check"): an MCP server's tools as agentrt tools, each one only if it is
 // still exactly what was pinned and the operator classified it. The server only describes; the
 // operator's rules decide what the model will see, and the report says, tool by tool, what it
 // will not see and why.

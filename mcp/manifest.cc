@@ -146,9 +146,9 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view bytes) {
     std::string context = absl::StrCat("tool ", Quote(key));
     absl::StatusOr<PinnedTool> tool = ReadTool(tools->member(i));
     if (!tool.ok()) return WithContext(context, tool.status());
-    // The reference's Load looks the live tool up by this key but calls the server, and names
-    // the tool for the model, by the entry's `name`. A manifest where the two differ could
-    // check one tool and call another; pin never writes one, so reading refuses it.
+    // A reader that looked the live tool up by this key but called the server, and named the
+    // tool for the model, by the entry's `name` could check one tool and call another when the
+    // two differ; pin never writes such a manifest, so reading refuses it.
     if (tool->name != key) {
       return absl::InvalidArgumentError(
           absl::StrCat(context, ": its name ", Quote(tool->name), " is not its key"));

@@ -1,11 +1,10 @@
 // mcp/manifest.h
 //
-// The manifest: what a server presented when the operator pinned it (reference/mcp.md §2.1,
-// §2.2) — each tool's name, description and input schema, with the SHA-256 of the schema's
-// canonical JSON and of the description's canonical JSON string. Load compares these hashes with
-// what the server presents later: a changed schema or description is a refused tool, since the
-// description and schema are sent to the model verbatim (a changed description is a prompt
-// injection, not a cosmetic edit).
+// The manifest: what a server presented when the operator pinned it (docs/mcp.md, "Pin") — each
+// tool's name, description and input schema, with the SHA-256 of the schema's canonical JSON and of
+// the description's canonical JSON string. Load compares these hashes with what the server presents
+// later: a changed schema or description is a refused tool, since the description and schema are
+// sent to the model verbatim (a changed description is a prompt injection, not a cosmetic edit).
 //
 // The file is JSON, written readable and deterministic (ManifestJson) and read strictly
 // (ParseManifest): strict intake, every field known, every hash well formed. It is an

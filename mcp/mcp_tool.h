@@ -1,8 +1,8 @@
 // mcp/mcp_tool.h
 //
-// A tool an MCP server offers, as an agentrt Tool (reference/mcp.md §5): the spec Load built
-// (the model-visible name, the operator's description or the pinned one, the schema with hidden
-// parameters removed, the operator's side-effect class and timeout), and a Call that sends
+// A tool an MCP server offers, as an agentrt Tool (docs/mcp.md, "What a call does"): the spec Load
+// built (the model-visible name, the operator's description or the pinned one, the schema with
+// hidden parameters removed, the operator's side-effect class and timeout), and a Call that sends
 // `tools/call` through the Load's shared connection.
 //
 // A call, after the runtime validated its arguments against the spec:

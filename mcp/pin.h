@@ -1,6 +1,6 @@
 // mcp/pin.h
 //
-// Pin (reference/mcp.md §2.1): what a server presents, recorded so a later Load can refuse any
+// Pin (docs/mcp.md, "Pin"): what a server presents, recorded so a later Load can refuse any
 // change. Connect, list every page of tools/list from the raw bytes the server sent (listing.h:
 // exact-case keys, no duplicates, at most 100 pages and 1,000 tools, no repeated cursor), close,
 // and pin each tool's name, description and canonical input schema by hash, with the

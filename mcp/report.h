@@ -1,6 +1,6 @@
 // mcp/report.h
 //
-// What loading a server did with each of its tools (reference/mcp.md §4.7): which were
+// What loading a server did with each of its tools (docs/mcp.md, "Check"): which were
 // registered and under what name and class (and which contradiction the operator allowed),
 // which were refused and why, which the manifest does not pin, and which no rule classifies.
 // The fields keep the server's text as received; Text() is for a terminal, so every piece a

@@ -1,16 +1,16 @@
 // mcp/result_content.h
 //
-// What a tool call's result becomes in the run (reference/mcp.md §5.3): the content recorded as
-// the observation, bounded by a cap on its encoded size, and a one-line summary. Read from the
-// RAW `result` bytes of the tools/call response, so structured content keeps its numbers'
+// What a tool call's result becomes in the run (docs/mcp.md, "What a call does"): the content
+// recorded as the observation, bounded by a cap on its encoded size, and a one-line summary. Read
+// from the RAW `result` bytes of the tools/call response, so structured content keeps its numbers'
 // digits. Structured content is kept as JSON when it fits the cap; otherwise the text blocks
 // stand in for it (images, audio and resources become placeholders), cut so that the JSON
 // string recorded never exceeds the cap, with a visible marker. Structured content is kept
 // whatever it holds: a server that copies an image's base64 into it (the filesystem server's
-// read_media_file does) gets it to the model when it fits the cap, as the reference does.
+// read_media_file does) gets it to the model when it fits the cap.
 //
-// A result that asks for more input (the 2026-07-28 protocol's multi round-trip requests,
-// reference/mcp-protocol.md §5) is never answered on the model's behalf: it is reported as
+// A result that asks for more input (the 2026-07-28 protocol's multi round-trip requests
+// in MCP's specification) is never answered on the model's behalf: it is reported as
 // input_required and the adapter refuses the call.
 #pragma once
 

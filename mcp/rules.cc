@@ -19,7 +19,7 @@ using internal::WithContext;
 absl::StatusOr<std::optional<SideEffect>> ReadSideEffect(json::Value object) {
   AGENTRT_ASSIGN_OR_RETURN(std::optional<std::string> text,
                            internal::StringMember(object, "side_effect"));
-  // Absent (or "") is read: the runtime refuses the tool at Load, alone, as the reference does.
+  // Absent (or "") is read: the runtime refuses the tool at Load, alone.
   if (!text || text->empty()) return std::nullopt;
   std::optional<SideEffect> side_effect = ParseSideEffect(*text);
   if (!side_effect) {
@@ -54,7 +54,7 @@ absl::StatusOr<Rule> ReadRule(json::Value object, RuleFields fields) {
   }
   Rule rule;
   AGENTRT_ASSIGN_OR_RETURN(rule.side_effect, ReadSideEffect(object));
-  // A negative timeout reads as 0, the server's default, as in the reference.
+  // A negative timeout reads as 0, the server's default.
   AGENTRT_ASSIGN_OR_RETURN(std::optional<absl::Duration> timeout,
                            internal::DurationMember(object, "timeout", internal::Negative::kZero,
                                                     /*empty_is_zero=*/true));

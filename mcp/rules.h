@@ -1,12 +1,12 @@
 // mcp/rules.h
 //
-// The operator's rules for one server's tools (reference/mcp.md §3): for each tool the operator
+// The operator's rules for one server's tools (docs/mcp.md, "Classify"): for each tool the operator
 // lets an agent use, its side-effect class, timeout, and what the model may see and set. A tool
 // with no rule is never registered: leaving a tool out of the rules is how the operator says
 // no. The server's own claims about a tool (annotations.h) never stand in for a rule.
 //
-// Rules come from a rules file (ReadRules, the format of §3.2) or from a server's `rules` in
-// the configuration file (config.h, §8.3), which adds the proxy's `outcome` and
+// Rules come from a rules file (ReadRules; docs/mcp.md, "Classify") or from a server's
+// `rules` in the configuration file (config.h), which adds the proxy's `outcome` and
 // `repeat_window`. Both are read strictly: an unknown field is refused by name, never ignored
 // (a misspelt `denny` would otherwise silently let the model set a denied parameter).
 #pragma once
@@ -26,7 +26,7 @@ namespace agentrt::mcp {
 
 struct Rule {
   // Required for registration, but a rule without one is read: Load refuses that tool alone,
-  // with the runtime's reason, as the reference does.
+  // with the runtime's reason.
   std::optional<SideEffect> side_effect;
   absl::Duration timeout = absl::ZeroDuration();  // 0: the server's default timeout
   bool terminal = false;                          // the tool's result completes the run

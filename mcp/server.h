@@ -1,13 +1,13 @@
 // mcp/server.h
 //
-// One MCP server as the operator configured it (reference/mcp.md §1.1–1.3), and how a session
-// with it is opened (§1.4–1.7): a stdio server is started through the world's Launcher with the
+// One MCP server as the operator configured it (docs/mcp.md, "The configuration"), and how a
+// session with it is opened: a stdio server is started through the world's Launcher with the
 // minimal environment (runtime/world/child_env.h: PATH, HOME, TMPDIR, the names the operator lets
 // through, the entries it sets, read from the world's Environment), its stderr kept as a 4 KiB
 // tail unless the server has a sink; a streamable HTTP server is reached through the world's
 // Network. Then the handshake (session.h).
 //
-// Connect's errors are phase errors (§1.7): `mcp: server "<name>": connect: <why>`, where a
+// Connect's errors are phase errors: `mcp: server "<name>": connect: <why>`, where a
 // deadline that fired reads `timed out after <the connect timeout>` (with, when the server sent
 // lines that are not JSON-RPC messages, how many and the last one, session.h), followed by the
 // server's stderr tail when there is one (`; stderr: "<tail, escaped>"`). A failed connect
@@ -50,8 +50,8 @@ struct Server {
   std::size_t max_content_bytes = 0;                      // 0: 64 KiB
 };
 
-// ValidateServer applies §1.3 in its order. Errors: InvalidArgument, `mcp: server name is
-// required`, `mcp: server "<n>": ...`.
+// ValidateServer checks the operator's server entry, in a fixed order. Errors: InvalidArgument,
+// `mcp: server name is required`, `mcp: server "<n>": ...`.
 absl::Status ValidateServer(const Server& server);
 
 absl::Duration ConnectTimeout(const Server& server);

@@ -1,7 +1,7 @@
 // mcp/session.h
 //
 // One client session with one MCP server, over a Transport: the handshake, then requests one at
-// a time, each answered by the response whose id is the request's (mcp-protocol.md §1, §2).
+// a time, each answered by the response whose id is the request's, as MCP's specification has it.
 //
 // The handshake: `initialize` offering protocol version 2025-11-25, no client capabilities and
 // the client's name and version; the server's answer must name 2025-11-25, 2025-06-18 or

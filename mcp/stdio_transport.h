@@ -1,6 +1,6 @@
 // mcp/stdio_transport.h
 //
-// MCP over a child's stdio (mcp-protocol.md §1 "stdio framing"): one message per line each way,
+// MCP over a child's stdio (MCP's stdio transport): one message per line each way,
 // newline-delimited, a trailing CR dropped, blank lines skipped. The child is a world::Process
 // (runtime/world/launcher.h), so the server can be real, recorded, replayed or simulated. Reads
 // happen on the calling thread, with the caller's deadline.

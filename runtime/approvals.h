@@ -1,6 +1,6 @@
 // runtime/approvals.h
 //
-// What an operator does to a run (reference/core.md §5.2–5.4): approve or reject the pending
+// What an operator does to a run (docs/architecture.md, "Approvals"): approve or reject the pending
 // approval of a paused run, and cancel any run that has not ended. An approval is bound by a
 // SHA-256 hash to exactly what was asked — the approval kind, capability and presentation, and
 // the request: run, step, the tool's full spec and the canonical arguments (ADR 6). Deciding
@@ -52,7 +52,7 @@ absl::Status ExpireApproval(store::Store& store, const Approval& approval, absl:
 // ListApprovals returns a run's approvals in the order they were created.
 absl::StatusOr<std::vector<Approval>> ListApprovals(store::Store& store, std::string_view run_id);
 
-// PendingApproval selects the approval an operator means (reference/core.md §5.6):
+// PendingApproval selects the approval an operator means (docs/architecture.md, "Approvals"):
 // `approval_id` when given (NotFound unless it is this run's; FailedPrecondition "approval X is
 // S" unless pending), otherwise the run's only pending approval (NotFound when there is none).
 // Never guesses among several: FailedPrecondition naming up to 20 of them and how many more.
@@ -91,8 +91,8 @@ struct Decider {
 // FailedPrecondition, and a store can fail with any code): the run is not in the state the
 // operation needs; the approval is no longer pending; it had expired (the expiry has then been
 // written); it is not the one that was shown (Aborted); its row does not match its hash or the
-// chain (DataLoss). An expired approval is also not pending, as reference/core.md §1.3 has
-// ErrApprovalExpired match ErrNotPending.
+// chain (DataLoss). An expired approval is also not pending: a refusal
+// that it expired is also a refusal that it is not pending.
 // ApprovalExpiredError is the refusal for a decision or an execution that came too late
 // (FailedPrecondition; IsApprovalExpiredError and IsNotPendingError hold).
 absl::Status ApprovalExpiredError(std::string_view message);

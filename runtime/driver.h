@@ -1,8 +1,8 @@
 // runtime/driver.h
 //
-// The loop in which the agent asks and the runtime decides (reference/core.md §4). Each step:
-// the decision is recorded verbatim, then validated against the tool's schema (an invalid
-// request becomes an observation the agent sees), then judged by the policy (allow, deny as
+// The loop in which the agent asks and the runtime decides (docs/architecture.md, "The engine").
+// Each step: the decision is recorded verbatim, then validated against the tool's schema (an
+// invalid request becomes an observation the agent sees), then judged by the policy (allow, deny as
 // an observation, abort ending the run, require_approval pausing it in WAITING_FOR_APPROVAL
 // with a pending approval bound by hash to the request), then executed under the tool's
 // timeout, and its outcome observed. Limits are checked before every step in a fixed order:
@@ -39,7 +39,8 @@
 namespace agentrt {
 
 // The model agents may call through StepInput::model, and how each call is accounted
-// (reference/core.md §7; the accounting itself is the engine's AccountingModelCaller).
+// (docs/architecture.md, "The model and its accounting"; the accounting itself is the engine's
+// AccountingModelCaller).
 struct ModelConfig {
   Model* model = nullptr;                             // not owned; none: agents get no model caller
   PriceTable prices;                                  // a model absent from it costs 0
@@ -49,8 +50,9 @@ struct ModelConfig {
   absl::Duration max_retry_after = absl::Minutes(1);  // a longer Retry-After fails at once
 };
 
-// What a consumer's reconciliation decided about a run found interrupted (reference/core.md
-// §6.3): the consumer looks at the world (did the payment go through?) and says how to go on.
+// What a consumer's reconciliation decided about a run found interrupted (docs/architecture.md,
+// "Leases and interruption"): the consumer looks at the world (did the payment go through?) and
+// says how to go on.
 struct Reconciliation {
   enum class Outcome { kContinue, kCompleted, kWaiting, kConflict };
   Outcome outcome = Outcome::kContinue;
@@ -136,7 +138,7 @@ class Driver {
   absl::StatusOr<Run> StartWithId(std::string_view run_id, std::string_view goal,
                                   const Limits& limits = {},
                                   const Cancellation* cancellation = nullptr);
-  // Begin creates a run for a loop the caller owns (the Gate, reference/core.md §4.14): the
+  // Begin creates a run for a loop the caller owns (the Gate, docs/architecture.md): the
   // same rows, events, transactions and clock readings as Start with an agent. Needs no agent.
   // `cancellation` holds for the whole session. A session uses its driver (and the store,
   // clock, entropy and scheduler the driver was given) until it is destroyed: the driver must

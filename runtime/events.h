@@ -1,6 +1,6 @@
 // runtime/events.h
 //
-// The event types the runtime writes to the audit log (reference/core.md §1.4), each defined
+// The event types the runtime writes to the audit log (docs/formats/events.md), each defined
 // once. Every writer names its type through these constants and every reader compares against
 // them, so a type is never misspelled in one place. docs/formats/events.md documents each one
 // (when it is written, what its payload holds); a test holds the list, the documentation and

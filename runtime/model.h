@@ -1,6 +1,6 @@
 // runtime/model.h
 //
-// The model, as the runtime sees it (reference/core.md §1.2 "Model-side types"): a request of
+// The model, as the runtime sees it: a request of
 // messages, the tools on offer and an output cap; a response of text, tool uses, token usage, a
 // stop reason and the provider's raw bytes. Model is a world interface like Clock: a provider
 // adapter, a scripted model or a replayed recording all implement it, and the runtime never
@@ -34,7 +34,7 @@
 namespace agentrt {
 
 // One block of a message. `type` is text, tool_use or tool_result; the other fields belong to
-// one of them (JSON names as the reference's).
+// one of them (named as their JSON fields are).
 struct ContentBlock {
   std::string type;
   std::string text;         // text

@@ -1,7 +1,7 @@
 // runtime/reasons.h
 //
 // Why a run ended (Run::reason, runs.reason, run.finished's `reason`): the exact strings the
-// runtime stores (reference/core.md §1.2), each defined once. docs/formats/database.md lists
+// runtime stores, each defined once. docs/formats/database.md lists
 // them with the status each comes with; a test holds the list and the documentation to each
 // other. Parts added later (MCP, providers) add theirs here, to the same list.
 #pragma once

@@ -23,7 +23,7 @@ class ScriptedAgent final : public Agent {
   std::size_t next_ = 0;
 };
 
-// The decisions a script is written in (reference/core.md §16).
+// The decisions a script is written in (docs/testkit.md).
 namespace scripted {
 // A tool call: `args` is the agent's JSON text, kept as written.
 Decision Call(std::string tool, std::string args, std::string reason = "");

@@ -4,7 +4,7 @@
 // changed spec gets a new hash), validates the arguments against the spec's schema and asks
 // the policy before Call is ever reached. Call gets the run and step identity and the agent's
 // argument bytes exactly as sent — except for an approved call run on resume, which gets the
-// arguments the approval bound, as stored (canonical JSON, reference/core.md §5.5): the bytes
+// arguments the approval bound, as stored (canonical JSON): the bytes
 // the operator approved.
 //
 // A tool's failure is an observation the agent sees, never a crash: an error Status or an

@@ -1,6 +1,6 @@
 // runtime/types.h
 //
-// The engine's vocabulary (reference/core.md §1): runs, steps, decisions, observations, tool
+// The engine's vocabulary: runs, steps, decisions, observations, tool
 // specs, policy decisions and limits, with the exact string values stored in the database and
 // events. Why a run ended: reasons.h; the event types: events.h. Plain values: copying one never
 // shares state with the engine.

@@ -225,7 +225,7 @@ struct Configured {
 
 // The simulated world's parts that a crash replaces: the processes and connections die with
 // the runtime; the servers, the clock and the entropy live on.
-struct Reachable {
+struct ProcessesAndConnections {
   std::unique_ptr<SimLauncher> launcher;
   std::unique_ptr<SimNetwork> network;
   std::vector<std::unique_ptr<mcp::McpTool>> tools;
@@ -249,19 +249,20 @@ class Player {
   absl::StatusOr<Outcome> Play();
 
  private:
-  std::unique_ptr<Reachable> Connect() {
-    auto reachable = std::make_unique<Reachable>();
-    reachable->launcher = std::make_unique<SimLauncher>(clock_, stdio_);
-    reachable->network = std::make_unique<SimNetwork>(clock_, http_);
-    return reachable;
+  std::unique_ptr<ProcessesAndConnections> Connect() {
+    auto connected = std::make_unique<ProcessesAndConnections>();
+    connected->launcher = std::make_unique<SimLauncher>(clock_, stdio_);
+    connected->network = std::make_unique<SimNetwork>(clock_, http_);
+    return connected;
   }
-  world::World WorldOf(Reachable& reachable) {
+  world::World WorldOf(ProcessesAndConnections& connected) {
     return world::World{
-        &clock_, &clock_, &entropy_, reachable.launcher.get(), reachable.network.get(), nullptr};
+        &clock_, &clock_, &entropy_, connected.launcher.get(), connected.network.get(), nullptr};
   }
-  // Loads every pinned server into `reachable`; the outcome keeps the first load's reports.
-  void LoadAll(Reachable& reachable, bool report);
-  absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(store::Store& store, Reachable& reachable);
+  // Loads every pinned server into `connected`; the outcome keeps the first load's reports.
+  void LoadAll(ProcessesAndConnections& connected, bool report);
+  absl::StatusOr<std::unique_ptr<Driver>> MakeDriver(store::Store& store,
+                                                     ProcessesAndConnections& connected);
   // Gives the scenario's approvals while the run waits for one, resuming (through `resume`)
   // after each. `store` is the running runtime's, which a crash inside `resume` replaces.
   absl::Status Approvals(store::Store* const& store, Run& run,
@@ -290,8 +291,8 @@ class Player {
   Outcome outcome_;
 };
 
-void Player::LoadAll(Reachable& reachable, bool report) {
-  world::World w = WorldOf(reachable);
+void Player::LoadAll(ProcessesAndConnections& connected, bool report) {
+  world::World w = WorldOf(connected);
   mcp::ToolNames names;  // one model-visible name, one tool, across the servers
   mcp::LoadOptions options;
   options.names = &names;
@@ -307,17 +308,17 @@ void Player::LoadAll(Reachable& reachable, bool report) {
     if (report && !loaded.status.ok()) {
       outcome_.load_errors.push_back(absl::StrCat(c.server.name, ": ", loaded.status.message()));
     }
-    for (auto& tool : loaded.tools) reachable.tools.push_back(std::move(tool));
-    if (loaded.connection) reachable.connections.push_back(loaded.connection);
+    for (auto& tool : loaded.tools) connected.tools.push_back(std::move(tool));
+    if (loaded.connection) connected.connections.push_back(loaded.connection);
   }
 }
 
 absl::StatusOr<std::unique_ptr<Driver>> Player::MakeDriver(store::Store& store,
-                                                           Reachable& reachable) {
+                                                           ProcessesAndConnections& connected) {
   DriverOptions options;
   options.agent = agent_.get();
   options.policy = policy_.get();
-  for (auto& tool : reachable.tools) options.tools.push_back(tool.get());
+  for (auto& tool : connected.tools) options.tools.push_back(tool.get());
   options.scheduler = &clock_;
   options.lease_ttl = kLeaseTtl;
   options.lease_owner = "sim";
@@ -360,9 +361,9 @@ absl::StatusOr<Outcome> Player::Play() {
     (config.transport() == v1::Server::HTTP ? http_ : stdio_)[config.name()] = c.fake.get();
     servers_.push_back(std::move(c));
   }
-  std::unique_ptr<Reachable> reachable = Connect();
+  std::unique_ptr<ProcessesAndConnections> connected = Connect();
   {
-    world::World w = WorldOf(*reachable);
+    world::World w = WorldOf(*connected);
     for (Configured& c : servers_) {
       c.fake->set_phase(ServerPhase::kPin);
       absl::StatusOr<mcp::Manifest> manifest = mcp::Pin(c.server, w);
@@ -377,9 +378,9 @@ absl::StatusOr<Outcome> Player::Play() {
       c.manifest = *std::move(manifest);
     }
   }
-  LoadAll(*reachable, /*report=*/true);
+  LoadAll(*connected, /*report=*/true);
   outcome_.answers_before_run = perturber_.answers();
-  if (reachable->tools.empty()) {
+  if (connected->tools.empty()) {
     Finish(start);
     return std::move(outcome_);
   }
@@ -404,7 +405,7 @@ absl::StatusOr<Outcome> Player::Play() {
   agent_ = std::make_unique<SimAgent>(InnerAgent(scenario_.agent()));
   if (!scenario_.agent().model().empty()) model_ = ModelOf(scenario_.agent());
   policy_ = PolicyOf(scenario_);
-  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Driver> driver, MakeDriver(*store, *reachable));
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Driver> driver, MakeDriver(*store, *connected));
   Limits limits = LimitsOf(scenario_.limits());
   outcome_.max_steps = limits.max_steps;
   std::string run_id = entropy_.NewId();
@@ -418,8 +419,8 @@ absl::StatusOr<Outcome> Player::Play() {
     if (crash_at == 0 || call != crash_at || outcome_.crashed) return;
     outcome_.crashed = true;
     store->Fence(absl::UnavailableError("the runtime crashed: nothing more is written"));
-    reachable->launcher->Kill();
-    reachable->network->Kill();
+    connected->launcher->Kill();
+    connected->network->Kill();
     agent_->set_dead(true);
     cancellation->Cancel();
   };
@@ -434,14 +435,14 @@ absl::StatusOr<Outcome> Player::Play() {
     // The dead runtime's session and connections are gone; the servers are not, and the
     // database holds what the crash left.
     driver.reset();
-    reachable.reset();
+    connected.reset();
     store->Unfence();
     MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
-    reachable = Connect();
-    LoadAll(*reachable, /*report=*/false);
+    connected = Connect();
+    LoadAll(*connected, /*report=*/false);
     agent_->set_dead(false);
     cancellation = std::make_unique<Cancellation>();
-    AGENTRT_ASSIGN_OR_RETURN(driver, MakeDriver(*store, *reachable));
+    AGENTRT_ASSIGN_OR_RETURN(driver, MakeDriver(*store, *connected));
     return driver->Resume(run_id, cancellation.get());
   };
   std::string goal = scenario_.goal().empty() ? "simulated run" : scenario_.goal();

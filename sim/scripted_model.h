@@ -1,7 +1,7 @@
 // sim/scripted_model.h
 //
-// A model that answers from a script (reference/core.md §9 "Scripted"): call i (counting from
-// 0) returns errors[i] when that status is set (not OK), otherwise responses[i]; a call past
+// A model that answers from a script (docs/architecture.md, "Record and replay"): call i (counting
+// from 0) returns errors[i] when that status is set (not OK), otherwise responses[i]; a call past
 // both lists fails with OutOfRange "scripted model: no response for call i". Every request is
 // kept, in call order, failed calls included, so a test can check what the agent asked.
 //

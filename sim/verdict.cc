@@ -25,11 +25,9 @@
 namespace agentrt::sim {
 namespace {
 
-std::string Quoted(std::string_view text) { return absl::StrCat("\"", json::Sanitize(text), "\""); }
-
 std::string ListText(const std::vector<std::string>& items) {
   std::vector<std::string> quoted;
-  for (const std::string& item : items) quoted.push_back(Quoted(item));
+  for (const std::string& item : items) quoted.push_back(json::Quoted(item));
   return absl::StrCat("[", absl::StrJoin(quoted, ", "), "]");
 }
 
@@ -43,13 +41,14 @@ std::string Status(const Outcome& outcome) {
 std::string ErrorDifference(const std::string& what, const std::string& expected,
                             const std::vector<std::string>& errors) {
   if (expected.empty()) {
-    return errors.empty() ? "" : absl::StrCat(what, ": expected none, got ", Quoted(errors[0]));
+    return errors.empty() ? ""
+                          : absl::StrCat(what, ": expected none, got ", json::Quoted(errors[0]));
   }
   for (const std::string& error : errors) {
     if (absl::StrContains(error, expected)) return "";
   }
-  return absl::StrCat(what, ": expected one containing ", Quoted(expected), ", got ",
-                      errors.empty() ? "none" : Quoted(errors[0]));
+  return absl::StrCat(what, ": expected one containing ", json::Quoted(expected), ", got ",
+                      errors.empty() ? "none" : json::Quoted(errors[0]));
 }
 
 // The first of `wanted` not found as a substring of one of `texts`, each after the text the one
@@ -115,8 +114,8 @@ void CheckEffects(const Outcome& outcome, std::vector<std::string>& broken) {
     const Effect& effect = outcome.effects[i];
     auto name = names.find({effect.server, effect.tool});
     std::string described =
-        absl::StrCat("call ", i + 1, " to ", Quoted(effect.server), "/", Quoted(effect.tool), " ",
-                     json::Sanitize(effect.arguments));
+        absl::StrCat("call ", i + 1, " to ", json::Quoted(effect.server), "/",
+                     json::Quoted(effect.tool), " ", json::Sanitize(effect.arguments));
     if (name == names.end()) {
       broken.push_back(absl::StrCat("effect without authority: ", described,
                                     " reached a tool that was never registered"));
@@ -169,8 +168,9 @@ void CheckAccounted(const Outcome& outcome, std::vector<std::string>& broken) {
     for (const auto& [server, tools] : *list) {
       for (const std::string& tool : tools) {
         if (!accounted(server, tool)) {
-          broken.push_back(absl::StrCat("tool not accounted for: ", Quoted(server), "/",
-                                        Quoted(tool), " is neither registered nor in the report"));
+          broken.push_back(absl::StrCat("tool not accounted for: ", json::Quoted(server), "/",
+                                        json::Quoted(tool),
+                                        " is neither registered nor in the report"));
         }
       }
     }
@@ -197,8 +197,8 @@ void CheckPrintable(const Outcome& outcome, std::vector<std::string>& broken) {
     std::size_t entries = report.registered.size() + report.refused.size() +
                           report.unpinned.size() + report.unclassified.size();
     if (static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) != entries) {
-      broken.push_back(absl::StrCat("unescaped text in the report of ", Quoted(report.server), ": ",
-                                    entries, " entries but a different number of lines"));
+      broken.push_back(absl::StrCat("unescaped text in the report of ", json::Quoted(report.server),
+                                    ": ", entries, " entries but a different number of lines"));
     }
     for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
       CheckLine("a report line", ToStd(line), broken);
@@ -248,9 +248,9 @@ std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
       }
     }
     if (!found) {
-      return absl::StrCat("refused ", Quoted(refusal.tool()), ": expected a reason containing ",
-                          Quoted(refusal.reason()), ", got ",
-                          nearest.empty() ? "no refusal" : Quoted(nearest));
+      return absl::StrCat("refused ", json::Quoted(refusal.tool()),
+                          ": expected a reason containing ", json::Quoted(refusal.reason()),
+                          ", got ", nearest.empty() ? "no refusal" : json::Quoted(nearest));
     }
   }
   auto in_reports = [&](const std::string& tool, bool unpinned) {
@@ -261,10 +261,11 @@ std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
     return false;
   };
   for (const std::string& tool : expect.unpinned()) {
-    if (!in_reports(tool, true)) return absl::StrCat("unpinned: expected ", Quoted(tool));
+    if (!in_reports(tool, true)) return absl::StrCat("unpinned: expected ", json::Quoted(tool));
   }
   for (const std::string& tool : expect.unclassified()) {
-    if (!in_reports(tool, false)) return absl::StrCat("unclassified: expected ", Quoted(tool));
+    if (!in_reports(tool, false))
+      return absl::StrCat("unclassified: expected ", json::Quoted(tool));
   }
   if (!expect.status().empty()) {
     std::string got = outcome.run ? std::string(ToString(outcome.run->status)) : "no run";
@@ -275,9 +276,10 @@ std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
   if (!expect.reason().empty() &&
       (!outcome.run || !absl::StrContains(outcome.run->reason + " " + outcome.run->reason_detail,
                                           expect.reason()))) {
-    return absl::StrCat("reason: expected one containing ", Quoted(expect.reason()), ", got ",
-                        Status(outcome),
-                        outcome.run ? absl::StrCat(" ", Quoted(outcome.run->reason_detail)) : "");
+    return absl::StrCat(
+        "reason: expected one containing ", json::Quoted(expect.reason()), ", got ",
+        Status(outcome),
+        outcome.run ? absl::StrCat(" ", json::Quoted(outcome.run->reason_detail)) : "");
   }
   if (!expect.events().empty()) {
     std::vector<std::string> got;
@@ -293,16 +295,16 @@ std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
   std::vector<std::string> payloads;
   for (const store::Event& event : outcome.events) payloads.push_back(event.payload_json);
   if (std::optional<std::string> missing = FirstNotInOrder(expect.payloads(), payloads)) {
-    return absl::StrCat("payloads: no event (in order) contains ", Quoted(*missing));
+    return absl::StrCat("payloads: no event (in order) contains ", json::Quoted(*missing));
   }
   if (std::optional<std::string> missing =
           FirstNotInOrder(expect.observations(), outcome.observations)) {
     return absl::StrCat(
-        "observations: no step (in order) observed ", Quoted(*missing),
+        "observations: no step (in order) observed ", json::Quoted(*missing),
         outcome.observations.empty()
             ? ""
             : absl::StrCat("; the last was ",
-                           Quoted(json::Truncate(outcome.observations.back(), 200))));
+                           json::Quoted(json::Truncate(outcome.observations.back(), 200))));
   }
   std::vector<std::string> received;
   for (const Effect& e : outcome.effects) {
@@ -310,7 +312,7 @@ std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
   }
   if (std::optional<std::string> missing = FirstNotInOrder(expect.received(), received)) {
     return absl::StrCat("received: no call (in order) the servers received contains ",
-                        Quoted(*missing));
+                        json::Quoted(*missing));
   }
   if (expect.has_effects() && static_cast<int>(outcome.effects.size()) != expect.effects()) {
     return absl::StrCat("effects: expected ", expect.effects(), ", got ", outcome.effects.size());

@@ -2,7 +2,7 @@
 //
 // Reading a file an operator owns: rules, manifests, a configuration. What such a file says
 // decides which tools an agent gets and what the runtime allows, so a file that someone else
-// could have written is refused rather than read (reference/mcp.md §3.3). The checks are made
+// could have written is refused rather than read (docs/mcp.md, "Classify"). The checks are made
 // on the opened file (fstat), so the bytes read are the bytes of the file checked: a rename
 // between a check and the read cannot swap them. Symbolic links are followed, as open does.
 //

@@ -1,6 +1,6 @@
 // runtime/json/canonical_number.h
 //
-// The canonical text of one JSON number literal (DESIGN.md, "Canonical JSON"). The value is
+// The canonical text of one JSON number literal (docs/formats/json.md). The value is
 // computed from the literal's own decimal digits, never from a rounded double:
 //   - when a binary64 double holds the literal exactly the result is the ECMAScript
 //     Number-to-String form RFC 8785 prescribes (1.0, 1 and 1e0 all give "1"; 1E30 gives

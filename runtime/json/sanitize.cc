@@ -167,6 +167,13 @@ std::string Truncate(std::string_view text, int n) {
   return out;
 }
 
+std::string Quoted(std::string_view text, int max_bytes) {
+  std::string out = "\"";
+  out.append(Truncate(Sanitize(text), max_bytes));
+  out.push_back('"');
+  return out;
+}
+
 std::string QuoteBytes(std::string_view bytes, std::size_t max_bytes) {
   std::string out = "\"";
   int marks_in_run = 0;

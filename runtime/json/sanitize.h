@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -46,5 +47,11 @@ std::string Truncate(std::string_view text, int n);
 // valid UTF-8 is kept. At most `max_bytes` of `bytes` are shown: when there are more, the line
 // ends with "…(+<n> bytes)" after the closing quote, and a character is never split.
 std::string QuoteBytes(std::string_view bytes, std::size_t max_bytes);
+
+// Returns `text` sanitized (Sanitize), cut to at most `max_bytes` (Truncate), between double
+// quotes: how a message shows a name or a value someone else chose, so that where it starts and
+// ends is plain. Quotes inside are not escaped: the result is for a reader, not for a parser
+// (QuoteBytes is, for bytes that must stay apparent).
+std::string Quoted(std::string_view text, int max_bytes = std::numeric_limits<int>::max());
 
 }  // namespace agentrt::json

@@ -1,7 +1,7 @@
 // runtime/operator/recheck.h
 //
-// Re-checking a run (reference/core.md §8): every policy evaluation the run recorded is asked
-// again of a policy — today's, or a stricter one under review — with the request and the run
+// Re-checking a run (docs/operators.md, "recheck"): every policy evaluation the run recorded is
+// asked again of a policy — today's, or a stricter one under review — with the request and the run
 // view rebuilt from what was stored (the spec by its recorded hash, the arguments from the
 // step, the run's counters and the first N steps and approvals as they stood). The report
 // names each evaluation that would now be decided differently. Writes nothing, reads no clock.

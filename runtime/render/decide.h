@@ -1,6 +1,6 @@
 // runtime/render/decide.h
 //
-// Reading a model's response as the agent's next decision (reference/core.md §10). The runtime
+// Reading a model's response as the agent's next decision. The runtime
 // executes at most one tool call per step, so only the first tool use is proposed; the others
 // are named in the reason, never run. A reply cut off by the output cap is never executed, even
 // when a whole tool use made it through, and a reply without a tool use is not guessed at: both

@@ -1,6 +1,6 @@
 // runtime/render/messages.h
 //
-// Turning a run's steps into the conversation a model sees next (reference/core.md §10). The
+// Turning a run's steps into the conversation a model sees next. The
 // first user turn is the consumer's opening; then every step that has a recorded decision
 // becomes an assistant turn (what the model asked for) and a user turn (what came of it). Only
 // the most recent results are shown whole; older and oversized ones by their summary, so the
@@ -78,8 +78,8 @@ std::string DefaultToolUseId(const Step& step);
 
 // The tool_use input of a decision: its arguments in canonical form, "{}" when it sent none.
 // Arguments that are not usable JSON are rendered as {"invalid_json": "<bytes>"} (or
-// {"invalid_json_base64": "<base64>"} when they are not UTF-8), the form the reference renders
-// them in. The store keeps such bytes out of band (invalid_args) and ReadSteps puts them back,
+// {"invalid_json_base64": "<base64>"} when they are not UTF-8), so the model sees what it sent
+// without the request becoming invalid JSON. The store keeps such bytes out of band (invalid_args) and ReadSteps puts them back,
 // so a step read back from the store renders exactly as the live one.
 std::string Args(const Decision& decision);
 

@@ -14,10 +14,10 @@
 // (the replay runs the task at that point and serves it those exchanges), so a heartbeat on the
 // scheduler's thread never interleaves its clock readings with the run's.
 //
-// Re-recording (reference/core.md §9): Open on an existing cassette appends a new session with
-// its own header. Keyed replay of a model takes each key's exchanges from the latest session
-// that recorded the key, so a re-recording replaces a key's whole sequence and a shorter one
-// leaves no stale tail.
+// Re-recording (docs/architecture.md, "Record and replay"): Open on an existing cassette appends a
+// new session with its own header. Keyed replay of a model takes each key's exchanges from the
+// latest session that recorded the key, so a re-recording replaces a key's whole sequence and a
+// shorter one leaves no stale tail.
 //
 // Errors are sticky: once an append failed (the disk is full, say) every later call returns
 // that error, since the file may end in a torn record. Thread-safe.

@@ -1,15 +1,16 @@
 // runtime/replay/replaying_model.h
 //
-// A Model that answers from a cassette, with no provider (reference/core.md §9 "Replayer"), in
-// one of two orders:
+// A Model that answers from a cassette, with no provider (docs/architecture.md, "Record and
+// replay"), in one of two orders:
 //
-//  - Strict (DESIGN.md "Replay is strict and in exact order"): built on the replay's cursor
+//  - Strict (docs/formats/cassette.md, "Replay: one cursor, exact order"): built on the replay's
+//  cursor
 //    (replay_cursor.h), which every replayed world interface shares. The request must be the
 //    cassette's next exchange, a call of this model asking for exactly the recorded request; it
 //    gets the recorded answer, a recorded failure included (with its error kind). The first that
 //    is not stops the whole replay, naming the exchange and where the requests differ.
 //
-//  - Keyed (the reference's, and an explicit option): built on a cassette. A request is looked up
+//  - Keyed (an explicit option): built on a cassette. A request is looked up
 //    by its key (model_key.h, with this model's name): the n-th time a key is asked, the n-th
 //    successful recording of that key answers (from the latest session that recorded the key),
 //    whatever was asked in between. Failures are never served. A request never recorded, or asked

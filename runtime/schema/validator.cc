@@ -62,9 +62,8 @@ std::string TypeNames(std::uint8_t types) {
   return out.empty() ? "nothing" : out;
 }
 
-std::string Quote(std::string_view text) {
-  return absl::StrCat("\"", ToAbsl(json::Truncate(json::Sanitize(text), 60)), "\"");
-}
+// The longest piece of the instance or the schema an error message quotes.
+constexpr int kQuotedBytes = 60;
 
 std::string Number(std::string_view literal) { return json::Truncate(std::string(literal), 40); }
 
@@ -359,8 +358,9 @@ class Evaluator {
         if (a->properties[i]) continue;
         if (!EvalMember(n->unevaluated_properties, v, i)) {
           if (n->unevaluated_properties->is_false) {
-            Error(n, "unevaluatedProperties",
-                  absl::StrCat("property ", Quote(v.key(i)), " is not allowed"));
+            Error(
+                n, "unevaluatedProperties",
+                absl::StrCat("property ", json::Quoted(v.key(i), kQuotedBytes), " is not allowed"));
           }
           if (!fail()) return false;
         }
@@ -426,7 +426,8 @@ class Evaluator {
     }
     if (n->pattern && !RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *n->pattern->re)) {
       Error(n, "pattern",
-            absl::StrCat(Quote(s), " does not match the pattern ", Quote(n->pattern->source)));
+            absl::StrCat(json::Quoted(s, kQuotedBytes), " does not match the pattern ",
+                         json::Quoted(n->pattern->source, kQuotedBytes)));
       if (!fail()) return false;
     }
     return true;
@@ -529,7 +530,8 @@ class Evaluator {
     }
     for (const std::string& name : n->required) {
       if (!v.Find(name)) {
-        Error(n, "required", absl::StrCat("missing required property ", Quote(name)));
+        Error(n, "required",
+              absl::StrCat("missing required property ", json::Quoted(name, kQuotedBytes)));
         if (!fail()) return false;
       }
     }
@@ -538,7 +540,8 @@ class Evaluator {
       for (const std::string& needed : names) {
         if (!v.Find(needed)) {
           Error(n, n->draft <= Draft::k7 ? "dependencies" : "dependentRequired",
-                absl::StrCat("property ", Quote(name), " requires property ", Quote(needed)));
+                absl::StrCat("property ", json::Quoted(name, kQuotedBytes), " requires property ",
+                             json::Quoted(needed, kQuotedBytes)));
           if (!fail()) return false;
         }
       }
@@ -563,7 +566,7 @@ class Evaluator {
         matched = true;
         if (n->additional_properties->is_false) {
           Error(n, "additionalProperties",
-                absl::StrCat("property ", Quote(key), " is not allowed"));
+                absl::StrCat("property ", json::Quoted(key, kQuotedBytes), " is not allowed"));
           if (!fail()) return false;
         } else if (!EvalMember(n->additional_properties, v, i) && !fail()) {
           return false;
@@ -579,7 +582,9 @@ class Evaluator {
         absl::StatusOr<json::Document> name = json::Parse(quoted);
         PathScope scope(path_, Segment{false, 0, v.key(i)});
         if (!name.ok() || !Eval(n->property_names, name->root(), nullptr)) {
-          Error(n, "propertyNames", absl::StrCat("property name ", Quote(v.key(i)), " is invalid"));
+          Error(
+              n, "propertyNames",
+              absl::StrCat("property name ", json::Quoted(v.key(i), kQuotedBytes), " is invalid"));
           if (!fail()) return false;
         }
       }

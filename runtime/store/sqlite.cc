@@ -136,7 +136,7 @@ std::string WithRealFolder(const std::string& path) {
   return absl::StrCat(resolved, resolved == "/" ? "" : "/", name);
 }
 
-// A file path as a URI's path (reference/core.md §3.1): the three characters a URI gives
+// A file path as a URI's path (docs/architecture.md, "The store"): the three characters a URI gives
 // meaning to escaped, an absolute path after "file://".
 std::string FileUri(const std::string& path) {
   std::string uri = path.starts_with("/") ? "file://" : "file:";

@@ -203,19 +203,19 @@ absl::StatusOr<Event> Transaction::AppendEvent(std::string_view run_id, std::str
 absl::StatusOr<std::int64_t> Transaction::Exec(std::string_view sql,
                                                absl::Span<const SqlValue> params) {
   AGENTRT_ASSIGN_OR_RETURN(Statement * statement, connection_.Prepare(sql));
-  Ran(*statement);
+  NoteIfEventsMayChange(*statement);
   AGENTRT_RETURN_IF_ERROR(statement->Run(params));
   return connection_.Changes();
 }
 
-void Transaction::Ran(const Statement& statement) {
+void Transaction::NoteIfEventsMayChange(const Statement& statement) {
   events_changed_raw_ |= statement.may_change_events();
 }
 
 absl::StatusOr<std::vector<SqlRow>> Transaction::Query(std::string_view sql,
                                                        absl::Span<const SqlValue> params) {
   AGENTRT_ASSIGN_OR_RETURN(Statement * statement, connection_.Prepare(sql));
-  Ran(*statement);
+  NoteIfEventsMayChange(*statement);
   AGENTRT_RETURN_IF_ERROR(statement->Bind(params));
   std::vector<SqlRow> rows;
   for (;;) {

@@ -119,8 +119,8 @@ class Transaction {
                                             absl::Span<const SqlValue> params = {});
   explicit Transaction(internal::Connection& connection) : connection_(connection) {}
   absl::Status LoadHead();
-  // Notes a statement that may have changed the events table other than by AppendEvent.
-  void Ran(const internal::Statement& statement);
+  // Notes whether `statement` may write the events table other than through AppendEvent.
+  void NoteIfEventsMayChange(const internal::Statement& statement);
 
   internal::Connection& connection_;
   bool head_loaded_ = false;

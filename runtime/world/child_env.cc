@@ -45,7 +45,7 @@ class EnvList {
   std::map<std::string, std::size_t> index_;
 };
 
-// Quotes `text` the way the reference's messages show an operator's entry.
+// Quotes `text` the way these messages show an operator's entry: escaped, on one line.
 std::string Quote(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {

@@ -1,7 +1,7 @@
 // runtime/world/child_env.h
 //
-// The environment an MCP stdio server gets: the minimal one, built by the exact algorithm of
-// reference/mcp.md §1.4. Only the base names of the operating system (Unix: PATH, HOME, TMPDIR),
+// The environment an MCP stdio server gets: the minimal one (docs/mcp.md, "The configuration").
+// Only the base names of the operating system (Unix: PATH, HOME, TMPDIR),
 // then the names the operator lists to inherit, then the entries the operator writes — nothing
 // else of this process's environment, so proxy settings and every credential variable reach a
 // server only when named. (Files under HOME stay reachable: nothing is sandboxed.)
@@ -47,7 +47,7 @@ std::vector<std::string> MinimalChildEnv(EnvFlavour flavour, const EnvLookup& ho
 // The flavour of the system this program was built for.
 EnvFlavour HostEnvFlavour();
 
-// The reference's validation of an operator's entries (mcp.md §1.3), without the server's
+// The checks of an operator's entries, in their order, without the server's
 // prefix, which the MCP layer adds. InvalidArgument:
 //   InheritEnv entry "<entry>" is not a variable name   (empty, or contains '=')
 //   Env entry "<entry>" is not NAME=value               (no '=', or nothing before it)

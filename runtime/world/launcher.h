@@ -35,7 +35,7 @@
 
 namespace agentrt::world {
 
-// How much of stderr a process keeps when it has no sink (reference/mcp.md §1.1).
+// How much of stderr a process keeps when it has no sink.
 inline constexpr std::size_t kStderrTailBytes = 4096;
 // The most one Read returns unless asked for less.
 inline constexpr std::size_t kDefaultReadBytes = 64 * 1024;

@@ -29,7 +29,7 @@
 
 namespace agentrt::world {
 
-// The largest response body a request accepts unless it says otherwise (reference/mcp.md §6.1).
+// The largest response body a request accepts unless it says otherwise.
 inline constexpr std::size_t kMaxResponseBodyBytes = std::size_t{16} << 20;
 
 struct HttpRequest {

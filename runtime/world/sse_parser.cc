@@ -123,7 +123,7 @@ void SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>& out) {
 
 void SseParser::Dispatch(std::vector<SseEvent>& out) {
   // Empty data is never an event: MCP servers open a stream with a priming event that carries
-  // only an id (reference/mcp-protocol.md §4); its id is already the last event id.
+  // only an id; its id is already the last event id.
   if (!data_.empty()) {
     SseEvent event;
     if (!type_.empty()) event.type = std::move(type_);

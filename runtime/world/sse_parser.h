@@ -19,7 +19,7 @@
 //    data, such as the priming event MCP servers open a stream with, is not dispatched but still
 //    updates last_event_id()), then resets the event name and data;
 //  - at the end of the stream (Finish) an event that was not ended by an empty line is
-//    dispatched too, as the MCP SDKs do (reference/mcp.md §6.1).
+//    dispatched too, as the MCP SDKs do.
 // The event's type is "message" when no `event` field named it. Which events matter is the
 // caller's business (the MCP client takes only "message" ones).
 //

@@ -134,7 +134,7 @@ struct RunResult {
   std::vector<CrashedRun> runs;  // runs[0] is the uncrashed run
 };
 
-// CrashAndResume drives `scenario` as described above (the reference's testkit.Run). Errors (not
+// CrashAndResume drives `scenario` as described above. Errors (not
 // failures): a scenario with no policy or no agent, a tool the driver refuses, a folder or process
 // that cannot be made.
 absl::StatusOr<RunResult> CrashAndResume(const Scenario& scenario, const RunOptions& options = {});

@@ -1,6 +1,6 @@
 // sim/testkit/recheck_check.h
 //
-// Re-check helpers (reference/core.md §8 and §18 [RCK testkit]): a product proves its policy
+// Re-check helpers (docs/testkit.md): a product proves its policy
 // decides from its input only — the request and the run view it is handed — by re-asking it
 // every evaluation a run recorded (runtime/operator/recheck.h) and getting the same answers. A
 // policy that reads anything else (a counter, the clock, a database) answers differently and fails.

@@ -2,7 +2,7 @@
 //
 // The run the step benchmarks drive (driver_bench, memory_bench): an agent that reads a
 // distinct file at each step, `calls` times, then completes, against a tool whose every result
-// is `bytes` long (the reference's shapes: 100 bytes and 8 KiB).
+// is `bytes` long (100 bytes and 8 KiB).
 #pragma once
 
 #include <cstddef>

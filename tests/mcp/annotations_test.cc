@@ -1,6 +1,5 @@
 // Annotations: what a server claims about a tool, recorded as received and able only to refuse
-// (reference/mcp.md §4.4, TestLoad_HintMismatchIsRefusedAndOverridable,
-// TestLoad_AbsentAnnotationsNeverMismatch).
+// (docs/mcp.md, "Check").
 #include "mcp/annotations.h"
 
 #include <optional>
@@ -9,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
@@ -21,7 +21,7 @@ absl::StatusOr<Annotations> Parse(std::string_view text) {
 
 Annotations Claims(std::string_view text) {
   absl::StatusOr<Annotations> a = Parse(text);
-  EXPECT_TRUE(a.ok()) << a.status();
+  EXPECT_OK(a);
   return a.value_or(Annotations{});
 }
 

@@ -1,11 +1,11 @@
-// The operator's policy by side-effect class (reference/mcp.md §8.3 `policy`, a rule's
-// `outcome`): each class gets its outcome, a tool's rule overrides its class, an unknown class
-// is denied, an approval binds the tool and its arguments, and the identity changes with the
-// table.
+// The operator's policy by side-effect class (docs/mcp.md, "The configuration"): each class gets
+// its outcome, a tool's rule overrides its class, an unknown class is denied, an approval binds the
+// tool and its arguments, and the identity changes with the table.
 #include "mcp/class_policy.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
@@ -29,7 +29,7 @@ TEST(ClassPolicyTest, ClassesDecideAndAToolsRuleOverridesItsClass) {
             PolicyOutcome::kAllow);
   absl::StatusOr<PolicyDecision> write =
       policy.Evaluate(Request("fs_write", SideEffect::kLocalMutation), view);
-  ASSERT_TRUE(write.ok());
+  ASSERT_OK(write);
   EXPECT_EQ(write->outcome, PolicyOutcome::kRequireApproval);
   EXPECT_EQ(write->capability, R"({"args":{"path":"a.txt"},"tool":"fs_write"})");
   EXPECT_THAT(write->presentation, HasSubstr(R"("question":"Allow fs_write (local_mutation)?")"));

@@ -1,5 +1,5 @@
-// The configuration file (reference/mcp.md §8.3; proxy/config_test.go's rows about the file):
-// every field known, every check in the reference's words, defaults, and paths resolved next to
+// The configuration file (docs/mcp.md, "The configuration"):
+// every field known, every check and its message, defaults, and paths resolved next to
 // the file.
 #include "mcp/config.h"
 
@@ -14,6 +14,7 @@
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::mcp {
@@ -55,7 +56,7 @@ absl::Status ReadError(const std::string& text) { return ReadConfig(WriteConfig(
 TEST(ConfigTest, DefaultsAndRelativePaths) {
   std::string path = WriteConfig(ConfigText());
   absl::StatusOr<Config> config = ReadConfig(path);
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   std::string folder = std::filesystem::absolute(TestFolder()).lexically_normal().string();
   EXPECT_EQ(config->path, path);
   EXPECT_EQ(config->database, folder + "/agentrt.db");
@@ -102,7 +103,7 @@ TEST(ConfigTest, ReadsEveryField) {
       {"name": "web", "endpoint": "http://127.0.0.1:8080/mcp", "manifest": "/abs/web.json"}
     ]
   })"));
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   EXPECT_EQ(config->database, "/var/lib/agentrt/../agentrt/proxy.db");  // absolute: as written
   EXPECT_EQ(config->session, "Prod_1-a");
   EXPECT_EQ(config->policy.at(SideEffect::kReadOnly), PolicyOutcome::kRequireApproval);
@@ -134,13 +135,13 @@ TEST(ConfigTest, ReadsEveryField) {
 TEST(ConfigTest, ZeroMaxPendingAndLeaseKeepTheirDefaults) {
   absl::StatusOr<Config> config =
       ReadConfig(WriteConfig(ConfigText(R"(, "max_pending": 0, "lease_ttl": "0s")")));
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   EXPECT_EQ(config->max_pending, 5);
   EXPECT_EQ(config->lease_ttl, absl::Seconds(30));
 }
 
 TEST(ConfigTest, RefusesUnknownFields) {
-  ASSERT_TRUE(ReadConfig(WriteConfig(ConfigText())).ok());
+  ASSERT_OK(ReadConfig(WriteConfig(ConfigText())));
   struct Row {
     std::string text;
     std::string error;
@@ -179,7 +180,7 @@ TEST(ConfigTest, RefusesAnUnsafeSessionName) {
   }
   std::string longest = absl::StrReplaceAll(
       ConfigText(), {{R"("session": "test")", R"("session": ")" + std::string(64, 'a') + "\""}});
-  EXPECT_TRUE(ReadConfig(WriteConfig(longest)).ok());
+  EXPECT_OK(ReadConfig(WriteConfig(longest)));
 }
 
 TEST(ConfigTest, RefusesWhatCouldReadTwoWays) {
@@ -200,7 +201,7 @@ TEST(ConfigTest, RefusesWhatCouldReadTwoWays) {
     SCOPED_TRACE(row.text);
     EXPECT_THAT(ReadError(row.text).message(), HasSubstr(row.error));
   }
-  EXPECT_TRUE(ReadConfig(WriteConfig(ConfigText(R"(, "lease_ttl": "3s")"))).ok());
+  EXPECT_OK(ReadConfig(WriteConfig(ConfigText(R"(, "lease_ttl": "3s")"))));
 }
 
 TEST(ConfigTest, ChecksEachFieldInTheReferencesWords) {
@@ -294,7 +295,7 @@ TEST(ConfigTest, ChecksEachFieldInTheReferencesWords) {
 
 TEST(ConfigTest, ParseConfigReadsBytesAsIfFromThePath) {
   absl::StatusOr<Config> config = ParseConfig(ConfigText(), "/etc/agentrt/proxy.json");
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   EXPECT_EQ(config->path, "/etc/agentrt/proxy.json");
   EXPECT_EQ(config->database, "/etc/agentrt/agentrt.db");
   EXPECT_EQ(config->servers[0].manifest, "/etc/agentrt/bank.manifest.json");

@@ -1,11 +1,12 @@
-// Durations as the operator's files write them (reference/mcp.md §0.2): parsed strictly, written
-// back in the same short form.
+// Durations as the operator's files write them (docs/mcp.md, "The configuration"): parsed strictly,
+// written back in the same short form.
 #include "mcp/duration.h"
 
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
@@ -41,7 +42,7 @@ TEST(DurationTextTest, ParsesTheFilesSyntax) {
        }) {
     SCOPED_TRACE(row.text);
     absl::StatusOr<absl::Duration> d = ParseDurationText(row.text);
-    ASSERT_TRUE(d.ok()) << d.status();
+    ASSERT_OK(d);
     EXPECT_EQ(*d, row.want);
   }
 }
@@ -98,7 +99,7 @@ TEST(DurationTextTest, WritesTheShortForm) {
     SCOPED_TRACE(row.text);
     EXPECT_EQ(DurationText(row.d), row.text);
     absl::StatusOr<absl::Duration> back = ParseDurationText(row.text);
-    ASSERT_TRUE(back.ok());
+    ASSERT_OK(back);
     EXPECT_EQ(*back, row.d);
   }
 }

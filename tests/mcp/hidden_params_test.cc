@@ -1,6 +1,5 @@
 // Hiding denied and fixed parameters from the model's schema only when that is sound
-// (reference/mcp.md §4.6; TestRules_HiddenNamesMustBeSoundToHide,
-// TestFixed_RemovedFromTheSchemaAndInjectedAtCall).
+// (docs/mcp.md, "Check").
 #include "mcp/hidden_params.h"
 
 #include <string>
@@ -8,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
@@ -127,7 +127,7 @@ TEST(CheckHideableTest, AcceptsWhatCannotReachTheHiddenName) {
        }) {
     SCOPED_TRACE(row.label);
     absl::Status s = CheckHideable(row.schema, row.hidden);
-    EXPECT_TRUE(s.ok()) << s;
+    EXPECT_OK(s);
   }
 }
 
@@ -136,7 +136,7 @@ TEST(RestrictTest, RemovesAFixedRootEverywhereItWasAndKeepsTheRest) {
       R"({"type":"object","properties":{"path":{"type":"string"},"root":{"type":"string"}},)"
       R"("required":["path","root"]})",
       {"root"});
-  ASSERT_TRUE(restricted.ok()) << restricted.status();
+  ASSERT_OK(restricted);
   EXPECT_EQ(*restricted,
             R"({"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"})");
   EXPECT_THAT(*restricted, Not(HasSubstr("root")));
@@ -147,19 +147,19 @@ TEST(RestrictTest, DropsAnEmptiedRequiredAndKeepsOtherEntriesAndLiterals) {
       R"({"type" : "object", "maximum": 9007199254740993, "properties": {"force": {}, "z": {"default": 1.0}},)"
       R"( "required": ["force"], "additionalProperties": false})",
       {"force"});
-  ASSERT_TRUE(restricted.ok()) << restricted.status();
+  ASSERT_OK(restricted);
   EXPECT_EQ(*restricted, R"({"additionalProperties":false,"maximum":9007199254740993,)"
                          R"("properties":{"z":{"default":1}},"type":"object"})");
 
   restricted = Restrict(R"({"properties":{"a":{},"b":{}},"required":[1,"a","b",null]})", {"a"});
-  ASSERT_TRUE(restricted.ok());
+  ASSERT_OK(restricted);
   EXPECT_EQ(*restricted, R"({"properties":{"b":{}},"required":[1,"b",null]})");
 }
 
 TEST(RestrictTest, NothingHiddenKeepsTheSchemaBytes) {
   const std::string schema = "{ \"type\" : \"object\" }";
   absl::StatusOr<std::string> restricted = Restrict(schema, {});
-  ASSERT_TRUE(restricted.ok());
+  ASSERT_OK(restricted);
   EXPECT_EQ(*restricted, schema);
 }
 

@@ -2,8 +2,7 @@
 // (tests/mcp/fake_http_mcp.h) through the real network: JSON and event-stream answers (a
 // priming event and a decoy event skipped), the session id and protocol version on every later
 // request, a forgotten session initialized again, a cut stream resumed after its retry, DELETE
-// on close, no redirect followed, and a body over 16 MiB refused by name (reference/mcp.md §6.1,
-// §10.3, §10.8; mcp-protocol.md §4).
+// on close, no redirect followed, and a body over 16 MiB refused by name.
 #include <memory>
 #include <string>
 
@@ -16,6 +15,7 @@
 #include "runtime/world/curl_network.h"
 #include "runtime/world/http_server.h"
 #include "tests/mcp/fake_http_mcp.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
@@ -32,7 +32,7 @@ class HttpSessionTest : public ::testing::Test {
     service_ = std::make_unique<FakeHttpMcp>(std::move(options));
     absl::StatusOr<std::unique_ptr<world::HttpServer>> server =
         world::HttpServer::Listen("127.0.0.1", 0, *service_);
-    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_OK(server);
     server_ = *std::move(server);
     network_ = *world::CurlNetwork::Create(clock_, {.loopback_only = true});
   }
@@ -62,16 +62,16 @@ TEST_F(HttpSessionTest, JsonAndEventStreamAnswersBothWork) {
            .schema = R"({"properties":{"n":{"maximum":9007199254740993}},)"
                      R"("type":"object"})"});
     absl::StatusOr<std::unique_ptr<Session>> session = Open();
-    ASSERT_TRUE(session.ok()) << session.status();
+    ASSERT_OK(session);
     absl::StatusOr<std::string> tools =
         (*session)->Request("tools/list", "", In(absl::Seconds(10)));
-    ASSERT_TRUE(tools.ok()) << tools.status();
+    ASSERT_OK(tools);
     // The raw number survives; the decoy event of another type is never taken for the answer.
     EXPECT_THAT(*tools, HasSubstr("9007199254740993"));
     EXPECT_THAT(*tools, ::testing::Not(HasSubstr("decoy")));
     absl::StatusOr<std::string> call =
         (*session)->Request("tools/call", R"({"name":"read_file"})", In(absl::Seconds(10)));
-    ASSERT_TRUE(call.ok()) << call.status();
+    ASSERT_OK(call);
     EXPECT_THAT(*call, HasSubstr("contents"));
     (*session)->Close();
   }
@@ -80,8 +80,8 @@ TEST_F(HttpSessionTest, JsonAndEventStreamAnswersBothWork) {
 TEST_F(HttpSessionTest, LaterRequestsCarryTheSessionAndVersionAndCloseDeletesIt) {
   Serve({});
   absl::StatusOr<std::unique_ptr<Session>> session = Open();
-  ASSERT_TRUE(session.ok()) << session.status();
-  ASSERT_TRUE((*session)->Request("tools/list", "", In(absl::Seconds(10))).ok());
+  ASSERT_OK(session);
+  ASSERT_OK((*session)->Request("tools/list", "", In(absl::Seconds(10))));
   (*session)->Close();
   std::vector<FakeHttpMcp::Seen> seen = service_->seen();
   ASSERT_EQ(seen.size(), 4u);  // initialize, initialized, tools/list, DELETE
@@ -100,9 +100,9 @@ TEST_F(HttpSessionTest, LaterRequestsCarryTheSessionAndVersionAndCloseDeletesIt)
 TEST_F(HttpSessionTest, AForgottenSessionIsInitializedAgainAndTheRequestSentOnceMore) {
   Serve({.forget_session_at = 2});  // the initialized notice is 1, tools/list is 2
   absl::StatusOr<std::unique_ptr<Session>> session = Open();
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   absl::StatusOr<std::string> tools = (*session)->Request("tools/list", "", In(absl::Seconds(10)));
-  ASSERT_TRUE(tools.ok()) << tools.status();
+  ASSERT_OK(tools);
   EXPECT_EQ(service_->sessions_started(), 2);
   std::vector<FakeHttpMcp::Seen> seen = service_->seen();
   EXPECT_EQ(world::FindHeader(seen.back().headers, "Mcp-Session-Id"), "session-2");
@@ -111,11 +111,11 @@ TEST_F(HttpSessionTest, AForgottenSessionIsInitializedAgainAndTheRequestSentOnce
 TEST_F(HttpSessionTest, AStreamCutBeforeItsResponseIsResumedAfterItsRetry) {
   Serve({.sse = true, .cut_first_call = true});
   absl::StatusOr<std::unique_ptr<Session>> session = Open();
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   absl::Time start = clock_.Now();
   absl::StatusOr<std::string> call =
       (*session)->Request("tools/call", R"({"name":"read_file"})", In(absl::Seconds(10)));
-  ASSERT_TRUE(call.ok()) << call.status();
+  ASSERT_OK(call);
   EXPECT_THAT(*call, HasSubstr("contents"));
   EXPECT_GE(clock_.Now() - start, absl::Milliseconds(50));  // the retry the server asked for
   std::vector<FakeHttpMcp::Seen> seen = service_->seen();
@@ -129,7 +129,7 @@ TEST_F(HttpSessionTest, ARedirectIsNeverFollowedAndItsTargetGetsNothing) {
   FakeHttpMcp target({});
   absl::StatusOr<std::unique_ptr<world::HttpServer>> other =
       world::HttpServer::Listen("127.0.0.1", 0, target);
-  ASSERT_TRUE(other.ok());
+  ASSERT_OK(other);
   Serve({.redirect_to = absl::StrCat("http://127.0.0.1:", (*other)->port(), "/mcp")});
   absl::StatusOr<std::unique_ptr<Session>> session = Open();
   EXPECT_EQ(session.status().code(), absl::StatusCode::kUnavailable);
@@ -142,20 +142,20 @@ TEST_F(HttpSessionTest, ARedirectIsNeverFollowedAndItsTargetGetsNothing) {
 TEST_F(HttpSessionTest, AnAnswerOver16MiBIsRefusedByName) {
   Serve({.huge_description = std::size_t{16} << 20});
   absl::StatusOr<std::unique_ptr<Session>> session = Open();
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   absl::StatusOr<std::string> tools = (*session)->Request("tools/list", "", In(absl::Seconds(30)));
   EXPECT_EQ(tools.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(tools.status().message(), HasSubstr("exceeds 16777216"));
 }
 
 TEST_F(HttpSessionTest, AMessageEventWhoseNameIsPaddedIsStillTheMessage) {
-  // `event:  message ` names the message event once trimmed (reference/mcp.md §6.1); the decoy
+  // `event:  message ` names the message event once trimmed; the decoy
   // of another type before it is still skipped.
   Serve({.sse = true, .message_event = "  message "});
   absl::StatusOr<std::unique_ptr<Session>> session = Open();
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   absl::StatusOr<std::string> tools = (*session)->Request("tools/list", "", In(absl::Seconds(10)));
-  ASSERT_TRUE(tools.ok()) << tools.status();
+  ASSERT_OK(tools);
   EXPECT_THAT(*tools, HasSubstr("read_file"));
   EXPECT_THAT(*tools, Not(HasSubstr("decoy")));
 }
@@ -170,17 +170,17 @@ TEST_F(HttpSessionTest, ResultsAndPinnedSchemasKeepTheirNumbersInBothAnswerModes
                      R"("type":"object"})",
            .call_result = R"({"content":[],"structuredContent":{"n":9007199254740993}})"});
     absl::StatusOr<std::unique_ptr<Session>> session = Open();
-    ASSERT_TRUE(session.ok()) << session.status();
+    ASSERT_OK(session);
     absl::StatusOr<std::string> call = (*session)->Request(
         "tools/call", R"({"arguments":{},"name":"read_file"})", In(absl::Seconds(10)));
-    ASSERT_TRUE(call.ok()) << call.status();
+    ASSERT_OK(call);
     EXPECT_THAT(*call, HasSubstr(R"("structuredContent":{"n":9007199254740993})"));
 
     Server server;
     server.name = "web";
     server.endpoint = Url();
     absl::StatusOr<Manifest> manifest = Pin(server, {.clock = &clock_, .network = network_.get()});
-    ASSERT_TRUE(manifest.ok()) << manifest.status();
+    ASSERT_OK(manifest);
     EXPECT_EQ(manifest->tools.at("read_file").input_schema,
               R"({"properties":{"n":{"maximum":9007199254740993,"type":"integer"}},)"
               R"("type":"object"})");

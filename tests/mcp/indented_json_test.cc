@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime/json/canonical_json.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
@@ -34,7 +35,7 @@ TEST(IndentCanonicalTest, LeavesStringsAlone) {
       indented,
       "{\n  \"k,:{[\": \"v\\\"},:[]{\\\\\",\n  \"z\": [\n    \"\\\\\\\"\",\n    \"\"\n  ]\n}");
   absl::StatusOr<std::string> back = json::Canonicalize(indented);
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(*back, canonical);
 }
 

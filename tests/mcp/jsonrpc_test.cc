@@ -7,28 +7,31 @@
 #include "absl/status/statusor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
 
+using ::agentrt::test_support::IsOk;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(JsonRpcTest, KindsAreToldApartAndPartsKeptAsCanonicalJson) {
   absl::StatusOr<Message> request =
       ParseMessage(R"({"jsonrpc":"2.0","id":"a","method":"ping","params":{"b":1,"a":[1.0]}})");
-  ASSERT_TRUE(request.ok()) << request.status();
+  ASSERT_OK(request);
   EXPECT_EQ(request->kind, Message::Kind::kRequest);
   EXPECT_EQ(request->id, R"("a")");
   EXPECT_EQ(request->params, R"({"a":[1],"b":1})");
 
   absl::StatusOr<Message> note = ParseMessage(R"({"jsonrpc":"2.0","method":"notifications/x"})");
-  ASSERT_TRUE(note.ok()) << note.status();
+  ASSERT_OK(note);
   EXPECT_EQ(note->kind, Message::Kind::kNotification);
   EXPECT_EQ(note->id, "");
 
   absl::StatusOr<Message> result =
       ParseMessage(R"({"jsonrpc":"2.0","id":7,"result":{"z":1e2,"big":123456789012345678901}})");
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->kind, Message::Kind::kResult);
   EXPECT_EQ(result->id, "7");
   // Numbers are canonical decimals, never float-decoded copies: the big one keeps its digits.
@@ -36,7 +39,7 @@ TEST(JsonRpcTest, KindsAreToldApartAndPartsKeptAsCanonicalJson) {
 
   absl::StatusOr<Message> error =
       ParseMessage(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}})");
-  ASSERT_TRUE(error.ok()) << error.status();
+  ASSERT_OK(error);
   EXPECT_EQ(error->kind, Message::Kind::kError);
   EXPECT_EQ(error->error_code, -32700);
   EXPECT_EQ(error->error_message, "bad");
@@ -46,7 +49,7 @@ TEST(JsonRpcTest, KindsAreToldApartAndPartsKeptAsCanonicalJson) {
 // answers "method not found" with the id echoed, rather than leaving the server waiting.
 TEST(JsonRpcTest, AnEmptyMethodIsARequestWithItsId) {
   absl::StatusOr<Message> request = ParseMessage(R"({"jsonrpc":"2.0","id":1,"method":""})");
-  ASSERT_TRUE(request.ok()) << request.status();
+  ASSERT_OK(request);
   EXPECT_EQ(request->kind, Message::Kind::kRequest);
   EXPECT_EQ(request->id, "1");
   EXPECT_EQ(request->method, "");
@@ -72,7 +75,7 @@ TEST(JsonRpcTest, WhatIsNotOneMessageIsRefusedSayingWhy) {
            Case{R"({"jsonrpc":"2.0","id":1,"method":"x")", "not a JSON-RPC message"},
        }) {
     absl::StatusOr<Message> message = ParseMessage(c.line);
-    ASSERT_FALSE(message.ok()) << c.line;
+    ASSERT_THAT(message, Not(IsOk())) << c.line;
     EXPECT_EQ(message.status().code(), absl::StatusCode::kInvalidArgument) << c.line;
     EXPECT_THAT(message.status().message(), HasSubstr(c.why)) << c.line;
   }

@@ -1,6 +1,6 @@
-// The tool listing read from raw tools/list results (reference/mcp.md §2.4; listing_test.go and
-// TestPin_RawListingMatchesKeysExactly): exact keys, literal numbers, strict intake, and the
-// bounds on pages, tools and cursors. Server-chosen text in errors is always quoted.
+// The tool listing read from raw tools/list results (docs/mcp.md, "Pin"): exact keys, literal
+// numbers, strict intake, and the bounds on pages, tools and cursors. Server-chosen text in errors
+// is always quoted.
 #include "mcp/listing.h"
 
 #include <string>
@@ -11,13 +11,16 @@
 #include "gtest/gtest.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sha256.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
 
+using ::agentrt::test_support::IsOk;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 // A tools/list result with one tool per name (schema {"type":"object"}) and the cursor.
 std::string Page(const std::vector<std::string>& names, const std::string& cursor = "") {
@@ -40,7 +43,7 @@ std::vector<std::string> Names(const std::string& prefix, int from, int count) {
 
 ListingPage ParseOk(std::string_view result) {
   absl::StatusOr<ListingPage> page = ParseListingPage(result);
-  EXPECT_TRUE(page.ok()) << page.status();
+  EXPECT_OK(page);
   return page.value_or(ListingPage{});
 }
 
@@ -160,7 +163,7 @@ TEST(ParseListingPageTest, EscapesHostileNamesInErrors) {
         std::string("zero\xe2\x80\x8bwidth"), std::string("nul\0x", 5)}) {
     SCOPED_TRACE(name);
     absl::StatusOr<ListingPage> page = ParseListingPage(Page({name, name}));
-    ASSERT_FALSE(page.ok());
+    ASSERT_THAT(page, Not(IsOk()));
     std::string message(page.status().message());
     EXPECT_THAT(message, HasSubstr("the server lists tool \""));
     for (char c : message) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f);
@@ -188,12 +191,12 @@ TEST(ListingTest, GathersPagesUntilOneHasNoCursorAndSortsByName) {
   Listing listing;
   EXPECT_FALSE(listing.done());
   EXPECT_EQ(listing.next_cursor(), "");
-  ASSERT_TRUE(listing.BeforeRequest().ok());
-  ASSERT_TRUE(listing.Add(ParseOk(Page({"zeta", "alpha"}, "c1"))).ok());
+  ASSERT_OK(listing.BeforeRequest());
+  ASSERT_OK(listing.Add(ParseOk(Page({"zeta", "alpha"}, "c1"))));
   EXPECT_FALSE(listing.done());
   EXPECT_EQ(listing.next_cursor(), "c1");
-  ASSERT_TRUE(listing.BeforeRequest().ok());
-  ASSERT_TRUE(listing.Add(ParseOk(Page({"mid"}))).ok());
+  ASSERT_OK(listing.BeforeRequest());
+  ASSERT_OK(listing.Add(ParseOk(Page({"mid"}))));
   EXPECT_TRUE(listing.done());
   EXPECT_EQ(listing.pages(), 2);
   EXPECT_THAT(NamesOf(listing.Take()), ElementsAre("alpha", "mid", "zeta"));
@@ -202,7 +205,7 @@ TEST(ListingTest, GathersPagesUntilOneHasNoCursorAndSortsByName) {
 
 TEST(ListingTest, RefusesAToolListedOnTwoPages) {
   Listing listing;
-  ASSERT_TRUE(listing.Add(ParseOk(Page({"a", "b"}, "next"))).ok());
+  ASSERT_OK(listing.Add(ParseOk(Page({"a", "b"}, "next"))));
   absl::Status second = listing.Add(ParseOk(Page({"c", "a"})));
   EXPECT_EQ(second.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(second.message(), R"(the server lists tool "a" twice)");
@@ -211,10 +214,9 @@ TEST(ListingTest, RefusesAToolListedOnTwoPages) {
 TEST(ListingTest, AcceptsExactlyAThousandTools) {
   Listing listing;
   for (int page = 0; page < 10; ++page) {
-    ASSERT_TRUE(listing.BeforeRequest().ok());
-    ASSERT_TRUE(
-        listing.Add(ParseOk(Page(Names("t", page * 100, 100), page < 9 ? absl::StrCat(page) : "")))
-            .ok());
+    ASSERT_OK(listing.BeforeRequest());
+    ASSERT_OK(listing.Add(
+        ParseOk(Page(Names("t", page * 100, 100), page < 9 ? absl::StrCat(page) : ""))));
   }
   EXPECT_TRUE(listing.done());
   EXPECT_EQ(listing.Take().size(), 1000u);
@@ -229,7 +231,7 @@ TEST(ListingTest, RefusesTheThousandAndFirstTool) {
   }
   {
     Listing listing;
-    ASSERT_TRUE(listing.Add(ParseOk(Page(Names("t", 0, 1000), "more"))).ok());
+    ASSERT_OK(listing.Add(ParseOk(Page(Names("t", 0, 1000), "more"))));
     absl::Status s = listing.Add(ParseOk(Page({"one_more"})));
     EXPECT_EQ(s.message(), "more than 1000 tools");
   }
@@ -238,9 +240,8 @@ TEST(ListingTest, RefusesTheThousandAndFirstTool) {
 TEST(ListingTest, AllowsAHundredPagesAndRefusesTheHundredAndFirstRequest) {
   Listing listing;
   for (int page = 0; page < 100; ++page) {
-    ASSERT_TRUE(listing.BeforeRequest().ok()) << page;
-    ASSERT_TRUE(
-        listing.Add(ParseOk(Page({absl::StrCat("t", page)}, absl::StrCat("c", page)))).ok());
+    ASSERT_OK(listing.BeforeRequest()) << page;
+    ASSERT_OK(listing.Add(ParseOk(Page({absl::StrCat("t", page)}, absl::StrCat("c", page)))));
   }
   EXPECT_EQ(listing.pages(), 100);
   EXPECT_FALSE(listing.done());
@@ -251,21 +252,21 @@ TEST(ListingTest, AllowsAHundredPagesAndRefusesTheHundredAndFirstRequest) {
 
   Listing exactly;
   for (int page = 0; page < 100; ++page) {
-    ASSERT_TRUE(exactly.BeforeRequest().ok());
-    ASSERT_TRUE(exactly.Add(ParseOk(Page({}, page < 99 ? absl::StrCat("c", page) : ""))).ok());
+    ASSERT_OK(exactly.BeforeRequest());
+    ASSERT_OK(exactly.Add(ParseOk(Page({}, page < 99 ? absl::StrCat("c", page) : ""))));
   }
   EXPECT_TRUE(exactly.done());
 }
 
 TEST(ListingTest, RefusesACursorThatRepeatsQuotingIt) {
   Listing listing;
-  ASSERT_TRUE(listing.Add(ParseOk(Page({"a"}, "same"))).ok());
+  ASSERT_OK(listing.Add(ParseOk(Page({"a"}, "same"))));
   absl::Status s = listing.Add(ParseOk(Page({"b"}, "same")));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), R"(the cursor "same" repeats)");
 
   Listing hostile;
-  ASSERT_TRUE(hostile.Add(ParseOk(Page({}, "\x1b]8;;x\x07"))).ok());
+  ASSERT_OK(hostile.Add(ParseOk(Page({}, "\x1b]8;;x\x07"))));
   s = hostile.Add(ParseOk(Page({}, "\x1b]8;;x\x07")));
   EXPECT_EQ(s.message(), R"(the cursor "\x1b]8;;x\x07" repeats)");
 }

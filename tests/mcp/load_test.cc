@@ -1,7 +1,7 @@
 // Pin, Load and calls against a real child process whose answers the test scripts
 // (tests/mcp/fake_mcp_server.cc, mode "scripted"): what is pinned, every refusal of Load in its
 // words, the report, the tool adapter's argument rules, result mapping and errors, and the
-// deadlines (reference/mcp.md §2, §4, §5; checklist §10.1, §10.2, §10.5, §10.6, §10.8).
+// deadlines (docs/mcp.md, "Pin").
 #include "mcp/load.h"
 
 #include <filesystem>
@@ -25,11 +25,13 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/environment.h"
 #include "runtime/world/real_launcher.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::mcp {
 namespace {
 
+using ::agentrt::test_support::IsOk;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -135,7 +137,7 @@ class LoadTest : public ::testing::Test {
   }
   Manifest PinOrDie() {
     absl::StatusOr<Manifest> manifest = Pin(FakeServer(), World());
-    EXPECT_TRUE(manifest.ok()) << manifest.status();
+    EXPECT_OK(manifest);
     return manifest.ok() ? *manifest : Manifest();
   }
   LoadResult LoadWith(const Manifest& manifest, const Rules& rules,
@@ -188,7 +190,7 @@ TEST_F(LoadTest, RegistersPinnedToolsUnderThePrefixedName) {
   Rule write = LocalMutation();
   write.description = "Write a file inside the sandbox.";
   LoadResult result = LoadWith(manifest, {{"read_file", ReadOnly()}, {"write_file", write}});
-  ASSERT_TRUE(result.status.ok()) << result.status;
+  ASSERT_OK(result.status);
   ASSERT_EQ(result.tools.size(), 2u);
   EXPECT_EQ(result.tools[0]->Spec().name, "fs_read_file");
   EXPECT_EQ(result.tools[0]->Spec().timeout, absl::Seconds(1));  // the rule's
@@ -205,7 +207,7 @@ TEST_F(LoadTest, RegistersPinnedToolsUnderThePrefixedName) {
 TEST_F(LoadTest, AnUnclassifiedToolIsNotRegisteredAndNoRuleAtAllRegistersNothing) {
   Manifest manifest = PinOrDie();
   LoadResult one = LoadWith(manifest, {{"read_file", ReadOnly()}});
-  ASSERT_TRUE(one.status.ok()) << one.status;
+  ASSERT_OK(one.status);
   EXPECT_EQ(one.tools.size(), 1u);
   EXPECT_EQ(one.report->Text(),
             "fs: registered read_file as fs_read_file (read_only)\n"
@@ -244,7 +246,7 @@ TEST_F(LoadTest, DriftSincePinRefusesOnlyTheToolThatDrifted) {
     Offer(c.offered);
     LoadResult result =
         LoadWith(manifest, {{"read_file", ReadOnly()}, {"write_file", LocalMutation()}});
-    ASSERT_TRUE(result.status.ok()) << result.status;
+    ASSERT_OK(result.status);
     ASSERT_EQ(result.tools.size(), 1u);
     EXPECT_EQ(result.tools[0]->Spec().name, "fs_write_file");
     ASSERT_EQ(result.report->refused.size(), 1u);
@@ -273,7 +275,7 @@ TEST_F(LoadTest, AnUnpinnedToolIsReportedAndIgnored) {
          Tool("write_file", "Write a file.", kWriteSchema),
          Tool("exfiltrate\x1b[2K\rfs: registered evil", "Send everything.", kReadSchema)});
   LoadResult result = LoadWith(manifest, {{"read_file", ReadOnly()}});
-  ASSERT_TRUE(result.status.ok());
+  ASSERT_OK(result.status);
   EXPECT_EQ(result.tools.size(), 1u);
   EXPECT_THAT(result.report->unpinned, ElementsAre("exfiltrate\x1b[2K\rfs: registered evil"));
   // One escaped line per entry: the name cannot forge a line of its own.
@@ -356,8 +358,8 @@ TEST_F(LoadTest, ANameAnEarlierServerHoldsRefusesTheLaterServersToolNamingTheHol
   a.command = {AGENTRT_FAKE_MCP_SERVER, "scripted", second};
   absl::StatusOr<Manifest> a_b_manifest = Pin(a_b, World());
   absl::StatusOr<Manifest> a_manifest = Pin(a, World());
-  ASSERT_TRUE(a_b_manifest.ok()) << a_b_manifest.status();
-  ASSERT_TRUE(a_manifest.ok()) << a_manifest.status();
+  ASSERT_OK(a_b_manifest);
+  ASSERT_OK(a_manifest);
   Rules a_b_rules = {{"c", ReadOnly()}};
   Rules a_rules = {{"b_c", ReadOnly()}, {"d", ReadOnly()}};
   const std::string later_report =
@@ -369,17 +371,17 @@ TEST_F(LoadTest, ANameAnEarlierServerHoldsRefusesTheLaterServersToolNamingTheHol
   options.names = &names;
   LoadResult first = Load(a_b, &*a_b_manifest, a_b_rules, World(), options);
   LoadResult later = Load(a, &*a_manifest, a_rules, World(), options);
-  ASSERT_TRUE(first.status.ok()) << first.status;
-  ASSERT_TRUE(later.status.ok()) << later.status;
+  ASSERT_OK(first.status);
+  ASSERT_OK(later.status);
   EXPECT_EQ(first.report->Text(), "a_b: registered c as a_b_c (read_only)\n");
   EXPECT_EQ(later.report->Text(), later_report);
   ASSERT_EQ(later.tools.size(), 1u);
   EXPECT_EQ(later.tools[0]->Spec().name, "a_d");
 
   ToolNames offline;
-  ASSERT_TRUE(Classify(a_b, *a_b_manifest, a_b_rules, &offline).ok());
+  ASSERT_OK(Classify(a_b, *a_b_manifest, a_b_rules, &offline));
   absl::StatusOr<Report> classified = Classify(a, *a_manifest, a_rules, &offline);
-  ASSERT_TRUE(classified.ok()) << classified.status();
+  ASSERT_OK(classified);
   EXPECT_EQ(classified->Text(), later_report);
 }
 
@@ -533,7 +535,7 @@ TEST_F(LoadTest, AParameterThatCannotBeHiddenSoundlyRefusesOnlyThatTool) {
   write.timeout = absl::Seconds(1);
   write.deny = {"force"};
   LoadResult result = LoadWith(manifest, {{"read_file", ReadOnly()}, {"write_file", write}});
-  ASSERT_TRUE(result.status.ok()) << result.status;
+  ASSERT_OK(result.status);
   ASSERT_EQ(result.tools.size(), 1u);
   EXPECT_EQ(result.tools[0]->Spec().name, "fs_read_file");
   ASSERT_EQ(result.report->refused.size(), 1u);
@@ -547,10 +549,10 @@ TEST_F(LoadTest, TheConnectTimeoutDoesNotShortenTheSession) {
   Answer("read_file", TextResult("contents"));
   LoadResult result = LoadWith(manifest, {{"read_file", ReadOnly()}},
                                [](Server& s) { s.connect_timeout = absl::Milliseconds(150); });
-  ASSERT_TRUE(result.status.ok());
+  ASSERT_OK(result.status);
   clock_.Skip(absl::Seconds(1));
   absl::StatusOr<ToolResult> read = CallTool(*result.tools[0], R"({"path":"a"})");
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_EQ(read->content, R"("contents")");
 }
 
@@ -563,7 +565,7 @@ TEST_F(LoadTest, DeniedParametersLeaveTheSchemaAndAreRefusedAtCall) {
   McpTool* tool = Named(result, "fs_write_file");
   ASSERT_NE(tool, nullptr);
   EXPECT_THAT(tool->Spec().input_schema, Not(HasSubstr("force")));
-  EXPECT_TRUE(CallTool(*tool, R"({"path":"a","text":"t"})").ok());
+  EXPECT_OK(CallTool(*tool, R"({"path":"a","text":"t"})"));
   absl::StatusOr<ToolResult> forced = CallTool(*tool, R"({"path":"a","text":"t","force":true})");
   EXPECT_EQ(forced.status().message(),
             "fs_write_file: parameter \"force\" is denied by the operator");
@@ -581,7 +583,7 @@ TEST_F(LoadTest, FixedParametersLeaveTheSchemaAndAreInjectedButNeverOverridden) 
   ASSERT_NE(tool, nullptr);
   EXPECT_THAT(tool->Spec().input_schema, Not(HasSubstr("root")));
   EXPECT_THAT(tool->Spec().input_schema, HasSubstr(R"("required":["path"])"));
-  ASSERT_TRUE(CallTool(*tool, R"({"path":"a"})").ok());
+  ASSERT_OK(CallTool(*tool, R"({"path":"a"})"));
   EXPECT_THAT(Calls(), ElementsAre(R"({"arguments":{"path":"a","root":"/srv/sandbox"},)"
                                    R"("name":"read_file"})"));
   absl::StatusOr<ToolResult> overriding = CallTool(*tool, R"({"path":"a","root":"/etc"})");
@@ -602,14 +604,14 @@ TEST_F(LoadTest, ResultsAreMappedStructuredOrAsText) {
   LoadResult result = LoadWith(
       manifest, {{"structured", ReadOnly()}, {"mixed", ReadOnly()}, {"numbers", ReadOnly()}});
   absl::StatusOr<ToolResult> structured = CallTool(*Named(result, "fs_structured"), "{}");
-  ASSERT_TRUE(structured.ok()) << structured.status();
+  ASSERT_OK(structured);
   EXPECT_EQ(structured->content, R"({"lines":2,"ok":true})");
   EXPECT_EQ(structured->summary, "fs/structured: 21 bytes");
   absl::StatusOr<ToolResult> mixed = CallTool(*Named(result, "fs_mixed"), "{}");
-  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  ASSERT_OK(mixed);
   EXPECT_EQ(mixed->content, R"("first\n[image omitted]\nlast")");
   absl::StatusOr<ToolResult> numbers = CallTool(*Named(result, "fs_numbers"), "{}");
-  ASSERT_TRUE(numbers.ok()) << numbers.status();
+  ASSERT_OK(numbers);
   EXPECT_THAT(numbers->content, HasSubstr("9007199254740993"));
   EXPECT_THAT(numbers->content, HasSubstr(R"("s":"<b>")"));
 }
@@ -627,7 +629,7 @@ TEST_F(LoadTest, ServerErrorsOversizedTextAndInputRequestsAreObservationsNeverAb
   EXPECT_FALSE(IsAbortRun(failed.status()));
   Answer("read_file", TextResult(std::string(500, 'x')));
   absl::StatusOr<ToolResult> big = CallTool(tool, R"({"path":"a"})");
-  ASSERT_TRUE(big.ok()) << big.status();
+  ASSERT_OK(big);
   EXPECT_EQ(big->content.size(), 64u);
   EXPECT_EQ(big->summary, "fs/read_file: 64 bytes, truncated");
   Answer("read_file", R"({"content":[],"resultType":"input_required","inputRequests":{}})");
@@ -675,7 +677,7 @@ TEST_F(LoadTest, ClosingTheConnectionTwiceAndDuringACallIsSafe) {
   a.join();
   b.join();
   caller.join();
-  EXPECT_FALSE(call.ok());
+  EXPECT_THAT(call, Not(IsOk()));
   absl::Time start = clock_.Now();
   result.connection->Close();
   EXPECT_LT(clock_.Now() - start, absl::Seconds(2));
@@ -697,7 +699,7 @@ TEST_F(LoadTest, ClassifyGivesTheReportALoadWouldGiveStartingNothing) {
   Server nowhere = FakeServer();
   nowhere.command = {"/nonexistent/server"};
   absl::StatusOr<Report> classified = Classify(nowhere, manifest, rules);
-  ASSERT_TRUE(classified.ok()) << classified.status();
+  ASSERT_OK(classified);
   EXPECT_EQ(classified->Text(), loaded.report->Text());
   EXPECT_EQ(Classify(nowhere, manifest, {{"read_fil", ReadOnly()}}).status().code(),
             absl::StatusCode::kFailedPrecondition);

@@ -1,4 +1,4 @@
-// The manifest: pinned hashes (reference/mcp.md §2.1, TestPin_RecordsWhatTheServerPresents), a
+// The manifest: pinned hashes (docs/mcp.md, "Pin"), a
 // deterministic readable file that reads back to the same manifest, and a strict reader that
 // refuses a tampered or misspelt file naming what is wrong.
 #include "mcp/manifest.h"
@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "runtime/json/sha256.h"
 #include "runtime/world/timestamp.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::mcp {
@@ -26,7 +27,7 @@ constexpr char kReadSchema[] =
 
 absl::Time At(const char* text) {
   absl::StatusOr<absl::Time> t = world::ParseTimestamp(text);
-  EXPECT_TRUE(t.ok()) << t.status();
+  EXPECT_OK(t);
   return t.value_or(absl::UnixEpoch());
 }
 
@@ -116,7 +117,7 @@ TEST(ManifestJsonTest, ReadsBackToTheSameManifest) {
       PinTool(ListedTool{"empty", "", "null", Annotations{{}, {}, {}, {}, {}, "{}"}});
   std::string text = ManifestJson(m);
   absl::StatusOr<Manifest> back = ParseManifest(text);
-  ASSERT_TRUE(back.ok()) << back.status() << "\n" << text;
+  ASSERT_OK(back) << "\n" << text;
   EXPECT_EQ(*back, m);
   EXPECT_EQ(ManifestJson(*back), text);
 
@@ -124,7 +125,7 @@ TEST(ManifestJsonTest, ReadsBackToTheSameManifest) {
   none.server = "empty";
   none.pinned_at = At("2026-01-01T00:00:00.000000000Z");
   absl::StatusOr<Manifest> empty = ParseManifest(ManifestJson(none));
-  ASSERT_TRUE(empty.ok()) << empty.status();
+  ASSERT_OK(empty);
   EXPECT_EQ(*empty, none);
 }
 
@@ -139,7 +140,7 @@ TEST(ParseManifestTest, AcceptsAnyJsonLayoutAndAnRfc3339Time) {
                        R"(","name":"a","description":"d","input_schema":{"type" : "object"}}},)" +
                        R"("server":"fs","pinned_at":")" + time + R"("})";
     absl::StatusOr<Manifest> m = ParseManifest(text);
-    ASSERT_TRUE(m.ok()) << m.status();
+    ASSERT_OK(m);
     EXPECT_EQ(m->tools.at("a").input_schema, R"({"type":"object"})");
     EXPECT_GE(m->pinned_at, At("2026-10-05T12:00:00.000000000Z"));
     EXPECT_LT(m->pinned_at, At("2026-10-05T12:00:01.000000000Z"));
@@ -155,7 +156,7 @@ TEST(ParseManifestTest, RefusesATamperedOrMisspeltManifestNamingWhatIsWrong) {
   };
   const std::string good = R"("name":"a","description":"d","input_schema":{},"schema_hash":")" +
                            hash + R"(","description_hash":")" + d_hash + R"(")";
-  ASSERT_TRUE(ParseManifest(with(good)).ok());
+  ASSERT_OK(ParseManifest(with(good)));
   struct Row {
     std::string text;
     std::string error;
@@ -226,18 +227,18 @@ TEST(ParseManifestTest, QuotesAHostileToolNameInItsErrors) {
 
 TEST(ManifestFileTest, WritesPrivatelyAndReadsBack) {
   std::string path = TestFile("fs.manifest.json");
-  ASSERT_TRUE(WriteManifest(path, FsManifest()).ok());
+  ASSERT_OK(WriteManifest(path, FsManifest()));
   struct stat st;
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   absl::StatusOr<Manifest> m = ReadManifest(path);
-  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_OK(m);
   EXPECT_EQ(*m, FsManifest());
 }
 
 TEST(ManifestFileTest, ErrorsNameTheFile) {
   std::string path = TestFile("m.json");
-  ASSERT_TRUE(WriteManifest(path, FsManifest()).ok());
+  ASSERT_OK(WriteManifest(path, FsManifest()));
   ASSERT_EQ(::chmod(path.c_str(), 0664), 0);
   absl::StatusOr<Manifest> m = ReadManifest(path);
   EXPECT_EQ(m.status().code(), absl::StatusCode::kFailedPrecondition);

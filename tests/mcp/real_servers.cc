@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "mcp/pin.h"
 #include "runtime/base/string_view.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp::real_servers {
 namespace {
@@ -83,7 +84,7 @@ absl::StatusOr<ToolResult> CallTool(McpTool& tool, std::string_view args, const 
 
 Manifest PinOrFail(const Server& server, const world::World& world) {
   absl::StatusOr<Manifest> manifest = Pin(server, world);
-  EXPECT_TRUE(manifest.ok()) << manifest.status();
+  EXPECT_OK(manifest);
   return manifest.ok() ? *std::move(manifest) : Manifest();
 }
 

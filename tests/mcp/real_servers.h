@@ -36,7 +36,7 @@ std::string Script(std::string_view package);
 Server NodeServer(std::string name, std::string_view package,
                   std::initializer_list<std::string> args = {});
 
-// The filesystem server confined to `sandbox`, named "fs" as in the reference's example.
+// The filesystem server confined to `sandbox`, named "fs" as in the MCP demonstration.
 Server Filesystem(const std::string& sandbox);
 // The everything server over stdio, named "everything".
 Server Everything();

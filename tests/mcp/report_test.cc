@@ -1,4 +1,4 @@
-// The load report (reference/mcp.md §4.7; ExampleLoad, TestReport_StringEscapesWhatTheServerChose):
+// The load report (docs/mcp.md, "Check"):
 // one line per entry in a fixed order, and nothing a server chose can reach the terminal raw.
 #include "mcp/report.h"
 
@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
@@ -98,7 +99,7 @@ TEST(ReportTest, JsonLeavesOutEmptyListsAndKeepsTheText) {
       R"("registered":[{"name":"fs_read_file","side_effect":"read_only","tool":"read_file"},)"
       R"({"hint_mismatch":"hint","name":"w","side_effect":"destructive","tool":"write_file"}],)"
       R"("server":"fs","unclassified":["c1","c2"],"unpinned":["u"]})");
-  EXPECT_TRUE(json::Parse(report.Json()).ok());
+  EXPECT_OK(json::Parse(report.Json()));
 }
 
 }  // namespace

@@ -1,8 +1,6 @@
-// Mapping a tools/call result to what the run records (reference/mcp.md §5.3; tool_test.go's
-// TestCall_* and TestCapText_NeverExceedsTheCap, security_test.go's
-// TestCall_StructuredContentKeepsItsNumbers). Sizes count what OUR canonical encoder writes:
-// only `"`, `\` and control characters are escaped, and a run of bytes that is not UTF-8 is one
-// U+FFFD written raw.
+// Mapping a tools/call result to what the run records (docs/mcp.md, "What a call does"). Sizes
+// count what OUR canonical encoder writes: only `"`, `\` and control characters are escaped, and a
+// run of bytes that is not UTF-8 is one U+FFFD written raw.
 #include "mcp/result_content.h"
 
 #include <string>
@@ -14,6 +12,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/utf8.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
@@ -25,7 +24,7 @@ using ::testing::StartsWith;
 MappedResult Map(std::string_view result, std::string_view tool = "read_file",
                  std::size_t cap = kDefaultMaxContentBytes) {
   absl::StatusOr<MappedResult> mapped = MapCallResult(result, "fs", tool, cap);
-  EXPECT_TRUE(mapped.ok()) << mapped.status();
+  EXPECT_OK(mapped);
   return mapped.value_or(MappedResult{});
 }
 
@@ -36,7 +35,7 @@ std::string TextResult(std::string_view text) {
 // The text a recorded JSON string holds.
 std::string Decoded(std::string_view json_string) {
   absl::StatusOr<json::Document> document = json::Parse(json_string);
-  EXPECT_TRUE(document.ok()) << document.status() << ": " << json_string;
+  EXPECT_OK(document) << json_string;
   if (!document.ok() || !document->root().is_string()) return "<not a JSON string>";
   return std::string(document->root().string_value());
 }
@@ -271,7 +270,7 @@ TEST(CapTextTest, BytesThatAreNotUtf8EncodeAsOneReplacementARun) {
     EXPECT_LE(capped.json.size(), cap);
     EXPECT_TRUE(capped.truncated);
     EXPECT_THAT(capped.text, EndsWith(kTruncationMarker));
-    EXPECT_TRUE(json::Parse(capped.json).ok());
+    EXPECT_OK(json::Parse(capped.json));
   }
 }
 

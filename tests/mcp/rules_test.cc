@@ -1,4 +1,4 @@
-// The operator's rules (reference/mcp.md §3.1, §3.2; file_test.go's TestReadRules_*): every field
+// The operator's rules (docs/mcp.md, "Classify"): every field
 // converts, and whatever the reader does not know is refused naming the file, tool and field.
 #include "mcp/rules.h"
 
@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::mcp {
@@ -48,7 +49,7 @@ TEST(ReadRulesTest, ConvertsTheOperatorsFormat) {
     "write_file": {"side_effect": "local_mutation"}
   })");
   absl::StatusOr<Rules> rules = ReadRules(path);
-  ASSERT_TRUE(rules.ok()) << rules.status();
+  ASSERT_OK(rules);
   ASSERT_EQ(rules->size(), 2u);
   const Rule& read = rules->at("read_file");
   EXPECT_EQ(read.side_effect, SideEffect::kReadOnly);
@@ -115,13 +116,13 @@ TEST(ReadRulesTest, RefusesAFileOthersCanWrite) {
     EXPECT_THAT(rules.status().message(), HasSubstr("rules: " + path + " has mode -rw-"));
   }
   for (mode_t mode : {0600, 0644, 0444}) {
-    EXPECT_TRUE(ReadRules(WriteFile("ok" + std::to_string(mode), "{}", mode)).ok());
+    EXPECT_OK(ReadRules(WriteFile("ok" + std::to_string(mode), "{}", mode)));
   }
 }
 
 TEST(ParseRulesTest, AMissingSideEffectIsLeftForLoadToRefuse) {
   absl::StatusOr<Rules> rules = Parse(R"({"a":{"timeout":"1s"},"b":{"side_effect":""}})");
-  ASSERT_TRUE(rules.ok()) << rules.status();
+  ASSERT_OK(rules);
   EXPECT_EQ(rules->at("a").side_effect, std::nullopt);
   EXPECT_EQ(rules->at("b").side_effect, std::nullopt);
 }
@@ -129,7 +130,7 @@ TEST(ParseRulesTest, AMissingSideEffectIsLeftForLoadToRefuse) {
 TEST(ParseRulesTest, AnEmptyOrNegativeTimeoutMeansTheServersDefault) {
   absl::StatusOr<Rules> rules =
       Parse(R"({"a":{"timeout":""},"b":{"timeout":"-5s"},"c":{"timeout":"1m30s"},"d":{}})");
-  ASSERT_TRUE(rules.ok()) << rules.status();
+  ASSERT_OK(rules);
   EXPECT_EQ(rules->at("a").timeout, absl::ZeroDuration());
   EXPECT_EQ(rules->at("b").timeout, absl::ZeroDuration());
   EXPECT_EQ(rules->at("c").timeout, absl::Seconds(90));
@@ -147,7 +148,7 @@ TEST(ParseRulesTest, AConfigurationsRuleAddsOutcomeAndRepeatWindow) {
             R"("balance":{"side_effect":"read_only","outcome":"require_approval",)"
             R"("repeat_window":"5m"},"other":{"side_effect":"read_only","outcome":"allow"}})",
             RuleFields::kConfig);
-  ASSERT_TRUE(rules.ok()) << rules.status();
+  ASSERT_OK(rules);
   EXPECT_EQ(rules->at("pay").outcome, PolicyOutcome::kDeny);
   EXPECT_EQ(rules->at("pay").repeat_window, absl::ZeroDuration());
   EXPECT_EQ(rules->at("balance").outcome, PolicyOutcome::kRequireApproval);

@@ -1,8 +1,7 @@
-// The reference's example end to end (reference/mcp.md §9, checklist §10.7
-// TestDriver_ApprovalNamesThePrefixedTool) against the real filesystem server: a driver over a
-// real SQLite file runs the loaded tools under a policy that allows reads and pauses writes for
-// an operator; the pending approval names the model-visible tool, and only once it is approved
-// and the run resumed does the server write, exactly what was approved.
+// The MCP demonstration end to end (docs/mcp.md, "The demonstration") against the real filesystem
+// server: a driver over a real SQLite file runs the loaded tools under a policy that allows reads
+// and pauses writes for an operator; the pending approval names the model-visible tool, and only
+// once it is approved and the run resumed does the server write, exactly what was approved.
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -27,6 +26,7 @@
 #include "runtime/world/entropy.h"
 #include "runtime/world/real_scheduler.h"
 #include "tests/mcp/real_servers.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::mcp {
@@ -92,11 +92,11 @@ TEST(FilesystemDriverTest, ApprovalNamesThePrefixedToolAndTheServerWritesOnlyWha
   write.allow_hint_mismatch = true;
   rules.emplace("write_file", write);
   LoadResult loaded = Load(server, &manifest, rules, real.world());
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
 
   absl::StatusOr<std::unique_ptr<store::Store>> store =
       store::Store::Open(test_support::TestFile("agentrt.db"), real.clock());
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   world::RealScheduler scheduler;
   world::SeededEntropy entropy(7);
   SandboxPolicy policy;
@@ -114,35 +114,35 @@ TEST(FilesystemDriverTest, ApprovalNamesThePrefixedToolAndTheServerWritesOnlyWha
   options.scheduler = &scheduler;
   absl::StatusOr<std::unique_ptr<Driver>> driver =
       Driver::Create(**store, real.clock(), entropy, options);
-  ASSERT_TRUE(driver.ok()) << driver.status();
+  ASSERT_OK(driver);
 
   absl::StatusOr<agentrt::Run> run = (*driver)->Start("Answer the question in the sandbox");
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kWaitingForApproval);
   EXPECT_FALSE(std::filesystem::exists(answer));  // nothing written before the operator says so
   absl::StatusOr<std::vector<Step>> steps = ReadSteps(**store, run->id);
-  ASSERT_TRUE(steps.ok()) << steps.status();
+  ASSERT_OK(steps);
   ASSERT_EQ(steps->size(), 2u);
   EXPECT_EQ((*steps)[0].observation->content, R"({"content":"What is the answer?\n"})");
 
   absl::StatusOr<Approval> pending = PendingApproval(**store, run->id);
-  ASSERT_TRUE(pending.ok()) << pending.status();
+  ASSERT_OK(pending);
   EXPECT_EQ(pending->kind, "file_write");
   absl::StatusOr<json::Document> capability = json::Parse(pending->capability);
-  ASSERT_TRUE(capability.ok()) << capability.status();
+  ASSERT_OK(capability);
   EXPECT_EQ(StringAt(capability->root(), "tool"), "fs_write_file");
   EXPECT_EQ(pending->capability,
             absl::StrCat(R"({"args":)", write_args, R"(,"tool":"fs_write_file"})"));
 
   absl::StatusOr<Approval> approved =
       Approve(**store, real.clock(), run->id, pending->id, Decider{.by = "operator"});
-  ASSERT_TRUE(approved.ok()) << approved.status();
+  ASSERT_OK(approved);
   absl::StatusOr<agentrt::Run> resumed = (*driver)->Resume(run->id);
-  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_OK(resumed);
   EXPECT_EQ(resumed->status, RunStatus::kCompleted);
   EXPECT_EQ(ReadFile(answer), "42\n");
   steps = ReadSteps(**store, run->id);
-  ASSERT_TRUE(steps.ok()) << steps.status();
+  ASSERT_OK(steps);
   ASSERT_EQ(steps->size(), 3u);
   EXPECT_EQ((*steps)[1].observation->content,
             json::JsonObject().String("content", "Successfully wrote to " + answer).Build());

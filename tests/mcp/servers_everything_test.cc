@@ -1,7 +1,7 @@
 // The MCP client against the real, pinned everything server (fixtures/servers/): over stdio, what
-// a client that declares no capabilities is offered and sent, every content kind mapped as
-// reference/mcp.md §5.3 says, an isError result, a call past its deadline, the environment a
-// stdio server gets (§1.4); over streamable HTTP on loopback, pin, load, calls and the session's
+// a client that declares no capabilities is offered and sent, every content kind mapped (docs/
+// mcp.md, "What a call does"), an isError result, a call past its deadline, the environment a
+// stdio server gets; over streamable HTTP on loopback, pin, load, calls and the session's
 // end. The facts asserted are those fixtures/servers/README.md writes down.
 #include <sys/types.h>
 
@@ -22,6 +22,7 @@
 #include "tests/mcp/http_everything.h"
 #include "tests/mcp/real_servers.h"
 #include "tests/support/process_gone.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::mcp {
@@ -34,6 +35,7 @@ using ::agentrt::mcp::real_servers::GroupGone;
 using ::agentrt::mcp::real_servers::Named;
 using ::agentrt::mcp::real_servers::PinOrFail;
 using ::agentrt::mcp::real_servers::RealWorld;
+using ::agentrt::test_support::IsOk;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
@@ -74,7 +76,7 @@ void TimeOutThenGetTheRightAnswer(const Server& server, const world::World& w) {
   Manifest manifest = PinOrFail(server, w);
   LoadResult loaded = Load(server, &manifest,
                            Classify({"trigger-long-running-operation"}, SideEffect::kReadOnly), w);
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
   McpTool* slow = Named(loaded, "everything_trigger-long-running-operation");
   ASSERT_NE(slow, nullptr);
   absl::Time before = w.clock->Now();
@@ -86,7 +88,7 @@ void TimeOutThenGetTheRightAnswer(const Server& server, const world::World& w) {
             R"(mcp: server "everything": tool "trigger-long-running-operation": )"
             "no answer to tools/call by the deadline");
   absl::StatusOr<ToolResult> own = CallTool(*slow, R"({"duration":1.5,"steps":1})", *w.clock);
-  ASSERT_TRUE(own.ok()) << own.status();
+  ASSERT_OK(own);
   EXPECT_EQ(own->content,
             R"("Long running operation completed. Duration: 1.5 seconds, Steps: 1.")");
   loaded.connection->Close();
@@ -151,7 +153,7 @@ TEST_F(EverythingServerTest, EveryContentKindMapsAsTheReferenceSays) {
                      "get-resource-reference", "get-structured-content", "get-annotated-message"},
                     SideEffect::kReadOnly),
            world_.world());
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
   EXPECT_EQ(loaded.tools.size(), 7u);
   EXPECT_EQ(loaded.report->unclassified.size(), kEverythingTools.size() - 7);
 
@@ -178,14 +180,14 @@ TEST_F(EverythingServerTest, EveryContentKindMapsAsTheReferenceSays) {
     McpTool* tool = Named(loaded, c.tool);
     ASSERT_NE(tool, nullptr);
     absl::StatusOr<ToolResult> result = CallTool(*tool, c.args, world_.clock());
-    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_OK(result);
     EXPECT_EQ(result->content, c.content);
   }
   // An embedded resource: its text (which carries the time it was made) never reaches the model.
   absl::StatusOr<ToolResult> embedded =
       CallTool(*Named(loaded, "everything_get-resource-reference"),
                R"({"resourceType":"Text","resourceId":1})", world_.clock());
-  ASSERT_TRUE(embedded.ok()) << embedded.status();
+  ASSERT_OK(embedded);
   EXPECT_THAT(embedded->content, HasSubstr(R"(\n[embedded resource omitted]\n)"));
   EXPECT_THAT(embedded->content, Not(HasSubstr("plaintext resource created at")));
   loaded.connection->Close();
@@ -197,10 +199,10 @@ TEST_F(EverythingServerTest, AnIsErrorResultIsAnErrorTheAgentSeesNotAnAbort) {
   LoadResult loaded =
       Load(server, &manifest, Classify({"get-resource-reference"}, SideEffect::kReadOnly),
            world_.world());
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
   absl::StatusOr<ToolResult> result = CallTool(*Named(loaded, "everything_get-resource-reference"),
                                                R"({"resourceId":0})", world_.clock());
-  ASSERT_FALSE(result.ok());
+  ASSERT_THAT(result, Not(IsOk()));
   EXPECT_FALSE(IsAbortRun(result.status()));
   EXPECT_EQ(result.status().code(), absl::StatusCode::kUnknown);
   EXPECT_EQ(ToStd(result.status().message()),
@@ -210,7 +212,7 @@ TEST_F(EverythingServerTest, AnIsErrorResultIsAnErrorTheAgentSeesNotAnAbort) {
   absl::StatusOr<ToolResult> again =
       CallTool(*Named(loaded, "everything_get-resource-reference"),
                R"({"resourceType":"Blob","resourceId":2})", world_.clock());
-  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_OK(again);
   EXPECT_THAT(again->content, HasSubstr("[embedded resource omitted]"));
   loaded.connection->Close();
 }
@@ -236,9 +238,9 @@ TEST_F(EverythingServerTest, TheServerGetsOnlyTheEnvironmentItIsGiven) {
   server.env = {"GIVEN=yes"};
   Manifest manifest = PinOrFail(server, w);
   LoadResult loaded = Load(server, &manifest, Classify({"get-env"}, SideEffect::kReadOnly), w);
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
   absl::StatusOr<ToolResult> env = CallTool(*Named(loaded, "everything_get-env"), "{}", *w.clock);
-  ASSERT_TRUE(env.ok()) << env.status();
+  ASSERT_OK(env);
   EXPECT_THAT(KeysOfTheObjectIn(env->content), ElementsAre("GIVEN", "HOME", "LANG", "PATH"));
   EXPECT_THAT(env->content, Not(HasSubstr("not for servers")));
   loaded.connection->Close();
@@ -252,10 +254,10 @@ class EverythingOverHttpTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::Status started = http_.Start(absl::Seconds(30));
-    ASSERT_TRUE(started.ok()) << started;
+    ASSERT_OK(started);
     absl::StatusOr<std::unique_ptr<world::CurlNetwork>> network =
         world::CurlNetwork::Create(world_.clock(), {.loopback_only = true});
-    ASSERT_TRUE(network.ok()) << network.status();
+    ASSERT_OK(network);
     network_ = *std::move(network);
     server_ = http_.server();
   }
@@ -286,14 +288,14 @@ TEST_F(EverythingOverHttpTest, PinLoadAndCallsWorkAndEachSessionIsDeletedAtClose
   LoadResult loaded =
       Load(server_, &manifest, Classify({"echo", "get-structured-content"}, SideEffect::kReadOnly),
            World());
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
   absl::StatusOr<ToolResult> echo =
       CallTool(*Named(loaded, "everything_echo"), R"({"message":"over http"})", world_.clock());
-  ASSERT_TRUE(echo.ok()) << echo.status();
+  ASSERT_OK(echo);
   EXPECT_EQ(echo->content, R"("Echo: over http")");
   absl::StatusOr<ToolResult> weather = CallTool(*Named(loaded, "everything_get-structured-content"),
                                                 R"({"location":"New York"})", world_.clock());
-  ASSERT_TRUE(weather.ok()) << weather.status();
+  ASSERT_OK(weather);
   EXPECT_EQ(weather->content, R"({"conditions":"Cloudy","humidity":82,"temperature":33})");
   loaded.connection->Close();
   // Pin's session and Load's each ended with a DELETE, which the server logs on stdout before

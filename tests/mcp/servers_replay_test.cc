@@ -2,7 +2,7 @@
 // server gone: over stdio (the filesystem server) the replay starts no process, over streamable
 // HTTP (the everything server) it reaches no server, yet each pins the same manifest, registers
 // the same tools and gets the same call results, byte for byte, because the client asks the
-// world for exactly what it asked while recording (DESIGN.md "Replay first").
+// world for exactly what it asked while recording (docs/architecture.md, "Record and replay").
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -22,6 +22,7 @@
 #include "tests/mcp/http_everything.h"
 #include "tests/mcp/real_servers.h"
 #include "tests/support/process_gone.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/tap_launcher.h"
 #include "tests/support/test_folder.h"
 
@@ -47,7 +48,7 @@ Outcome Session(const world::World& w, const std::filesystem::path& sandbox) {
   Outcome out;
   Server server = real_servers::Filesystem(sandbox.string());
   absl::StatusOr<Manifest> manifest = Pin(server, w);
-  EXPECT_TRUE(manifest.ok()) << manifest.status();
+  EXPECT_OK(manifest);
   if (!manifest.ok()) return out;
   out.manifest = *manifest;
   Rules rules = real_servers::Classify({"read_text_file"}, SideEffect::kReadOnly);
@@ -57,7 +58,7 @@ Outcome Session(const world::World& w, const std::filesystem::path& sandbox) {
   write.allow_hint_mismatch = true;
   rules.emplace("write_file", write);
   LoadResult loaded = Load(server, &out.manifest, rules, w);
-  EXPECT_TRUE(loaded.status.ok()) << loaded.status;
+  EXPECT_OK(loaded.status);
   if (!loaded.status.ok()) return out;
   out.report = loaded.report->Text();
   const std::string note = (sandbox / "note.txt").string();
@@ -99,7 +100,7 @@ TEST(FilesystemReplayTest, ASessionReplaysWithTheServerGoneToTheSameManifestAndR
     recorded = Session(w, sandbox);
     recorded_processes = tap.processes();
   }
-  ASSERT_TRUE(recorder.status().ok()) << recorder.status();
+  ASSERT_OK(recorder.status());
   EXPECT_EQ(recorded.manifest.tools.size(), 14u);
   EXPECT_THAT(recorded.report, HasSubstr("fs: registered write_file as fs_write_file"));
   ASSERT_EQ(recorded.results.size(), 3u);
@@ -118,7 +119,7 @@ TEST(FilesystemReplayTest, ASessionReplaysWithTheServerGoneToTheSameManifestAndR
   world::World w = replaying.world();
   w.launcher = &tap;
   Outcome replayed = Session(w, sandbox);
-  EXPECT_TRUE(replaying.cursor().Finish().ok()) << replaying.cursor().Finish();
+  EXPECT_OK(replaying.cursor().Finish());
 
   EXPECT_EQ(replayed.manifest, recorded.manifest);  // pinned_at included: the clock replayed
   EXPECT_EQ(replayed.report, recorded.report);
@@ -142,13 +143,13 @@ TEST(FilesystemReplayTest, ASessionReplaysWithTheServerGoneToTheSameManifestAndR
 Outcome HttpSession(const world::World& w, const Server& server) {
   Outcome out;
   absl::StatusOr<Manifest> manifest = Pin(server, w);
-  EXPECT_TRUE(manifest.ok()) << manifest.status();
+  EXPECT_OK(manifest);
   if (!manifest.ok()) return out;
   out.manifest = *manifest;
   LoadResult loaded =
       Load(server, &out.manifest,
            real_servers::Classify({"echo", "get-structured-content"}, SideEffect::kReadOnly), w);
-  EXPECT_TRUE(loaded.status.ok()) << loaded.status;
+  EXPECT_OK(loaded.status);
   if (!loaded.status.ok()) return out;
   out.report = loaded.report->Text();
   out.results.push_back(Text(real_servers::CallTool(*real_servers::Named(loaded, "everything_echo"),
@@ -164,10 +165,10 @@ TEST(EverythingReplayTest, AStreamableHttpSessionReplaysWithTheServerGone) {
   real_servers::RealWorld real;
   real_servers::HttpEverything http(real.clock(), *real.environment().Get("PATH"));
   absl::Status started = http.Start(absl::Seconds(30));
-  ASSERT_TRUE(started.ok()) << started;
+  ASSERT_OK(started);
   absl::StatusOr<std::unique_ptr<world::CurlNetwork>> network =
       world::CurlNetwork::Create(real.clock(), {.loopback_only = true});
-  ASSERT_TRUE(network.ok()) << network.status();
+  ASSERT_OK(network);
   world::ManualClock scheduler(absl::UnixEpoch());
   world::SeededEntropy entropy(7);
   replay::CassetteRecorder recorder({.created_by = "agentrt test"});
@@ -181,7 +182,7 @@ TEST(EverythingReplayTest, AStreamableHttpSessionReplaysWithTheServerGone) {
                                      recorder);
     recorded = HttpSession(recording.world(), http.server());
   }
-  ASSERT_TRUE(recorder.status().ok()) << recorder.status();
+  ASSERT_OK(recorder.status());
   ASSERT_EQ(recorded.results.size(), 2u);
   EXPECT_THAT(recorded.results[0], HasSubstr(R"("Echo: recorded")"));
   pid_t pid = static_cast<pid_t>(http.pid());
@@ -190,7 +191,7 @@ TEST(EverythingReplayTest, AStreamableHttpSessionReplaysWithTheServerGone) {
 
   replay::ReplayingWorld replaying(recorder.cassette());
   Outcome replayed = HttpSession(replaying.world(), http.server());
-  EXPECT_TRUE(replaying.cursor().Finish().ok()) << replaying.cursor().Finish();
+  EXPECT_OK(replaying.cursor().Finish());
   EXPECT_EQ(replayed.manifest, recorded.manifest);
   EXPECT_EQ(replayed.report, recorded.report);
   EXPECT_EQ(replayed.results, recorded.results);

@@ -1,8 +1,8 @@
 // The MCP client against the real, pinned Node MCP servers (fixtures/servers/) that keep files:
-// the filesystem server with the shipped rules (reference/mcp.md §9) — its pin, the load report,
-// calls that write and read in the sandbox, a refused path, the cap, Close — and the memory
-// server's graph and destructive hints. The real-server counterparts of the reference's
-// checklist (§10.1, §10.2, §10.7); the facts asserted are those fixtures/servers/README.md
+// the filesystem server with the shipped rules (docs/mcp.md, "The demonstration") — its pin, the
+// load report, calls that write and read in the sandbox, a refused path, the cap, Close — and the
+// memory server's graph and destructive hints. The real-server counterparts of the
+// client's own tests; the facts asserted are those fixtures/servers/README.md
 // writes down. The everything server: servers_everything_test.cc.
 #include <sys/stat.h>
 
@@ -23,6 +23,7 @@
 #include "runtime/json/sha256.h"
 #include "tests/mcp/real_servers.h"
 #include "tests/support/process_gone.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::mcp {
@@ -36,6 +37,7 @@ using ::agentrt::mcp::real_servers::PinOrFail;
 using ::agentrt::mcp::real_servers::ReadFile;
 using ::agentrt::mcp::real_servers::RealWorld;
 using ::agentrt::mcp::real_servers::WriteFile;
+using ::agentrt::test_support::IsOk;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
@@ -61,7 +63,7 @@ class FilesystemServerTest : public ::testing::Test {
                              "fixtures/mcp/filesystem.rules.json"));
     EXPECT_EQ(::chmod(copy.c_str(), 0600), 0);
     absl::StatusOr<Rules> rules = ReadRules(copy.string());
-    EXPECT_TRUE(rules.ok()) << rules.status();
+    EXPECT_OK(rules);
     return rules.ok() ? *rules : Rules();
   }
 
@@ -134,7 +136,7 @@ TEST_F(FilesystemServerTest, ShippedRulesRegisterTheFourReadsAndWriteFileOverIts
   EXPECT_TRUE(rules.at("write_file").allow_hint_mismatch);
 
   LoadResult loaded = LoadShipped();
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
   ASSERT_TRUE(loaded.report.has_value());
   EXPECT_EQ(loaded.report->Text(),
             "fs: registered directory_tree as fs_directory_tree (read_only)\n"
@@ -168,14 +170,14 @@ TEST_F(FilesystemServerTest, ShippedRulesRegisterTheFourReadsAndWriteFileOverIts
 
 TEST_F(FilesystemServerTest, WriteThenReadRoundTripsAFileInTheSandbox) {
   LoadResult loaded = LoadShipped();
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
   const std::string path = (sandbox_ / "note.txt").string();
   const std::string text = "first line\nsecond line, \"quoted\" and \xc3\xa9\n";
 
   absl::StatusOr<ToolResult> wrote = CallTool(
       *Named(loaded, "fs_write_file"),
       json::JsonObject().String("path", path).String("content", text).Build(), world_.clock());
-  ASSERT_TRUE(wrote.ok()) << wrote.status();
+  ASSERT_OK(wrote);
   EXPECT_EQ(wrote->content,
             json::JsonObject().String("content", "Successfully wrote to " + path).Build());
   EXPECT_EQ(ReadFile(path), text);
@@ -183,7 +185,7 @@ TEST_F(FilesystemServerTest, WriteThenReadRoundTripsAFileInTheSandbox) {
   absl::StatusOr<ToolResult> read =
       CallTool(*Named(loaded, "fs_read_text_file"), json::JsonObject().String("path", path).Build(),
                world_.clock());
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   // Structured content fits the cap, so it is kept as the object it is.
   EXPECT_EQ(read->content, json::JsonObject().String("content", text).Build());
   EXPECT_EQ(read->summary, absl::StrCat("fs/read_text_file: ", read->content.size(), " bytes"));
@@ -192,14 +194,14 @@ TEST_F(FilesystemServerTest, WriteThenReadRoundTripsAFileInTheSandbox) {
 
 TEST_F(FilesystemServerTest, PathOutsideTheSandboxIsAnErrorObservationNamingAccessDenied) {
   LoadResult loaded = LoadShipped();
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
   const std::string outside = (test_support::TestFolder() / "outside.txt").string();
   WriteFile(outside, "not for the agent\n");
 
   absl::StatusOr<ToolResult> read =
       CallTool(*Named(loaded, "fs_read_text_file"),
                json::JsonObject().String("path", outside).Build(), world_.clock());
-  ASSERT_FALSE(read.ok());
+  ASSERT_THAT(read, Not(IsOk()));
   EXPECT_FALSE(IsAbortRun(read.status()));  // an observation for the agent, not the run's end
   EXPECT_EQ(read.status().code(), absl::StatusCode::kUnknown);
   EXPECT_THAT(ToStd(read.status().message()), StartsWith("fs/read_text_file: "));
@@ -211,14 +213,14 @@ TEST_F(FilesystemServerTest, PathOutsideTheSandboxIsAnErrorObservationNamingAcce
 
 TEST_F(FilesystemServerTest, CloseLeavesNoServerProcessAndLaterCallsFailAtOnce) {
   LoadResult loaded = LoadShipped();
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
   McpTool* list = Named(loaded, "fs_list_directory");
   ASSERT_NE(list, nullptr);
   WriteFile(sandbox_ / "a.txt", "a");
   std::filesystem::create_directories(sandbox_ / "d");
   absl::StatusOr<ToolResult> listed =
       CallTool(*list, json::JsonObject().String("path", sandbox_.string()).Build(), world_.clock());
-  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_OK(listed);
   EXPECT_EQ(listed->content, R"({"content":"[FILE] a.txt\n[DIR] d"})");
   pid_t pid = static_cast<pid_t>(world_.tap().last().pid);
   ASSERT_GT(pid, 0);
@@ -239,13 +241,13 @@ TEST_F(FilesystemServerTest, CloseLeavesNoServerProcessAndLaterCallsFailAtOnce) 
 
 TEST_F(FilesystemServerTest, AFileOverTheCapIsCutToTheCapWithTheMarker) {
   LoadResult loaded = LoadShipped();
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
   const std::string path = (sandbox_ / "big.txt").string();
   WriteFile(path, std::string(100 * 1024, 'x'));
   absl::StatusOr<ToolResult> read =
       CallTool(*Named(loaded, "fs_read_text_file"), json::JsonObject().String("path", path).Build(),
                world_.clock());
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   // The structured copy ({"content":"xx…"}) is over the 64 KiB cap, so the text block stands
   // in for it, cut so that the JSON string recorded is exactly the cap, marker included.
   const std::size_t structured = std::string(R"({"content":""})").size() + 100 * 1024;
@@ -274,18 +276,18 @@ TEST_F(MemoryServerTest, CreatedEntitiesComeBackInTheGraph) {
   Rules rules = Classify({"read_graph"}, SideEffect::kReadOnly);
   rules.merge(Classify({"create_entities"}, SideEffect::kLocalMutation));
   LoadResult loaded = Load(Memory(), &manifest, rules, world_.world());
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
   const std::string entity =
       R"({"entityType":"project","name":"agentrt","observations":["written in C++20"]})";
 
   absl::StatusOr<ToolResult> created =
       CallTool(*Named(loaded, "memory_create_entities"),
                absl::StrCat(R"({"entities":[)", entity, "]}"), world_.clock());
-  ASSERT_TRUE(created.ok()) << created.status();
+  ASSERT_OK(created);
   EXPECT_EQ(created->content, absl::StrCat(R"({"entities":[)", entity, "]}"));
   absl::StatusOr<ToolResult> graph =
       CallTool(*Named(loaded, "memory_read_graph"), "{}", world_.clock());
-  ASSERT_TRUE(graph.ok()) << graph.status();
+  ASSERT_OK(graph);
   EXPECT_EQ(graph->content, absl::StrCat(R"({"entities":[)", entity, R"(],"relations":[]})"));
   loaded.connection->Close();
   // The graph went where MEMORY_FILE_PATH said.
@@ -301,7 +303,7 @@ TEST_F(MemoryServerTest, ADeleteToolClassifiedLocalMutationIsRefusedNamingDestru
   Rules rules = Classify({"read_graph"}, SideEffect::kReadOnly);
   rules.merge(Classify({"delete_entities"}, SideEffect::kLocalMutation));
   LoadResult loaded = Load(Memory(), &manifest, rules, world_.world());
-  ASSERT_TRUE(loaded.status.ok()) << loaded.status;
+  ASSERT_OK(loaded.status);
   ASSERT_EQ(loaded.report->refused.size(), 1u);
   EXPECT_EQ(loaded.report->refused[0].tool, "delete_entities");
   EXPECT_EQ(loaded.report->refused[0].reason,

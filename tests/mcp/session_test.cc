@@ -2,7 +2,7 @@
 // handshake and its versions, requests answered by id while the server asks things of the
 // client, a dead session failing fast, Close at any time, phase errors with the server's stderr,
 // and a child that gets exactly its environment and leaves nothing behind
-// (reference/mcp.md §1.4–1.7, §10.3, §10.5, §10.6).
+// (docs/mcp.md, "The configuration").
 #include "mcp/session.h"
 
 #include <signal.h>
@@ -24,10 +24,12 @@
 #include "runtime/world/environment.h"
 #include "runtime/world/real_launcher.h"
 #include "tests/support/process_gone.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::mcp {
 namespace {
 
+using ::agentrt::test_support::IsOk;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -96,15 +98,15 @@ class SessionTest : public ::testing::Test {
 
 TEST_F(SessionTest, HandshakeThenRequestsAnsweredById) {
   absl::StatusOr<std::unique_ptr<Session>> session = Open({"normal"});
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   EXPECT_EQ((*session)->protocol_version(), "2025-11-25");
   EXPECT_THAT((*session)->server_info(), HasSubstr(R"("serverInfo":{"name":"fake")"));
   absl::StatusOr<std::string> tools = (*session)->Request("tools/list", "", In(absl::Seconds(10)));
-  ASSERT_TRUE(tools.ok()) << tools.status();
+  ASSERT_OK(tools);
   EXPECT_THAT(*tools, HasSubstr(R"("name":"read_file")"));
   absl::StatusOr<std::string> call = (*session)->Request(
       "tools/call", R"({"arguments":{"path":"a"},"name":"read_file"})", In(absl::Seconds(10)));
-  ASSERT_TRUE(call.ok()) << call.status();
+  ASSERT_OK(call);
   EXPECT_THAT(*call, HasSubstr(R"(\"name\":\"read_file\")"));
   absl::StatusOr<std::string> unknown =
       (*session)->Request("resources/list", "", In(absl::Seconds(10)));
@@ -116,7 +118,7 @@ TEST_F(SessionTest, HandshakeThenRequestsAnsweredById) {
 TEST_F(SessionTest, OlderProtocolVersionsAreAcceptedAndOthersRefused) {
   for (const char* version : {"2025-06-18", "2025-03-26"}) {
     absl::StatusOr<std::unique_ptr<Session>> session = Open({"version", version});
-    ASSERT_TRUE(session.ok()) << session.status();
+    ASSERT_OK(session);
     EXPECT_EQ((*session)->protocol_version(), version);
   }
   absl::StatusOr<std::unique_ptr<Session>> future = Open({"version", "2099-01-01\x1b[2J"});
@@ -135,9 +137,9 @@ TEST_F(SessionTest, AServerThatAsksAndChattersIsAnsweredAndTheRequestStillComple
   server.stderr_sink = stderr_text.Sink();
   absl::StatusOr<std::unique_ptr<Session>> session =
       Connect(server, World(), In(absl::Seconds(10)));
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   absl::StatusOr<std::string> tools = (*session)->Request("tools/list", "", In(absl::Seconds(10)));
-  ASSERT_TRUE(tools.ok()) << tools.status();
+  ASSERT_OK(tools);
   EXPECT_THAT(*tools, HasSubstr("read_file"));
   (*session)->Close();  // the server's stderr is whole once it is gone
   std::string text = stderr_text.Text();
@@ -150,7 +152,7 @@ TEST_F(SessionTest, AServerThatAsksAndChattersIsAnsweredAndTheRequestStillComple
 
 TEST_F(SessionTest, AnUnansweredRequestTimesOutSayingWhatTheServerSentInstead) {
   absl::StatusOr<std::unique_ptr<Session>> session = Open({"hang-call"});
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   absl::Time start = clock_.Now();
   absl::StatusOr<std::string> call =
       (*session)->Request("tools/call", R"({"name":"read_file"})", In(absl::Milliseconds(200)));
@@ -158,12 +160,12 @@ TEST_F(SessionTest, AnUnansweredRequestTimesOutSayingWhatTheServerSentInstead) {
   EXPECT_EQ(call.status().message(), "no answer to tools/call by the deadline");
   EXPECT_LT(clock_.Now() - start, absl::Seconds(5));
   // The session is still usable after a timeout.
-  EXPECT_TRUE((*session)->Request("tools/list", "", In(absl::Seconds(10))).ok());
+  EXPECT_OK((*session)->Request("tools/list", "", In(absl::Seconds(10))));
 }
 
 TEST_F(SessionTest, ADeadSessionFailsAtOnceNamingWhyEveryTime) {
   absl::StatusOr<std::unique_ptr<Session>> session = Open({"die-on-call"});
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   absl::StatusOr<std::string> first =
       (*session)->Request("tools/call", R"({"name":"read_file"})", In(absl::Seconds(10)));
   EXPECT_EQ(first.status().code(), absl::StatusCode::kUnavailable);
@@ -176,7 +178,7 @@ TEST_F(SessionTest, ADeadSessionFailsAtOnceNamingWhyEveryTime) {
 
 TEST_F(SessionTest, CloseIsSafeTwiceFromTwoThreadsAndWhileARequestWaits) {
   absl::StatusOr<std::unique_ptr<Session>> session = Open({"hang-call"});
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   absl::StatusOr<std::string> call;
   std::thread caller([&] {
     call = (*session)->Request("tools/call", R"({"name":"read_file"})", In(absl::Seconds(30)));
@@ -332,7 +334,7 @@ TEST_F(SessionTest, AListingThatTimesOutAfterGarbageNamesTheLinesSkipped) {
 
 TEST_F(SessionTest, AServersErrorMessageIsEscapedInTheError) {
   absl::StatusOr<std::unique_ptr<Session>> session = Open({"errors"});
-  ASSERT_FALSE(session.ok());
+  ASSERT_THAT(session, Not(IsOk()));
   std::string message(session.status().message());
   EXPECT_EQ(message.find('\x1b'), std::string::npos);
   EXPECT_EQ(message.find('\r'), std::string::npos);
@@ -346,10 +348,10 @@ TEST_F(SessionTest, TheServerGetsOnlyTheEnvironmentItIsGiven) {
   server.env = {"API_KEY=k", "EMPTY="};
   absl::StatusOr<std::unique_ptr<Session>> session =
       Connect(server, World(), In(absl::Seconds(10)));
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   absl::StatusOr<std::string> call =
       (*session)->Request("tools/call", R"({"name":"env"})", In(absl::Seconds(10)));
-  ASSERT_TRUE(call.ok()) << call.status();
+  ASSERT_OK(call);
   EXPECT_THAT(*call, HasSubstr(R"("text":"PATH=/usr/bin:/bin\nHOME=/home/op\nLANG=C\n)"
                                R"(API_KEY=k\nEMPTY=\n")"));
   EXPECT_THAT(*call, Not(HasSubstr("s3cret")));
@@ -361,7 +363,7 @@ TEST_F(SessionTest, CloseLeavesNoDescendantOfTheServerBehind) {
   server.stderr_sink = stderr_text.Sink();
   absl::StatusOr<std::unique_ptr<Session>> session =
       Connect(server, World(), In(absl::Seconds(10)));
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   // The grandchild is running once the server answered (it printed its pid before serving).
   pid_t grandchild = 0;
   std::string text = stderr_text.TextOnceItHoldsALine("grandchild ", absl::Seconds(10));

@@ -1,4 +1,4 @@
-// Pausing for a human and resuming exactly what the human saw (reference/core.md §5).
+// Pausing for a human and resuming exactly what the human saw (docs/architecture.md, "Approvals").
 #include "runtime/approvals.h"
 
 #include "gmock/gmock.h"
@@ -11,12 +11,16 @@
 #include "runtime/world/entropy.h"
 #include "tests/runtime/approval_story.h"
 #include "tests/runtime/post_tool.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt {
 namespace {
 
+using ::agentrt::test_support::IsOk;
+using ::agentrt::test_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 using ::agentrt::scripted::Complete;
@@ -31,16 +35,16 @@ TEST_F(ApprovalsTest, ApproveThenResumeExecutesExactlyTheRecordedRequestAndConti
   Approval pending = Only();
   EXPECT_EQ(pending.status, ApprovalStatus::kPending);
   EXPECT_THAT(pending.request, HasSubstr(R"("args":{"to":"alice"})"));
-  EXPECT_TRUE(VerifyApprovalHash(pending).ok());
+  EXPECT_OK(VerifyApprovalHash(pending));
   absl::StatusOr<Approval> approved =
       Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", "looks fine", pending.hash});
-  ASSERT_TRUE(approved.ok()) << approved.status();
+  ASSERT_OK(approved);
   EXPECT_EQ(approved->status, ApprovalStatus::kApproved);
   EXPECT_TRUE(post_.calls.empty());
   std::size_t before = store_->ListEvents("run-1")->size();
 
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   ASSERT_THAT(post_.calls, SizeIs(1));
   EXPECT_EQ(post_.calls[0].args, R"({"to":"alice"})");
@@ -56,10 +60,10 @@ TEST_F(ApprovalsTest, ApproveThenResumeExecutesExactlyTheRecordedRequestAndConti
 }
 
 TEST_F(ApprovalsTest, RejectCancelsTheRunAndNothingRuns) {
-  ASSERT_TRUE(Drive({Post("bob")}).ok());
+  ASSERT_OK(Drive({Post("bob")}));
   absl::StatusOr<Approval> rejected =
       Reject(*store_, clock_, "run-1", Only().id, Decider{"ops", "not today"});
-  ASSERT_TRUE(rejected.ok()) << rejected.status();
+  ASSERT_OK(rejected);
   agentrt::Run run = *ReadRun(*store_, "run-1");
   EXPECT_EQ(run.status, RunStatus::kCancelled);
   EXPECT_EQ(run.reason, "approval_rejected");
@@ -74,35 +78,32 @@ TEST_F(ApprovalsTest, RejectCancelsTheRunAndNothingRuns) {
 }
 
 TEST_F(ApprovalsTest, TamperedApprovalRowIsRefusedByHash) {
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
+  ASSERT_OK(Drive({Post("alice")}));
   Approval pending = Only();
-  ASSERT_TRUE(Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""}).ok());
-  ASSERT_TRUE(store_
-                  ->Write([](store::Transaction& tx) {
-                    return store::Sql::Exec(tx,
-                                            "UPDATE approvals SET request_json = "
-                                            "replace(request_json, 'alice', 'mallory')")
-                        .status();
-                  })
-                  .ok());
+  ASSERT_OK(Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""}));
+  ASSERT_OK(store_->Write([](store::Transaction& tx) {
+    return store::Sql::Exec(tx,
+                            "UPDATE approvals SET request_json = "
+                            "replace(request_json, 'alice', 'mallory')")
+        .status();
+  }));
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  ASSERT_FALSE(run.ok());
-  EXPECT_EQ(run.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(run.status().message(), HasSubstr("does not match its recorded request"));
+  ASSERT_THAT(
+      run, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("does not match its recorded request")));
   EXPECT_TRUE(IsApprovalHashError(run.status()));
   EXPECT_TRUE(post_.calls.empty());
   EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kWaitingForApproval);
 }
 
 TEST_F(ApprovalsTest, ChangedToolSpecRePausesInsteadOfRunningUnderTheOldGrant) {
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
-  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  ASSERT_OK(Drive({Post("alice")}));
+  ASSERT_OK(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}));
   post_.description = "Send a message. Also forward it to everyone.";
   std::size_t before = store_->ListEvents("run-1")->size();
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  // §19 resume re-pause: the new evaluation and a new request, no run.resumed.
+  // A resume that pauses again: the new evaluation and a new request, no run.resumed.
   EXPECT_THAT(TypesAfter(before), ElementsAre("step.policy", "approval.requested"));
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kWaitingForApproval);
   EXPECT_TRUE(post_.calls.empty());
   std::vector<Approval> approvals = *ListApprovals(*store_, "run-1");
@@ -117,13 +118,13 @@ TEST_F(ApprovalsTest, ChangedToolSpecRePausesInsteadOfRunningUnderTheOldGrant) {
 TEST_F(ApprovalsTest, ApprovalExpiresAtTheNextDecisionByTheDecidersClock) {
   Limits limits;
   limits.approval_ttl = absl::Minutes(1);
-  ASSERT_TRUE(Drive({Post("alice")}, "", limits).ok());
+  ASSERT_OK(Drive({Post("alice")}, "", limits));
   Approval pending = Only();
   clock_.Advance(absl::Minutes(2));
   std::size_t before = store_->ListEvents("run-1")->size();
   absl::StatusOr<Approval> late = Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""});
   EXPECT_THAT(TypesAfter(before), ElementsAre("approval.decided", "run.finished"));
-  ASSERT_FALSE(late.ok());
+  ASSERT_THAT(late, Not(IsOk()));
   EXPECT_THAT(late.status().message(), HasSubstr("had expired"));
   agentrt::Run run = *ReadRun(*store_, "run-1");
   EXPECT_EQ(run.status, RunStatus::kCancelled);
@@ -134,29 +135,29 @@ TEST_F(ApprovalsTest, ApprovalExpiresAtTheNextDecisionByTheDecidersClock) {
 TEST_F(ApprovalsTest, GrantNotResumedWithinItsTtlExpiresAtResume) {
   Limits limits;
   limits.grant_ttl = absl::Minutes(5);
-  ASSERT_TRUE(Drive({Post("alice")}, "", limits).ok());
-  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  ASSERT_OK(Drive({Post("alice")}, "", limits));
+  ASSERT_OK(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}));
   clock_.Advance(absl::Minutes(6));
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  ASSERT_TRUE(run.ok());
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCancelled);
   EXPECT_EQ(run->reason, "approval_expired");
   EXPECT_TRUE(post_.calls.empty());
 }
 
 TEST_F(ApprovalsTest, ShownHashMustStillMatch) {
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
+  ASSERT_OK(Drive({Post("alice")}));
   absl::StatusOr<Approval> approved =
       Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", "", "0000"});
-  ASSERT_FALSE(approved.ok());
+  ASSERT_THAT(approved, Not(IsOk()));
   EXPECT_THAT(approved.status().message(), HasSubstr("not the one that was shown"));
   EXPECT_TRUE(IsApprovalChangedError(approved.status()));
   EXPECT_EQ(Only().status, ApprovalStatus::kPending);
 }
 
 TEST_F(ApprovalsTest, CancelEndsAnyLiveRunAndRefusesAnEndedOne) {
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
-  ASSERT_TRUE(Cancel(*store_, clock_, "run-1", Decider{"ops", "wrong goal"}).ok());
+  ASSERT_OK(Drive({Post("alice")}));
+  ASSERT_OK(Cancel(*store_, clock_, "run-1", Decider{"ops", "wrong goal"}));
   agentrt::Run run = *ReadRun(*store_, "run-1");
   EXPECT_EQ(run.status, RunStatus::kCancelled);
   EXPECT_EQ(run.reason, "operator_cancelled");
@@ -172,28 +173,25 @@ TEST_F(ApprovalsTest, CancelEndsAnyLiveRunAndRefusesAnEndedOne) {
 // A run left RUNNING by another owner is refused while that owner's lease is live, and taken
 // over (lease.taken_over) once it expired.
 TEST_F(ApprovalsTest, LiveForeignLeaseIsRefusedAndAnExpiredOneTakenOver) {
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
+  ASSERT_OK(Drive({Post("alice")}));
   world::ManualClock lease_clock(absl::FromUnixSeconds(2'000'000'000));
   std::string expiry = "2033-05-18T03:33:50.000000000Z";  // 30 s after lease_clock's time
-  ASSERT_TRUE(store_
-                  ->Write([&](store::Transaction& tx) {
-                    return store::Sql::Exec(
-                               tx,
-                               "UPDATE runs SET status = 'RUNNING', lease_owner = 'other/1', "
-                               "lease_expires_at = ?1",
-                               {std::string_view(expiry)})
-                        .status();
-                  })
-                  .ok());
+  ASSERT_OK(store_->Write([&](store::Transaction& tx) {
+    return store::Sql::Exec(tx,
+                            "UPDATE runs SET status = 'RUNNING', lease_owner = 'other/1', "
+                            "lease_expires_at = ?1",
+                            {std::string_view(expiry)})
+        .status();
+  }));
   agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
   DriverOptions options = Options(&lease_clock);
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   absl::StatusOr<agentrt::Run> refused = driver->Resume("run-1");
-  ASSERT_FALSE(refused.ok());
+  ASSERT_THAT(refused, Not(IsOk()));
   EXPECT_THAT(refused.status().message(), HasSubstr("is leased by other/1 until " + expiry));
   lease_clock.Advance(absl::Minutes(1));
   absl::StatusOr<agentrt::Run> taken = driver->Resume("run-1");
-  ASSERT_TRUE(taken.ok()) << taken.status();
+  ASSERT_OK(taken);
   std::vector<store::Event> events = *store_->ListEvents("run-1");
   bool taken_over = false;
   for (const store::Event& e : events) {
@@ -207,16 +205,13 @@ TEST_F(ApprovalsTest, LiveForeignLeaseIsRefusedAndAnExpiredOneTakenOver) {
 }
 
 TEST_F(ApprovalsTest, AStepThatCannotBeReadFailsTheRunOnResumeWithoutRunningAnything) {
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
-  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
-  ASSERT_TRUE(
-      store_
-          ->Write([](store::Transaction& tx) {
-            return store::Sql::Exec(tx, "UPDATE steps SET decision_json = '{not json'").status();
-          })
-          .ok());
+  ASSERT_OK(Drive({Post("alice")}));
+  ASSERT_OK(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}));
+  ASSERT_OK(store_->Write([](store::Transaction& tx) {
+    return store::Sql::Exec(tx, "UPDATE steps SET decision_json = '{not json'").status();
+  }));
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kFailed);
   EXPECT_EQ(run->reason, "internal_error");
   EXPECT_THAT(run->reason_detail, HasSubstr("step 0 cannot be read: decision: not JSON"));
@@ -226,19 +221,15 @@ TEST_F(ApprovalsTest, AStepThatCannotBeReadFailsTheRunOnResumeWithoutRunningAnyt
 // Leaves run-1 as a crash would: RUNNING under a dead owner's expired lease, step 0 executing
 // the post tool.
 void CrashWhilePosting(store::Store& store) {
-  ASSERT_TRUE(store
-                  .Write([](store::Transaction& tx) -> absl::Status {
-                    for (const char* sql :
-                         {"DELETE FROM approvals",
-                          "UPDATE steps SET status = 'executing', policy_json = ''",
-                          "UPDATE runs SET status = 'RUNNING', lease_owner = 'dead/1', "
-                          "lease_expires_at = '2000-01-01T00:00:00.000000000Z'"}) {
-                      if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok())
-                        return n.status();
-                    }
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_OK(store.Write([](store::Transaction& tx) -> absl::Status {
+    for (const char* sql :
+         {"DELETE FROM approvals", "UPDATE steps SET status = 'executing', policy_json = ''",
+          "UPDATE runs SET status = 'RUNNING', lease_owner = 'dead/1', "
+          "lease_expires_at = '2000-01-01T00:00:00.000000000Z'"}) {
+      if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok()) return n.status();
+    }
+    return absl::OkStatus();
+  }));
 }
 
 TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
@@ -283,7 +274,7 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
   for (const Row& row : rows) {
     SCOPED_TRACE(row.name);
     store_ = *store::Store::OpenInMemory(clock_);
-    ASSERT_TRUE(Drive({Post("alice")}).ok());
+    ASSERT_OK(Drive({Post("alice")}));
     CrashWhilePosting(*store_);
     agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
     DriverOptions options = Options();
@@ -294,7 +285,7 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
     };
     auto driver = *Driver::Create(*store_, clock_, entropy_, options);
     absl::StatusOr<agentrt::Run> run = driver->Resume("run-1");
-    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_OK(run);
     EXPECT_EQ(run->status, row.status);
     EXPECT_EQ(run->reason, row.reason);
     EXPECT_THAT(run->reason_detail, HasSubstr(row.detail));
@@ -311,22 +302,22 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
 }
 
 TEST_F(ApprovalsTest, AGateAttachesToAGrantAndExecutesItOnce) {
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
+  ASSERT_OK(Drive({Post("alice")}));
   Approval pending = Only();
   DriverOptions options = Options();
   options.agent = nullptr;  // a loop the test owns
   auto gate = *Driver::Create(*store_, clock_, entropy_, options);
   // Not approved yet: attaching refuses and nothing changes.
   EXPECT_THAT(gate->Attach("run-1").status().message(), HasSubstr("is pending, not approved"));
-  ASSERT_TRUE(Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""}).ok());
+  ASSERT_OK(Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""}));
   auto attached = gate->Attach("run-1");
-  ASSERT_TRUE(attached.ok()) << attached.status();
+  ASSERT_OK(attached);
   auto& [session, verdict] = *attached;
   EXPECT_EQ(verdict.outcome, GateVerdict::Outcome::kAllowed);
   EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kWaitingForApproval);  // until Execute
   EXPECT_TRUE(post_.calls.empty());
   absl::StatusOr<Observation> obs = session->Execute();
-  ASSERT_TRUE(obs.ok()) << obs.status();
+  ASSERT_OK(obs);
   EXPECT_EQ(obs->summary, "sent");
   EXPECT_THAT(post_.calls, SizeIs(1));
   // Once: the allowed call was executed.
@@ -341,17 +332,17 @@ TEST_F(ApprovalsTest, AGateAttachesToAGrantAndExecutesItOnce) {
 TEST_F(ApprovalsTest, AGrantHeldByAGateExpiresIfNotExecutedInTime) {
   Limits limits;
   limits.grant_ttl = absl::Minutes(5);
-  ASSERT_TRUE(Drive({Post("alice")}, "", limits).ok());
-  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  ASSERT_OK(Drive({Post("alice")}, "", limits));
+  ASSERT_OK(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}));
   DriverOptions options = Options();
   options.agent = nullptr;  // a loop the test owns
   auto gate = *Driver::Create(*store_, clock_, entropy_, options);
   auto attached = gate->Attach("run-1");
-  ASSERT_TRUE(attached.ok()) << attached.status();
+  ASSERT_OK(attached);
   ASSERT_EQ(attached->second.outcome, GateVerdict::Outcome::kAllowed);
   clock_.Advance(absl::Minutes(6));  // the caller waited too long
   absl::StatusOr<Observation> obs = attached->first->Execute();
-  ASSERT_FALSE(obs.ok());
+  ASSERT_THAT(obs, Not(IsOk()));
   EXPECT_THAT(obs.status().message(), HasSubstr("expired before it was executed"));
   EXPECT_TRUE(IsApprovalExpiredError(obs.status()));
   EXPECT_TRUE(IsNotPendingError(obs.status()));
@@ -360,7 +351,7 @@ TEST_F(ApprovalsTest, AGrantHeldByAGateExpiresIfNotExecutedInTime) {
 }
 
 TEST_F(ApprovalsTest, AGateAttachesToAnInterruptedRunAndGoesOn) {
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
+  ASSERT_OK(Drive({Post("alice")}));
   CrashWhilePosting(*store_);
   DriverOptions options = Options();
   options.agent = nullptr;  // a loop the test owns
@@ -368,24 +359,24 @@ TEST_F(ApprovalsTest, AGateAttachesToAnInterruptedRunAndGoesOn) {
   options.reconcile = [&](const RunView&) -> absl::StatusOr<Reconciliation> { return cont; };
   auto gate = *Driver::Create(*store_, clock_, entropy_, options);
   auto attached = gate->Attach("run-1");
-  ASSERT_TRUE(attached.ok()) << attached.status();
+  ASSERT_OK(attached);
   EXPECT_EQ(attached->second.outcome, GateVerdict::Outcome::kOpen);
   EXPECT_TRUE(*attached->first->Step());
   EXPECT_TRUE(post_.calls.empty());
 }
 
-// §19: a crash takeover writes lease.taken_over, step.interrupted per step in flight, then
+// A crash takeover writes lease.taken_over, step.interrupted per step in flight, then
 // (a side effect with unknown outcome) step.policy and approval.requested; rejecting it ends
 // the run with approval.decided and run.finished, and nothing runs again.
 TEST_F(ApprovalsTest, TakeoverOfAnInterruptedSideEffectFollowsTheCanonicalSequence) {
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
+  ASSERT_OK(Drive({Post("alice")}));
   CrashWhilePosting(*store_);
   std::size_t before = store_->ListEvents("run-1")->size();
   agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
   DriverOptions options = Options();
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   absl::StatusOr<agentrt::Run> run = driver->Resume("run-1");
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kWaitingForApproval);
   EXPECT_THAT(TypesAfter(before), ElementsAre("lease.taken_over", "step.interrupted", "step.policy",
                                               "approval.requested"));
@@ -393,7 +384,7 @@ TEST_F(ApprovalsTest, TakeoverOfAnInterruptedSideEffectFollowsTheCanonicalSequen
   EXPECT_EQ(pending.kind, "interrupted_side_effect");
   EXPECT_THAT(pending.presentation, HasSubstr("whether it took effect is unknown"));
   before = store_->ListEvents("run-1")->size();
-  ASSERT_TRUE(Reject(*store_, clock_, "run-1", pending.id, Decider{"ops", "it went out"}).ok());
+  ASSERT_OK(Reject(*store_, clock_, "run-1", pending.id, Decider{"ops", "it went out"}));
   EXPECT_THAT(TypesAfter(before), ElementsAre("approval.decided", "run.finished"));
   EXPECT_TRUE(post_.calls.empty());
 }
@@ -409,12 +400,9 @@ TEST_F(ApprovalsTest, ALoopThatLostItsRunRecordsNothingMore) {
     }
     absl::StatusOr<ToolResult> Call(const ToolCall&) override {
       // Meanwhile another owner took the run over.
-      EXPECT_TRUE(
-          store_
-              .Write([](store::Transaction& tx) {
-                return store::Sql::Exec(tx, "UPDATE runs SET lease_owner = 'other/1'").status();
-              })
-              .ok());
+      EXPECT_OK(store_.Write([](store::Transaction& tx) {
+        return store::Sql::Exec(tx, "UPDATE runs SET lease_owner = 'other/1'").status();
+      }));
       return ToolResult{"{}", "done"};
     }
     store::Store& store_;
@@ -431,19 +419,19 @@ TEST_F(ApprovalsTest, ALoopThatLostItsRunRecordsNothingMore) {
   options.scheduler = &lease_clock_;
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   absl::StatusOr<agentrt::Run> run = driver->StartWithId("run-1", "stolen", Limits{});
-  ASSERT_FALSE(run.ok());
+  ASSERT_THAT(run, Not(IsOk()));
   EXPECT_THAT(run.status().message(), HasSubstr("is leased by other/1"));
   std::vector<store::Event> events = *store_->ListEvents("run-1");
   EXPECT_EQ(events.back().type, "step.tool_started");  // its outcome was not recorded
 }
 
 TEST_F(ApprovalsTest, PendingApprovalSelectionNeverGuesses) {
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
+  ASSERT_OK(Drive({Post("alice")}));
   absl::StatusOr<Approval> only = PendingApproval(*store_, "run-1");
-  ASSERT_TRUE(only.ok());
+  ASSERT_OK(only);
   EXPECT_EQ(only->id, Only().id);
   EXPECT_EQ(PendingApproval(*store_, "run-1", "nope").status().code(), absl::StatusCode::kNotFound);
-  ASSERT_TRUE(Approve(*store_, clock_, "run-1", only->id, Decider{}).ok());
+  ASSERT_OK(Approve(*store_, clock_, "run-1", only->id, Decider{}));
   EXPECT_THAT(PendingApproval(*store_, "run-1").status().message(),
               HasSubstr("has no pending approval"));
   EXPECT_THAT(PendingApproval(*store_, "run-1", only->id).status().message(),
@@ -470,13 +458,13 @@ TEST_F(ApprovalsTest, NeedApprovalPausesAndBindsWhatWasShown) {
   EXPECT_EQ(pending.hash,
             ApprovalHash(pending.kind, pending.capability, pending.presentation, pending.request));
   absl::StatusOr<json::Document> shown = DecodePresentation(pending);
-  ASSERT_TRUE(shown.ok()) << shown.status();
+  ASSERT_OK(shown);
   EXPECT_EQ(shown->root().Find("summary")->string_value(), "send 1 mail to alice");
 }
 
 TEST(NeedApprovalTest, RefusesValuesThatAreNotJson) {
   absl::StatusOr<PolicyDecision> empty = NeedApproval("k", "r", "", " ");
-  ASSERT_TRUE(empty.ok());
+  ASSERT_OK(empty);
   EXPECT_EQ(empty->capability, "{}");
   EXPECT_EQ(empty->presentation, "{}");
   absl::StatusOr<PolicyDecision> bad = NeedApproval("k", "r", "{}", R"({"a":1,"a":2})");
@@ -495,13 +483,13 @@ TEST(NeedApprovalTest, DecodePresentationReportsWhatIsWrong) {
               HasSubstr("ap-1: presentation is not JSON"));
 }
 
-// reference/core.md §1.3: a decision on an expired approval is ErrApprovalExpired, which also
+// A decision on an expired approval is ErrApprovalExpired, which also
 // matches ErrNotPending; a decided approval and a run in the wrong state are told apart from it
 // by the error, never by its words.
 TEST_F(ApprovalsTest, DecisionOnAnExpiredApprovalIsExpiredAndAlsoNotPending) {
   Limits limits;
   limits.approval_ttl = absl::Minutes(1);
-  ASSERT_TRUE(Drive({Post("alice")}, "", limits).ok());
+  ASSERT_OK(Drive({Post("alice")}, "", limits));
   clock_.Advance(absl::Minutes(2));
   absl::Status late = Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).status();
   EXPECT_EQ(late.code(), absl::StatusCode::kFailedPrecondition);
@@ -516,8 +504,8 @@ TEST_F(ApprovalsTest, DecisionOnAnExpiredApprovalIsExpiredAndAlsoNotPending) {
 }
 
 TEST_F(ApprovalsTest, DecisionOnADecidedApprovalIsNotPendingButNotExpired) {
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
-  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  ASSERT_OK(Drive({Post("alice")}));
+  ASSERT_OK(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}));
   absl::Status twice = Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).status();
   EXPECT_THAT(twice.message(), HasSubstr("is already approved"));
   EXPECT_TRUE(IsNotPendingError(twice));

@@ -17,6 +17,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/fn_tool.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt {
 namespace {
@@ -80,7 +81,7 @@ TEST_F(CancellationTest, ACancelledStartStopsBeforeItsFirstStepAndResumeGoesOn) 
   EXPECT_EQ(ReadLease(*store_, "r")->owner, "");  // another owner may go on at once
   ScriptedAgent again({Call("read", "{}"), Complete()});
   absl::StatusOr<agentrt::Run> resumed = NewDriver(&again, {&read}, "second")->Resume("r");
-  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_OK(resumed);
   EXPECT_EQ(resumed->status, RunStatus::kCompleted);
 }
 
@@ -108,7 +109,7 @@ TEST_F(CancellationTest, ASideEffectStoppedWithoutAnOutcomeWaitsForAnOperator) {
   // Resumed, the call whose outcome is unknown is not run again: an operator decides.
   ScriptedAgent again({Complete()});
   absl::StatusOr<agentrt::Run> resumed = NewDriver(&again, {&pay}, "second")->Resume("r");
-  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_OK(resumed);
   EXPECT_EQ(resumed->status, RunStatus::kWaitingForApproval);
   EXPECT_EQ(PendingApproval(*store_, "r")->kind, kInterruptedSideEffectKind);
   EXPECT_EQ(pay.calls, 1);
@@ -129,7 +130,7 @@ TEST_F(CancellationTest, AReadOnlyCallStoppedWithoutAnOutcomeIsSimplyDoneAgainLa
   // The agent decides by what it sees: the interrupted read, then it reads again and completes.
   ScriptedAgent again({Call("read", "{}"), Complete()});
   absl::StatusOr<agentrt::Run> resumed = NewDriver(&again, {&read}, "second")->Resume("r");
-  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_OK(resumed);
   EXPECT_EQ(resumed->status, RunStatus::kCompleted);
   EXPECT_EQ(read.calls, 2);
 }
@@ -167,7 +168,7 @@ TEST_F(CancellationTest, AnAgentStoppedByTheCancellationFailsNothing) {
   EXPECT_EQ((*ReadSteps(*store_, "r"))[0].status, StepStatus::kDeciding);
   ScriptedAgent again({Complete()});
   absl::StatusOr<agentrt::Run> resumed = NewDriver(&again, {&read}, "second")->Resume("r");
-  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_OK(resumed);
   EXPECT_EQ(resumed->status, RunStatus::kCompleted);
   EXPECT_THAT(Types(), Contains("step.interrupted"));
 }
@@ -273,8 +274,7 @@ TEST_F(CancellationTest, ACancelledResumeOfAGrantLeavesTheGrantForTheNextOne) {
   ScriptedAgent agent({Call("post", "{}"), Complete()});
   ASSERT_EQ(NewDriver(&agent, {&post})->StartWithId("r", "post", Limits{})->status,
             RunStatus::kWaitingForApproval);
-  ASSERT_TRUE(
-      Approve(*store_, clock_, "r", PendingApproval(*store_, "r")->id, Decider{"ops", ""}).ok());
+  ASSERT_OK(Approve(*store_, clock_, "r", PendingApproval(*store_, "r")->id, Decider{"ops", ""}));
   cancel_.Cancel();
   ScriptedAgent again({Complete()});
   EXPECT_EQ(NewDriver(&again, {&post}, "second")->Resume("r", &cancel_).status().code(),
@@ -282,7 +282,7 @@ TEST_F(CancellationTest, ACancelledResumeOfAGrantLeavesTheGrantForTheNextOne) {
   EXPECT_EQ(post.calls, 0);
   EXPECT_EQ(ReadRun(*store_, "r")->status, RunStatus::kWaitingForApproval);
   absl::StatusOr<agentrt::Run> resumed = NewDriver(&again, {&post}, "third")->Resume("r");
-  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_OK(resumed);
   EXPECT_EQ(resumed->status, RunStatus::kCompleted);
   EXPECT_EQ(post.calls, 1);
 }

@@ -1,6 +1,6 @@
 // Two processes resume the same approved run at once, over one database file: exactly one
 // executes the approved call; the other is refused or finds the run moved on, and never runs
-// it (reference/core.md §5.5, §6.1). Real processes, started together at a barrier, many times
+// it (docs/architecture.md, "Approvals"). Real processes, started together at a barrier, many times
 // so the race is really run both ways.
 #include <fcntl.h>
 #include <spawn.h>
@@ -23,6 +23,8 @@
 #include "runtime/world/entropy.h"
 #include "tests/runtime/crash_world.h"
 #include "tests/runtime/post_tool.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 extern char** environ;
 
@@ -69,13 +71,7 @@ std::string Line(FILE* from) {
 
 class ConcurrentResumeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("agentrt_concurrent_resume_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = test_support::TestFolder(); }
 
   // A run paused for approval of one post, approved.
   void PausedAndApproved(const std::string& db, const std::string& run_id) {
@@ -92,10 +88,10 @@ class ConcurrentResumeTest : public ::testing::Test {
     options.scheduler = &clock;
     auto driver = *Driver::Create(*store, clock, entropy, options);
     absl::StatusOr<agentrt::Run> run = driver->StartWithId(run_id, "post once", Limits{});
-    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_OK(run);
     ASSERT_EQ(run->status, RunStatus::kWaitingForApproval);
     Approval pending = *PendingApproval(*store, run_id);
-    ASSERT_TRUE(Approve(*store, clock, run_id, pending.id, Decider{"ops", "go"}).ok());
+    ASSERT_OK(Approve(*store, clock, run_id, pending.id, Decider{"ops", "go"}));
   }
 
   fs::path dir_;

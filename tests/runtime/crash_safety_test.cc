@@ -1,6 +1,6 @@
 // SIGKILL at a seeded point of a real child process, then resume in this one: a step that was
 // executing a side-effecting tool is interrupted and waits for an operator, and no tool call is
-// ever executed twice without a grant (reference/core.md §6, ADR 6).
+// ever executed twice without a grant (docs/architecture.md, "Leases and interruption"; ADR 6).
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -22,6 +22,8 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/crash_world.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 extern char** environ;
 
@@ -101,10 +103,7 @@ class CrashSafetyTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWithoutAGrant) {
   const std::uint64_t seed = static_cast<std::uint64_t>(GetParam());
-  fs::path dir = fs::path(::testing::TempDir()) /
-                 ("agentrt_crash_" + std::to_string(::getpid()) + "_" + std::to_string(seed));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  fs::path dir = test_support::TestFolder();
   std::string db = (dir / "audit.db").string();
   std::string effects = (dir / "effects.txt").string();
   // Lines the child prints before "done": run.created and run.started; five events per tool
@@ -148,7 +147,7 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
                (stored->status == RunStatus::kCompleted || stored->status == RunStatus::kFailed);
   absl::StatusOr<agentrt::Run> run = driver->Resume("crash-run");
   if (side_effect_in_flight) {
-    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_OK(run);
     EXPECT_EQ(run->status, RunStatus::kWaitingForApproval) << "a side effect in flight must pause";
   } else if (run.ok()) {
     EXPECT_NE(run->status, RunStatus::kWaitingForApproval) << "nothing was in flight to pause for";
@@ -160,7 +159,7 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
     // Killed before the run existed or before its first event committed: nothing to resume.
     EXPECT_TRUE(!run.ok() || run->status != RunStatus::kRunning);
   } else {
-    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_OK(run);
   }
   std::vector<std::string> after = crash::Effects(effects);
   // At most once per step, without any grant.
@@ -184,15 +183,15 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
     EXPECT_TRUE(interrupted);
     if (seed % 2 == 0) {
       // The operator rejects: the call is not run again.
-      ASSERT_TRUE(Reject(*store, clock, "crash-run", pending.id, Decider{"ops", "no"}).ok());
+      ASSERT_OK(Reject(*store, clock, "crash-run", pending.id, Decider{"ops", "no"}));
       EXPECT_EQ(crash::Effects(effects).size(), before.size());
       EXPECT_EQ(ReadRun(*store, "crash-run")->status, RunStatus::kCancelled);
     } else {
       // The operator approves: it runs again exactly once, on the same step, and the run
       // goes on to the end.
-      ASSERT_TRUE(Approve(*store, clock, "crash-run", pending.id, Decider{"ops", "yes"}).ok());
+      ASSERT_OK(Approve(*store, clock, "crash-run", pending.id, Decider{"ops", "yes"}));
       absl::StatusOr<agentrt::Run> resumed = driver->Resume("crash-run");
-      ASSERT_TRUE(resumed.ok()) << resumed.status();
+      ASSERT_OK(resumed);
       std::vector<std::string> granted = crash::Effects(effects);
       std::map<std::string, int> counts;
       for (const std::string& s : granted) ++counts[s];
@@ -210,7 +209,6 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
   }
   EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
   store.reset();
-  fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, CrashSafetyTest, ::testing::Range(1, 61));
@@ -222,9 +220,7 @@ INSTANTIATE_TEST_SUITE_P(Seeds, CrashSafetyTest, ::testing::Range(1, 61));
 TEST(LeaseAcrossProcessesTest, ALiveChildKeepsItsLeaseThroughALongToolCall) {
   std::uint64_t seed = 1;
   while (crash::Script(seed)[0].tool != "append") ++seed;
-  fs::path dir = fs::path(::testing::TempDir()) / ("agentrt_lease_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  fs::path dir = test_support::TestFolder();
   std::string db = (dir / "audit.db").string(), effects = (dir / "effects.txt").string();
 
   Child child = StartChild(db, effects, seed, /*heartbeat=*/true);
@@ -288,7 +284,6 @@ TEST(LeaseAcrossProcessesTest, ALiveChildKeepsItsLeaseThroughALongToolCall) {
                                             [](const Decision& d) { return d.tool == "append"; })));
   EXPECT_EQ(std::set<std::string>(lines.begin(), lines.end()).size(), lines.size());
   store.reset();
-  fs::remove_all(dir);
 }
 
 }  // namespace

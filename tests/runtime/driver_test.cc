@@ -1,5 +1,6 @@
 // The step loop, driven the way products drive it: a scripted agent, in-memory tools, a real
-// SQLite store, a manual clock and seeded ids. Event sequences follow reference/core.md §19.
+// SQLite store, a manual clock and seeded ids. Event sequences as docs/formats/events.md gives
+// them.
 #include "runtime/driver.h"
 
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt {
 namespace {
@@ -25,9 +27,11 @@ namespace {
 using ::agentrt::scripted::Call;
 using ::agentrt::scripted::Complete;
 
+using ::agentrt::test_support::IsOk;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class ScriptedAgent : public Agent {
  public:
@@ -121,7 +125,7 @@ TEST_F(DriverTest, ToolCallThenCompleteRecordsEverythingAndHandsToolsTheirIdenti
   FuncTool& read = AddReadTool();
   absl::StatusOr<agentrt::Run> run =
       RunScript({Call("read", R"({ "path" : "/etc/hosts" })"), Complete(R"({"answer": 1.0})")});
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_EQ(run->reason, "goal_completed");
   EXPECT_EQ(run->result, R"({"answer":1})");
@@ -146,7 +150,7 @@ TEST_F(DriverTest, ToolCallThenCompleteRecordsEverythingAndHandsToolsTheirIdenti
 
 TEST_F(DriverTest, MalformedRequestIsRecordedVerbatimThenBecomesAnObservation) {
   FuncTool& read = AddReadTool();
-  ASSERT_TRUE(RunScript({Call("read", R"({"path": 42})"), Complete()}).ok());
+  ASSERT_OK(RunScript({Call("read", R"({"path": 42})"), Complete()}));
   EXPECT_TRUE(read.calls.empty());
   std::vector<std::string> types = Types();
   EXPECT_THAT(std::vector<std::string>(types.begin() + 2, types.begin() + 5),
@@ -161,7 +165,7 @@ TEST_F(DriverTest, MalformedRequestIsRecordedVerbatimThenBecomesAnObservation) {
 
 TEST_F(DriverTest, UnusableJsonArgumentsAreKeptOutOfBand) {
   AddReadTool();
-  ASSERT_TRUE(RunScript({Call("read", R"({"path":"a","path":"b"})"), Complete()}).ok());
+  ASSERT_OK(RunScript({Call("read", R"({"path":"a","path":"b"})"), Complete()}));
   std::vector<store::Event> events = *store_->ListEvents("run-1");
   EXPECT_THAT(events[3].payload_json,
               HasSubstr(R"("invalid_args":"{\"path\":\"a\",\"path\":\"b\"}")"));
@@ -174,10 +178,9 @@ TEST_F(DriverTest, StepsReadBackHoldTheArgumentsTheAgentSent) {
   // stays JSON.
   AddReadTool();
   const std::string not_utf8 = "{\"path\":\"\xff\"}";
-  ASSERT_TRUE(RunScript({Call("read", R"({"path":"a","path":"b"})"), Call("read", not_utf8),
-                         Call("read", R"( "just text" )"), Complete()},
-                        Limits{.max_consecutive_tool_failures = 5})
-                  .ok());
+  ASSERT_OK(RunScript({Call("read", R"({"path":"a","path":"b"})"), Call("read", not_utf8),
+                       Call("read", R"( "just text" )"), Complete()},
+                      Limits{.max_consecutive_tool_failures = 5}));
   std::vector<Step> steps = *ReadSteps(*store_, "run-1");
   ASSERT_EQ(steps.size(), 4u);
   EXPECT_EQ(steps[0].decision->args, R"({"path":"a","path":"b"})");
@@ -190,7 +193,7 @@ TEST_F(DriverTest, DestructiveRequestIsDeniedAsAnObservation) {
     return ToolResult{"{}", ""};
   });
   absl::StatusOr<agentrt::Run> run = RunScript({Call("delete", R"({"path":"/"})"), Complete()});
-  ASSERT_TRUE(run.ok());
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_TRUE(rm.calls.empty());
   std::vector<std::string> types = Types();
@@ -210,19 +213,16 @@ TEST_F(DriverTest, RemoteMutationPausesWithAPendingApprovalBoundByHash) {
     return ToolResult{"{}", ""};
   });
   absl::StatusOr<agentrt::Run> run = RunScript({Call("post", R"({"path":"/x"})")});
-  ASSERT_TRUE(run.ok());
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kWaitingForApproval);
   EXPECT_TRUE(post.calls.empty());
   EXPECT_THAT(Types(), ElementsAre("run.created", "run.started", "step.started", "step.decided",
                                    "step.policy", "approval.requested"));
   std::vector<store::SqlRow> approvals;
-  ASSERT_TRUE(store_
-                  ->Read([&](store::Transaction& tx) -> absl::Status {
-                    approvals = *store::Sql::Query(
-                        tx, "SELECT status, kind, hash, request_json FROM approvals");
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_OK(store_->Read([&](store::Transaction& tx) -> absl::Status {
+    approvals = *store::Sql::Query(tx, "SELECT status, kind, hash, request_json FROM approvals");
+    return absl::OkStatus();
+  }));
   ASSERT_EQ(approvals.size(), 1u);
   EXPECT_EQ(approvals[0][0], "pending");
   EXPECT_EQ(approvals[0][1], "remote_mutation");
@@ -236,7 +236,7 @@ TEST_F(DriverTest, TerminalToolCompletesTheRunWithItsResult) {
     return ToolResult{R"({"done":true})", "finished"};
   });
   absl::StatusOr<agentrt::Run> run = RunScript({Call("finish", R"({"path":"/"})")});
-  ASSERT_TRUE(run.ok());
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_EQ(run->reason_detail, "terminal tool finish");
   EXPECT_EQ(run->result, R"({"done":true})");
@@ -277,11 +277,10 @@ TEST_F(DriverTest, ToolErrorsTimeoutsAndExceptionsAreObservations) {
   Limits limits;
   limits.max_consecutive_tool_failures = 10;
   limits.loop_threshold = 10;
-  ASSERT_TRUE(RunScript({Call("flaky", R"({"path":"a"})"), Call("flaky", R"({"path":"b"})"),
-                         Call("flaky", R"({"path":"c"})"), Call("flaky", R"({"path":"d"})"),
-                         Call("flaky", R"({"path":"e"})"), Complete()},
-                        limits)
-                  .ok());
+  ASSERT_OK(RunScript({Call("flaky", R"({"path":"a"})"), Call("flaky", R"({"path":"b"})"),
+                       Call("flaky", R"({"path":"c"})"), Call("flaky", R"({"path":"d"})"),
+                       Call("flaky", R"({"path":"e"})"), Complete()},
+                      limits));
   std::vector<Step> steps = *ReadSteps(*store_, "run-1");
   EXPECT_EQ(steps[0].observation->summary, "flaky error: connection refused");
   EXPECT_EQ(steps[1].observation->summary, "flaky timeout: took too long");
@@ -301,18 +300,19 @@ TEST_F(DriverTest, AnErrorAfterTheDeadlineIsATimeoutOnTheInjectedClock) {
             EXPECT_TRUE(call.Expired());
             return absl::CancelledError("gave up");
           });
-  ASSERT_TRUE(RunScript({Call("slow", R"({"path":"a"})"), Complete()}).ok());
+  ASSERT_OK(RunScript({Call("slow", R"({"path":"a"})"), Complete()}));
   EXPECT_EQ((*ReadSteps(*store_, "run-1"))[0].observation->summary, "slow timeout: gave up");
 }
 
 TEST_F(DriverTest, PolicyAbortErrorAndUnknownOutcomeEndTheRunWithoutExecuting) {
   class FixedPolicy : public Policy {
    public:
-    explicit FixedPolicy(absl::StatusOr<PolicyDecision> d) : d_(std::move(d)) {}
+    explicit FixedPolicy(absl::StatusOr<PolicyDecision> decision)
+        : decision_(std::move(decision)) {}
     absl::StatusOr<PolicyDecision> Evaluate(const ToolRequest&, const RunView&) override {
-      return d_;
+      return decision_;
     }
-    absl::StatusOr<PolicyDecision> d_;
+    absl::StatusOr<PolicyDecision> decision_;
   };
   PolicyDecision abort;
   abort.outcome = PolicyOutcome::kAbort;
@@ -346,7 +346,7 @@ TEST_F(DriverTest, PolicyAbortErrorAndUnknownOutcomeEndTheRunWithoutExecuting) {
     store_ = *store::Store::OpenInMemory(clock_);
     policy_ = std::make_unique<FixedPolicy>(row.decision);
     absl::StatusOr<agentrt::Run> run = RunScript({Call("read", R"({"path":"a"})")});
-    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_OK(run);
     EXPECT_EQ(run->reason, row.reason);
     EXPECT_EQ(run->reason_detail, row.detail);
     EXPECT_TRUE(read.calls.empty());
@@ -430,19 +430,17 @@ TEST_F(DriverTest, TimeLimitsUseTheInjectedClock) {
 TEST_F(DriverTest, OperatorCancelDuringAToolEndsTheLoopAndTheOutcomeIsAppendedLate) {
   AddTool(Spec("cancelling", SideEffect::kReadOnly), [this](const ToolCall& call) {
     // Another writer (an operator's cancel) ends the run while the tool runs.
-    EXPECT_TRUE(store_
-                    ->Write([&](store::Transaction& tx) {
-                      return store::Sql::Exec(tx,
-                                              "UPDATE runs SET status = 'CANCELLED', "
-                                              "reason = 'operator_cancelled' WHERE id = ?1",
-                                              {std::string_view(call.run_id)})
-                          .status();
-                    })
-                    .ok());
+    EXPECT_OK(store_->Write([&](store::Transaction& tx) {
+      return store::Sql::Exec(tx,
+                              "UPDATE runs SET status = 'CANCELLED', "
+                              "reason = 'operator_cancelled' WHERE id = ?1",
+                              {std::string_view(call.run_id)})
+          .status();
+    }));
     return ToolResult{"{}", ""};
   });
   absl::StatusOr<agentrt::Run> run = RunScript({Call("cancelling", R"({"path":"a"})"), Complete()});
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCancelled);
   EXPECT_EQ(run->reason, "operator_cancelled");
   EXPECT_EQ(agent_->inputs.size(), 1u);  // nothing more was decided
@@ -454,18 +452,18 @@ TEST_F(DriverTest, OperatorCancelDuringAToolEndsTheLoopAndTheOutcomeIsAppendedLa
   EXPECT_FALSE(store_->VerifyEvents()->broken.has_value());
 }
 
-// Cancel needs no lease and releases the one a live loop holds (reference/core.md §6.1): the
-// loop notices at its next write.
+// Cancel needs no lease and releases the one a live loop holds (docs/architecture.md, "Leases and
+// interruption"): the loop notices at its next write.
 TEST_F(DriverTest, CancelDuringAToolReleasesTheLease) {
   RunLease during;
   AddTool(Spec("cancelled", SideEffect::kReadOnly), [&](const ToolCall& call) {
     EXPECT_EQ(ReadLease(*store_, call.run_id)->owner.empty(), false);  // the loop holds it
-    EXPECT_TRUE(Cancel(*store_, clock_, call.run_id, Decider{"ops", "stop"}).ok());
+    EXPECT_OK(Cancel(*store_, clock_, call.run_id, Decider{"ops", "stop"}));
     during = *ReadLease(*store_, call.run_id);
     return ToolResult{"{}", ""};
   });
   absl::StatusOr<agentrt::Run> run = RunScript({Call("cancelled", R"({"path":"a"})"), Complete()});
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCancelled);
   EXPECT_EQ(during.owner, "");
   EXPECT_EQ(during.expires_at, "");
@@ -477,26 +475,21 @@ TEST_F(DriverTest, CancelDuringAToolReleasesTheLease) {
 TEST_F(DriverTest, AStartThatFailsReleasesItsLeaseForARivalAtOnce) {
   AddTool(Spec("break", SideEffect::kReadOnly), [this](const ToolCall&) {
     // The store refuses the step's next write, as a failing disk would.
-    EXPECT_TRUE(store_
-                    ->Write([](store::Transaction& tx) {
-                      return store::Sql::Exec(tx,
-                                              "CREATE TRIGGER refuse BEFORE UPDATE ON steps BEGIN "
-                                              "SELECT RAISE(ABORT, 'the disk said no'); END")
-                          .status();
-                    })
-                    .ok());
+    EXPECT_OK(store_->Write([](store::Transaction& tx) {
+      return store::Sql::Exec(tx,
+                              "CREATE TRIGGER refuse BEFORE UPDATE ON steps BEGIN "
+                              "SELECT RAISE(ABORT, 'the disk said no'); END")
+          .status();
+    }));
     return ToolResult{"{}", "done"};
   });
   absl::StatusOr<agentrt::Run> failed = RunScript({Call("break", R"({"path":"a"})"), Complete()});
-  ASSERT_FALSE(failed.ok());
+  ASSERT_THAT(failed, Not(IsOk()));
   EXPECT_THAT(failed.status().message(), HasSubstr("the disk said no"));
   EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kRunning);
   EXPECT_EQ(ReadLease(*store_, "run-1")->owner, "");
-  ASSERT_TRUE(store_
-                  ->Write([](store::Transaction& tx) {
-                    return store::Sql::Exec(tx, "DROP TRIGGER refuse").status();
-                  })
-                  .ok());
+  ASSERT_OK(store_->Write(
+      [](store::Transaction& tx) { return store::Sql::Exec(tx, "DROP TRIGGER refuse").status(); }));
   // The lease clock has not moved: before the release, the rival was refused for a TTL.
   agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
   DriverOptions options;
@@ -507,7 +500,7 @@ TEST_F(DriverTest, AStartThatFailsReleasesItsLeaseForARivalAtOnce) {
   options.lease_owner = "rival";
   std::unique_ptr<Driver> rival = *Driver::Create(*store_, clock_, entropy_, options);
   absl::StatusOr<agentrt::Run> resumed = rival->Resume("run-1");
-  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_OK(resumed);
   EXPECT_EQ(resumed->status, RunStatus::kCompleted);
   std::vector<std::string> types = Types();
   EXPECT_THAT(types, ::testing::Not(::testing::Contains("lease.taken_over")));
@@ -519,7 +512,7 @@ TEST_F(DriverTest, FailDecisionEndsTheRunAsGoalFailed) {
   fail.kind = "fail";
   fail.message = "the file does not exist";
   absl::StatusOr<agentrt::Run> run = RunScript({fail});
-  ASSERT_TRUE(run.ok());
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kFailed);
   EXPECT_EQ(run->reason, "goal_failed");
   EXPECT_EQ(run->reason_detail, "the file does not exist");
@@ -560,7 +553,7 @@ TEST_F(DriverTest, TheHeartbeatKeepsTheLeaseThroughAToolCallLongerThanTheTtl) {
   rival_options.on_lease_renewed = nullptr;
   rival = *Driver::Create(*store_, clock_, entropy_, rival_options);
   absl::StatusOr<agentrt::Run> run = driver->StartWithId("run-1", "slow", Limits{});
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_EQ(renewals, 6);
   // Each renewal reads the lease clock at its own due time: the expiry moves 10 s a beat.
@@ -583,14 +576,12 @@ TEST_F(DriverTest, ALapsedLeaseStartsNoTool) {
     explicit LapsingAgent(store::Store& store) : store_(store) {}
     absl::StatusOr<Decision> Decide(const StepInput&) override {
       // The lease runs out while the agent decides, with no renewal in between.
-      EXPECT_TRUE(store_
-                      .Write([](store::Transaction& tx) {
-                        return store::Sql::Exec(tx,
-                                                "UPDATE runs SET lease_expires_at = "
-                                                "'2000-01-01T00:00:00.000000000Z'")
-                            .status();
-                      })
-                      .ok());
+      EXPECT_OK(store_.Write([](store::Transaction& tx) {
+        return store::Sql::Exec(tx,
+                                "UPDATE runs SET lease_expires_at = "
+                                "'2000-01-01T00:00:00.000000000Z'")
+            .status();
+      }));
       return Call("read", R"({"path":"a"})");
     }
     store::Store& store_;
@@ -602,7 +593,7 @@ TEST_F(DriverTest, ALapsedLeaseStartsNoTool) {
   options.scheduler = &lease_clock;
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   absl::StatusOr<agentrt::Run> run = driver->StartWithId("run-1", "slow", Limits{});
-  ASSERT_FALSE(run.ok());
+  ASSERT_THAT(run, Not(IsOk()));
   EXPECT_THAT(run.status().message(), HasSubstr("the lease expired"));
   EXPECT_TRUE(read.calls.empty());
   EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kRunning);  // for a takeover
@@ -623,9 +614,8 @@ TEST_F(DriverTest, InvalidDecisionsNameWhatIsWrong) {
   odd_origin.origin = "agent";
   Limits limits;
   limits.max_consecutive_tool_failures = 10;
-  ASSERT_TRUE(
-      RunScript({no_kind, Call("nope", "{}"), Call("", "{}"), odd_origin, Complete()}, limits)
-          .ok());
+  ASSERT_OK(
+      RunScript({no_kind, Call("nope", "{}"), Call("", "{}"), odd_origin, Complete()}, limits));
   std::vector<Step> steps = *ReadSteps(*store_, "run-1");
   EXPECT_EQ(steps[0].observation->summary, "invalid decision: decision has no kind");
   EXPECT_EQ(steps[1].observation->summary, "invalid decision: unknown tool \"nope\"");
@@ -658,8 +648,8 @@ TEST_F(DriverTest, RegistrationRefusesUnusableTools) {
 }
 
 // One clock reading per recorded state change, in a fixed order: the counts per path are a
-// contract (reference/core.md §4.13), so replays and simulations read the clock exactly as
-// often as the recording did.
+// contract (docs/architecture.md, "The engine"), so replays and simulations read the clock exactly
+// as often as the recording did.
 TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
   FuncTool& read = AddReadTool();
   AddTool(Spec("delete", SideEffect::kDestructive), [](const ToolCall&) { return ToolResult{}; });
@@ -706,7 +696,7 @@ TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
     limits.max_steps = 10;
     limits.max_consecutive_tool_failures = 5;
     limits.loop_threshold = 2;
-    ASSERT_TRUE(driver->StartWithId("run-1", "count", limits).ok());
+    ASSERT_OK(driver->StartWithId("run-1", "count", limits));
     EXPECT_EQ(counting.readings(), row.readings);
   }
   EXPECT_FALSE(read.calls.empty());
@@ -715,25 +705,21 @@ TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
 // The database is untrusted input: integers rewritten as text read as 0, never a crash.
 TEST_F(DriverTest, RewrittenIntegerColumnsDoNotCrashReaders) {
   AddReadTool();
-  ASSERT_TRUE(RunScript({Call("read", R"({"path":"a"})"), Complete()}).ok());
-  ASSERT_TRUE(store_
-                  ->Write([](store::Transaction& tx) -> absl::Status {
-                    for (const char* sql :
-                         {"UPDATE runs SET step_count = 'many', active_ms = 'x', "
-                          "limits_json = '{\"max_steps\":99999999999999999999999}'",
-                          "UPDATE steps SET idx = 'first' WHERE idx = 0"}) {
-                      if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok())
-                        return n.status();
-                    }
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_OK(RunScript({Call("read", R"({"path":"a"})"), Complete()}));
+  ASSERT_OK(store_->Write([](store::Transaction& tx) -> absl::Status {
+    for (const char* sql : {"UPDATE runs SET step_count = 'many', active_ms = 'x', "
+                            "limits_json = '{\"max_steps\":99999999999999999999999}'",
+                            "UPDATE steps SET idx = 'first' WHERE idx = 0"}) {
+      if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok()) return n.status();
+    }
+    return absl::OkStatus();
+  }));
   absl::StatusOr<agentrt::Run> run = ReadRun(*store_, "run-1");
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->step_count, 0);
   EXPECT_EQ(run->limits.max_steps, 0);
-  EXPECT_TRUE(ReadSteps(*store_, "run-1").ok());
-  EXPECT_TRUE(ReadStepsPage(*store_, "run-1", 10, 0).ok());
+  EXPECT_OK(ReadSteps(*store_, "run-1"));
+  EXPECT_OK(ReadStepsPage(*store_, "run-1", 10, 0));
 }
 
 TEST_F(DriverTest, StepPagesReadOnlyThePageAndReduceHugeColumns) {
@@ -742,12 +728,11 @@ TEST_F(DriverTest, StepPagesReadOnlyThePageAndReduceHugeColumns) {
   });
   Limits limits;
   limits.loop_threshold = 10;
-  ASSERT_TRUE(RunScript({Call("big", R"({"path":"a"})"), Call("big", R"({"path":"b"})"),
-                         Call("big", R"({"path":"c"})"), Complete()},
-                        limits)
-                  .ok());
+  ASSERT_OK(RunScript({Call("big", R"({"path":"a"})"), Call("big", R"({"path":"b"})"),
+                       Call("big", R"({"path":"c"})"), Complete()},
+                      limits));
   absl::StatusOr<StepPage> page = ReadStepsPage(*store_, "run-1", 2, 1);
-  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_OK(page);
   EXPECT_EQ(page->total, 4);
   ASSERT_EQ(page->steps.size(), 2u);
   EXPECT_EQ(page->steps[0].index, 1);
@@ -766,9 +751,8 @@ TEST_F(DriverTest, StepPagesReadOnlyThePageAndReduceHugeColumns) {
 TEST_F(DriverTest, PersistedTraceMatchesTheGoldenFile) {
   AddReadTool();
   AddTool(Spec("delete", SideEffect::kDestructive), [](const ToolCall&) { return ToolResult{}; });
-  ASSERT_TRUE(RunScript({Call("read", R"({"path":"/etc/hosts"})"), Call("read", R"({"path":7})"),
-                         Call("delete", R"({"path":"/"})"), Complete(R"({"ok":true})")})
-                  .ok());
+  ASSERT_OK(RunScript({Call("read", R"({"path":"/etc/hosts"})"), Call("read", R"({"path":7})"),
+                       Call("delete", R"({"path":"/"})"), Complete(R"({"ok":true})")}));
   std::ostringstream trace;
   std::vector<store::Event> events = *store_->ListEvents("run-1");
   for (const store::Event& e : events) {

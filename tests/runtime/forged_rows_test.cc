@@ -10,6 +10,7 @@
 #include "runtime/row_audit.h"
 #include "runtime/store/internal/sql.h"
 #include "tests/runtime/approval_story.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt {
 
@@ -20,6 +21,8 @@ void PrintTo(const RowContradiction& c, std::ostream* os) {
 namespace {
 
 using ::agentrt::scripted::Complete;
+using ::agentrt::test_support::IsOk;
+using ::agentrt::test_support::StatusIs;
 using ::agentrt::testing::ApprovalStory;
 using ::agentrt::testing::Post;
 using ::testing::AllOf;
@@ -27,15 +30,15 @@ using ::testing::ElementsAre;
 using ::testing::Field;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 class ForgedRowsTest : public ApprovalStory {
  protected:
   void Exec(const std::string& sql) {
-    ASSERT_TRUE(
-        store_->Write([&](store::Transaction& tx) { return store::Sql::Exec(tx, sql).status(); })
-            .ok())
-        << sql;
+    ASSERT_OK(store_->Write([&](store::Transaction& tx) {
+      return store::Sql::Exec(tx, sql).status();
+    })) << sql;
   }
 
   // The forgery of the report: the approval's arguments rewritten, and its hash recomputed with
@@ -47,12 +50,12 @@ class ForgedRowsTest : public ApprovalStory {
     Exec(absl::StrCat("UPDATE approvals SET request_json = '", request, "', hash = '", hash,
                       "' WHERE id = '", a.id, "'"));
     Approval forged = Only();
-    ASSERT_TRUE(VerifyApprovalHash(forged).ok());  // the row alone cannot tell
+    ASSERT_OK(VerifyApprovalHash(forged));  // the row alone cannot tell
   }
 
   RowAudit Audit() {
     absl::StatusOr<RowAudit> audit = AuditRows(*store_);
-    EXPECT_TRUE(audit.ok()) << audit.status();
+    EXPECT_OK(audit);
     return audit.ok() ? *audit : RowAudit{};
   }
 };
@@ -64,15 +67,14 @@ auto Contradiction(std::string row, std::string detail) {
 
 TEST_F(ForgedRowsTest, AnApprovedGrantWithForgedArgumentsAndARecomputedHashDoesNotRun) {
   ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);
-  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  ASSERT_OK(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}));
   ForgeArguments(Only(), "alice", "mallory");
 
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  ASSERT_FALSE(run.ok());
-  EXPECT_EQ(run.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(run.status().message(), AllOf(HasSubstr("does not match the audit chain"),
-                                            HasSubstr("is not the one approval.requested recorded"),
-                                            HasSubstr("nothing was run")));
+  ASSERT_THAT(run, StatusIs(absl::StatusCode::kDataLoss,
+                            AllOf(HasSubstr("does not match the audit chain"),
+                                  HasSubstr("is not the one approval.requested recorded"),
+                                  HasSubstr("nothing was run"))));
   EXPECT_TRUE(IsApprovalHashError(run.status()));
   EXPECT_TRUE(post_.calls.empty());
   EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kWaitingForApproval);
@@ -89,11 +91,11 @@ TEST_F(ForgedRowsTest, APendingApprovalWithForgedArgumentsCannotBeApprovedOrReje
     absl::StatusOr<Approval> decided =
         approve ? Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""})
                 : Reject(*store_, clock_, "run-1", Only().id, Decider{"ops", ""});
-    ASSERT_FALSE(decided.ok());
-    EXPECT_EQ(decided.status().code(), absl::StatusCode::kDataLoss);
-    EXPECT_THAT(decided.status().message(),
-                AllOf(HasSubstr("approval " + Only().id + " does not match the audit chain"),
-                      HasSubstr("nothing was decided")));
+    ASSERT_THAT(
+        decided,
+        StatusIs(absl::StatusCode::kDataLoss,
+                 AllOf(HasSubstr("approval " + Only().id + " does not match the audit chain"),
+                       HasSubstr("nothing was decided"))));
     EXPECT_TRUE(IsApprovalHashError(decided.status()));
   }
   EXPECT_EQ(Only().status, ApprovalStatus::kPending);
@@ -106,7 +108,7 @@ TEST_F(ForgedRowsTest, APendingApprovalMarkedApprovedInTheDatabaseGrantsNothing)
       "UPDATE approvals SET status = 'approved', decided_by = 'ops', "
       "decided_at = '2027-01-15T08:00:00.000000000Z'");
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  ASSERT_FALSE(run.ok());
+  ASSERT_THAT(run, Not(IsOk()));
   EXPECT_THAT(run.status().message(),
               HasSubstr(R"(it is "approved", but the chain recorded it "pending")"));
   EXPECT_TRUE(IsApprovalHashError(run.status()));
@@ -115,21 +117,19 @@ TEST_F(ForgedRowsTest, APendingApprovalMarkedApprovedInTheDatabaseGrantsNothing)
 
 TEST_F(ForgedRowsTest, AnEndedRunEditedBackToWaitingIsNotResumed) {
   ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);
-  ASSERT_TRUE(Reject(*store_, clock_, "run-1", Only().id, Decider{"ops", "no"}).ok());
+  ASSERT_OK(Reject(*store_, clock_, "run-1", Only().id, Decider{"ops", "no"}));
   Exec("UPDATE runs SET status = 'WAITING_FOR_APPROVAL', reason = '', finished_at = ''");
   Exec("UPDATE steps SET status = 'awaiting_approval'");
   Exec("UPDATE approvals SET status = 'approved'");
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  ASSERT_FALSE(run.ok());
-  EXPECT_EQ(run.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(run.status().message(),
-              AllOf(HasSubstr("run run-1 does not match the audit chain"),
-                    HasSubstr("but the chain recorded it finished \"CANCELLED\"")));
+  ASSERT_THAT(run, StatusIs(absl::StatusCode::kDataLoss,
+                            AllOf(HasSubstr("run run-1 does not match the audit chain"),
+                                  HasSubstr("but the chain recorded it finished \"CANCELLED\""))));
   EXPECT_TRUE(post_.calls.empty());
 }
 
 TEST_F(ForgedRowsTest, AnInterruptedCallWhoseDecisionWasRewrittenIsNotPutToTheOperator) {
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
+  ASSERT_OK(Drive({Post("alice")}));
   // The process died while posting (approvals_test.cc's CrashWhilePosting), and the step's
   // decision was then rewritten: the operator would be asked to run mallory's post again.
   Exec("DELETE FROM approvals");
@@ -139,12 +139,10 @@ TEST_F(ForgedRowsTest, AnInterruptedCallWhoseDecisionWasRewrittenIsNotPutToTheOp
       "lease_expires_at = '2000-01-01T00:00:00.000000000Z'");
   Exec("UPDATE steps SET decision_json = replace(decision_json, 'alice', 'mallory')");
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  ASSERT_FALSE(run.ok());
-  EXPECT_EQ(run.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(run.status().message(),
-              AllOf(HasSubstr("step 0 of run run-1 does not match the audit chain"),
-                    HasSubstr("differs from the one step.decided recorded"),
-                    HasSubstr("nothing was resumed")));
+  ASSERT_THAT(run, StatusIs(absl::StatusCode::kDataLoss,
+                            AllOf(HasSubstr("step 0 of run run-1 does not match the audit chain"),
+                                  HasSubstr("differs from the one step.decided recorded"),
+                                  HasSubstr("nothing was resumed"))));
   EXPECT_THAT(*ListApprovals(*store_, "run-1"), IsEmpty());
 }
 
@@ -152,12 +150,12 @@ TEST_F(ForgedRowsTest, ALongerGrantOrMoreStepsWrittenIntoTheLimitsAreRefusedOnRe
   Limits limits;
   limits.grant_ttl = absl::Minutes(5);
   ASSERT_EQ(Drive({Post("alice")}, "", limits)->status, RunStatus::kWaitingForApproval);
-  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}).ok());
+  ASSERT_OK(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}));
   Exec(
       "UPDATE runs SET limits_json = replace(limits_json, '\"grant_ttl\":300000000000', "
       "'\"grant_ttl\":300000000000000')");
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  ASSERT_FALSE(run.ok());
+  ASSERT_THAT(run, Not(IsOk()));
   EXPECT_THAT(run.status().message(), HasSubstr("differ from the ones run.created recorded"));
   EXPECT_TRUE(post_.calls.empty());
 }
@@ -166,22 +164,21 @@ TEST_F(ForgedRowsTest, AnIntactDatabaseAgreesWithItsChainThroughEveryKindOfEnd) 
   Limits limits;
   limits.approval_ttl = absl::Minutes(1);
   // Approved and resumed to the end; rejected; expired; still pending.
-  ASSERT_TRUE(Drive({Post("alice")}).ok());
-  ASSERT_TRUE(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", "fine"}).ok());
+  ASSERT_OK(Drive({Post("alice")}));
+  ASSERT_OK(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", "fine"}));
   ASSERT_EQ(Drive({Complete()}, "run-1")->status, RunStatus::kCompleted);
   auto start = [&](std::string id, Limits l) { return Drive({Post("bob")}, "", l, id); };
-  ASSERT_TRUE(start("run-2", {}).ok());
-  ASSERT_TRUE(
-      Reject(*store_, clock_, "run-2", PendingApproval(*store_, "run-2")->id, Decider{"ops", "no"})
-          .ok());
-  ASSERT_TRUE(start("run-3", limits).ok());
+  ASSERT_OK(start("run-2", {}));
+  ASSERT_OK(Reject(*store_, clock_, "run-2", PendingApproval(*store_, "run-2")->id,
+                   Decider{"ops", "no"}));
+  ASSERT_OK(start("run-3", limits));
   std::string expiring = PendingApproval(*store_, "run-3")->id;
   clock_.Advance(absl::Minutes(2));
   ASSERT_TRUE(IsApprovalExpiredError(
       Approve(*store_, clock_, "run-3", expiring, Decider{"ops", ""}).status()));
-  ASSERT_TRUE(start("run-4", limits).ok());
-  ASSERT_TRUE(Cancel(*store_, clock_, "run-4", Decider{"ops", "enough"}).ok());
-  ASSERT_TRUE(start("run-5", limits).ok());
+  ASSERT_OK(start("run-4", limits));
+  ASSERT_OK(Cancel(*store_, clock_, "run-4", Decider{"ops", "enough"}));
+  ASSERT_OK(start("run-5", limits));
 
   RowAudit audit = Audit();
   EXPECT_THAT(audit.first, IsEmpty());

@@ -1,4 +1,4 @@
-// A loop the caller owns (the Gate, reference/core.md §4.14): it writes exactly what the driver
+// A loop the caller owns (the Gate, docs/architecture.md): it writes exactly what the driver
 // writes for the same story, refuses misuse and every call once its lease is lost, hands the
 // caller exactly what an agent would see, and leaves nothing scheduled once its session is over.
 #include <functional>
@@ -21,6 +21,7 @@
 #include "runtime/world/entropy.h"
 #include "runtime/world/real_scheduler.h"
 #include "runtime/world/timestamp.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt {
 namespace {
@@ -100,8 +101,8 @@ struct World {
     clock.Advance(absl::Minutes(1));
     lease_clock.Advance(absl::Minutes(1));
     absl::StatusOr<Approval> pending = PendingApproval(*store, "run-1");
-    ASSERT_TRUE(pending.ok()) << pending.status();
-    ASSERT_TRUE(Approve(*store, clock, "run-1", pending->id, Decider{"ops", "fine"}).ok());
+    ASSERT_OK(pending);
+    ASSERT_OK(Approve(*store, clock, "run-1", pending->id, Decider{"ops", "fine"}));
   }
 
   world::ManualClock store_clock{Start()};
@@ -131,7 +132,7 @@ std::string Rows(store::Store& store) {
     }
     return absl::OkStatus();
   });
-  EXPECT_TRUE(read.ok()) << read;
+  EXPECT_OK(read);
   return out;
 }
 
@@ -265,11 +266,11 @@ TEST(GateTest, ACallerOwnedLoopWritesWhatTheDriverWrites) {
   RecordingAgent agent(Story());
   auto driver = by_driver.NewDriver("same", &agent);
   absl::StatusOr<agentrt::Run> paused = driver->StartWithId("run-1", "the story");
-  ASSERT_TRUE(paused.ok()) << paused.status();
+  ASSERT_OK(paused);
   ASSERT_EQ(paused->status, RunStatus::kWaitingForApproval);
   by_driver.ApproveAfterAMinute();
   absl::StatusOr<agentrt::Run> done = driver->Resume("run-1");
-  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_OK(done);
   ASSERT_EQ(done->status, RunStatus::kCompleted);
 
   World by_gate(kTick);
@@ -286,34 +287,34 @@ TEST(GateTest, ACallerOwnedLoopWritesWhatTheDriverWrites) {
   auto drive = [&](GateSession& session) {
     while (true) {
       absl::StatusOr<bool> open = session.Step();
-      ASSERT_TRUE(open.ok()) << open.status();
+      ASSERT_OK(open);
       if (!*open) return;
       std::int64_t readings = by_gate.clock.readings();
       inputs.push_back(Dump(session.Input()));
       EXPECT_EQ(by_gate.clock.readings(), readings);  // Input reads no clock
       ASSERT_LT(next, story.size());
       absl::StatusOr<GateVerdict> verdict = session.Propose(story[next++]);
-      ASSERT_TRUE(verdict.ok()) << verdict.status();
+      ASSERT_OK(verdict);
       outcomes.push_back(verdict->outcome);
       if (verdict->outcome == Outcome::kAllowed) {
         absl::StatusOr<Observation> obs = session.Execute();
-        ASSERT_TRUE(obs.ok()) << obs.status();
+        ASSERT_OK(obs);
         EXPECT_EQ(obs->kind, ObservationKind::kToolResult);
       }
       if (verdict->outcome == Outcome::kPending || verdict->outcome == Outcome::kEnded) return;
     }
   };
   absl::StatusOr<std::unique_ptr<GateSession>> begun = gate->Begin("run-1", "the story");
-  ASSERT_TRUE(begun.ok()) << begun.status();
+  ASSERT_OK(begun);
   drive(**begun);
   ASSERT_EQ(outcomes.back(), Outcome::kPending);
-  EXPECT_TRUE((*begun)->Close().ok());
+  EXPECT_OK((*begun)->Close());
   by_gate.ApproveAfterAMinute();
   auto attached = gate->Attach("run-1");
-  ASSERT_TRUE(attached.ok()) << attached.status();
+  ASSERT_OK(attached);
   ASSERT_EQ(attached->second.outcome, Outcome::kAllowed);
   absl::StatusOr<Observation> granted = attached->first->Execute();
-  ASSERT_TRUE(granted.ok()) << granted.status();
+  ASSERT_OK(granted);
   drive(*attached->first);
 
   EXPECT_THAT(outcomes, ElementsAre(Outcome::kAllowed, Outcome::kDenied, Outcome::kDenied,
@@ -367,7 +368,7 @@ TEST(GateTest, ASessionKeepsItsLeaseWhileTheCallerTakesItsTime) {
   auto rival = w.NewDriver("rival");
   EXPECT_THAT(rival->Attach("run-1").status().message(), HasSubstr("is leased by gate/"));
   EXPECT_EQ(session->Propose(Call("echo", R"({"x":1})"))->outcome, Outcome::kAllowed);
-  EXPECT_TRUE(session->Execute().ok());
+  EXPECT_OK(session->Execute());
 }
 
 // Closing a session, or destroying it, stops its heartbeat and releases its lease: a rival
@@ -381,8 +382,8 @@ TEST(GateTest, ClosingOrDroppingASessionReleasesItsLeaseForARivalAtOnce) {
     ASSERT_TRUE(*session->Step());
     EXPECT_THAT(ReadLease(*w.store, "run-1")->owner, StartsWith("gate/"));
     if (close) {
-      ASSERT_TRUE(session->Close().ok());
-      EXPECT_TRUE(session->Close().ok());  // twice is fine
+      ASSERT_OK(session->Close());
+      EXPECT_OK(session->Close());  // twice is fine
       EXPECT_EQ(session->Step().status().code(), absl::StatusCode::kFailedPrecondition);
       EXPECT_EQ(session->Propose(Call("echo", R"({"x":1})")).status().code(),
                 absl::StatusCode::kFailedPrecondition);
@@ -396,7 +397,7 @@ TEST(GateTest, ClosingOrDroppingASessionReleasesItsLeaseForARivalAtOnce) {
     EXPECT_EQ(w.lease_clock.pending_tasks(), 0u);  // the heartbeat is gone
     auto rival = w.NewDriver("rival");
     auto attached = rival->Attach("run-1");
-    ASSERT_TRUE(attached.ok()) << attached.status();
+    ASSERT_OK(attached);
     EXPECT_EQ(attached->second.outcome, Outcome::kOpen);
     EXPECT_THAT(ReadLease(*w.store, "run-1")->owner, StartsWith("rival/"));
   }
@@ -416,20 +417,20 @@ TEST(GateTest, AnAllowedDecisionCommitsWithItsToolStartOrWithTheClose) {
     ASSERT_TRUE(*session->Step());
     open.clear();
     absl::StatusOr<GateVerdict> verdict = session->Propose(Call("write", R"({"x":1})"));
-    ASSERT_TRUE(verdict.ok()) << verdict.status();
+    ASSERT_OK(verdict);
     ASSERT_EQ(verdict->outcome, Outcome::kAllowed);
     EXPECT_TRUE(open.empty()) << "an allowed proposal writes nothing: " << open.front();
     EXPECT_THAT(Types(*w.store), Not(::testing::Contains("step.decided")));
     if (execute) {
-      ASSERT_TRUE(session->Execute().ok());
+      ASSERT_OK(session->Execute());
       ASSERT_FALSE(open.empty());
       EXPECT_THAT(std::vector<std::string>(open.begin(), open.begin() + 3),
                   ElementsAre("step.decided", "step.policy", "step.tool_started"));
     } else {
-      ASSERT_TRUE(session->Close().ok());
+      ASSERT_OK(session->Close());
       EXPECT_THAT(open, ElementsAre("step.decided"));
       absl::StatusOr<std::vector<Step>> steps = ReadSteps(*w.store, "run-1");
-      ASSERT_TRUE(steps.ok()) << steps.status();
+      ASSERT_OK(steps);
       ASSERT_EQ(steps->size(), 1u);
       EXPECT_EQ(steps->back().status, StepStatus::kDeciding);
       ASSERT_TRUE(steps->back().decision.has_value());
@@ -465,16 +466,16 @@ TEST(GateTest, TheDriverRefusesASecondSessionOfARunItDrives) {
   EXPECT_EQ(w.clock.readings(), readings);
   // Another run of the same driver is not held by it.
   auto other = driver->Begin("run-2", "another");
-  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_OK(other);
   // The session ends: the driver may attach to its run again at once.
-  ASSERT_TRUE(session->Close().ok());
+  ASSERT_OK(session->Close());
   auto attached = driver->Attach("run-1");
-  ASSERT_TRUE(attached.ok()) << attached.status();
+  ASSERT_OK(attached);
   EXPECT_EQ(attached->second.outcome, Outcome::kOpen);
   // A session refused is not a claim: after a refusal the run is still free once released.
-  ASSERT_TRUE(attached->first->Close().ok());
+  ASSERT_OK(attached->first->Close());
   absl::StatusOr<agentrt::Run> resumed = driver->Resume("run-1");
-  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_OK(resumed);
   EXPECT_EQ(resumed->status, RunStatus::kCompleted);
 }
 
@@ -522,10 +523,10 @@ TEST(GateTest, MisuseIsRefusedAndChangesNothing) {
   refused("a second decision", propose, kState, "no open step awaiting a decision");
   refused("a failure of an allowed call", fail, kState, "no open step to fail");
   refused("a step over an allowed call", step, kState, "a step is already open");
-  ASSERT_TRUE(session->Execute().ok());
+  ASSERT_OK(session->Execute());
   refused("a second execute", execute, kState, "nothing to execute");
   EXPECT_EQ(w.echo.calls, 1);
-  ASSERT_TRUE(session->Close().ok());
+  ASSERT_OK(session->Close());
   refused("a step after Close", step, kState, "the gate session is closed");
   refused("a decision after Close", propose, kState, "the gate session is closed");
   refused("an execute after Close", execute, kState, "the gate session is closed");
@@ -555,13 +556,13 @@ TEST(GateTest, ADenialContinuesAndAnAbortEndsTheRunAndEveryLaterCall) {
   auto session = *gate->Begin("run-1", "abort");
   ASSERT_TRUE(*session->Step());
   absl::StatusOr<GateVerdict> denied = session->Propose(Call("rm", R"({"x":1})"));
-  ASSERT_TRUE(denied.ok()) << denied.status();
+  ASSERT_OK(denied);
   EXPECT_EQ(denied->outcome, Outcome::kDenied);
   ASSERT_TRUE(denied->observation.has_value());
   EXPECT_EQ(denied->observation->kind, ObservationKind::kPolicyDenied);
   ASSERT_TRUE(*session->Step());  // the session goes on
   absl::StatusOr<GateVerdict> aborted = session->Propose(Call("nuke", R"({"x":2})"));
-  ASSERT_TRUE(aborted.ok()) << aborted.status();
+  ASSERT_OK(aborted);
   EXPECT_EQ(aborted->outcome, Outcome::kEnded);
   EXPECT_EQ(aborted->run.status, RunStatus::kFailed);
   EXPECT_EQ(aborted->run.reason, "policy_abort");
@@ -571,7 +572,7 @@ TEST(GateTest, ADenialContinuesAndAnAbortEndsTheRunAndEveryLaterCall) {
 
   std::string before = Stored(*w.store);
   absl::StatusOr<bool> step = session->Step();
-  ASSERT_TRUE(step.ok()) << step.status();
+  ASSERT_OK(step);
   EXPECT_FALSE(*step);  // the run is no longer running: no step opens
   EXPECT_EQ(session->Propose(Call("echo", R"({"x":3})")).status().code(),
             absl::StatusCode::kFailedPrecondition);
@@ -613,17 +614,14 @@ TEST(GateTest, ASessionThatLostItsLeaseRefusesEveryLaterCall) {
     std::unique_ptr<GateSession> rival_session;
     if (row.taken_over) {
       auto attached = rival->Attach("run-1");
-      ASSERT_TRUE(attached.ok()) << attached.status();
+      ASSERT_OK(attached);
       ASSERT_EQ(attached->second.outcome, Outcome::kOpen);
       rival_session = std::move(attached->first);
     } else {
       std::string past = world::FormatTimestamp(Start() - absl::Seconds(1));
-      ASSERT_TRUE(w.store
-                      ->Write([&](store::Transaction& tx) {
-                        return store::Sql::Exec(tx, "UPDATE runs SET lease_expires_at = ?1", {past})
-                            .status();
-                      })
-                      .ok());
+      ASSERT_OK(w.store->Write([&](store::Transaction& tx) {
+        return store::Sql::Exec(tx, "UPDATE runs SET lease_expires_at = ?1", {past}).status();
+      }));
     }
     std::string before = Stored(*w.store);
     std::int64_t readings = w.clock.readings();
@@ -637,13 +635,9 @@ TEST(GateTest, ASessionThatLostItsLeaseRefusesEveryLaterCall) {
     };
     if (!row.taken_over) {  // the row would let it renew now: the session is over all the same
       std::string future = world::FormatTimestamp(Start() + absl::Minutes(5));
-      ASSERT_TRUE(w.store
-                      ->Write([&](store::Transaction& tx) {
-                        return store::Sql::Exec(tx, "UPDATE runs SET lease_expires_at = ?1",
-                                                {future})
-                            .status();
-                      })
-                      .ok());
+      ASSERT_OK(w.store->Write([&](store::Transaction& tx) {
+        return store::Sql::Exec(tx, "UPDATE runs SET lease_expires_at = ?1", {future}).status();
+      }));
       before = Stored(*w.store);
       calls.push_back(session->Step().status());
     }
@@ -655,7 +649,7 @@ TEST(GateTest, ASessionThatLostItsLeaseRefusesEveryLaterCall) {
     EXPECT_EQ(w.clock.readings(), readings);
     EXPECT_EQ(w.echo.calls, 0);
     EXPECT_EQ(w.lease_clock.pending_tasks(), 0u);  // its heartbeat stopped
-    EXPECT_TRUE(session->Close().ok());
+    EXPECT_OK(session->Close());
     session.reset();
     if (rival_session != nullptr) {
       EXPECT_EQ(Stored(*w.store), before);  // closing it releases nobody else's lease
@@ -689,7 +683,7 @@ TEST(GateTest, AnAbandonedSessionCannotRecordWhatItsToolDid) {
     EchoTool& tool = row.tool == "echo" ? w.echo : w.write;
     tool.during = [&] {
       auto attached = rival->Attach("run-1");
-      ASSERT_TRUE(attached.ok()) << attached.status();
+      ASSERT_OK(attached);
       EXPECT_EQ(attached->second.outcome, row.rival_sees);
       rival_session = std::move(attached->first);
       after_takeover = Stored(*w.store);
@@ -707,7 +701,7 @@ TEST(GateTest, AnAbandonedSessionCannotRecordWhatItsToolDid) {
       EXPECT_EQ(step.status().code(), absl::StatusCode::kFailedPrecondition);
       EXPECT_THAT(step.status().message(), HasSubstr("lost its lease"));
     } else {
-      ASSERT_TRUE(step.ok()) << step.status();
+      ASSERT_OK(step);
       EXPECT_FALSE(*step);  // the run waits for an operator
       EXPECT_EQ(PendingApproval(*w.store, "run-1")->kind, kInterruptedSideEffectKind);
     }
@@ -763,7 +757,7 @@ TEST(GateTest, AnUnknownDecisionOriginIsAnInvalidDecision) {
   Decision robot = Call("echo", R"({"x":1})");
   robot.origin = "robot";
   absl::StatusOr<GateVerdict> verdict = session->Propose(robot);
-  ASSERT_TRUE(verdict.ok()) << verdict.status();
+  ASSERT_OK(verdict);
   EXPECT_EQ(verdict->outcome, Outcome::kDenied);
   ASSERT_TRUE(verdict->observation.has_value());
   EXPECT_EQ(verdict->observation->kind, ObservationKind::kInvalidDecision);
@@ -777,7 +771,7 @@ TEST(GateTest, AnUnknownDecisionOriginIsAnInvalidDecision) {
     Decision known = Call("echo", absl::StrCat(R"({"x":)", x++, "}"));
     known.origin = origin;
     EXPECT_EQ(session->Propose(known)->outcome, Outcome::kAllowed);
-    EXPECT_TRUE(session->Execute().ok());
+    EXPECT_OK(session->Execute());
   }
   EXPECT_EQ(w.echo.calls, 3);
 }
@@ -803,7 +797,7 @@ TEST(GateTest, AttachAsksThePolicyAgainSoADifferentApprovalPausesAndARejectCance
   limit = 200;  // the operator's policy changed its mind while the run waited
   std::size_t before = Events(*w.store).size();
   auto attached = gate->Attach("run-1");
-  ASSERT_TRUE(attached.ok()) << attached.status();
+  ASSERT_OK(attached);
   EXPECT_EQ(attached->second.outcome, Outcome::kPending);
   EXPECT_EQ(attached->second.run.status, RunStatus::kWaitingForApproval);
   std::vector<std::string> types = Types(*w.store);
@@ -820,7 +814,7 @@ TEST(GateTest, AttachAsksThePolicyAgainSoADifferentApprovalPausesAndARejectCance
   EXPECT_EQ(w.post.calls, 0);
   EXPECT_EQ(w.lease_clock.pending_tasks(), 0u);
 
-  ASSERT_TRUE(Reject(*w.store, w.clock, "run-1", approvals[1].id, Decider{"ops", "no"}).ok());
+  ASSERT_OK(Reject(*w.store, w.clock, "run-1", approvals[1].id, Decider{"ops", "no"}));
   EXPECT_EQ(ReadRun(*w.store, "run-1")->status, RunStatus::kCancelled);
   EXPECT_EQ(ReadRun(*w.store, "run-1")->reason, "approval_rejected");
   absl::Status again = gate->Attach("run-1").status();
@@ -872,13 +866,13 @@ TEST(GateTest, StepEndsTheRunWhenALimitIsReached) {
     for (const Decision& d : row.script) {
       ASSERT_TRUE(*session->Step());
       absl::StatusOr<GateVerdict> verdict = session->Propose(d);
-      ASSERT_TRUE(verdict.ok()) << verdict.status();
+      ASSERT_OK(verdict);
       if (verdict->outcome == Outcome::kAllowed) {
-        ASSERT_TRUE(session->Execute().ok());
+        ASSERT_OK(session->Execute());
       }
     }
     absl::StatusOr<bool> open = session->Step();
-    ASSERT_TRUE(open.ok()) << open.status();
+    ASSERT_OK(open);
     EXPECT_FALSE(*open);
     absl::StatusOr<agentrt::Run> run = ReadRun(*w.store, "run-1");
     EXPECT_EQ(run->status, RunStatus::kFailed);
@@ -928,7 +922,7 @@ TEST(GateTest, InputAtEveryPointOfASession) {
   EXPECT_TRUE(first.steps.empty());
   ASSERT_EQ(session->Propose(Call("echo", R"({"x":1})"))->outcome, Outcome::kAllowed);
   EXPECT_EQ(Dump(session->Input()), Dump(first));  // still the step's input
-  ASSERT_TRUE(session->Execute().ok());
+  ASSERT_OK(session->Execute());
   between(*session, 1, RunStatus::kRunning);
   ASSERT_TRUE(*session->Step());
   EXPECT_EQ(session->Input().steps.size(), 1u);
@@ -942,14 +936,14 @@ TEST(GateTest, InputAtEveryPointOfASession) {
 
   w.ApproveAfterAMinute();
   auto attached = gate->Attach("run-1");
-  ASSERT_TRUE(attached.ok()) << attached.status();
+  ASSERT_OK(attached);
   ASSERT_EQ(attached->second.outcome, Outcome::kAllowed);
   GateSession& resumed = *attached->first;
   StepInput approved = resumed.Input();  // the approved step is open
   EXPECT_EQ(approved.run.status, RunStatus::kWaitingForApproval);
   EXPECT_EQ(approved.steps.size(), 2u);
   EXPECT_EQ(approved.model, nullptr);
-  ASSERT_TRUE(resumed.Execute().ok());
+  ASSERT_OK(resumed.Execute());
   between(resumed, 3, RunStatus::kRunning);
   EXPECT_EQ(resumed.Input().steps.back().status, StepStatus::kDone);
   ASSERT_TRUE(*resumed.Step());
@@ -1021,8 +1015,8 @@ TEST(GateTest, ASessionThatIsOverLeavesNothingScheduled) {
        [](GateSession& s) {
          EXPECT_EQ(s.Propose(Call("post", R"({"x":1})"))->outcome, Outcome::kPending);
        }},
-      {"failed", [](GateSession& s) { EXPECT_TRUE(s.Fail(absl::InternalError("gave up")).ok()); }},
-      {"closed", [](GateSession& s) { EXPECT_TRUE(s.Close().ok()); }},
+      {"failed", [](GateSession& s) { EXPECT_OK(s.Fail(absl::InternalError("gave up"))); }},
+      {"closed", [](GateSession& s) { EXPECT_OK(s.Close()); }},
   };
   for (const Row& row : rows) {
     SCOPED_TRACE(row.name);
@@ -1058,9 +1052,9 @@ TEST(GateTest, ASessionThatIsOverLeavesNothingScheduled) {
     EXPECT_THAT(attached.status().message(), HasSubstr("is pending, not approved"));
     w.ApproveAfterAMinute();
     attached = gate->Attach("run-1");
-    ASSERT_TRUE(attached.ok()) << attached.status();
+    ASSERT_OK(attached);
     EXPECT_EQ(w.lease_clock.pending_tasks(), 0u);  // a grant holds no lease until Execute
-    ASSERT_TRUE(attached->first->Execute().ok());
+    ASSERT_OK(attached->first->Execute());
     EXPECT_EQ(w.lease_clock.pending_tasks(), 1u);  // the run is the session's again
     ASSERT_TRUE(*attached->first->Step());
     ASSERT_EQ(attached->first->Propose(Call("post", R"({"x":2})"))->outcome, Outcome::kPending);
@@ -1077,7 +1071,7 @@ TEST(GateTest, ASessionThatIsOverLeavesNothingScheduled) {
     EXPECT_EQ(tracking.live(), 1u);
     ASSERT_TRUE(*session->Step());
     if (close) {
-      EXPECT_TRUE(session->Close().ok());
+      EXPECT_OK(session->Close());
     } else {
       EXPECT_EQ(session->Propose(Complete())->outcome, Outcome::kEnded);
     }

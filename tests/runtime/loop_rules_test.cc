@@ -1,7 +1,7 @@
-// The loop's own bookkeeping, held to the checklist's rows (reference/core.md §4, §6.1, §18
-// AUD/SEC/LEASE/PERF): the steps it keeps in memory are the steps a fresh read gives; JSON too
-// deep is refused where it enters; owners never share a lease; the heartbeat is gone when a
-// loop returns; the resume path reads the clock a fixed number of times.
+// The loop's own bookkeeping (docs/architecture.md, "The engine"):
+// the steps it keeps in memory are the steps a fresh read gives; JSON too deep is refused where it
+// enters; owners never share a lease; the heartbeat is gone when a loop returns; the resume path
+// reads the clock a fixed number of times.
 #include <algorithm>
 #include <filesystem>
 #include <functional>
@@ -23,6 +23,7 @@
 #include "tests/runtime/fn_tool.h"
 #include "tests/runtime/post_tool.h"
 #include "tests/support/old_database.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt {
@@ -87,8 +88,8 @@ class LoopRulesTest : public ::testing::Test {
   std::unique_ptr<Policy> policy_ = DefaultPolicy();
 };
 
-// The step cache (reference/core.md §4.2): what an agent is handed is what the store holds,
-// across tool calls, a denial, an invalid decision, a pause and a resume.
+// The step cache (docs/architecture.md, "The engine"): what an agent is handed is what the store
+// holds, across tool calls, a denial, an invalid decision, a pause and a resume.
 TEST_F(LoopRulesTest, TheStepsTheLoopKeepsAreTheStepsAFreshReadGives) {
   FnTool read("read", SideEffect::kReadOnly, [](const ToolCall&) {
     return ToolResult{R"({"text":"x"})", "read"};
@@ -104,11 +105,10 @@ TEST_F(LoopRulesTest, TheStepsTheLoopKeepsAreTheStepsAFreshReadGives) {
   Checking agent(*store_, script);
   ASSERT_EQ(NewDriver(&agent, {&read, &wipe, &post})->StartWithId("r", "cache", Limits{})->status,
             RunStatus::kWaitingForApproval);
-  ASSERT_TRUE(
-      Approve(*store_, clock_, "r", PendingApproval(*store_, "r")->id, Decider{"ops", ""}).ok());
+  ASSERT_OK(Approve(*store_, clock_, "r", PendingApproval(*store_, "r")->id, Decider{"ops", ""}));
   Checking resumed(*store_, script);
   absl::StatusOr<agentrt::Run> run = NewDriver(&resumed, {&read, &wipe, &post})->Resume("r");
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_EQ(agent.checked + resumed.checked, 6);
 }
@@ -142,7 +142,7 @@ TEST_F(LoopRulesTest, TheKeptStepsAreTheStoredFormThroughRewritesAndAnInterrupti
   EXPECT_EQ(stored[1].decision->args, "{\"a\":\"\xc3\xa9\"}");
   Checking resumed(*store_, script);
   absl::StatusOr<agentrt::Run> run = NewDriver(&resumed, {&read, &slow}, "second")->Resume("r");
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_EQ(agent.checked, 3);
   EXPECT_GE(resumed.checked, 2);
@@ -202,7 +202,7 @@ TEST_F(LoopRulesTest, AFailedWriteLeavesTheKeptStepsAsTheStoreHasThem) {
   };
   ASSERT_TRUE(*session->Step());
   ASSERT_EQ(session->Propose(Call("read", "{}"))->outcome, GateVerdict::Outcome::kAllowed);
-  ASSERT_TRUE(session->Execute().ok());
+  ASSERT_OK(session->Execute());
   same_as_stored("after one step");
   entropy.replay = entropy.BytesOf(ReadSteps(*store_, "r")->at(0).id);  // the next step's id
   ASSERT_FALSE(entropy.replay.empty());
@@ -211,7 +211,7 @@ TEST_F(LoopRulesTest, AFailedWriteLeavesTheKeptStepsAsTheStoreHasThem) {
   same_as_stored("after the failed claim");
   ASSERT_TRUE(*session->Step());
   ASSERT_EQ(session->Propose(Call("read", "{}"))->outcome, GateVerdict::Outcome::kAllowed);
-  ASSERT_TRUE(session->Execute().ok());
+  ASSERT_OK(session->Execute());
   same_as_stored("after the next step");
   EXPECT_EQ(ReadRun(*store_, "r")->step_count, 2);
 }
@@ -228,7 +228,7 @@ TEST_F(LoopRulesTest, JsonTooDeepIsRefusedWhereItEnters) {
   Limits limits;
   limits.max_consecutive_tool_failures = 5;
   absl::StatusOr<agentrt::Run> run = NewDriver(&agent, {&echo})->StartWithId("r", "deep", limits);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   std::vector<Step> steps = *ReadSteps(*store_, "r");
   ASSERT_GE(steps.size(), 2u);
   EXPECT_EQ(steps[0].observation->kind, ObservationKind::kInvalidDecision);
@@ -241,7 +241,7 @@ TEST_F(LoopRulesTest, JsonTooDeepIsRefusedWhereItEnters) {
 
   // A number past the intake bounds is refused the same way, before any tool sees it.
   ScriptedAgent huge({Call("echo", R"({"n":1e99999999999999999999})"), Complete()});
-  ASSERT_TRUE(NewDriver(&huge, {&echo}, "other")->StartWithId("h", "huge", limits).ok());
+  ASSERT_OK(NewDriver(&huge, {&echo}, "other")->StartWithId("h", "huge", limits));
   std::vector<Step> huge_steps = *ReadSteps(*store_, "h");
   EXPECT_EQ(huge_steps[0].observation->kind, ObservationKind::kInvalidDecision);
   EXPECT_THAT(huge_steps[0].observation->summary, HasSubstr("exponent"));
@@ -277,7 +277,7 @@ TEST_F(LoopRulesTest, JsonTooDeepIsRefusedWhereItEnters) {
   options.scheduler = &lease_clock_;
   absl::StatusOr<agentrt::Run> refused = (*Driver::Create(*store_, clock_, entropy_, options))
                                              ->StartWithId("p", "deep policy", limits);
-  ASSERT_TRUE(refused.ok()) << refused.status();
+  ASSERT_OK(refused);
   EXPECT_EQ(refused->status, RunStatus::kFailed);
   EXPECT_EQ(refused->reason, "internal_error");
   EXPECT_THAT(refused->reason_detail, HasSubstr("presentation is not usable JSON"));
@@ -288,7 +288,7 @@ TEST_F(LoopRulesTest, JsonTooDeepIsRefusedWhereItEnters) {
   std::unique_ptr<GateSession> gate = *gate_driver->Begin("g", "gate");
   ASSERT_TRUE(*gate->Step());
   absl::StatusOr<GateVerdict> verdict = gate->Propose(Call("echo", R"({"n":-1e99999999999})"));
-  ASSERT_TRUE(verdict.ok()) << verdict.status();
+  ASSERT_OK(verdict);
   std::vector<Step> gate_steps = *ReadSteps(*store_, "g");
   ASSERT_EQ(gate_steps.size(), 1u);
   EXPECT_EQ(gate_steps[0].observation->kind, ObservationKind::kInvalidDecision);
@@ -312,17 +312,15 @@ TEST_F(LoopRulesTest, TwoDriversOfOneNameAreTwoOwnersAndAnOwnExpiredLeaseIsTaken
   // a's session dies as a process would: the destructor releases the lease, so put it back as
   // a crash leaves it, lapsed.
   session.reset();
-  ASSERT_TRUE(store_
-                  ->Write([&](store::Transaction& tx) {
-                    return store::Sql::Exec(tx,
-                                            "UPDATE runs SET lease_owner = ?1, "
-                                            "lease_expires_at = '2000-01-01T00:00:00.000000000Z'",
-                                            {std::string_view(owner)})
-                        .status();
-                  })
-                  .ok());
+  ASSERT_OK(store_->Write([&](store::Transaction& tx) {
+    return store::Sql::Exec(tx,
+                            "UPDATE runs SET lease_owner = ?1, "
+                            "lease_expires_at = '2000-01-01T00:00:00.000000000Z'",
+                            {std::string_view(owner)})
+        .status();
+  }));
   auto attached = a->Attach("r");
-  ASSERT_TRUE(attached.ok()) << attached.status();
+  ASSERT_OK(attached);
   std::vector<store::Event> events = *store_->ListEvents("r");
   bool taken_over = false;
   for (const store::Event& e : events) {
@@ -343,17 +341,15 @@ TEST_F(LoopRulesTest, ARunFromBeforeLeasesIsTakenOverOnlyOnceItsPlaceholderPasse
   // The run as that build left it: its row, and the run.created that recorded it (a resume
   // checks the row against it).
   std::string created = world::FormatTimestamp(kStart - absl::Minutes(5));
-  ASSERT_TRUE(
-      test_support::MakeDatabaseAtVersion(
-          path, 4,
-          {"INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES ('old', "
-           "'g', 'RUNNING', '" +
-               Limits{}.ToJson() + "', '" + created + "')",
-           "INSERT INTO events (run_id, at, type, payload_json) VALUES ('old', '" + created +
-               "', 'run.created', '{\"goal\":\"g\",\"limits\":" + Limits{}.ToJson() + "}')"})
-          .ok());
+  ASSERT_OK(test_support::MakeDatabaseAtVersion(
+      path, 4,
+      {"INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES ('old', "
+       "'g', 'RUNNING', '" +
+           Limits{}.ToJson() + "', '" + created + "')",
+       "INSERT INTO events (run_id, at, type, payload_json) VALUES ('old', '" + created +
+           "', 'run.created', '{\"goal\":\"g\",\"limits\":" + Limits{}.ToJson() + "}')"}));
   absl::StatusOr<std::unique_ptr<store::Store>> opened = store::Store::Open(path, clock_);
-  ASSERT_TRUE(opened.ok()) << opened.status();
+  ASSERT_OK(opened);
   store_ = *std::move(opened);
   ScriptedAgent agent({Complete()});
   std::unique_ptr<Driver> driver = NewDriver(&agent, {});
@@ -365,7 +361,7 @@ TEST_F(LoopRulesTest, ARunFromBeforeLeasesIsTakenOverOnlyOnceItsPlaceholderPasse
   EXPECT_THAT(*store_->ListEvents("old"), SizeIs(1));  // nothing written
   lease_clock_.Advance(absl::Seconds(2));
   absl::StatusOr<agentrt::Run> run = driver->Resume("old");
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted) << run->reason << ": " << run->reason_detail;
   std::vector<store::Event> events = *store_->ListEvents("old");
   ASSERT_GE(events.size(), 2u);
@@ -382,7 +378,7 @@ TEST_F(LoopRulesTest, TheHeartbeatIsGoneWhenTheLoopReturnsHoweverItEnds) {
   });
   testing::PostTool post;
   ScriptedAgent completes({Call("read", "{}"), Complete()});
-  ASSERT_TRUE(NewDriver(&completes, {&read})->StartWithId("a", "ends", Limits{}).ok());
+  ASSERT_OK(NewDriver(&completes, {&read})->StartWithId("a", "ends", Limits{}));
   EXPECT_EQ(lease_clock_.pending_tasks(), 0u);
   ScriptedAgent pauses({Call("post", R"({"to":"x"})")});
   ASSERT_EQ(NewDriver(&pauses, {&post})->StartWithId("b", "pauses", Limits{})->status,
@@ -413,8 +409,7 @@ TEST_F(LoopRulesTest, TheResumePathReadsTheClockAFixedNumberOfTimes) {
   ASSERT_EQ(driver_on(&agent)->StartWithId("r", "count", Limits{})->status,
             RunStatus::kWaitingForApproval);
   EXPECT_EQ(counting.readings() - before, 5);  // the pause, as the loop's table has it
-  ASSERT_TRUE(
-      Approve(*store_, clock_, "r", PendingApproval(*store_, "r")->id, Decider{"ops", ""}).ok());
+  ASSERT_OK(Approve(*store_, clock_, "r", PendingApproval(*store_, "r")->id, Decider{"ops", ""}));
   ScriptedAgent again({Complete()});
   before = counting.readings();
   ASSERT_EQ(driver_on(&again)->Resume("r")->status, RunStatus::kCompleted);

@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime/model.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt::model_fixtures {
 
@@ -62,15 +63,7 @@ inline ModelResponse Answer(const std::string& text, const std::string& raw = ""
 // A folder of its own for each test, removed afterwards.
 class TempDirTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("agentrt_sim_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name() + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void SetUp() override { dir_ = test_support::TestFolder(); }
 
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
   // The names in the folder, to check no temporary file was left behind.

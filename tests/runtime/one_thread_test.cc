@@ -16,6 +16,7 @@
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt {
 namespace {
@@ -128,7 +129,7 @@ Outcome Drive() {
   options.model.backoff = absl::Seconds(20);
   std::unique_ptr<Driver> driver = *Driver::Create(*store, world, entropy, options);
   absl::StatusOr<Run> run = driver->StartWithId("run-1", "one thread", Limits{});
-  EXPECT_TRUE(run.ok()) << run.status();
+  EXPECT_OK(run);
   if (run.ok()) out.run = *run;
   out.head = *store->Head();
   out.jumps = world.jumps();

@@ -1,7 +1,7 @@
-// Durable intent (reference/core.md §3.1; ADR 10): the store commits with synchronous=NORMAL,
-// so a power cut may lose the last commits — but never the record that a call whose effect
-// cannot be taken back started, because that commit is synced before the call runs. Proven the
-// way SQLite and LevelDB prove theirs: a VFS that forgets every write not synced
+// Durable intent (docs/architecture.md, "The store"; ADR 10): the store commits with
+// synchronous=NORMAL, so a power cut may lose the last commits — but never the record that a call
+// whose effect cannot be taken back started, because that commit is synced before the call runs.
+// Proven the way SQLite and LevelDB prove theirs: a VFS that forgets every write not synced
 // (power_cut_vfs.h) cuts the power at every write of a scripted run with side effects; each
 // disk it leaves is reopened and the run resumed, and then no side effect has run twice, what
 // was synced is there, the chain verifies and the file opened.
@@ -27,6 +27,8 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/store/power_cut_vfs.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt {
 namespace {
@@ -120,14 +122,7 @@ struct World {
 
 class PowerCutTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("agentrt_power_cut_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = test_support::TestFolder(); }
 
   // What a cut at one write left: the disk (one of the durable states, by sync count) and what
   // had happened in the world by then.
@@ -144,7 +139,7 @@ class PowerCutTest : public ::testing::Test {
     fs::path dir = Dir(seed);
     absl::StatusOr<std::unique_ptr<testing::PowerCutVfs>> vfs =
         testing::PowerCutVfs::Register("agentrt-power-cut");
-    EXPECT_TRUE(vfs.ok()) << vfs.status();
+    EXPECT_OK(vfs);
     std::vector<Cut> cuts;
     int generation = 0;
     std::int64_t committed_seq = 0, synced_seq = 0;
@@ -154,20 +149,19 @@ class PowerCutTest : public ::testing::Test {
     {
       world::ManualClock lease_clock(kStart);
       World w((original / "run.db").string(), {.vfs = (*vfs)->name()}, seed, lease_clock);
-      EXPECT_TRUE(w.open.ok()) << w.open;
+      EXPECT_OK(w.open);
       w.store->AddObserver([&](const store::Event& e) { committed_seq = e.seq; });
       (*vfs)->OnSync([&](const std::string&) {
         ++generation;
         synced_seq = committed_seq;
-        EXPECT_TRUE(
-            (*vfs)->SaveDurable((dir / ("gen-" + std::to_string(generation))).string()).ok());
+        EXPECT_OK((*vfs)->SaveDurable((dir / ("gen-" + std::to_string(generation))).string()));
       });
       (*vfs)->OnWrite([&](int index) {
         cuts.push_back(Cut{index, generation, w.effects.size(), synced_seq});
       });
       absl::StatusOr<agentrt::Run> run =
           w.driver->StartWithId("r", "pay what the script says", Limits{});
-      EXPECT_TRUE(run.ok()) << run.status();
+      EXPECT_OK(run);
       EXPECT_EQ(run->status, RunStatus::kCompleted);
       *effects_out = w.effects;
       (*vfs)->OnWrite(nullptr);
@@ -187,12 +181,12 @@ class PowerCutTest : public ::testing::Test {
              fs::copy_options::recursive);
     world::ManualClock lease_clock(kStart + absl::Hours(1));  // the dead owner's lease lapsed
     World w((disk / "run.db").string(), {}, seed, lease_clock);
-    ASSERT_TRUE(w.open.ok()) << "the file does not open: " << w.open;
+    ASSERT_OK(w.open) << "the file does not open";
     absl::StatusOr<store::ChainReport> chain = w.store->VerifyEvents();
-    ASSERT_TRUE(chain.ok()) << chain.status();
+    ASSERT_OK(chain);
     EXPECT_FALSE(chain->broken.has_value()) << chain->broken->detail;
     absl::StatusOr<store::ChainHead> head = w.store->Head();
-    ASSERT_TRUE(head.ok());
+    ASSERT_OK(head);
     EXPECT_GE(head->seq, cut.synced_seq) << "a synced commit was lost";
 
     std::vector<std::string> before(recorded.begin(),
@@ -219,7 +213,7 @@ class PowerCutTest : public ::testing::Test {
     // events together (a step's row, the run's count of steps and step.started in one; a
     // step's end and its event in one; a tool's start and step.tool_started in one).
     absl::StatusOr<std::vector<store::Event>> events = w.store->ListEvents("r");
-    ASSERT_TRUE(events.ok()) << events.status();
+    ASSERT_OK(events);
     std::map<std::string, std::size_t> logged;
     for (const store::Event& e : *events) ++logged[e.type];
     std::map<StepStatus, std::size_t> statuses;
@@ -235,15 +229,15 @@ class PowerCutTest : public ::testing::Test {
     for (int attempt = 0; attempt < 4 && !IsTerminal(run->status); ++attempt) {
       if (run->status == RunStatus::kWaitingForApproval) {
         absl::StatusOr<Approval> pending = PendingApproval(*w.store, "r");
-        ASSERT_TRUE(pending.ok()) << pending.status();
+        ASSERT_OK(pending);
         ASSERT_EQ(pending->kind, kInterruptedSideEffectKind);
-        ASSERT_TRUE(Reject(*w.store, w.clock, "r", pending->id, Decider{"ops", "unknown"}).ok());
+        ASSERT_OK(Reject(*w.store, w.clock, "r", pending->id, Decider{"ops", "unknown"}));
       } else {
         run = w.driver->Resume("r");
-        ASSERT_TRUE(run.ok()) << run.status();
+        ASSERT_OK(run);
       }
       run = ReadRun(*w.store, "r");
-      ASSERT_TRUE(run.ok());
+      ASSERT_OK(run);
     }
     EXPECT_TRUE(IsTerminal(run->status)) << ToString(run->status);
     std::map<std::string, int> executions;
@@ -279,7 +273,7 @@ TEST_F(PowerCutTest, APowerCutAtAnyWriteNeverRunsASideEffectTwiceAndLosesNothing
 TEST_F(PowerCutTest, ADurableWriteIsSyncedAndAnOrdinaryOneIsNot) {
   absl::StatusOr<std::unique_ptr<testing::PowerCutVfs>> vfs =
       testing::PowerCutVfs::Register("agentrt-power-cut");
-  ASSERT_TRUE(vfs.ok()) << vfs.status();
+  ASSERT_OK(vfs);
   world::ManualClock clock(kStart);
   auto write = [](store::Store& store, std::string id, store::WriteOptions options) {
     return store.Write(
@@ -297,11 +291,11 @@ TEST_F(PowerCutTest, ADurableWriteIsSyncedAndAnOrdinaryOneIsNot) {
     std::unique_ptr<store::Store> store =
         *store::Store::Open(db.string(), clock, {.durability = durability, .vfs = (*vfs)->name()});
     int before = (*vfs)->syncs();
-    ASSERT_TRUE(write(*store, "ordinary", {}).ok());
+    ASSERT_OK(write(*store, "ordinary", {}));
     int after_ordinary = (*vfs)->syncs();
-    ASSERT_TRUE(write(*store, "durable", {.durable = true}).ok());
+    ASSERT_OK(write(*store, "durable", {.durable = true}));
     int after_durable = (*vfs)->syncs();
-    ASSERT_TRUE(write(*store, "ordinary-again", {}).ok());
+    ASSERT_OK(write(*store, "ordinary-again", {}));
     if (durability == store::Durability::kNormal) {
       EXPECT_EQ(after_ordinary, before);          // NORMAL: no sync at a commit
       EXPECT_GT(after_durable, after_ordinary);   // but the durable one is synced
@@ -313,13 +307,13 @@ TEST_F(PowerCutTest, ADurableWriteIsSyncedAndAnOrdinaryOneIsNot) {
   }
   // A store in memory has nothing to sync; a durable write is an ordinary one.
   std::unique_ptr<store::Store> memory = *store::Store::OpenInMemory(clock);
-  EXPECT_TRUE(write(*memory, "durable", {.durable = true}).ok());
+  EXPECT_OK(write(*memory, "durable", {.durable = true}));
 }
 
 TEST_F(PowerCutTest, AModelCallIsOnDiskBeforeTheModelIsCalled) {
   absl::StatusOr<std::unique_ptr<testing::PowerCutVfs>> vfs =
       testing::PowerCutVfs::Register("agentrt-power-cut");
-  ASSERT_TRUE(vfs.ok()) << vfs.status();
+  ASSERT_OK(vfs);
   struct Probe final : Model, Agent {
     explicit Probe(testing::PowerCutVfs& v) : vfs(v) {}
     std::string Name() const override { return "probe"; }
@@ -353,7 +347,7 @@ TEST_F(PowerCutTest, AModelCallIsOnDiskBeforeTheModelIsCalled) {
   options.model.model = &probe;
   options.model.prices = Free({"probe"});
   std::unique_ptr<Driver> driver = *Driver::Create(*store, clock, entropy, options);
-  ASSERT_TRUE(driver->StartWithId("r", "ask", Limits{}).ok());
+  ASSERT_OK(driver->StartWithId("r", "ask", Limits{}));
   EXPECT_GT(probe.syncs_at_call, probe.syncs_before) << "model.dispatched was not synced first";
 }
 

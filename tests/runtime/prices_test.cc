@@ -1,9 +1,10 @@
-// Prices and budgets (reference/providers.md §2.7): absence is not free, budgets read as people
+// Prices and budgets: absence is not free, budgets read as people
 // write them.
 #include "runtime/prices.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt {
 namespace {
@@ -13,7 +14,7 @@ using ::testing::HasSubstr;
 TEST(PricesTest, UnpricedModelRefused) {
   PriceTable table{{"paid-model", Price{3'000'000, 15'000'000, 300'000}}};
   absl::StatusOr<Price> known = PriceFor(table, "paid-model");
-  ASSERT_TRUE(known.ok());
+  ASSERT_OK(known);
   EXPECT_EQ(known->output_per_mtok, 15'000'000);
   absl::StatusOr<Price> unknown = PriceFor(table, "another-paid-model");
   EXPECT_TRUE(absl::IsNotFound(unknown.status()));
@@ -23,7 +24,7 @@ TEST(PricesTest, UnpricedModelRefused) {
 TEST(PricesTest, FreeDistinguishesFreeFromUnpriced) {
   PriceTable table = Merge({PriceTable{{"paid", Price{1, 2, 3}}}, Free({"local:llama"})});
   absl::StatusOr<Price> local = PriceFor(table, "local:llama");
-  ASSERT_TRUE(local.ok());
+  ASSERT_OK(local);
   EXPECT_EQ(CostMicros(Usage{1'000'000, 1'000'000, 0}, *local), 0);
   EXPECT_EQ(PriceFor(table, "local:other").status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(PriceFor(table, "local:other").status().message(), HasSubstr("local:other"));
@@ -53,7 +54,7 @@ TEST(PricesTest, ParseDollarsAcceptedForms) {
                         Case{" $2 ", 2'000'000}, Case{"0", 0}, Case{"0.000001", 1},
                         Case{"0.0000005", 1}, Case{"0.0000004", 0}, Case{"$ 3", 3'000'000}}) {
     absl::StatusOr<std::int64_t> got = ParseDollars(c.text);
-    ASSERT_TRUE(got.ok()) << c.text << ": " << got.status();
+    ASSERT_OK(got) << c.text;
     EXPECT_EQ(*got, c.micros) << c.text;
   }
   for (const char* bad : {"", "-1", "$-0.5", "free", "1,50", "NaN", "Inf", "1e13", "+1", "1.", ".5",

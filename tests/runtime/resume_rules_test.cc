@@ -1,5 +1,5 @@
 // What a resume checks before an approved call runs, and what time a wait for a human counts
-// as (reference/core.md §5.5, §4.4; the checklist's M01, AUD and SEC rows): the policy is asked
+// as (docs/architecture.md, "Approvals"): the policy is asked
 // again and may deny, abort or want another approval; the arguments meet the current schema; a
 // pending approval or a grant can expire; the wait is elapsed time but not active time.
 #include "gmock/gmock.h"
@@ -13,6 +13,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/post_tool.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt {
 namespace {
@@ -71,7 +72,7 @@ class ResumeRulesTest : public ::testing::Test {
   void PausedAndApproved(Limits limits = Limits{}) {
     ASSERT_EQ(Drive({Call("post", R"({"to":"ops"})"), Complete()}, false, limits)->status,
               RunStatus::kWaitingForApproval);
-    ASSERT_TRUE(Approve(*store_, clock_, "r", Pending().id, Decider{"ops", ""}).ok());
+    ASSERT_OK(Approve(*store_, clock_, "r", Pending().id, Decider{"ops", ""}));
   }
   Approval Pending() { return *PendingApproval(*store_, "r"); }
   std::vector<Step> Steps() { return *ReadSteps(*store_, "r"); }
@@ -89,7 +90,7 @@ TEST_F(ResumeRulesTest, APolicyThatNowDeniesEndsTheStepAndTheCallNeverRuns) {
   PausedAndApproved();
   policy_.mode = ChangingPolicy::Mode::kDeny;
   absl::StatusOr<agentrt::Run> run = Drive({Complete(), Complete()}, /*resume=*/true);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_TRUE(post_.calls.empty());
   EXPECT_EQ(Steps()[0].status, StepStatus::kFailed);
   EXPECT_EQ(Steps()[0].observation->summary, "denied on resume: not any more");
@@ -100,7 +101,7 @@ TEST_F(ResumeRulesTest, APolicyThatNowAbortsEndsTheRun) {
   PausedAndApproved();
   policy_.mode = ChangingPolicy::Mode::kAbort;
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, /*resume=*/true);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_TRUE(post_.calls.empty());
   EXPECT_EQ(run->status, RunStatus::kFailed);
   EXPECT_EQ(run->reason, "policy_abort");
@@ -112,7 +113,7 @@ TEST_F(ResumeRulesTest, APolicyThatNowWantsAnotherApprovalPausesAgain) {
   std::string first = ListApprovals(*store_, "r")->at(0).id;
   policy_.mode = ChangingPolicy::Mode::kOtherApproval;
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, /*resume=*/true);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kWaitingForApproval);
   EXPECT_TRUE(post_.calls.empty());
   std::vector<Approval> approvals = *ListApprovals(*store_, "r");
@@ -132,7 +133,7 @@ TEST_F(ResumeRulesTest, AnUnknownOrFailingPolicyOnResumeFailsTheRunAsInternal) {
     PausedAndApproved();
     policy_.mode = mode;
     absl::StatusOr<agentrt::Run> run = Drive({Complete()}, /*resume=*/true);
-    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_OK(run);
     EXPECT_EQ(run->status, RunStatus::kFailed);
     EXPECT_EQ(run->reason, "internal_error");
     EXPECT_THAT(run->reason_detail, HasSubstr(mode == ChangingPolicy::Mode::kUnknown
@@ -148,7 +149,7 @@ TEST_F(ResumeRulesTest, ApprovedArgumentsTheCurrentSchemaRefusesAreAnInvalidDeci
   post_.schema = R"({"type":"object","properties":{"to":{"type":"string"},"cc":{"type":"string"}},)"
                  R"("required":["to","cc"]})";
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, /*resume=*/true);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_TRUE(post_.calls.empty());
   EXPECT_EQ(Steps()[0].observation->kind, ObservationKind::kInvalidDecision);
   EXPECT_THAT(Steps()[0].observation->summary, HasSubstr("invalid decision on resume: "));
@@ -162,7 +163,7 @@ TEST_F(ResumeRulesTest, APendingApprovalPastItsTtlExpiresAtResumeAndCancelsTheRu
             RunStatus::kWaitingForApproval);
   clock_.Advance(absl::Minutes(2));
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, /*resume=*/true);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCancelled);
   EXPECT_EQ(run->reason, "approval_expired");
   EXPECT_EQ(ListApprovals(*store_, "r")->at(0).status, ApprovalStatus::kExpired);
@@ -175,7 +176,7 @@ TEST_F(ResumeRulesTest, TheApprovalTtlNeverExpiresAGrant) {
   PausedAndApproved(limits);
   clock_.Advance(absl::Hours(5));
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, /*resume=*/true);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_THAT(post_.calls, SizeIs(1));
   EXPECT_EQ(ReadRun(*store_, "r")->limits.grant_ttl, absl::ZeroDuration());  // read back as 0
@@ -183,7 +184,7 @@ TEST_F(ResumeRulesTest, TheApprovalTtlNeverExpiresAGrant) {
 
 TEST_F(ResumeRulesTest, CancelClosesAnApprovedRunThatWasNotResumed) {
   PausedAndApproved();
-  ASSERT_TRUE(Cancel(*store_, clock_, "r", Decider{"ops", "changed my mind"}).ok());
+  ASSERT_OK(Cancel(*store_, clock_, "r", Decider{"ops", "changed my mind"}));
   EXPECT_EQ(ReadRun(*store_, "r")->status, RunStatus::kCancelled);
   EXPECT_EQ(ReadRun(*store_, "r")->reason, "operator_cancelled");
   absl::Status resumed = Drive({Complete()}, /*resume=*/true).status();
@@ -209,7 +210,7 @@ TEST_F(ResumeRulesTest, TheApprovedCallKeepsItsLeaseThroughACallLongerThanTheTtl
     rival_resume = (*Driver::Create(*store_, clock_, entropy_, options))->Resume("r").status();
   };
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, /*resume=*/true);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_EQ(rival_resume.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(rival_resume.message(), HasSubstr("is leased by"));
@@ -220,22 +221,20 @@ TEST_F(ResumeRulesTest, ADamagedRunCannotBeApprovedButCanBeCancelled) {
   ASSERT_EQ(Drive({Call("post", R"({"to":"ops"})")})->status, RunStatus::kWaitingForApproval);
   std::string id = Pending().id;
   // Someone rewrote the rows: the approval's request no longer reads, nor does the step.
-  ASSERT_TRUE(store_
-                  ->Write([](store::Transaction& tx) -> absl::Status {
-                    for (const char* sql : {"UPDATE approvals SET request_json = '{not json'",
-                                            "UPDATE steps SET decision_json = 'garbage'"}) {
-                      if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok()) {
-                        return n.status();
-                      }
-                    }
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_OK(store_->Write([](store::Transaction& tx) -> absl::Status {
+    for (const char* sql : {"UPDATE approvals SET request_json = '{not json'",
+                            "UPDATE steps SET decision_json = 'garbage'"}) {
+      if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok()) {
+        return n.status();
+      }
+    }
+    return absl::OkStatus();
+  }));
   absl::StatusOr<Approval> approved = Approve(*store_, clock_, "r", id, Decider{"ops", ""});
   EXPECT_EQ(approved.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_TRUE(IsApprovalHashError(approved.status()));
   // An operator can always end it: Cancel needs to read nothing the damage touched.
-  ASSERT_TRUE(Cancel(*store_, clock_, "r", Decider{"ops", "damaged"}).ok());
+  ASSERT_OK(Cancel(*store_, clock_, "r", Decider{"ops", "damaged"}));
   EXPECT_EQ(ReadRun(*store_, "r")->status, RunStatus::kCancelled);
   EXPECT_TRUE(post_.calls.empty());
 }
@@ -248,7 +247,7 @@ TEST_F(ResumeRulesTest, TheWaitForAHumanIsElapsedTimeButNotActiveTime) {
   PausedAndApproved(active);
   clock_.Advance(absl::Hours(1));
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, /*resume=*/true);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_LT(ReadRun(*store_, "r")->active_time, absl::Minutes(10));
   EXPECT_GE(Steps()[0].started_at, kStart + absl::Hours(1));  // restarted at the resume
@@ -261,7 +260,7 @@ TEST_F(ResumeRulesTest, TheWaitForAHumanIsElapsedTimeButNotActiveTime) {
   PausedAndApproved(elapsed);
   clock_.Advance(absl::Hours(1));
   run = Drive({Complete()}, /*resume=*/true);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kFailed);
   EXPECT_EQ(run->reason, "limit_elapsed_time");
   EXPECT_THAT(post_.calls,

@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt {
 namespace {
@@ -30,7 +31,7 @@ class SpecTool final : public Tool {
 TEST(ToolRegistryTest, ARegisteredSchemaIsKeptCanonical) {
   SpecTool tool;
   absl::StatusOr<ToolRegistry> registry = ToolRegistry::Create({&tool});
-  ASSERT_TRUE(registry.ok()) << registry.status();
+  ASSERT_OK(registry);
   ASSERT_EQ(registry->specs().size(), 1u);
   EXPECT_EQ(registry->specs()[0].spec.input_schema, R"({"type":"object"})");
   EXPECT_THAT(registry->specs()[0].json, HasSubstr(R"("input_schema":{"type":"object"})"));
@@ -49,7 +50,7 @@ TEST(ToolRegistryTest, ACurrentSpecIsCompiledOncePerSpec) {
 
   tool.spec.description = "Read, now differently.";
   absl::StatusOr<const RecordedSpec*> changed = registry.Current(&tool);
-  ASSERT_TRUE(changed.ok()) << changed.status();
+  ASSERT_OK(changed);
   EXPECT_NE((*changed)->hash, registered->hash);
   EXPECT_NE((*changed)->schema, registered->schema);
   EXPECT_EQ(*registry.Current(&tool), *changed);  // the same object: compiled once
@@ -81,7 +82,7 @@ namespace {
 TEST(CheckToolSpecTest, RefusesWhatADriverRefusesWithItsReason) {
   ToolSpec good{"read",           "Read.", R"({"type":"object"})", SideEffect::kReadOnly,
                 absl::Seconds(5), false};
-  EXPECT_TRUE(CheckToolSpec(good).ok());
+  EXPECT_OK(CheckToolSpec(good));
   for (auto [edit, reason] : std::vector<std::pair<std::function<void(ToolSpec&)>, std::string>>{
            {[](ToolSpec& s) { s.name = "read a file"; }, "the name must be 1 to 128 characters"},
            {[](ToolSpec& s) { s.timeout = absl::ZeroDuration(); }, "timeout is required"},

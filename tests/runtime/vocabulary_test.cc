@@ -24,6 +24,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/post_tool.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt {
 namespace {
@@ -31,8 +32,10 @@ namespace {
 using ::agentrt::scripted::Call;
 using ::agentrt::scripted::Complete;
 using ::agentrt::scripted::Fail;
+using ::agentrt::test_support::IsOk;
 using ::testing::ElementsAreArray;
 using ::testing::IsSubsetOf;
+using ::testing::Not;
 
 constexpr absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 
@@ -93,8 +96,9 @@ class Agent final : public agentrt::Agent {
       : script_(std::move(script)), ask_(ask) {}
   absl::StatusOr<Decision> Decide(const StepInput& input) override {
     if (ask_ && input.steps.empty()) {
-      EXPECT_FALSE(input.model->Generate(ModelRequest{}).ok());  // a served error: not retried
-      EXPECT_TRUE(input.model->Generate(ModelRequest{}).ok());
+      EXPECT_THAT(input.model->Generate(ModelRequest{}),
+                  Not(IsOk()));  // a served error: not retried
+      EXPECT_OK(input.model->Generate(ModelRequest{}));
     }
     if (next_ >= script_.size()) return absl::UnavailableError("the script ran out");
     return script_[next_++];
@@ -168,62 +172,59 @@ class VocabularyTest : public ::testing::Test {
     // Allowed calls, a denial, then the agent gives up.
     Story([](World& w) {
       Agent agent({Call("read", "{}"), Call("wipe", "{}"), Fail("gave up")});
-      ASSERT_TRUE(w.NewDriver(&agent)->StartWithId("r", "read", Limits{}).ok());
+      ASSERT_OK(w.NewDriver(&agent)->StartWithId("r", "read", Limits{}));
     });
     // A model call that fails once, then the goal completes.
     Story([](World& w) {
       Agent agent({Complete()}, /*ask=*/true);
-      ASSERT_TRUE(w.NewDriver(&agent)->StartWithId("r", "ask", Limits{}).ok());
+      ASSERT_OK(w.NewDriver(&agent)->StartWithId("r", "ask", Limits{}));
     });
     // The same call and observation again and again.
     Story([](World& w) {
       Agent agent({Call("read", "{}"), Call("read", "{}"), Call("read", "{}")});
       Limits limits;
       limits.loop_threshold = 2;
-      ASSERT_TRUE(w.NewDriver(&agent)->StartWithId("r", "loop", limits).ok());
+      ASSERT_OK(w.NewDriver(&agent)->StartWithId("r", "loop", limits));
     });
     // A step limit.
     Story([](World& w) {
       Agent agent({Call("read", "{}"), Call("read", R"({"n":2})")});
       Limits limits;
       limits.max_steps = 1;
-      ASSERT_TRUE(w.NewDriver(&agent)->StartWithId("r", "limit", limits).ok());
+      ASSERT_OK(w.NewDriver(&agent)->StartWithId("r", "limit", limits));
     });
     // A pause for a human, a grant and the resumed call.
     Story([](World& w) {
       Agent agent({Call("post", R"({"to":"ops"})"), Complete()});
       std::unique_ptr<Driver> driver = w.NewDriver(&agent);
-      ASSERT_TRUE(driver->StartWithId("r", "post", Limits{}).ok());
+      ASSERT_OK(driver->StartWithId("r", "post", Limits{}));
       absl::StatusOr<Approval> approved =
           Approve(*w.store, w.clock, "r", PendingApproval(*w.store, "r")->id, Decider{"ops", ""});
-      ASSERT_TRUE(approved.ok()) << approved.status();
-      ASSERT_TRUE(driver->Resume("r").ok());
+      ASSERT_OK(approved);
+      ASSERT_OK(driver->Resume("r"));
     });
     // A process that died during a side effect: the lease is taken over, the step marked
     // interrupted, an operator asked, and the operator rejects.
     Story([](World& w) {
       Agent agent({Call("post", R"({"to":"ops"})")});
-      ASSERT_TRUE(w.NewDriver(&agent)->StartWithId("r", "crash", Limits{}).ok());
-      ASSERT_TRUE(w.store
-                      ->Write([](store::Transaction& tx) -> absl::Status {
-                        for (const char* sql :
-                             {"DELETE FROM approvals",
-                              "UPDATE steps SET status = 'executing', policy_json = ''",
-                              "UPDATE runs SET status = 'RUNNING', lease_owner = 'dead/1', "
-                              "lease_expires_at = '2000-01-01T00:00:00.000000000Z'"}) {
-                          if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok()) {
-                            return n.status();
-                          }
-                        }
-                        return absl::OkStatus();
-                      })
-                      .ok());
+      ASSERT_OK(w.NewDriver(&agent)->StartWithId("r", "crash", Limits{}));
+      ASSERT_OK(w.store->Write([](store::Transaction& tx) -> absl::Status {
+        for (const char* sql :
+             {"DELETE FROM approvals", "UPDATE steps SET status = 'executing', policy_json = ''",
+              "UPDATE runs SET status = 'RUNNING', lease_owner = 'dead/1', "
+              "lease_expires_at = '2000-01-01T00:00:00.000000000Z'"}) {
+          if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok()) {
+            return n.status();
+          }
+        }
+        return absl::OkStatus();
+      }));
       Agent after({Complete()});
-      ASSERT_TRUE(w.NewDriver(&after)->Resume("r").ok());
+      ASSERT_OK(w.NewDriver(&after)->Resume("r"));
       absl::StatusOr<Approval> rejected =
           Reject(*w.store, w.clock, "r", PendingApproval(*w.store, "r")->id,
                  Decider{"ops", "it went out"});
-      ASSERT_TRUE(rejected.ok()) << rejected.status();
+      ASSERT_OK(rejected);
     });
   }
 

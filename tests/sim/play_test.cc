@@ -16,6 +16,7 @@
 #include "sim/scenario_file.h"
 #include "sim/shrink.h"
 #include "sim/verdict.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::sim {
@@ -52,7 +53,7 @@ policy { read_only: ALLOW local_mutation: ALLOW }
 
 v1::Scenario Parse(std::string_view text) {
   absl::StatusOr<v1::Scenario> scenario = ParseScenario(text, "test.textproto");
-  EXPECT_TRUE(scenario.ok()) << scenario.status();
+  EXPECT_OK(scenario);
   return *scenario;
 }
 
@@ -60,7 +61,7 @@ Outcome PlayOk(const v1::Scenario& scenario, std::uint64_t seed = 1) {
   PlayOptions options;
   options.seed = seed;
   absl::StatusOr<Outcome> outcome = Play(scenario, options);
-  EXPECT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_OK(outcome);
   return *std::move(outcome);
 }
 
@@ -96,24 +97,24 @@ TEST(PlayTest, ADatabaseFilePlaysExactlyAsAFreshInMemoryOne) {
   PlayOptions options;
   options.db_path = test_support::TestFile("play.db");
   absl::StatusOr<Outcome> file = Play(scenario, options);
-  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_OK(file);
   EXPECT_EQ(file->chain_head, PlayOk(scenario).chain_head);
 }
 
 TEST(PlayTest, EveryFixturePlaysOnAReusedDatabaseExactlyAsOnAFreshOne) {
   absl::StatusOr<std::vector<std::string>> files =
       ScenarioFiles({std::string(AGENTRT_SOURCE_DIR) + "/fixtures/scenarios"});
-  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_OK(files);
   absl::StatusOr<std::unique_ptr<store::Store>> reused = NewPlayDatabase();
-  ASSERT_TRUE(reused.ok());
+  ASSERT_OK(reused);
   PlayOptions options;
   options.reuse = reused->get();
   for (const std::string& file : *files) {
     SCOPED_TRACE(file);
     absl::StatusOr<v1::Scenario> scenario = ReadScenario(file);
-    ASSERT_TRUE(scenario.ok()) << scenario.status();
+    ASSERT_OK(scenario);
     absl::StatusOr<Outcome> on_reused = Play(*scenario, options);
-    ASSERT_TRUE(on_reused.ok()) << on_reused.status();
+    ASSERT_OK(on_reused);
     Outcome fresh = PlayOk(*scenario);
     EXPECT_EQ(on_reused->chain_head, fresh.chain_head);
     ASSERT_EQ(on_reused->events.size(), fresh.events.size());
@@ -217,7 +218,8 @@ TEST(PlayTest, ACrashInsideTheResumeAfterAGrantRestartsAndAsksAgain) {
   ExpectRun(paused, RunStatus::kWaitingForApproval, 2);
 
   // Granting the interrupted write resumes it under the policy asked again, which wants its own
-  // approval for a write (reference/core.md §6.5): the run pauses once more, then runs it.
+  // approval for a write (docs/architecture.md, "Leases and interruption"): the run pauses once
+  // more, then runs it.
   scenario.add_approvals();
   ExpectRun(PlayOk(scenario), RunStatus::kWaitingForApproval, 2);
   scenario.add_approvals();
@@ -230,15 +232,15 @@ TEST(PlayTest, AfterACrashTheDatabaseFileHoldsTheRestartedRuntimesRun) {
   PlayOptions options;
   options.db_path = test_support::TestFile("crash.db");
   absl::StatusOr<Outcome> outcome = Play(scenario, options);
-  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  ASSERT_OK(outcome);
   absl::StatusOr<std::unique_ptr<store::Store>> file =
       store::Store::OpenExisting(options.db_path, /*read_only=*/true);
-  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_OK(file);
   absl::StatusOr<store::ChainHead> head = (*file)->Head();
-  ASSERT_TRUE(head.ok());
+  ASSERT_OK(head);
   EXPECT_EQ(head->hash, outcome->chain_head);
   absl::StatusOr<std::vector<store::Event>> events = (*file)->ListEvents(outcome->run->id);
-  ASSERT_TRUE(events.ok());
+  ASSERT_OK(events);
   EXPECT_EQ(events->size(), outcome->events.size());
 }
 
@@ -375,7 +377,7 @@ TEST(ShrinkTest, ShrinkingKeepsOnlyWhatTheFailureNeeds) {
     return verdict;
   };
   absl::StatusOr<Shrunk> shrunk = Shrink(scenario, judge);
-  ASSERT_TRUE(shrunk.ok()) << shrunk.status();
+  ASSERT_OK(shrunk);
   ASSERT_EQ(shrunk->scenario.perturbations_size(), 1);
   EXPECT_TRUE(shrunk->scenario.perturbations(0).drop());
   EXPECT_EQ(shrunk->scenario.agent().steps_size(), 0);

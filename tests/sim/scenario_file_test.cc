@@ -9,12 +9,15 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/scenario_limits.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::sim {
 namespace {
 
+using ::agentrt::test_support::IsOk;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kGood[] = R"(
 servers {
@@ -27,13 +30,13 @@ agent { steps { call { tool: "fs_read" } } }
 
 std::string Error(std::string_view text) {
   absl::StatusOr<v1::Scenario> scenario = ParseScenario(text, "dir/case.textproto");
-  EXPECT_FALSE(scenario.ok());
+  EXPECT_THAT(scenario, Not(IsOk()));
   return std::string(scenario.status().message());
 }
 
 TEST(ScenarioFileTest, AGoodScenarioIsNamedAfterItsFile) {
   absl::StatusOr<v1::Scenario> scenario = ParseScenario(kGood, "dir/case.textproto");
-  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  ASSERT_OK(scenario);
   EXPECT_EQ(scenario->name(), "case");
   EXPECT_EQ(scenario->servers(0).tools(0).name(), "read");
 }
@@ -104,7 +107,7 @@ TEST(ScenarioFileTest, ANameThatIsNotOneHarmlessPathComponentIsRefused) {
   EXPECT_THAT(unnamed.status().message(),
               HasSubstr("name: the file's base name is no scenario name (it holds a control "
                         "character); give the scenario a name"));
-  EXPECT_TRUE(ParseScenario(absl::StrCat("name: \"plain-name_1.x\"\n", kGood), "f").ok());
+  EXPECT_OK(ParseScenario(absl::StrCat("name: \"plain-name_1.x\"\n", kGood), "f"));
 }
 
 // A file past any bound is refused before anything is played, naming the field and the limit:
@@ -186,11 +189,10 @@ TEST(ScenarioFileTest, EverySizeCountAndDurationIsBoundedByName) {
     EXPECT_THAT(error, HasSubstr(c.error));
   }
   // Everything at its limit is played.
-  EXPECT_TRUE(ParseScenario(server("tools { name: \"t\" repeat: 100000 calls { text_bytes: "
-                                   "20971520 delay: \"24h\" } } max_content_bytes: 16777216") +
-                                "limits { max_steps: 1000 max_active: \"24h\" }",
-                            "f")
-                  .ok());
+  EXPECT_OK(ParseScenario(server("tools { name: \"t\" repeat: 100000 calls { text_bytes: "
+                                 "20971520 delay: \"24h\" } } max_content_bytes: 16777216") +
+                              "limits { max_steps: 1000 max_active: \"24h\" }",
+                          "f"));
 }
 
 TEST(ScenarioFileTest, AFilePastTheSizeLimitIsRefusedBeforeItIsParsed) {
@@ -213,7 +215,7 @@ TEST(ScenarioFileTest, FoldersListTheirScenariosSorted) {
     std::ofstream(folder + "/" + name) << kGood;
   }
   absl::StatusOr<std::vector<std::string>> files = ScenarioFiles({folder});
-  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_OK(files);
   ASSERT_EQ(files->size(), 2u);
   EXPECT_THAT((*files)[0], HasSubstr("a.textproto"));
   EXPECT_THAT((*files)[1], HasSubstr("b.textproto"));
@@ -222,9 +224,9 @@ TEST(ScenarioFileTest, FoldersListTheirScenariosSorted) {
 
 TEST(ScenarioFileTest, TheTextFormRoundTrips) {
   absl::StatusOr<v1::Scenario> scenario = ParseScenario(kGood, "case.textproto");
-  ASSERT_TRUE(scenario.ok());
+  ASSERT_OK(scenario);
   absl::StatusOr<v1::Scenario> again = ParseScenario(ScenarioText(*scenario), "again.textproto");
-  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_OK(again);
   EXPECT_EQ(again->SerializeAsString(), scenario->SerializeAsString());
 }
 

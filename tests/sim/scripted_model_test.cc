@@ -1,4 +1,4 @@
-// The scripted model (reference/core.md §9 Scripted).
+// The scripted model (docs/architecture.md, "Record and replay").
 #include "sim/scripted_model.h"
 
 #include <set>
@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/runtime/model_fixtures.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::sim {
 namespace {
@@ -21,20 +22,20 @@ TEST(ScriptedModelTest, CallIReturnsItsErrorWhenSetElseItsResponse) {
   EXPECT_EQ(model.Name(), "scripted");
 
   absl::StatusOr<ModelResponse> r0 = model.Generate(Ask("a"), absl::InfiniteFuture());
-  ASSERT_TRUE(r0.ok()) << r0.status();
+  ASSERT_OK(r0);
   EXPECT_EQ(r0->text, "zero");
   absl::StatusOr<ModelResponse> r1 = model.Generate(Ask("b"), absl::InfiniteFuture());
   EXPECT_EQ(r1.status().message(), "busy");
   EXPECT_EQ(ClassifyModelError(r1.status()).kind, ModelErrorKind::kTransient);
   absl::StatusOr<ModelResponse> r2 = model.Generate(Ask("c"), absl::InfiniteFuture());
-  ASSERT_TRUE(r2.ok()) << r2.status();
+  ASSERT_OK(r2);
   EXPECT_EQ(r2->text, "two");
 }
 
 TEST(ScriptedModelTest, ACallBeyondTheScriptFailsNamingTheCall) {
   ScriptedModel model({Answer("only")}, {}, "my-model");
   EXPECT_EQ(model.Name(), "my-model");
-  ASSERT_TRUE(model.Generate(Ask("a"), absl::InfiniteFuture()).ok());
+  ASSERT_OK(model.Generate(Ask("a"), absl::InfiniteFuture()));
   absl::StatusOr<ModelResponse> r = model.Generate(Ask("b"), absl::InfiniteFuture());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_EQ(r.status().message(), "scripted model: no response for call 1");

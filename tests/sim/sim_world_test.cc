@@ -8,6 +8,7 @@
 #include "sim/fake_server.h"
 #include "sim/sim_launcher.h"
 #include "sim/sim_network.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::sim {
 namespace {
@@ -40,7 +41,7 @@ class SimWorldTest : public ::testing::Test {
     world::LaunchSpec spec;
     spec.argv = {"sim-server", "s"};
     absl::StatusOr<std::unique_ptr<world::Process>> process = launcher.Start(spec);
-    EXPECT_TRUE(process.ok()) << process.status();
+    EXPECT_OK(process);
     return *std::move(process);
   }
 
@@ -63,7 +64,7 @@ TEST_F(SimWorldTest, AHangMovesTheClockToTheDeadlineAndLosesNothing) {
   SimLauncher launcher(clock_, {{"s", &Server({CallOf(v1::Call::HANG)})}});
   std::unique_ptr<world::Process> process = Start(launcher);
   absl::Time start = clock_.Now();
-  ASSERT_TRUE(process->Write(kCall, absl::InfiniteFuture()).ok());
+  ASSERT_OK(process->Write(kCall, absl::InfiniteFuture()));
   absl::StatusOr<std::string> read = process->Read(start + absl::Seconds(30));
   EXPECT_TRUE(absl::IsDeadlineExceeded(read.status())) << read.status();
   EXPECT_EQ(clock_.Now(), start + absl::Seconds(30));
@@ -76,11 +77,11 @@ TEST_F(SimWorldTest, ADelayedAnswerArrivesAtItsVirtualTime) {
   SimLauncher launcher(clock_, {{"s", &Server({CallOf(v1::Call::ANSWER, "2s")})}});
   std::unique_ptr<world::Process> process = Start(launcher);
   absl::Time start = clock_.Now();
-  ASSERT_TRUE(process->Write(kCall, absl::InfiniteFuture()).ok());
+  ASSERT_OK(process->Write(kCall, absl::InfiniteFuture()));
   // A deadline before the answer: nothing yet, and the answer is not lost.
   EXPECT_TRUE(absl::IsDeadlineExceeded(process->Read(start + absl::Seconds(1)).status()));
   absl::StatusOr<std::string> read = process->Read(start + absl::Seconds(5));
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_NE(read->find(R"("id":7)"), std::string::npos) << *read;
   EXPECT_EQ(read->back(), '\n');
   EXPECT_EQ(clock_.Now(), start + absl::Seconds(2));
@@ -89,12 +90,12 @@ TEST_F(SimWorldTest, ADelayedAnswerArrivesAtItsVirtualTime) {
 TEST_F(SimWorldTest, ACrashEndsStdoutAndTheProcessDiesOfSigkill) {
   SimLauncher launcher(clock_, {{"s", &Server({CallOf(v1::Call::CRASH)})}});
   std::unique_ptr<world::Process> process = Start(launcher);
-  ASSERT_TRUE(process->Write(kCall, absl::InfiniteFuture()).ok());
+  ASSERT_OK(process->Write(kCall, absl::InfiniteFuture()));
   absl::StatusOr<std::string> read = process->Read(clock_.Now() + absl::Seconds(1));
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_EQ(*read, "");
   absl::StatusOr<world::ExitStatus> exit = process->Wait(clock_.Now() + absl::Seconds(1));
-  ASSERT_TRUE(exit.ok()) << exit.status();
+  ASSERT_OK(exit);
   EXPECT_EQ(exit->signal, SIGKILL);
 }
 
@@ -104,9 +105,9 @@ TEST_F(SimWorldTest, AnExitLeavesItsStderrForTheErrorMessage) {
   exit.set_stderr("fatal: out of cheese\n");
   SimLauncher launcher(clock_, {{"s", &Server({exit})}});
   std::unique_ptr<world::Process> process = Start(launcher);
-  ASSERT_TRUE(process->Write(kCall, absl::InfiniteFuture()).ok());
+  ASSERT_OK(process->Write(kCall, absl::InfiniteFuture()));
   absl::StatusOr<world::ExitStatus> status = process->Wait(clock_.Now() + absl::Seconds(1));
-  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_OK(status);
   EXPECT_EQ(status->code, 3);
   EXPECT_EQ(process->StderrTail(clock_.Now()), "fatal: out of cheese\n");
 }
@@ -114,7 +115,7 @@ TEST_F(SimWorldTest, AnExitLeavesItsStderrForTheErrorMessage) {
 TEST_F(SimWorldTest, AWaitWithNoDeadlineForWhatNeverComesFailsInsteadOfHanging) {
   SimLauncher launcher(clock_, {{"s", &Server({CallOf(v1::Call::HANG)})}});
   std::unique_ptr<world::Process> process = Start(launcher);
-  ASSERT_TRUE(process->Write(kCall, absl::InfiniteFuture()).ok());
+  ASSERT_OK(process->Write(kCall, absl::InfiniteFuture()));
   absl::StatusOr<std::string> read = process->Read(absl::InfiniteFuture());
   EXPECT_TRUE(absl::IsUnavailable(read.status())) << read.status();
 }
@@ -157,16 +158,16 @@ TEST_F(SimWorldTest, HttpGivesASessionAndLosesItWhenTold) {
   SimNetwork network(clock_, {{"s", server_.get()}});
   absl::StatusOr<std::unique_ptr<world::HttpResponse>> init =
       network.Send(Post(kInitialize), clock_.Now() + absl::Seconds(5));
-  ASSERT_TRUE(init.ok()) << init.status();
+  ASSERT_OK(init);
   std::optional<std::string> session = world::FindHeader((*init)->headers(), "Mcp-Session-Id");
   ASSERT_TRUE(session.has_value());
   std::string call(kCall);
   call.pop_back();
   auto first = network.Send(Post(call, *session), clock_.Now() + absl::Seconds(5));
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_EQ((*first)->status(), 200);
   auto second = network.Send(Post(call, *session), clock_.Now() + absl::Seconds(5));
-  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_OK(second);
   EXPECT_EQ((*second)->status(), 404);
 }
 
@@ -175,7 +176,7 @@ TEST_F(SimWorldTest, HttpRedirectsAreAnsweredNeverFollowed) {
   config_.mutable_http()->set_redirect_to("http://elsewhere.example/mcp");
   SimNetwork network(clock_, {{"s", server_.get()}});
   auto response = network.Send(Post(kInitialize), clock_.Now() + absl::Seconds(5));
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ((*response)->status(), 307);
   EXPECT_EQ(world::FindHeader((*response)->headers(), "Location"), "http://elsewhere.example/mcp");
 }
@@ -198,7 +199,7 @@ TEST_F(SimWorldTest, HttpEventStreamThatHangsReachesTheReadDeadline) {
   std::string call(kCall);
   call.pop_back();
   auto response = network.Send(Post(call), clock_.Now() + absl::Seconds(5));
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ(world::FindHeader((*response)->headers(), "Content-Type"), "text/event-stream");
   absl::Time deadline = clock_.Now() + absl::Seconds(30);
   EXPECT_TRUE(absl::IsDeadlineExceeded((*response)->Read(deadline).status()));
@@ -240,12 +241,12 @@ TEST_F(SimWorldTest, AReorderingDeliversTheAnswerBeforeTheLinesThatPrecededIt) {
   server.set_phase(ServerPhase::kLoad);
   SimLauncher launcher(clock_, {{"s", &server}});
   std::unique_ptr<world::Process> process = Start(launcher);
-  ASSERT_TRUE(process->Write(kCall, absl::InfiniteFuture()).ok());
+  ASSERT_OK(process->Write(kCall, absl::InfiniteFuture()));
   absl::StatusOr<std::string> first = process->Read(clock_.Now() + absl::Seconds(1));
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_NE(first->find(R"("id":7)"), std::string::npos) << *first;
   absl::StatusOr<std::string> second = process->Read(clock_.Now() + absl::Seconds(1));
-  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_OK(second);
   EXPECT_NE(second->find("notifications/progress"), std::string::npos) << *second;
 }
 
@@ -260,10 +261,11 @@ TEST_F(SimWorldTest, APartialWriteDeliversTheAnswerInTwoReads) {
   server.set_phase(ServerPhase::kLoad);
   SimLauncher launcher(clock_, {{"s", &server}});
   std::unique_ptr<world::Process> process = Start(launcher);
-  ASSERT_TRUE(process->Write(kCall, absl::InfiniteFuture()).ok());
+  ASSERT_OK(process->Write(kCall, absl::InfiniteFuture()));
   absl::StatusOr<std::string> first = process->Read(clock_.Now() + absl::Seconds(1));
   absl::StatusOr<std::string> second = process->Read(clock_.Now() + absl::Seconds(1));
-  ASSERT_TRUE(first.ok() && second.ok());
+  ASSERT_OK(first);
+  ASSERT_OK(second);
   EXPECT_EQ(first->find('\n'), std::string::npos) << *first;
   EXPECT_EQ(second->back(), '\n');
   EXPECT_NE((*first + *second).find(R"("id":7)"), std::string::npos);

@@ -18,12 +18,28 @@ std::filesystem::path FolderOf(const ::testing::TestInfo& test) {
          ("agentrt_" + std::to_string(::getpid()) + "_" + name);
 }
 
-// Removes the folder of each test as it ends.
+// Gives the owner every permission on `dir` and on each folder under it: a test that made a
+// folder read-only (the file helpers' tests do, to make writes fail) would otherwise keep its
+// entries from being removed.
+void GrantOwnerAll(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::add, ec);
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec) && !it->is_symlink(ec)) GrantOwnerAll(it->path());
+  }
+}
+
+// Removes the folder of each test as it ends, whatever the test left in it.
 class RemoveTestFolders final : public ::testing::EmptyTestEventListener {
  public:
   void OnTestEnd(const ::testing::TestInfo& test) override {
-    std::error_code ignored;
-    std::filesystem::remove_all(FolderOf(test), ignored);
+    const std::filesystem::path folder = FolderOf(test);
+    std::error_code ec;
+    std::filesystem::remove_all(folder, ec);
+    if (!ec) return;
+    GrantOwnerAll(folder);
+    std::filesystem::remove_all(folder, ec);
   }
 };
 

@@ -18,6 +18,8 @@
 #include "runtime/replay/proto/cassette.pb.h"
 #include "runtime/replay/recording_model.h"
 #include "sim/scripted_model.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -53,14 +55,9 @@ ModelResponse Answer(const std::string& text, const std::string& raw) {
 class AgentrtCassetteCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("agentrt_cassette_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     path_ = (dir_ / "run.cassette").string();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Records "roll" twice and "name" once with model `model`, and a chain head.
   void Record(const std::string& model, const std::string& notes = "") {
@@ -68,12 +65,12 @@ class AgentrtCassetteCliTest : public ::testing::Test {
         {Answer("4", R"({"t":"4"})"), Answer("2", "\xFF\xFE"), Answer("n", "<n>")}, {}, model);
     absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> recorder =
         replay::CassetteRecorder::Create(path_, {.created_by = "agentrt", .notes = notes});
-    ASSERT_TRUE(recorder.ok()) << recorder.status();
+    ASSERT_OK(recorder);
     replay::RecordingModel recording(inner, **recorder);
     for (const char* q : {"roll", "roll", "name"}) {
-      ASSERT_TRUE(recording.Generate(Ask(q), absl::InfiniteFuture()).ok());
+      ASSERT_OK(recording.Generate(Ask(q), absl::InfiniteFuture()));
     }
-    ASSERT_TRUE((*recorder)->SetChainHead({12, std::string(64, 'c')}).ok());
+    ASSERT_OK((*recorder)->SetChainHead({12, std::string(64, 'c')}));
   }
 
   std::string Bytes(const std::string& path) {
@@ -270,7 +267,7 @@ TEST_F(AgentrtCassetteCliTest, DemoModelRecordsThenReplaysTheSameAuditLog) {
   EXPECT_THAT(recorded.out, HasSubstr("COMPLETED (goal_completed) after 2 steps; 2 model call(s)"));
   EXPECT_THAT(recorded.out, HasSubstr("model.dispatched"));
   absl::StatusOr<replay::Cassette> read = replay::ReadCassette(cassette);
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_EQ(read->header().program, (std::vector<std::string>{"demo", "model"}));
   int models = 0;
   for (std::size_t i = 0; i < read->size(); ++i) {
@@ -316,7 +313,7 @@ TEST_F(AgentrtCassetteCliTest, DemoWorldRecordsARealProcessAndServerAndReplaysWi
   EXPECT_THAT(recorded.out, HasSubstr("9 words"));
   EXPECT_THAT(recorded.out, HasSubstr("HTTP 200"));
   absl::StatusOr<replay::Cassette> read = replay::ReadCassette(cassette);
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   ASSERT_EQ(read->header().program.size(), 4u);
   EXPECT_THAT(read->header().program[3], StartsWith("http://127.0.0.1:"));
 
@@ -334,11 +331,11 @@ TEST_F(AgentrtCassetteCliTest, DemoWorldRecordsARealProcessAndServerAndReplaysWi
   for (std::size_t i = 0; i < read->size(); ++i) {
     replay::v1::Exchange e = read->exchange(i);
     if (e.has_http() && e.http().has_send()) e.mutable_http()->mutable_send()->set_url("http://x/");
-    ASSERT_TRUE(edited.Add(e).ok());
+    ASSERT_OK(edited.Add(e));
   }
-  ASSERT_TRUE(edited.SetChainHead(read->chain_head()).ok());
+  ASSERT_OK(edited.SetChainHead(read->chain_head()));
   std::string edited_path = (dir_ / "edited.cassette").string();
-  ASSERT_TRUE(replay::WriteCassette(edited_path, edited).ok());
+  ASSERT_OK(replay::WriteCassette(edited_path, edited));
   ProcessResult mismatch =
       Agentrt({"replay", edited_path, "--db", (dir_ / "mismatch.db").string()});
   EXPECT_EQ(mismatch.exit_code, 1);

@@ -17,6 +17,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -43,7 +45,7 @@ std::vector<std::string> Lines(const std::string& text) {
 
 json::Document ParseOrDie(const std::string& text) {
   absl::StatusOr<json::Document> doc = json::Parse(text);
-  EXPECT_TRUE(doc.ok()) << doc.status() << ": " << text.substr(0, 200);
+  EXPECT_OK(doc) << text.substr(0, 200);
   return doc.ok() ? *std::move(doc) : *json::Parse("{}");
 }
 
@@ -55,15 +57,10 @@ std::string ReadFile(const std::string& path) {
 class AgentrtEventsCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("agentrt_events_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     db_ = (dir_ / "audit.db").string();
     ::unsetenv("AGENTRT_DB");  // the child inherits our environment
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Runs the scripted demonstration once more; returns its run id.
   std::string Demo() {

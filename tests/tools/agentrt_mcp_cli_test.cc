@@ -23,6 +23,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
 #include "tests/support/process_gone.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
@@ -272,7 +273,7 @@ TEST_F(AgentrtMcpCliTest, UsageErrorsExitTwoAndEveryHelpExitsZero) {
   EXPECT_EQ(Agentrt({"demo", "mcp", "--help"}).exit_code, 0);
 }
 
-// The reference's leading example, for real: the filesystem server in a sandbox; the write
+// The MCP demonstration, for real: the filesystem server in a sandbox; the write
 // waits for an operator and, once approved, writes exactly the shown bytes.
 TEST_F(AgentrtMcpCliTest, DemoMcpPausesTheWriteAndResumesExactlyTheApprovedOne) {
   std::string db = dir_ + "/demo/runs.db";
@@ -441,7 +442,7 @@ TEST_F(AgentrtMcpCliTest, ACallsResultIsEscapedOnTheTerminalAndRawInJson) {
   ProcessResult machine = Mcp(call);
   ASSERT_EQ(machine.exit_code, 0) << machine.err;
   absl::StatusOr<json::Document> parsed = json::Parse(machine.out);
-  ASSERT_TRUE(parsed.ok()) << parsed.status() << machine.out;
+  ASSERT_OK(parsed) << machine.out;
   EXPECT_EQ(parsed->root().Find("status")->string_value(), "COMPLETED");
   std::optional<json::Value> result = parsed->root().Find("result");
   ASSERT_TRUE(result.has_value()) << machine.out;
@@ -456,7 +457,7 @@ TEST(FixtureServersTest, ArePinnedToExactVersionsAndLockedByIntegrity) {
     return std::string((std::istreambuf_iterator<char>(in)), {});
   };
   absl::StatusOr<json::Document> package = json::Parse(read("package.json"));
-  ASSERT_TRUE(package.ok()) << package.status();
+  ASSERT_OK(package);
   std::optional<json::Value> dependencies = package->root().Find("dependencies");
   ASSERT_TRUE(dependencies.has_value());
   ASSERT_EQ(dependencies->size(), 3u);
@@ -466,7 +467,7 @@ TEST(FixtureServersTest, ArePinnedToExactVersionsAndLockedByIntegrity) {
         << dependencies->key(i) << " is not pinned to an exact version: " << version;
   }
   absl::StatusOr<json::Document> lock = json::Parse(read("package-lock.json"));
-  ASSERT_TRUE(lock.ok()) << lock.status();
+  ASSERT_OK(lock);
   EXPECT_EQ(lock->root().Find("lockfileVersion")->number_literal(), "3");
   json::Value packages = *lock->root().Find("packages");
   ASSERT_GT(packages.size(), 3u);

@@ -21,6 +21,7 @@
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
@@ -53,7 +54,7 @@ std::vector<std::string> Lines(const std::string& text) {
 
 json::Document ParseJson(const std::string& text) {
   absl::StatusOr<json::Document> d = json::Parse(text);
-  EXPECT_TRUE(d.ok()) << d.status() << "\n" << text;
+  EXPECT_OK(d) << "\n" << text;
   return d.ok() ? std::move(*d) : *json::Parse("null");
 }
 
@@ -107,7 +108,7 @@ class AgentrtOperatorCliTest : public ::testing::Test {
   void Drive(const std::string& id, std::vector<Decision> script) {
     clock_.Advance(absl::Minutes(1));
     auto store = store::Store::Open(db_, clock_);
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     ScriptedAgent agent(std::move(script));
     std::unique_ptr<Policy> policy = DefaultPolicy();
     DriverOptions options;
@@ -116,8 +117,8 @@ class AgentrtOperatorCliTest : public ::testing::Test {
     options.tools = {&post_, &read_};
     options.scheduler = &lease_clock_;
     auto driver = Driver::Create(**store, clock_, entropy_, options);
-    ASSERT_TRUE(driver.ok()) << driver.status();
-    ASSERT_TRUE((*driver)->StartWithId(id, "goal of " + id).ok());
+    ASSERT_OK(driver);
+    ASSERT_OK((*driver)->StartWithId(id, "goal of " + id));
   }
 
   // A run waiting for approval of a post with `args`, after one read.
@@ -201,7 +202,7 @@ TEST_F(AgentrtOperatorCliTest, Runs_ListsAndEmitsJSON) {
   // An existing database without runs.
   std::filesystem::remove(db_);
   for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(db_ + suffix);
-  ASSERT_TRUE(store::Store::Open(db_, clock_).ok());
+  ASSERT_OK(store::Store::Open(db_, clock_));
   ProcessResult empty = Agentrt({"runs", "--db", db_});
   EXPECT_EQ(empty.exit_code, 0) << empty.err;
   EXPECT_EQ(empty.out, "no runs\n");

@@ -26,6 +26,7 @@
 #include "runtime/replay/cassette_file.h"
 #include "runtime/replay/cassette_recorder.h"
 #include "runtime/replay/proto/cassette.pb.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
@@ -63,7 +64,7 @@ std::string CopyOfCommitted() {
 
 replay::Cassette ReadOrDie(const std::string& path) {
   absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(path);
-  EXPECT_TRUE(cassette.ok()) << cassette.status();
+  EXPECT_OK(cassette);
   return cassette.ok() ? *std::move(cassette) : replay::Cassette();
 }
 
@@ -77,10 +78,10 @@ void WriteEdited(const replay::Cassette& original, const std::string& path, std:
   for (std::size_t i = 0; i < original.size(); ++i) {
     replay::v1::Exchange exchange = original.exchange(i);
     if (i == index) edit(exchange);
-    ASSERT_TRUE(edited.Add(exchange).ok()) << edited.Add(exchange);
+    ASSERT_OK(edited.Add(exchange));
   }
-  ASSERT_TRUE(edited.SetChainHead(head).ok());
-  ASSERT_TRUE(replay::WriteCassette(path, edited).ok());
+  ASSERT_OK(edited.SetChainHead(head));
+  ASSERT_OK(replay::WriteCassette(path, edited));
 }
 
 // The first exchange of the cassette for which `match` holds.
@@ -253,7 +254,7 @@ TEST(SimReplayCliTest, ACassetteAnotherProgramRecordedIsRefusedNamingIt) {
   {
     absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> recorder =
         replay::CassetteRecorder::Create(path, {.created_by = "test", .program = {"demo", "x"}});
-    ASSERT_TRUE(recorder.ok()) << recorder.status();
+    ASSERT_OK(recorder);
   }
   ProcessResult r = Agentrt({"sim", "replay", path});
   EXPECT_EQ(r.exit_code, 1);
@@ -263,7 +264,7 @@ TEST(SimReplayCliTest, ACassetteAnotherProgramRecordedIsRefusedNamingIt) {
   {
     absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> recorder =
         replay::CassetteRecorder::Create(bare, {.program = {"sim", "record"}});
-    ASSERT_TRUE(recorder.ok()) << recorder.status();
+    ASSERT_OK(recorder);
   }
   ProcessResult missing = Agentrt({"sim", "replay", bare});
   EXPECT_EQ(missing.exit_code, 1);

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/members.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
@@ -83,7 +84,7 @@ TEST(SimScenariosCliTest, JsonAndJunitSayTheSame) {
   ProcessResult r = Agentrt({"sim", "run", pass, fail, "--json", "--junit", junit});
   EXPECT_EQ(r.exit_code, 1);
   absl::StatusOr<json::Document> doc = json::Parse(r.out);
-  ASSERT_TRUE(doc.ok()) << doc.status() << r.out;
+  ASSERT_OK(doc) << r.out;
   EXPECT_EQ(json::MemberInt(doc->root(), "passed"), 1);
   EXPECT_EQ(json::MemberInt(doc->root(), "failed"), 1);
   std::string xml = ReadAll(junit);

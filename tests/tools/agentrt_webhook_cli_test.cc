@@ -24,6 +24,8 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/operator/approver/loopback_client.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -125,18 +127,13 @@ class Server {
 class AgentrtWebhookCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("agentrt_webhook_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     db_ = (dir_ / "audit.db").string();
     secret_file_ =
         WriteSecret("secret", kSecret + "\n",
                     std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     ::unsetenv("AGENTRT_DB");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::string WriteSecret(const std::string& name, const std::string& text,
                           std::filesystem::perms perms) {
@@ -187,7 +184,7 @@ TEST_F(AgentrtWebhookCliTest, ServesSignedDecisionsUntilSignalled) {
   ASSERT_TRUE(list);
   ASSERT_EQ(list->status, 200) << list->body;
   absl::StatusOr<json::Document> doc = json::Parse(list->body);
-  ASSERT_TRUE(doc.ok());
+  ASSERT_OK(doc);
   json::Value pending = doc->root().Find("pending")->element(0);
   std::string id = json::MemberText(pending, "id");
   std::string hash = json::MemberText(pending, "hash");

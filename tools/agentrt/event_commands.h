@@ -1,6 +1,6 @@
 // tools/agentrt/event_commands.h
 //
-// The commands over a database's event log (reference/core.md §15; docs/formats/events.md):
+// The commands over a database's event log (docs/formats/events.md):
 //   agentrt events RUN [--limit N] [--offset N] [--json]
 //       a run's events as aligned trace lines, or as JSON Lines records
 //   agentrt verify [--from N] [--to N] [--head SEQ:HASH] [--json]

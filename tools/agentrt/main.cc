@@ -1,7 +1,7 @@
 // tools/agentrt/main.cc
 //
 // The `agentrt` command: one binary, subcommands, all named in one table (commands.h). Exit
-// status 0 ok, 1 failure or finding, 2 usage error (DESIGN.md, "The agentrt command").
+// status 0 ok, 1 failure or finding, 2 usage error.
 #include <string>
 #include <vector>
 

@@ -1,7 +1,7 @@
 // tools/agentrt/mcp_commands.h
 //
 // `agentrt mcp pin|check|tools|call`: the operator's commands for third-party MCP servers,
-// configured by one file (reference/mcp.md §8.3; docs/mcp.md):
+// configured by one file (docs/mcp.md):
 //   pin    record what each server presents (its manifest), classifying nothing;
 //   check  the offline check of the pins and the rules: what a Load would register and refuse,
 //          starting no server (CI runs it);

@@ -1,7 +1,7 @@
-// `agentrt demo mcp`: the demonstration the reference leads with (reference/mcp.md §9): a
-// scripted agent against the real filesystem MCP server, in a private sandbox folder. The
-// server is pinned once (its manifest beside the database), loaded under the operator's rules
-// (fixtures/mcp/filesystem.rules.json: the reads read_only, write_file a local mutation), and
+// `agentrt demo mcp`: the MCP demonstration (docs/mcp.md, "The
+// demonstration"): a scripted agent against the real filesystem MCP server, in a private sandbox
+// folder. The server is pinned once (its manifest beside the database), loaded under the operator's
+// rules (fixtures/mcp/filesystem.rules.json: the reads read_only, write_file a local mutation), and
 // the run reads a file, then asks to write one: the policy pauses the write for an operator,
 // showing the path, the line count and a preview. After `agentrt approve`, `--resume RUN`
 // executes exactly that write; `agentrt events` shows the trail.

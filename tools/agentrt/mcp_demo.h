@@ -2,7 +2,7 @@
 //
 // `agentrt demo mcp`: a scripted agent against the real filesystem MCP server in a private
 // sandbox: pinned, loaded under the operator's rules, a read allowed, a write paused for an
-// operator and resumed once approved (reference/mcp.md §9).
+// operator and resumed once approved (docs/mcp.md, "The demonstration").
 #pragma once
 
 #include <span>

@@ -1,6 +1,6 @@
 // tools/agentrt/operator_commands.h
 //
-// The operator's decisions on a run (reference/core.md §15):
+// The operator's decisions on a run (docs/operators.md):
 //   agentrt approve RUN [--db PATH] [--approval ID] [--by NAME] [--note TEXT] [--yes] [--json]
 //   agentrt reject  RUN [--db PATH] [--approval ID] [--by NAME] [--note TEXT] [--yes] [--json]
 //   agentrt cancel  RUN [--db PATH] [--by NAME] [--note TEXT] [--yes] [--json]

@@ -20,15 +20,13 @@ namespace {
 // A step limit far beyond any script a person writes, so the count always fits an int.
 constexpr int kMostSteps = 100'000;
 
-std::string Quoted(std::string_view key) { return absl::StrCat("\"", json::Sanitize(key), "\""); }
-
 absl::Status Invalid(std::string message) { return absl::InvalidArgumentError(message); }
 
 // The first member of `object` (in canonical key order) that is not one of `known`.
 absl::Status CheckKnown(json::Value object, std::initializer_list<std::string_view> known) {
   for (std::size_t i = 0; i < object.size(); ++i) {
     if (std::find(known.begin(), known.end(), object.key(i)) == known.end()) {
-      return Invalid(absl::StrCat("unknown field ", Quoted(object.key(i))));
+      return Invalid(absl::StrCat("unknown field ", json::Quoted(object.key(i))));
     }
   }
   return absl::OkStatus();
@@ -37,7 +35,7 @@ absl::Status CheckKnown(json::Value object, std::initializer_list<std::string_vi
 absl::StatusOr<std::string> StringMember(json::Value object, std::string_view key) {
   std::optional<json::Value> value = object.Find(key);
   if (!value) return std::string();
-  if (!value->is_string()) return Invalid(absl::StrCat(Quoted(key), " is not a string"));
+  if (!value->is_string()) return Invalid(absl::StrCat(json::Quoted(key), " is not a string"));
   return std::string(value->string_value());
 }
 
@@ -53,7 +51,8 @@ absl::StatusOr<Decision> ReadStep(json::Value step) {
   }
   if (!tool) {
     for (std::string_view only : {"args", "reason"}) {
-      if (step.Find(only)) return Invalid(absl::StrCat(Quoted(only), " is only for a tool call"));
+      if (step.Find(only))
+        return Invalid(absl::StrCat(json::Quoted(only), " is only for a tool call"));
     }
   }
   if (complete) {

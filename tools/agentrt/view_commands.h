@@ -1,6 +1,6 @@
 // tools/agentrt/view_commands.h
 //
-// The operator's read commands (reference/core.md §15), over a database opened existing-only
+// The operator's read commands (docs/operators.md), over a database opened existing-only
 // and read-only, reading only the page they print:
 //   agentrt runs [--db PATH] [--limit N] [--offset N] [--json]   the runs, newest first
 //   agentrt show RUN [--db PATH] [--limit N] [--offset N] [--json]

@@ -1,7 +1,7 @@
 // runtime/observe/export/follower.h
 //
 // The Follower: a read-only reader that delivers a database's events, in commit order, to a
-// sink — a log shipper, a SIEM feed, `agentrt export` (reference/core.md §13).
+// sink — a log shipper, a SIEM feed, `agentrt export` (docs/operators.md, "export").
 //
 // What it promises:
 //   - Order: events are delivered in seq order (commit order across runs), of one run or of

@@ -1,6 +1,6 @@
 // runtime/observe/trace/format.h
 //
-// The two line forms of an event (reference/core.md §11; docs/formats/events.md):
+// The two line forms of an event (docs/formats/events.md):
 //
 //   text   "2027-01-15 08:00:00.000 +0000  step.tool_started     {"args":...}\n"
 //          the time (milliseconds, in a chosen zone, UTC unless told), two spaces, the type

@@ -1,9 +1,9 @@
 // runtime/operator/approver/approver.h
 //
-// A portable approval channel (reference/core.md §14): what a human-facing surface (a webhook,
-// a chat bot, a ticket queue) needs to show a paused run's approvals and decide them, without
-// knowing the store. Every method addresses exactly one run: there is no listing across runs,
-// so a channel scoped to one run can never reach another.
+// A portable approval channel (docs/operators.md, "Approving over HTTP"): what a human-facing
+// surface (a webhook, a chat bot, a ticket queue) needs to show a paused run's approvals and decide
+// them, without knowing the store. Every method addresses exactly one run: there is no listing
+// across runs, so a channel scoped to one run can never reach another.
 //
 // A decision is bound to the hash that was shown: if the approval changed (or was replaced)
 // after it was shown, the decision is refused and nothing is decided. Errors carry an

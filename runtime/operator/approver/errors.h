@@ -1,12 +1,12 @@
 // runtime/operator/approver/errors.h
 //
-// The typed errors of an approval channel (reference/core.md §14): every error an Approver
-// returns carries one ErrorKind, so a channel (the webhook, a chat bot) maps it to its own
-// answer by kind, never by the words of the message. The message stays the one sentence that
+// The typed errors of an approval channel (docs/operators.md, "Approving over HTTP"): every error
+// an Approver returns carries one ErrorKind, so a channel (the webhook, a chat bot) maps it to its
+// own answer by kind, never by the words of the message. The message stays the one sentence that
 // names the run or approval and the reason.
 //
 // An expired approval is also not pending: Matches(status, ErrorKind::kNotPending) holds for
-// it, as the reference has ErrExpired wrap ErrNotPending.
+// it, so a channel that answers "not pending" needs no second case for it.
 #pragma once
 
 #include <string_view>

@@ -1,10 +1,10 @@
 // runtime/operator/view/approval_text.h
 //
-// An approval rendered for a person at a terminal (reference/core.md §14 Text, §15 APPROVAL
-// WAITING block): the header lines (status, id, run, kind, tool, reason, hash, expiry,
-// decision), then what the model asked for and what the consumer's policy chose to present,
-// one field per line with its size and its bounded value pretty-printed below it, and a closing
-// line that this renderer writes itself.
+// An approval rendered for a person at a terminal (docs/operators.md, "The APPROVAL WAITING
+// block"): the header lines (status, id, run, kind, tool, reason, hash, expiry, decision), then
+// what the model asked for and what the consumer's policy chose to present, one field per line with
+// its size and its bounded value pretty-printed below it, and a closing line that this renderer
+// writes itself.
 //
 // Promises, whatever the approval holds:
 //   - every line is sanitized (json::Sanitize): no text in the approval can move the cursor,

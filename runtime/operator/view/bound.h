@@ -1,6 +1,6 @@
 // runtime/operator/view/bound.h
 //
-// Bounding what an operator surface shows (reference/core.md §12): a model or a consumer's
+// Bounding what an operator surface shows (docs/operators.md): a model or a consumer's
 // policy can put a megabyte into one argument, and a reader deciding on it should see where it
 // starts and where it ends, not scroll past it. Every string longer than kMaxFieldBytes becomes
 // its first and last kBoundEdgeBytes bytes (never cut inside a UTF-8 sequence) around a mark

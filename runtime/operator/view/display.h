@@ -1,6 +1,6 @@
 // runtime/operator/view/display.h
 //
-// How operator surfaces write times, money and statuses (reference/core.md §15): a time as
+// How operator surfaces write times, money and statuses (docs/operators.md): a time as
 // "2006-01-02 15:04:05 -0700" in the zone the caller names (the command uses the local zone,
 // tests a fixed one), an estimated cost in micro-dollars as "$0.0123", and a status read from a
 // database, which may hold text outside the vocabulary.

@@ -1,6 +1,6 @@
 // runtime/operator/view/pages.h
 //
-// Page reads for operator surfaces (reference/core.md §12): a list of runs, a run's steps, and
+// Page reads for operator surfaces (docs/operators.md): a list of runs, a run's steps, and
 // a run with its steps and approvals, each reading only the rows of the page it returns, with
 // totals from COUNT — so a database of millions of rows, or one whose other rows would not
 // decode, shows its first page at the cost of that page. Text columns the page shows are capped

@@ -1,6 +1,6 @@
 // runtime/operator/view/summary.h
 //
-// The read models operator surfaces list (reference/core.md §12): one line's worth of a run
+// The read models operator surfaces list (docs/operators.md): one line's worth of a run
 // (RunSummary) and of a step (StepSummary), and their JSON forms. A summary is for showing: the
 // goal and the reason detail are capped at kMaxDisplayText bytes (marked "…" where cut), and
 // text read from the database is valid UTF-8 (an invalid sequence becomes U+FFFD) so the JSON

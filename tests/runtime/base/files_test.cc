@@ -17,27 +17,21 @@
 #include "runtime/base/atomic_file.h"
 #include "runtime/base/file_util.h"
 #include "runtime/base/write_all.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt {
 namespace {
 
 namespace fs = std::filesystem;
+using ::agentrt::test_support::IsOk;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class FilesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("agentrt_files_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    fs::permissions(dir_, fs::perms::owner_all);
-    fs::remove_all(dir_);
-  }
+  void SetUp() override { dir_ = test_support::TestFolder(); }
 
   std::string File(const std::string& name) const { return (dir_ / name).string(); }
 
@@ -64,7 +58,7 @@ TEST_F(FilesTest, WriteFileAtomicallyReplacesTheFileWhole0600AndLeavesNoTemporar
   std::string path = File("state");
   { std::ofstream(path, std::ios::binary) << "old contents that are longer"; }
   ::chmod(path.c_str(), 0644);
-  ASSERT_TRUE(WriteFileAtomically(path, std::string("new\0bytes", 9), "state file").ok());
+  ASSERT_OK(WriteFileAtomically(path, std::string("new\0bytes", 9), "state file"));
   EXPECT_EQ(Contents(path), std::string("new\0bytes", 9));
   struct stat st;
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
@@ -77,7 +71,7 @@ TEST_F(FilesTest, WriteFileAtomicallyReplacesASymlinkRatherThanWritingThroughIt)
   { std::ofstream(victim, std::ios::binary) << "keep"; }
   std::string link = File("link");
   fs::create_symlink(victim, link);
-  ASSERT_TRUE(WriteFileAtomically(link, "written", "state file").ok());
+  ASSERT_OK(WriteFileAtomically(link, "written", "state file"));
   EXPECT_EQ(Contents(victim), "keep");
   EXPECT_FALSE(fs::is_symlink(link));
   EXPECT_EQ(Contents(link), "written");
@@ -133,7 +127,7 @@ TEST_F(FilesTest, WriteAllReportsTheFailedWrite) {
   ::signal(SIGPIPE, SIG_IGN);
   absl::Status status = WriteAll(fds[1], "lost");
   ::close(fds[1]);
-  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status, Not(IsOk()));
   EXPECT_THAT(status.message(), HasSubstr("write"));
 }
 

@@ -1,5 +1,5 @@
 // ReadOwned: a file an operator owns is read only when nobody else could have written it, and
-// the checks are of the file that was opened (reference/mcp.md §3.3, TestReadOwned_*).
+// the checks are of the file that was opened (docs/mcp.md, "Classify").
 #include "runtime/base/owned_file.h"
 
 #include <sys/stat.h>
@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt {
@@ -45,7 +46,7 @@ TEST(ReadOwnedTest, ReadsAFileOnlyItsOwnerCanWrite) {
     SCOPED_TRACE(FileModeString(mode));
     std::string path = WriteWithMode("file" + std::to_string(mode), mode);
     absl::StatusOr<std::string> bytes = ReadOwned(path);
-    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    ASSERT_OK(bytes);
     EXPECT_EQ(*bytes, "{\"ok\":true}");
   }
 }
@@ -104,7 +105,7 @@ TEST(ReadOwnedTest, OpenErrorsKeepTheirKind) {
 TEST(ReadOwnedTest, RefusesAFileLargerThanTheBound) {
   std::string path = WriteWithMode("big", 0600);
   EXPECT_EQ(ReadOwned(path, 4).status().code(), absl::StatusCode::kOutOfRange);
-  EXPECT_TRUE(ReadOwned(path, 11).ok());
+  EXPECT_OK(ReadOwned(path, 11));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Model accounting (reference/core.md §7), through the driver as agents meet it: a real SQLite
-// file, a clock that jumps over waits (so backoff is observed, never slept), seeded ids.
+// Model accounting (docs/architecture.md, "The model and its accounting"), through the driver as
+// agents meet it: a real SQLite file, a clock that jumps over waits (so backoff is observed, never
+// slept), seeded ids.
 #include "runtime/engine/model_caller.h"
 
 #include <sys/wait.h>
@@ -22,6 +23,7 @@
 #include "runtime/records/stored_forms.h"
 #include "runtime/store/internal/sql.h"
 #include "runtime/world/entropy.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt {
@@ -107,7 +109,7 @@ class ModelCallerTest : public ::testing::Test {
   void SetUp() override {
     dir_ = test_support::TestFolder();
     auto store = store::Store::Open((dir_ / "runs.db").string(), clock_);
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     store_ = *std::move(store);
   }
 
@@ -147,21 +149,19 @@ class ModelCallerTest : public ::testing::Test {
 
   std::vector<store::SqlRow> Rows(std::string_view sql) {
     std::vector<store::SqlRow> rows;
-    EXPECT_TRUE(store_
-                    ->Read([&](store::Transaction& tx) -> absl::Status {
-                      auto r = store::Sql::Query(tx, sql);
-                      if (!r.ok()) return r.status();
-                      rows = *std::move(r);
-                      return absl::OkStatus();
-                    })
-                    .ok());
+    EXPECT_OK(store_->Read([&](store::Transaction& tx) -> absl::Status {
+      auto r = store::Sql::Query(tx, sql);
+      if (!r.ok()) return r.status();
+      rows = *std::move(r);
+      return absl::OkStatus();
+    }));
     return rows;
   }
 
   std::vector<std::string> ModelEvents() {
     std::vector<std::string> types;
     auto events = store_->ListEvents("");
-    EXPECT_TRUE(events.ok());
+    EXPECT_OK(events);
     for (const store::Event& e : *events) {
       if (e.type.starts_with("model.") || e.type == "limit.exceeded") types.push_back(e.type);
     }
@@ -187,7 +187,7 @@ TEST_F(ModelCallerTest, UsageAndCostRecorded) {
   Story story;
   story.config.prices["test-model"] = Price{3'000'000, 15'000'000, 300'000};
   absl::StatusOr<agentrt::Run> run = Play({Reply(1200, 300, 200)}, story);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   // (1200-200) x 3 + 200 x 0.3 + 300 x 15 = 3000 + 60 + 4500 micros.
   EXPECT_EQ(run->model_calls, 1);
@@ -221,7 +221,7 @@ TEST_F(ModelCallerTest, TheRowIsReservedBeforeTheModelIsCalled) {
     std::function<void()> f_;
   } model([&] { seen = Rows("SELECT status, attempt FROM model_calls"); });
   CallingAgent agent(1);
-  ASSERT_TRUE(Start(agent, model, {}).ok());
+  ASSERT_OK(Start(agent, model, {}));
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_THAT(seen[0], ElementsAre("dispatched", "1"));
 }
@@ -229,7 +229,7 @@ TEST_F(ModelCallerTest, TheRowIsReservedBeforeTheModelIsCalled) {
 TEST_F(ModelCallerTest, TransientRetryThenSuccess) {
   absl::StatusOr<agentrt::Run> run = Play(
       {TransientError("overloaded"), TransientError("overloaded"), Reply(100, 10)}, Retries(2));
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_EQ(run->model_calls, 3);  // every attempt counted
   EXPECT_EQ(run->input_tokens, 100);
@@ -243,7 +243,7 @@ TEST_F(ModelCallerTest, TransientRetryThenSuccess) {
 
 TEST_F(ModelCallerTest, RetriesAreOffByDefault) {
   absl::StatusOr<agentrt::Run> run = Play({TransientError("overloaded"), Reply(1, 1)});
-  ASSERT_TRUE(run.ok());
+  ASSERT_OK(run);
   EXPECT_EQ(run->reason, reason::kModelUnavailable);
   EXPECT_EQ(model_->requests.size(), 1u);
 }
@@ -251,7 +251,7 @@ TEST_F(ModelCallerTest, RetriesAreOffByDefault) {
 TEST_F(ModelCallerTest, ExhaustedRetriesIsUnavailable) {
   absl::StatusOr<agentrt::Run> run = Play(
       {TransientError("busy"), TransientError("busy"), TransientError("still busy")}, Retries(2));
-  ASSERT_TRUE(run.ok());
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kFailed);
   EXPECT_EQ(run->reason, reason::kModelUnavailable);
   EXPECT_EQ(run->reason_detail, "model unavailable after 3 attempts: still busy");
@@ -266,7 +266,7 @@ TEST_F(ModelCallerTest, PermanentAndServedErrorsAreNotRetried) {
   {
     absl::StatusOr<agentrt::Run> run =
         Play({absl::PermissionDeniedError("bad key"), Reply(1, 1)}, Retries(3));
-    ASSERT_TRUE(run.ok());
+    ASSERT_OK(run);
     EXPECT_EQ(run->reason, reason::kModelUnavailable);
     EXPECT_EQ(run->reason_detail, "model unavailable after 1 attempt: bad key");
     EXPECT_EQ(model_->requests.size(), 1u);
@@ -275,7 +275,7 @@ TEST_F(ModelCallerTest, PermanentAndServedErrorsAreNotRetried) {
   {
     absl::StatusOr<agentrt::Run> run =
         Play({ServedError("content filtered", Usage{500, 20, 0})}, Retries(3));
-    ASSERT_TRUE(run.ok());
+    ASSERT_OK(run);
     EXPECT_EQ(run->reason, reason::kModelUnavailable);
     EXPECT_EQ(model_->requests.size(), 1u);
     EXPECT_EQ(run->input_tokens, 500);  // the work the provider did is charged
@@ -289,7 +289,7 @@ TEST_F(ModelCallerTest, AmbiguousAttemptChargedConservatively) {
   absl::StatusOr<agentrt::Run> run = Play(
       {AmbiguousError("connection reset"), absl::DeadlineExceededError("timed out"), Reply(10, 5)},
       story);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   std::int64_t estimate = EstimateInputTokens(story.request);
   EXPECT_EQ(run->model_calls, 3);
@@ -301,7 +301,7 @@ TEST_F(ModelCallerTest, AmbiguousAttemptChargedConservatively) {
 
 TEST_F(ModelCallerTest, UnusableUsageIsChargedTheEstimateAndNotRetried) {
   absl::StatusOr<agentrt::Run> run = Play({Reply(10, 5, /*cached=*/11), Reply(10, 5)}, Retries(2));
-  ASSERT_TRUE(run.ok());
+  ASSERT_OK(run);
   EXPECT_EQ(run->reason, reason::kModelUnavailable);
   EXPECT_THAT(run->reason_detail, HasSubstr("the provider reported unusable usage: cached input"));
   EXPECT_EQ(run->input_tokens, EstimateInputTokens(Request()));
@@ -312,14 +312,13 @@ TEST_F(ModelCallerTest, UnusableUsageIsChargedTheEstimateAndNotRetried) {
 
 TEST_F(ModelCallerTest, RetryAfterIsHonouredAndBounded) {
   {
-    ASSERT_TRUE(
-        Play({TransientError("slow down", absl::Seconds(7)), Reply(1, 1)}, Retries(1)).ok());
+    ASSERT_OK(Play({TransientError("slow down", absl::Seconds(7)), Reply(1, 1)}, Retries(1)));
     EXPECT_THAT(clock_.jumps(), ElementsAre(absl::Seconds(7)));
   }
   {
     absl::StatusOr<agentrt::Run> run =
         Play({TransientError("come back tomorrow", absl::Hours(24))}, Retries(1));
-    ASSERT_TRUE(run.ok());
+    ASSERT_OK(run);
     EXPECT_EQ(run->reason, reason::kModelUnavailable);
     EXPECT_THAT(run->reason_detail, HasSubstr("longer than 1m"));
     EXPECT_EQ(clock_.jumps().size(), 1u);  // the earlier test's wait only: no new one
@@ -331,7 +330,7 @@ TEST_F(ModelCallerTest, NoRetryPastTheElapsedLimit) {
   story.config.backoff = absl::Minutes(10);
   story.limits.max_elapsed_time = absl::Minutes(5);
   absl::StatusOr<agentrt::Run> run = Play({TransientError("busy"), Reply(1, 1)}, story);
-  ASSERT_TRUE(run.ok());
+  ASSERT_OK(run);
   EXPECT_EQ(run->reason, reason::kModelUnavailable);
   EXPECT_THAT(run->reason_detail, HasSubstr("no time left to retry"));
   EXPECT_TRUE(clock_.jumps().empty());
@@ -385,11 +384,11 @@ TEST_F(ModelCallerTest, NoRetryPastTheActiveTimeLimitCountingEarlierSteps) {
   DriverOptions options = Options(agent, model, config);
   options.tools = {&slow};
   auto driver = Driver::Create(*store_, clock_, entropy_, options);
-  ASSERT_TRUE(driver.ok()) << driver.status();
+  ASSERT_OK(driver);
   Limits limits;
   limits.max_active_time = absl::Minutes(5);
   absl::StatusOr<agentrt::Run> run = (*driver)->Start("slow, then ask", limits);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->reason, reason::kModelUnavailable);
   EXPECT_THAT(run->reason_detail, HasSubstr("no active time left to retry"));
   EXPECT_EQ(model.requests.size(), 1u);
@@ -400,7 +399,7 @@ TEST_F(ModelCallerTest, CallLimitStopsBeforeDispatch) {
   story.calls = 3;
   story.limits.max_model_calls = 2;
   absl::StatusOr<agentrt::Run> run = Play({Reply(1, 1), Reply(1, 1), Reply(1, 1)}, story);
-  ASSERT_TRUE(run.ok());
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kFailed);
   EXPECT_EQ(run->reason, reason::kLimitModelCalls);
   EXPECT_EQ(run->reason_detail, "limit_model_calls: 2 model calls made, limit 2");
@@ -417,7 +416,7 @@ TEST_F(ModelCallerTest, TokenAndCostLimitsProjected) {
     story.calls = 2;
     story.limits.max_total_tokens = 2 * estimate + 150;
     absl::StatusOr<agentrt::Run> run = Play({Reply(estimate, 100), Reply(1, 1)}, story);
-    ASSERT_TRUE(run.ok());
+    ASSERT_OK(run);
     EXPECT_EQ(run->reason, reason::kLimitTokens);
     EXPECT_THAT(run->reason_detail,
                 HasSubstr(absl::StrCat("projected ", 2 * estimate + 200, " tokens, limit ")));
@@ -429,7 +428,7 @@ TEST_F(ModelCallerTest, TokenAndCostLimitsProjected) {
     story.request = Request(/*cap=*/0);
     story.limits.max_total_tokens = 1'000'000;
     absl::StatusOr<agentrt::Run> run = Play({Reply(1, 1)}, story);
-    ASSERT_TRUE(run.ok());
+    ASSERT_OK(run);
     EXPECT_EQ(run->reason, reason::kLimitTokens);
     EXPECT_THAT(run->reason_detail, HasSubstr("sets no output cap"));
     EXPECT_TRUE(model_->requests.empty());
@@ -441,7 +440,7 @@ TEST_F(ModelCallerTest, TokenAndCostLimitsProjected) {
     story.limits.max_total_tokens = 1'000'000;
     story.limits.max_output_tokens_per_call = 50;
     absl::StatusOr<agentrt::Run> run = Play({Reply(1, 1)}, story);
-    ASSERT_TRUE(run.ok());
+    ASSERT_OK(run);
     EXPECT_EQ(run->status, RunStatus::kCompleted);
     ASSERT_EQ(model_->requests.size(), 1u);
     EXPECT_EQ(model_->requests[0].max_output_tokens, 50);
@@ -453,7 +452,7 @@ TEST_F(ModelCallerTest, TokenAndCostLimitsProjected) {
     story.config.prices["test-model"] = Price{0, 2'000'000, 0};  // 2 micros per output token
     story.limits.max_estimated_cost_micros = 1999;
     absl::StatusOr<agentrt::Run> run = Play({Reply(1, 1)}, story);
-    ASSERT_TRUE(run.ok());
+    ASSERT_OK(run);
     EXPECT_EQ(run->reason, reason::kLimitCost);
     EXPECT_THAT(run->reason_detail, HasSubstr("projected cost 2000 micros, limit 1999"));
     EXPECT_TRUE(model_->requests.empty());
@@ -468,7 +467,7 @@ TEST_F(ModelCallerTest, AnUncappedRequestCannotBeHeldToACostLimitButAFreeModelCa
     story.config.prices["test-model"] = Price{1'000'000, 2'000'000, 0};
     story.limits.max_estimated_cost_micros = 1'000'000;
     absl::StatusOr<agentrt::Run> run = Play({Reply(1, 1)}, story);
-    ASSERT_TRUE(run.ok());
+    ASSERT_OK(run);
     EXPECT_EQ(run->reason, reason::kLimitCost);
     EXPECT_THAT(run->reason_detail, HasSubstr("sets no output cap, so it cannot be held to"));
     EXPECT_TRUE(model_->requests.empty());
@@ -480,7 +479,7 @@ TEST_F(ModelCallerTest, AnUncappedRequestCannotBeHeldToACostLimitButAFreeModelCa
     story.config.prices = Free({"test-model"});
     story.limits.max_estimated_cost_micros = 1;
     absl::StatusOr<agentrt::Run> run = Play({Reply(1, 1)}, story);
-    ASSERT_TRUE(run.ok());
+    ASSERT_OK(run);
     EXPECT_EQ(run->status, RunStatus::kCompleted);
     EXPECT_EQ(model_->requests.size(), 1u);
   }
@@ -492,7 +491,7 @@ TEST_F(ModelCallerTest, TotalsSaturateRatherThanOverflow) {
   story.calls = 2;
   story.config.prices["test-model"] = Price{1'000'000, 1'000'000, 0};
   absl::StatusOr<agentrt::Run> run = Play({Reply(kHuge, kHuge), Reply(kHuge, kHuge)}, story);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   agentrt::Run stored = *ReadRun(*store_, run->id);
   EXPECT_EQ(stored.input_tokens, std::numeric_limits<std::int64_t>::max());
   EXPECT_EQ(stored.output_tokens, std::numeric_limits<std::int64_t>::max());
@@ -526,7 +525,7 @@ TEST_F(ModelCallerTest, ConcurrentCallsReserveBeforeDispatch) {
       second = input.model->Generate(Request()).status();
       release_->Notify();
       t.join();
-      EXPECT_TRUE(first.ok()) << first;
+      EXPECT_OK(first);
       Decision d;
       d.kind = "complete";
       return d;
@@ -540,7 +539,7 @@ TEST_F(ModelCallerTest, ConcurrentCallsReserveBeforeDispatch) {
   Limits limits;
   limits.max_model_calls = 1;
   absl::StatusOr<agentrt::Run> run = Start(agent, model, {}, limits);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(LimitReasonOf(agent.second), std::string(reason::kLimitModelCalls));
   EXPECT_EQ(run->model_calls, 1);
 }
@@ -552,7 +551,7 @@ class ActsThenCalls final : public Agent {
   explicit ActsThenCalls(std::function<absl::Status(const StepInput&)> before)
       : before_(std::move(before)) {}
   absl::StatusOr<Decision> Decide(const StepInput& input) override {
-    EXPECT_TRUE(before_(input).ok());
+    EXPECT_OK(before_(input));
     result = input.model->Generate(Request()).status();
     return result;
   }
@@ -594,7 +593,8 @@ TEST_F(ModelCallerTest, AnExpiredLeaseSendsNothing) {
 }
 
 // A process that dies while the model answers leaves the attempt's row `dispatched` and the run
-// uncharged; the run's next owner never charges it either (reference/core.md §7).
+// uncharged; the run's next owner never charges it either (docs/architecture.md, "The model and its
+// accounting").
 TEST_F(ModelCallerTest, ACallCutByACrashStaysDispatchedAndIsNeverCharged) {
   std::string path = (dir_ / "runs.db").string();
   pid_t child = ::fork();
@@ -626,7 +626,7 @@ TEST_F(ModelCallerTest, ACallCutByACrashStaysDispatchedAndIsNeverCharged) {
   EXPECT_THAT(Rows("SELECT attempt, status, input_tokens, output_tokens FROM model_calls"),
               ElementsAre(ElementsAre("1", "dispatched", "0", "0")));
   absl::StatusOr<agentrt::Run> crashed = ReadRun(*store_, "run-crashed");
-  ASSERT_TRUE(crashed.ok());
+  ASSERT_OK(crashed);
   EXPECT_EQ(crashed->status, RunStatus::kRunning);
   EXPECT_EQ(crashed->model_calls, 0);
   EXPECT_EQ(crashed->input_tokens, 0);
@@ -636,9 +636,9 @@ TEST_F(ModelCallerTest, ACallCutByACrashStaysDispatchedAndIsNeverCharged) {
   ScriptModel model(clock_, {Reply(7, 3)});
   CallingAgent agent(1);
   auto driver = Driver::Create(*store_, clock_, entropy_, Options(agent, model));
-  ASSERT_TRUE(driver.ok());
+  ASSERT_OK(driver);
   absl::StatusOr<agentrt::Run> resumed = (*driver)->Resume("run-crashed");
-  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_OK(resumed);
   EXPECT_EQ(resumed->status, RunStatus::kCompleted);
   EXPECT_EQ(resumed->model_calls, 1);  // only the call that completed
   EXPECT_EQ(resumed->input_tokens, 7);
@@ -649,21 +649,21 @@ TEST_F(ModelCallerTest, ACallCutByACrashStaysDispatchedAndIsNeverCharged) {
 TEST_F(ModelCallerTest, GateModelLimitsFireThroughTheStepsModel) {
   ScriptModel model(clock_, {Reply(1, 1), Reply(1, 1)});
   CallingAgent unused(0);
-  ASSERT_TRUE(Start(unused, model, {}).ok());  // builds driver_ with the model configured
+  ASSERT_OK(Start(unused, model, {}));  // builds driver_ with the model configured
   Limits limits;
   limits.max_model_calls = 1;
   auto session = driver_->Begin("gate-run", "goal", limits);
-  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_OK(session);
   ASSERT_TRUE(*(*session)->Step());
   StepInput input = (*session)->Input();
   ASSERT_NE(input.model, nullptr);
-  ASSERT_TRUE(input.model->Generate(Request()).ok());
+  ASSERT_OK(input.model->Generate(Request()));
   absl::Status second = input.model->Generate(Request()).status();
   EXPECT_EQ(LimitReasonOf(second), std::string(reason::kLimitModelCalls));
   EXPECT_EQ(model.requests.size(), 1u);  // refused before sending
-  ASSERT_TRUE((*session)->Fail(second).ok());
+  ASSERT_OK((*session)->Fail(second));
   absl::StatusOr<agentrt::Run> run = ReadRun(*store_, "gate-run");
-  ASSERT_TRUE(run.ok());
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kFailed);
   EXPECT_EQ(run->reason, reason::kLimitModelCalls);
   EXPECT_EQ(run->model_calls, 1);
@@ -693,7 +693,7 @@ TEST(ModelJsonTest, ResponseRoundTripsWithoutRaw) {
   std::string json = ModelResponseJson(r);
   EXPECT_EQ(json.find("provider bytes"), std::string::npos);
   absl::StatusOr<ModelResponse> back = ParseModelResponse(json);
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(back->text, "done");
   EXPECT_EQ(back->usage.cached_input_tokens, 1);
   ASSERT_EQ(back->tool_uses.size(), 1u);
@@ -707,7 +707,7 @@ TEST(ModelJsonTest, RequestsWithBytesThatAreNotUtf8StillHaveOneValidForm) {
   r.messages[0].content[0].text = "tail \xc3";
   std::string json = ModelRequestJson(r);
   absl::StatusOr<json::Document> doc = json::Parse(json);
-  ASSERT_TRUE(doc.ok()) << doc.status();
+  ASSERT_OK(doc);
   EXPECT_EQ(doc->root().Find("system")->string_value(), "be \xEF\xBF\xBD careful");
   EXPECT_EQ(ModelRequestJson(r), json);
 }

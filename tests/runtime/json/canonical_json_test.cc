@@ -9,12 +9,15 @@
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sha256.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::json {
 namespace {
 
 namespace fs = std::filesystem;
+using ::agentrt::test_support::IsOk;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const fs::path kJcsDir = fs::path(AGENTRT_SHARED_DIR) / "testdata/jcs/testdata";
 
@@ -27,7 +30,7 @@ std::string ReadFileOrDie(const fs::path& path) {
 
 std::string CanonicalOrDie(std::string_view json) {
   absl::StatusOr<std::string> out = Canonicalize(json);
-  EXPECT_TRUE(out.ok()) << out.status() << " for " << json;
+  EXPECT_OK(out) << "for " << json;
   return out.ok() ? *out : std::string();
 }
 
@@ -112,14 +115,14 @@ TEST(CanonicalJsonTest, CanonicalFormIsAFixedPoint) {
 
 TEST(CanonicalJsonTest, HashIsSha256OfTheCanonicalBytes) {
   absl::StatusOr<std::string> hash = HashCanonical(R"({ "b":1, "a":2 })");
-  ASSERT_TRUE(hash.ok());
+  ASSERT_OK(hash);
   EXPECT_EQ(*hash, Sha256Hex(R"({"a":2,"b":1})"));
   EXPECT_EQ(*hash, *HashCanonical(R"({"a":2.0,"b":1e0})"));
 }
 
 TEST(CanonicalJsonTest, RefusedInputGivesTheIntakeError) {
   absl::StatusOr<std::string> out = Canonicalize(R"({"a":1,"a":2})");
-  ASSERT_FALSE(out.ok());
+  ASSERT_THAT(out, Not(IsOk()));
   EXPECT_THAT(out.status().message(), HasSubstr("duplicate object key \"a\" at byte 7"));
   EXPECT_EQ(HashCanonical("[1,]").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(HashCanonical("[1,]").status().message(), HasSubstr("at byte 3"));

@@ -5,11 +5,15 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/canonical_json.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::json {
 namespace {
 
+using ::agentrt::test_support::IsOk;
+using ::agentrt::test_support::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Refusal {
   std::string input;
@@ -43,23 +47,21 @@ TEST(IntakeTest, RefusalsNameTheRuleAndTheByteOffset) {
   for (const Refusal& row : rows) {
     SCOPED_TRACE(row.input);
     absl::StatusOr<Document> doc = Parse(row.input);
-    ASSERT_FALSE(doc.ok());
-    EXPECT_EQ(doc.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(doc.status().message(), HasSubstr(row.message));
+    ASSERT_THAT(doc, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(row.message)));
   }
 }
 
 TEST(IntakeTest, DuplicateKeyInErrorIsEscapedForTerminals) {
   absl::StatusOr<Document> doc = Parse("{\"\\u001b[2J\":1,\"\\u001b[2J\":2}");
-  ASSERT_FALSE(doc.ok());
+  ASSERT_THAT(doc, Not(IsOk()));
   EXPECT_THAT(doc.status().message(), HasSubstr("\"\\x1b[2J\""));
   EXPECT_EQ(doc.status().message().find('\x1b'), std::string::npos);
 }
 
 TEST(IntakeTest, NestingUpTo256IsAcceptedAnd257IsRefused) {
-  EXPECT_TRUE(Parse(std::string(256, '[') + std::string(256, ']')).ok());
+  EXPECT_OK(Parse(std::string(256, '[') + std::string(256, ']')));
   absl::StatusOr<Document> deep = Parse(std::string(257, '[') + std::string(257, ']'));
-  ASSERT_FALSE(deep.ok());
+  ASSERT_THAT(deep, Not(IsOk()));
   EXPECT_THAT(deep.status().message(), HasSubstr("nesting deeper than 256 levels at byte 256"));
   std::string objects;
   for (int i = 0; i < 257; ++i) objects += "{\"a\":";
@@ -72,27 +74,27 @@ TEST(IntakeTest, NestingUpTo256IsAcceptedAnd257IsRefused) {
 
 TEST(IntakeTest, NumberLiteralLengthIsBoundedAt10000Characters) {
   std::string ok = "1" + std::string(9'999, '0');
-  EXPECT_TRUE(Parse(ok).ok());
+  EXPECT_OK(Parse(ok));
   absl::StatusOr<Document> long_number = Parse(ok + "0");
-  ASSERT_FALSE(long_number.ok());
+  ASSERT_THAT(long_number, Not(IsOk()));
   EXPECT_THAT(long_number.status().message(),
               HasSubstr("number literal of 10001 characters is longer than the limit of 10000"));
 }
 
 TEST(IntakeTest, ExponentsUpTo10000AreAccepted) {
-  EXPECT_TRUE(Parse("1e10000").ok());
-  EXPECT_TRUE(Parse("1e-10000").ok());
-  EXPECT_TRUE(Parse("1e0000000000000000010000").ok());  // leading zeros do not count
+  EXPECT_OK(Parse("1e10000"));
+  EXPECT_OK(Parse("1e-10000"));
+  EXPECT_OK(Parse("1e0000000000000000010000"));  // leading zeros do not count
   absl::Status huge = Parse("1e99999999999999999999999999").status();
   EXPECT_EQ(huge.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(huge.message(), HasSubstr("exponent"));
 }
 
 TEST(IntakeTest, MagnitudeIsBoundedLikeTheExponentSoCanonicalFormStaysAccepted) {
-  EXPECT_TRUE(Parse("9.99e10000").ok());
-  EXPECT_TRUE(Parse("99e9999").ok());      // 9.9e+10000
-  EXPECT_TRUE(Parse("0.001e-9997").ok());  // 1e-10000
-  EXPECT_TRUE(Parse("0e99").ok());         // zero has no magnitude
+  EXPECT_OK(Parse("9.99e10000"));
+  EXPECT_OK(Parse("99e9999"));      // 9.9e+10000
+  EXPECT_OK(Parse("0.001e-9997"));  // 1e-10000
+  EXPECT_OK(Parse("0e99"));         // zero has no magnitude
   const Refusal rows[] = {
       {"[123e10000]", "number magnitude beyond 1e±10000 at byte 1"},
       {"[-4444e+9999]", "number magnitude beyond 1e±10000 at byte 1"},
@@ -102,31 +104,31 @@ TEST(IntakeTest, MagnitudeIsBoundedLikeTheExponentSoCanonicalFormStaysAccepted) 
   for (const Refusal& row : rows) {
     SCOPED_TRACE(row.input.substr(0, 20));
     absl::StatusOr<Document> doc = Parse(row.input);
-    ASSERT_FALSE(doc.ok());
+    ASSERT_THAT(doc, Not(IsOk()));
     EXPECT_THAT(doc.status().message(), HasSubstr(row.message));
   }
   std::string at_limit = "1" + std::string(9'999, '0');  // 1e+9999 written in full
   absl::StatusOr<std::string> canonical = Canonicalize(at_limit);
-  ASSERT_TRUE(canonical.ok());
+  ASSERT_OK(canonical);
   EXPECT_EQ(*canonical, "1e+9999");
-  EXPECT_TRUE(Canonicalize(*canonical).ok());
+  EXPECT_OK(Canonicalize(*canonical));
 }
 
 TEST(IntakeTest, LimitsAreSettable) {
   IntakeLimits limits;
   limits.max_depth = 2;
   limits.max_bytes = 16;
-  EXPECT_TRUE(Parse("[[1]]", limits).ok());
-  EXPECT_FALSE(Parse("[[[1]]]", limits).ok());
+  EXPECT_OK(Parse("[[1]]", limits));
+  EXPECT_THAT(Parse("[[[1]]]", limits), Not(IsOk()));
   absl::StatusOr<Document> big = Parse("[" + std::string(20, ' ') + "]", limits);
-  ASSERT_FALSE(big.ok());
+  ASSERT_THAT(big, Not(IsOk()));
   EXPECT_THAT(big.status().message(), HasSubstr("larger than the limit of 16"));
 }
 
 TEST(IntakeTest, DocumentKeepsLiteralsDecodedStringsAndSortedMembers) {
   absl::StatusOr<Document> doc =
       Parse(R"({"zeta":[true,false,null],"alpha":"a\u00e9\n","n":1.50E+3,"nul":"\u0000"})");
-  ASSERT_TRUE(doc.ok()) << doc.status();
+  ASSERT_OK(doc);
   Value root = doc->root();
   ASSERT_TRUE(root.is_object());
   ASSERT_EQ(root.size(), 4u);
@@ -150,7 +152,7 @@ TEST(IntakeTest, DocumentKeepsLiteralsDecodedStringsAndSortedMembers) {
 
 TEST(IntakeTest, SurrogatePairEscapesDecodeToOneCharacter) {
   absl::StatusOr<Document> doc = Parse(R"("\ud83d\ude02")");
-  ASSERT_TRUE(doc.ok());
+  ASSERT_OK(doc);
   EXPECT_EQ(doc->root().string_value(), "\xF0\x9F\x98\x82");
 }
 

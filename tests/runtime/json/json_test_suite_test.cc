@@ -14,9 +14,14 @@
 #include "gtest/gtest.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::json {
 namespace {
+
+using ::agentrt::test_support::IsOk;
+using ::agentrt::test_support::StatusIs;
+using ::testing::Not;
 
 namespace fs = std::filesystem;
 
@@ -103,7 +108,7 @@ TEST(JsonTestSuiteTest, YesFilesWithDuplicateKeysAreRefusedForThatReason) {
   for (const std::string& name : kRefusedForDuplicateKeys) {
     SCOPED_TRACE(name);
     absl::StatusOr<Document> doc = Parse(ReadFileOrDie(kParsingDir / name));
-    ASSERT_FALSE(doc.ok());
+    ASSERT_THAT(doc, Not(IsOk()));
     EXPECT_THAT(doc.status().message(), testing::HasSubstr("duplicate object key"));
   }
 }
@@ -115,9 +120,9 @@ TEST(JsonTestSuiteTest, EveryOtherYesFileIsAcceptedAndCanonicalizesToAFixedPoint
     if (!name.starts_with("y_") || kRefusedForDuplicateKeys.contains(name)) continue;
     SCOPED_TRACE(name);
     absl::StatusOr<std::string> canonical = Canonicalize(ReadFileOrDie(path));
-    ASSERT_TRUE(canonical.ok()) << canonical.status();
+    ASSERT_OK(canonical);
     absl::StatusOr<std::string> again = Canonicalize(*canonical);
-    ASSERT_TRUE(again.ok()) << again.status();
+    ASSERT_OK(again);
     EXPECT_EQ(*again, *canonical);
     ++checked;
   }
@@ -131,9 +136,7 @@ TEST(JsonTestSuiteTest, EveryNoFileIsRefusedWithAByteOffset) {
     if (!name.starts_with("n_")) continue;
     SCOPED_TRACE(name);
     absl::StatusOr<Document> doc = Parse(ReadFileOrDie(path));
-    ASSERT_FALSE(doc.ok());
-    EXPECT_EQ(doc.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(doc.status().message(), testing::HasSubstr(" at byte "));
+    ASSERT_THAT(doc, StatusIs(absl::StatusCode::kInvalidArgument, testing::HasSubstr(" at byte ")));
     ++checked;
   }
   EXPECT_GT(checked, 180);

@@ -330,5 +330,18 @@ TEST(TruncateTest, NeverSplitsASequenceAtAnyLength) {
   }
 }
 
+TEST(QuotedTest, SanitizesCutsAndQuotes) {
+  EXPECT_EQ(Quoted("read_file"), "\"read_file\"");
+  EXPECT_EQ(Quoted(""), "\"\"");
+  // Sanitized: one line, control bytes shown; quotes and backslashes left as they are.
+  EXPECT_EQ(Quoted("a\nb\x1b[2J"), "\"a b\\x1b[2J\"");
+  EXPECT_EQ(Quoted("say \"hi\" \\"), "\"say \"hi\" \\\"");
+  EXPECT_EQ(Quoted("x\u202e"), "\"x\\u{202e}\"");
+  // Cut after sanitizing, with the mark, inside the quotes.
+  EXPECT_EQ(Quoted("abcdefghij", 6), "\"abc\u2026\"");
+  EXPECT_EQ(Quoted("abcdef", 6), "\"abcdef\"");
+  EXPECT_EQ(Quoted(std::string(1000, 'a')), "\"" + std::string(1000, 'a') + "\"");
+}
+
 }  // namespace
 }  // namespace agentrt::json

@@ -10,6 +10,7 @@
 #include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::rows {
 namespace {
@@ -19,14 +20,14 @@ using ::testing::HasSubstr;
 class RowsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(Write([](store::Transaction& tx) {
-                  return InsertRun(tx, {.id = "r",
-                                        .goal = "g",
-                                        .limits_json = "{}",
-                                        .created_at = "2027-01-15T08:00:00.000000000Z",
-                                        .lease_owner = "me",
-                                        .lease_expires_at = "2027-01-15T08:00:30.000000000Z"});
-                }).ok());
+    ASSERT_OK(Write([](store::Transaction& tx) {
+      return InsertRun(tx, {.id = "r",
+                            .goal = "g",
+                            .limits_json = "{}",
+                            .created_at = "2027-01-15T08:00:00.000000000Z",
+                            .lease_owner = "me",
+                            .lease_expires_at = "2027-01-15T08:00:30.000000000Z"});
+    }));
   }
 
   absl::Status Write(absl::FunctionRef<absl::Status(store::Transaction&)> fn) {
@@ -35,14 +36,12 @@ class RowsTest : public ::testing::Test {
   template <typename T>
   T Value(absl::FunctionRef<absl::StatusOr<T>(store::Transaction&)> fn) {
     T out{};
-    EXPECT_TRUE(store_
-                    ->Write([&](store::Transaction& tx) -> absl::Status {
-                      absl::StatusOr<T> v = fn(tx);
-                      if (!v.ok()) return v.status();
-                      out = *std::move(v);
-                      return absl::OkStatus();
-                    })
-                    .ok());
+    EXPECT_OK(store_->Write([&](store::Transaction& tx) -> absl::Status {
+      absl::StatusOr<T> v = fn(tx);
+      if (!v.ok()) return v.status();
+      out = *std::move(v);
+      return absl::OkStatus();
+    }));
     return out;
   }
   RunState State() {
@@ -66,7 +65,7 @@ TEST_F(RowsTest, ClaimStepCountsOnlyTheExpectedStepForTheOwnerOfARunningRun) {
   EXPECT_FALSE(claim(0, "me"));  // the same step twice
   EXPECT_EQ(State().step_count, 1);
   EXPECT_EQ(State().lease_expires_at, "2027-01-15T08:01:00.000000000Z");
-  ASSERT_TRUE(Write([](store::Transaction& tx) { return PauseForApproval(tx, "r"); }).ok());
+  ASSERT_OK(Write([](store::Transaction& tx) { return PauseForApproval(tx, "r"); }));
   EXPECT_EQ(State().status, "WAITING_FOR_APPROVAL");
   EXPECT_EQ(State().lease_owner, "");
   EXPECT_FALSE(claim(1, "me"));  // a paused run claims nothing
@@ -80,20 +79,20 @@ TEST_F(RowsTest, RenewLeaseOnlyForTheOwnerOfARunningRun) {
   };
   EXPECT_FALSE(renew("rival"));
   EXPECT_TRUE(renew("me"));
-  ASSERT_TRUE(Write([](store::Transaction& tx) {
-                return FinishRun(tx, "r",
-                                 {.status = RunStatus::kCompleted,
-                                  .reason = "goal_completed",
-                                  .finished_at = "2027-01-15T08:06:00.000000000Z"});
-              }).ok());
+  ASSERT_OK(Write([](store::Transaction& tx) {
+    return FinishRun(tx, "r",
+                     {.status = RunStatus::kCompleted,
+                      .reason = "goal_completed",
+                      .finished_at = "2027-01-15T08:06:00.000000000Z"});
+  }));
   EXPECT_FALSE(renew("me"));  // an ended run has no lease to keep
   EXPECT_EQ(State().lease_owner, "");
 }
 
 TEST_F(RowsTest, EndStepMovesAStepOnlyFromTheStatusItWasIn) {
-  ASSERT_TRUE(Write([](store::Transaction& tx) {
-                return InsertStep(tx, "s", "r", 0, "2027-01-15T08:00:01.000000000Z");
-              }).ok());
+  ASSERT_OK(Write([](store::Transaction& tx) {
+    return InsertStep(tx, "s", "r", 0, "2027-01-15T08:00:01.000000000Z");
+  }));
   auto end = [&](StepStatus from, StepStatus to) {
     return Value<bool>([&](store::Transaction& tx) {
       return EndStep(tx, "s", from,
@@ -106,17 +105,17 @@ TEST_F(RowsTest, EndStepMovesAStepOnlyFromTheStatusItWasIn) {
 }
 
 TEST_F(RowsTest, ApprovalDecisionsNeedAPendingApprovalWithItsHash) {
-  ASSERT_TRUE(Write([](store::Transaction& tx) {
-                return InsertApproval(tx, {.id = "a",
-                                           .run_id = "r",
-                                           .step_id = "s",
-                                           .kind = "k",
-                                           .capability_json = "{}",
-                                           .presentation_json = "{}",
-                                           .request_json = "{}",
-                                           .hash = "h1",
-                                           .created_at = "2027-01-15T08:00:01.000000000Z"});
-              }).ok());
+  ASSERT_OK(Write([](store::Transaction& tx) {
+    return InsertApproval(tx, {.id = "a",
+                               .run_id = "r",
+                               .step_id = "s",
+                               .kind = "k",
+                               .capability_json = "{}",
+                               .presentation_json = "{}",
+                               .request_json = "{}",
+                               .hash = "h1",
+                               .created_at = "2027-01-15T08:00:01.000000000Z"});
+  }));
   auto decide = [&](std::string hash) {
     return Value<bool>([&](store::Transaction& tx) {
       return DecideApproval(tx, "a", hash, "approved", "2027-01-15T08:00:02.000000000Z", "ops", "");
@@ -145,11 +144,10 @@ TEST_F(RowsTest, ApprovalDecisionsNeedAPendingApprovalWithItsHash) {
 }
 
 TEST_F(RowsTest, AStepStatusTheRuntimeNeverWritesIsDamageNotAState) {
-  ASSERT_TRUE(Write([](store::Transaction& tx) -> absl::Status {
-                AGENTRT_RETURN_IF_ERROR(
-                    InsertStep(tx, "s", "r", 0, "2027-01-15T08:00:01.000000000Z"));
-                return store::Sql::Exec(tx, "UPDATE steps SET status = 'done-ish'").status();
-              }).ok());
+  ASSERT_OK(Write([](store::Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(InsertStep(tx, "s", "r", 0, "2027-01-15T08:00:01.000000000Z"));
+    return store::Sql::Exec(tx, "UPDATE steps SET status = 'done-ish'").status();
+  }));
   std::vector<Step> steps = *agentrt::ReadSteps(*store_, "r");
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].status, StepStatus::kFailed);
@@ -163,7 +161,7 @@ TEST_F(RowsTest, ReadLeaseReadsTheStoredLeaseAndNamesAnUnknownRun) {
   RunLease held = *ReadLease(*store_, "r");
   EXPECT_EQ(held.owner, "me");
   EXPECT_EQ(held.expires_at, "2027-01-15T08:00:30.000000000Z");
-  ASSERT_TRUE(Write([](store::Transaction& tx) { return PauseForApproval(tx, "r"); }).ok());
+  ASSERT_OK(Write([](store::Transaction& tx) { return PauseForApproval(tx, "r"); }));
   RunLease free = *ReadLease(*store_, "r");
   EXPECT_EQ(free.owner, "");
   EXPECT_EQ(free.expires_at, "");
@@ -173,9 +171,9 @@ TEST_F(RowsTest, ReadLeaseReadsTheStoredLeaseAndNamesAnUnknownRun) {
 }
 
 TEST_F(RowsTest, ModelTotalsReadBackAsWritten) {
-  ASSERT_TRUE(Write([](store::Transaction& tx) {
-                return WriteModelTotals(tx, "r", {3, 100, 20, 10, 999});
-              }).ok());
+  ASSERT_OK(Write([](store::Transaction& tx) {
+    return WriteModelTotals(tx, "r", {3, 100, 20, 10, 999});
+  }));
   ModelTotals t = *Value<std::optional<ModelTotals>>(
       [](store::Transaction& tx) { return ReadModelTotals(tx, "r"); });
   EXPECT_EQ(t.calls, 3);
@@ -193,18 +191,16 @@ TEST_F(RowsTest, ModelTotalsReadBackAsWritten) {
 TEST_F(RowsTest, ARefreshedRunIsWhatAWholeReadGives) {
   agentrt::Run run =
       *Value<std::optional<agentrt::Run>>([](store::Transaction& tx) { return ReadRun(tx, "r"); });
-  ASSERT_TRUE(Write([](store::Transaction& tx) -> absl::Status {
-                AGENTRT_RETURN_IF_ERROR(
-                    ClaimStep(tx, "r", 0, "me", "2027-01-15T08:01:00.000000000Z").status());
-                AGENTRT_RETURN_IF_ERROR(WriteModelTotals(tx, "r", {3, 100, 20, 10, 999}));
-                AGENTRT_RETURN_IF_ERROR(AddActiveTime(tx, "r", 1500));
-                return store::Sql::Exec(
-                           tx,
-                           "UPDATE runs SET status = 'COMPLETED', reason = 'goal_completed', "
-                           "reason_detail = 'd', result_json = '{\"ok\":1}', "
-                           "finished_at = '2027-01-15T08:02:00.000000000Z' WHERE id = 'r'")
-                    .status();
-              }).ok());
+  ASSERT_OK(Write([](store::Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(ClaimStep(tx, "r", 0, "me", "2027-01-15T08:01:00.000000000Z").status());
+    AGENTRT_RETURN_IF_ERROR(WriteModelTotals(tx, "r", {3, 100, 20, 10, 999}));
+    AGENTRT_RETURN_IF_ERROR(AddActiveTime(tx, "r", 1500));
+    return store::Sql::Exec(tx,
+                            "UPDATE runs SET status = 'COMPLETED', reason = 'goal_completed', "
+                            "reason_detail = 'd', result_json = '{\"ok\":1}', "
+                            "finished_at = '2027-01-15T08:02:00.000000000Z' WHERE id = 'r'")
+        .status();
+  }));
   EXPECT_TRUE(Value<bool>([&](store::Transaction& tx) { return RefreshRun(tx, run); }));
   agentrt::Run whole =
       *Value<std::optional<agentrt::Run>>([](store::Transaction& tx) { return ReadRun(tx, "r"); });

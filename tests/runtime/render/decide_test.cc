@@ -1,4 +1,4 @@
-// Response -> decision (reference/core.md §10): every stop reason, the first tool use only, and
+// Response -> decision: every stop reason, the first tool use only, and
 // the bounds of the reason and of the note naming the tool uses not executed.
 #include "runtime/render/decide.h"
 

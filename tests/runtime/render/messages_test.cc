@@ -1,4 +1,4 @@
-// Steps -> messages (reference/core.md §10): the whole conversation, the window of recent
+// Steps -> messages: the whole conversation, the window of recent
 // results, the content cap, the hooks, the nudges and the interrupted answer.
 #include "runtime/render/messages.h"
 
@@ -13,6 +13,7 @@
 #include "runtime/records/stored_forms.h"
 #include "runtime/scripted_agent.h"
 #include "tests/runtime/render/dump.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::render {
 namespace {
@@ -71,7 +72,7 @@ RenderOptions Options() {
 
 std::vector<std::string> Render(const StepInput& input, const RenderOptions& options) {
   absl::StatusOr<std::vector<Message>> messages = Messages(input, options);
-  EXPECT_TRUE(messages.ok()) << messages.status();
+  EXPECT_OK(messages);
   return messages.ok() ? Dump(*messages) : std::vector<std::string>{};
 }
 
@@ -278,7 +279,7 @@ TEST(MessagesTest, ArgumentsRenderCanonicalOrOutOfBand) {
   EXPECT_EQ(Args(Call("t", "\xff{")), R"({"invalid_json_base64":"/3s="})");
 }
 
-// render uses json::Truncate (reference/core.md §10 Truncate): the mark "…" counts 3 bytes, the
+// render uses json::Truncate: the mark "…" counts 3 bytes, the
 // cut backs off to a character boundary, below 3 bytes the cut is unmarked, never over n.
 TEST(TruncateTest, MarksTheCut) {
   EXPECT_EQ(json::Truncate("hello", 5), "hello");

@@ -1,4 +1,4 @@
-// A model-backed agent driving real runs (reference/core.md §10 with §4.4): a scripted model
+// A model-backed agent driving real runs: a scripted model
 // behind a plain model caller, the driver, a real store. Also the driver's side of the pseudo
 // kinds: they are recorded, answered as invalid decisions, and no call in them ever runs.
 #include "runtime/render/model_agent.h"
@@ -19,12 +19,15 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/render/dump.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::render {
 namespace {
 
+using ::agentrt::test_support::IsOk;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Plays canned responses (or errors) in order and keeps every request it was sent.
 class CannedModel : public Model {
@@ -155,7 +158,7 @@ TEST_F(ModelAgentDriverTest, DrivesARunThroughAScriptedModel) {
   ModelAgent agent(AgentOptions());
 
   absl::StatusOr<agentrt::Run> run = Drive(agent, &model);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   EXPECT_EQ(run->result, R"({"answer":"hello"})");
   EXPECT_EQ(run->model_calls, 4);  // every reply went through the step's accounting caller
@@ -194,7 +197,7 @@ TEST_F(ModelAgentDriverTest, DrivesARunThroughAScriptedModel) {
 TEST_F(ModelAgentDriverTest, StepsReadBackFromTheStoreRenderTheSameConversation) {
   CannedModel model(Script());
   ModelAgent agent(AgentOptions());
-  ASSERT_TRUE(Drive(agent, &model).ok());
+  ASSERT_OK(Drive(agent, &model));
 
   StepInput from_store;
   from_store.run = *ReadRun(*store_, "run-1");
@@ -203,7 +206,7 @@ TEST_F(ModelAgentDriverTest, StepsReadBackFromTheStoreRenderTheSameConversation)
   from_store.steps = std::move(steps);
   from_store.tools = {finish_.Spec(), read_.Spec()};
   absl::StatusOr<ModelRequest> again = agent.Request(from_store);
-  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_OK(again);
   EXPECT_EQ(ModelRequestJson(*again), ModelRequestJson(model.requests[3]));
   EXPECT_EQ(Dump(again->messages), Dump(model.requests[3].messages));
 }
@@ -211,7 +214,7 @@ TEST_F(ModelAgentDriverTest, StepsReadBackFromTheStoreRenderTheSameConversation)
 TEST_F(ModelAgentDriverTest, WithoutAModelCallerTheRunFailsSayingSo) {
   ModelAgent agent(AgentOptions());
   absl::StatusOr<agentrt::Run> run = Drive(agent);  // the step's model caller is null
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kFailed);
   EXPECT_EQ(run->reason, "agent_error");
   EXPECT_THAT(run->reason_detail, HasSubstr("no model caller"));
@@ -226,7 +229,7 @@ TEST(ModelAgentTest, ModelErrorsAndMissingOpeningComeBackAsTheyAre) {
 
   ModelAgent agent(AgentOptions());
   absl::StatusOr<Decision> decided = agent.Decide(input);
-  ASSERT_FALSE(decided.ok());
+  ASSERT_THAT(decided, Not(IsOk()));
   EXPECT_EQ(decided.status().message(), "overloaded");
   ModelErrorInfo info = ClassifyModelError(decided.status());
   EXPECT_EQ(info.kind, ModelErrorKind::kTransient);  // the kind survives for the driver
@@ -239,7 +242,7 @@ TEST(ModelAgentTest, ModelErrorsAndMissingOpeningComeBackAsTheyAre) {
   EXPECT_EQ(model.requests.size(), 1u);  // refused before asking the model
 }
 
-// reference/core.md §4.4: `truncated` and `no_tool_call` are recorded as the agent sent them,
+// `truncated` and `no_tool_call` are recorded as the agent sent them,
 // answered as invalid decisions, and the run goes on; a tool named in them never runs.
 TEST_F(ModelAgentDriverTest, PseudoDecisionKindsAreInvalid) {
   Decision truncated;
@@ -255,7 +258,7 @@ TEST_F(ModelAgentDriverTest, PseudoDecisionKindsAreInvalid) {
   ScriptedAgent agent({truncated, no_tool_call, complete});
 
   absl::StatusOr<agentrt::Run> run = Drive(agent);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);  // invalid decisions did not end the run
   EXPECT_TRUE(read_.calls.empty());
 

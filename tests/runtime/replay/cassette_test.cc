@@ -21,6 +21,7 @@
 #include "runtime/replay/replay_cursor.h"
 #include "runtime/replay/replaying_model.h"
 #include "tests/runtime/model_fixtures.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::replay {
 namespace {
@@ -192,13 +193,13 @@ TEST_F(CassetteFileTest, EveryKindOfExchangeReadsBackExactly) {
                          .inputs = {{"config", "", "c.json", "{}"},
                                     {"manifest", "fs", "fs.json", std::string("\0\xFF", 2)}}});
   std::vector<v1::Exchange> all = OneOfEachKind();
-  for (const v1::Exchange& e : all) ASSERT_TRUE(cassette.Add(e).ok()) << cassette.Add(e);
-  ASSERT_TRUE(cassette.SetChainHead({42, std::string(64, 'f')}).ok());
+  for (const v1::Exchange& e : all) ASSERT_OK(cassette.Add(e));
+  ASSERT_OK(cassette.SetChainHead({42, std::string(64, 'f')}));
 
-  ASSERT_TRUE(WriteCassette(Path("c.cassette"), cassette).ok());
+  ASSERT_OK(WriteCassette(Path("c.cassette"), cassette));
   EXPECT_THAT(Files(), ElementsAre("c.cassette"));
   absl::StatusOr<Cassette> read = ReadCassette(Path("c.cassette"));
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_EQ(read->header(), cassette.header());
   EXPECT_EQ(read->chain_head(), cassette.chain_head());
   EXPECT_EQ(read->torn(), "");
@@ -220,7 +221,7 @@ TEST_F(CassetteFileTest, ACutAtAnyByteOfTheLastRecordKeepsEveryRecordBeforeIt) {
   for (std::size_t cut = two.size() + 1; cut < whole.size(); ++cut) {
     SCOPED_TRACE(cut);
     absl::StatusOr<Cassette> read = ParseCassette(whole.substr(0, cut), "cut.cassette");
-    ASSERT_TRUE(read.ok()) << read.status();
+    ASSERT_OK(read);
     EXPECT_EQ(read->size(), 1u);
     EXPECT_THAT(read->torn(), HasSubstr("record 3 at byte " + std::to_string(two.size())));
   }
@@ -228,7 +229,7 @@ TEST_F(CassetteFileTest, ACutAtAnyByteOfTheLastRecordKeepsEveryRecordBeforeIt) {
   std::string zeroed = whole;
   std::fill(zeroed.begin() + static_cast<std::ptrdiff_t>(two.size() + 8), zeroed.end(), '\0');
   absl::StatusOr<Cassette> read = ParseCassette(zeroed, "zeroed.cassette");
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_EQ(read->size(), 1u);
   EXPECT_THAT(read->torn(), HasSubstr("does not match its checksum"));
   // A recorder does not append after a torn record, and leaves the file as it was.
@@ -387,7 +388,7 @@ TEST_F(CassetteFileTest, ExchangesAReplayCouldNotTrustAreRefusedNamingTheExchang
     // Building one in memory refuses the same exchange, and keeps what came before.
     Cassette cassette;
     for (std::size_t i = 0; i + 1 < c.exchanges.size(); ++i) {
-      ASSERT_TRUE(cassette.Add(c.exchanges[i]).ok());
+      ASSERT_OK(cassette.Add(c.exchanges[i]));
     }
     absl::Status added = cassette.Add(c.exchanges.back());
     EXPECT_EQ(added.code(), absl::StatusCode::kInvalidArgument);
@@ -421,7 +422,7 @@ TEST_F(CassetteFileTest, TaskRunsNestedPastTheLimitAreRefusedNamingTheExchange) 
   absl::StatusOr<Cassette> deepest = ParseCassette(
       File({Header(), ExchangeRecord(scheduled), ExchangeRecord(NestedRuns(kMaxTaskNesting))}),
       "deep.cassette");
-  ASSERT_TRUE(deepest.ok()) << deepest.status();
+  ASSERT_OK(deepest);
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
@@ -438,7 +439,7 @@ TEST_F(CassetteFileTest, TaskRunsNestedPastTheLimitAreRefusedNamingTheExchange) 
   EXPECT_THAT(deeper.status().message(),
               HasSubstr("task runs nested more than 16 deep (the limit)"));
   Cassette in_memory;
-  ASSERT_TRUE(in_memory.Add(scheduled).ok());
+  ASSERT_OK(in_memory.Add(scheduled));
   EXPECT_THAT(in_memory.Add(NestedRuns(kMaxTaskNesting + 1)).message(),
               HasSubstr("task runs nested more than 16 deep"));
 
@@ -449,10 +450,10 @@ TEST_F(CassetteFileTest, TaskRunsNestedPastTheLimitAreRefusedNamingTheExchange) 
   EXPECT_EQ(recorder.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(recorder.status().message(), HasSubstr("task runs nested more than 16 deep"));
   CassetteRecorder shallow;
-  ASSERT_TRUE(shallow.Record(scheduled).ok());
+  ASSERT_OK(shallow.Record(scheduled));
   for (int i = 0; i < kMaxTaskNesting; ++i) shallow.BeginTask();
-  for (int i = 0; i < kMaxTaskNesting; ++i) EXPECT_TRUE(shallow.EndTask("lease", 1, false).ok());
-  EXPECT_TRUE(shallow.status().ok()) << shallow.status();
+  for (int i = 0; i < kMaxTaskNesting; ++i) EXPECT_OK(shallow.EndTask("lease", 1, false));
+  EXPECT_OK(shallow.status());
 }
 
 TEST_F(CassetteFileTest, ABadChainHeadIsRefused) {
@@ -487,16 +488,16 @@ TEST_F(CassetteFileTest, ANewerBuildsExchangesAreReadAndReplayedUpToThemButNever
   bytes += frame(payload);
   bytes += frame(std::string("\x50\x07", 2));  // Record field 10 = 7
   absl::StatusOr<Cassette> read = ParseCassette(bytes, "newer.cassette");
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_TRUE(read->from_newer_build());
   ASSERT_EQ(read->size(), 2u);
   EXPECT_EQ(OpOf(read->exchange(1)), Op::kUnknown);
 
   // Keyed replay serves the model; strict replay stops at the unknown exchange.
-  EXPECT_TRUE(ReplayingModel("m", *read).Generate(Ask("q"), absl::InfiniteFuture()).ok());
+  EXPECT_OK(ReplayingModel("m", *read).Generate(Ask("q"), absl::InfiniteFuture()));
   ReplayCursor cursor(*read);
   ReplayingModel strict("m", cursor);
-  ASSERT_TRUE(strict.Generate(Ask("q"), absl::InfiniteFuture()).ok());
+  ASSERT_OK(strict.Generate(Ask("q"), absl::InfiniteFuture()));
   absl::StatusOr<ModelResponse> next = strict.Generate(Ask("q"), absl::InfiniteFuture());
   EXPECT_THAT(next.status().message(),
               HasSubstr("exchange 2 is of a kind this build does not know"));

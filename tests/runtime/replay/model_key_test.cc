@@ -1,5 +1,5 @@
-// Replay keys (reference/core.md §9 Key; [AUD] "Replay keys keep number literals; existing keys
-// unchanged").
+// Replay keys (docs/architecture.md, "Record and replay"): they keep number literals, and
+// existing keys are unchanged.
 #include "runtime/replay/model_key.h"
 
 #include "gmock/gmock.h"

@@ -1,5 +1,5 @@
 // Recording a model's answers into a cassette and replaying them without the model
-// (reference/core.md §9 Recorder/Replayer; §18 [M01] record/replay rows).
+// (docs/architecture.md, "Record and replay").
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -21,6 +21,7 @@
 #include "runtime/replay/replaying_model.h"
 #include "sim/scripted_model.h"
 #include "tests/runtime/model_fixtures.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::replay {
 namespace {
@@ -28,10 +29,12 @@ namespace {
 using ::agentrt::model_fixtures::Answer;
 using ::agentrt::model_fixtures::Ask;
 using ::agentrt::model_fixtures::TempDirTest;
+using ::agentrt::test_support::IsOk;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 using ::agentrt::sim::ScriptedModel;
+using ::testing::Not;
 using namespace std::string_literals;
 
 constexpr absl::Time kNoDeadline = absl::InfiniteFuture();
@@ -52,7 +55,7 @@ Cassette Record(const std::vector<ModelRequest>& requests,
   RecordingModel recording(inner, recorder);
   for (const ModelRequest& request : requests) {
     absl::StatusOr<ModelResponse> response = recording.Generate(request, kNoDeadline);
-    EXPECT_TRUE(response.ok()) << response.status();
+    EXPECT_OK(response);
   }
   return recorder.cassette();
 }
@@ -71,7 +74,7 @@ TEST_F(ReplayTest, RecordThenReplayAnswersByRequestAndRefusesTheUnrecorded) {
   // By key, not by position: the other order gives the same answers.
   EXPECT_EQ(TextOf(replay.Generate(Ask("capital of Peru?"), kNoDeadline)), "Lima");
   absl::StatusOr<ModelResponse> paris = replay.Generate(Ask("capital of France?"), kNoDeadline);
-  ASSERT_TRUE(paris.ok()) << paris.status();
+  ASSERT_OK(paris);
   EXPECT_EQ(paris->text, "Paris");
   EXPECT_EQ(paris->stop_reason, "end_turn");
   EXPECT_EQ(paris->usage.input_tokens, 10);
@@ -100,12 +103,12 @@ TEST_F(ReplayTest, RawBytesRoundTripByteForByte) {
   Cassette cassette = Record({Ask("q")}, {Answer("a <>&", raw)});
   EXPECT_EQ(ModelAt(cassette, 0).raw(), raw);
 
-  ASSERT_TRUE(WriteCassette(Path("raw.cassette"), cassette).ok());
+  ASSERT_OK(WriteCassette(Path("raw.cassette"), cassette));
   absl::StatusOr<std::unique_ptr<ReplayingModel>> replay =
       ReplayingModel::OpenKeyed("scripted", Path("raw.cassette"));
-  ASSERT_TRUE(replay.ok()) << replay.status();
+  ASSERT_OK(replay);
   absl::StatusOr<ModelResponse> response = (*replay)->Generate(Ask("q"), kNoDeadline);
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ(response->raw, raw);
   EXPECT_EQ(response->text, "a <>&");
 }
@@ -137,23 +140,23 @@ TEST_F(ReplayTest, ReRecordingInANewRecorderReplacesTheKeysWholeSequence) {
     ScriptedModel inner({Answer("old 1"), Answer("old 2"), Answer("kept")});
     absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
         CassetteRecorder::Open(path, {.notes = "first"});
-    ASSERT_TRUE(recorder.ok()) << recorder.status();
+    ASSERT_OK(recorder);
     RecordingModel recording(inner, **recorder);
-    ASSERT_TRUE(recording.Generate(Ask("same"), kNoDeadline).ok());
-    ASSERT_TRUE(recording.Generate(Ask("same"), kNoDeadline).ok());
-    ASSERT_TRUE(recording.Generate(Ask("untouched"), kNoDeadline).ok());
+    ASSERT_OK(recording.Generate(Ask("same"), kNoDeadline));
+    ASSERT_OK(recording.Generate(Ask("same"), kNoDeadline));
+    ASSERT_OK(recording.Generate(Ask("untouched"), kNoDeadline));
   }
   {
     // A new session asks "same" once: its shorter sequence replaces both old recordings.
     ScriptedModel inner({Answer("new 1")});
     absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
         CassetteRecorder::Open(path, {.notes = "second"});
-    ASSERT_TRUE(recorder.ok()) << recorder.status();
+    ASSERT_OK(recorder);
     RecordingModel recording(inner, **recorder);
-    ASSERT_TRUE(recording.Generate(Ask("same"), kNoDeadline).ok());
+    ASSERT_OK(recording.Generate(Ask("same"), kNoDeadline));
   }
   absl::StatusOr<Cassette> cassette = ReadCassette(path);
-  ASSERT_TRUE(cassette.ok()) << cassette.status();
+  ASSERT_OK(cassette);
   // Appended, never rewritten: both sessions are in the file, in order.
   ASSERT_EQ(cassette->sessions().size(), 2u);
   EXPECT_EQ(cassette->sessions()[1].notes, "second");
@@ -185,11 +188,11 @@ TEST_F(ReplayTest, FailedCallsAreRecordedWithTheirKindAndNeverServedByKey) {
   EXPECT_TRUE(ModelAt(recorder.cassette(), 0).has_error());
   EXPECT_EQ(ModelAt(recorder.cassette(), 0).ordinal(), 0u);
 
-  ASSERT_TRUE(recording.Generate(Ask("q"), kNoDeadline).ok());
+  ASSERT_OK(recording.Generate(Ask("q"), kNoDeadline));
   Cassette cassette = recorder.cassette();
   ASSERT_EQ(cassette.size(), 2u);
   EXPECT_EQ(ModelAt(cassette, 1).ordinal(), 1u);
-  // By key, only what the model answered is served (the reference's replayer).
+  // By key, only what the model answered is served.
   EXPECT_EQ(TextOf(ReplayingModel("scripted", cassette).Generate(Ask("q"), kNoDeadline)), "ok");
 
   // In strict order the failure comes back first, with its kind and usage.
@@ -202,7 +205,7 @@ TEST_F(ReplayTest, FailedCallsAreRecordedWithTheirKindAndNeverServedByKey) {
   ASSERT_TRUE(replayed.usage.has_value());
   EXPECT_EQ(replayed.usage->input_tokens, 5);
   EXPECT_EQ(TextOf(strict.Generate(Ask("q"), kNoDeadline)), "ok");
-  EXPECT_TRUE(cursor.Finish().ok());
+  EXPECT_OK(cursor.Finish());
 }
 
 TEST_F(ReplayTest, EveryCallIsOnDiskBeforeItReturnsInAnOwnerOnlyFile) {
@@ -211,10 +214,10 @@ TEST_F(ReplayTest, EveryCallIsOnDiskBeforeItReturnsInAnOwnerOnlyFile) {
     ScriptedModel inner({Answer("one"), Answer("two"), Answer("three")}, {}, "m");
     absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
         CassetteRecorder::Create(path, {.created_by = "agentrt test"});
-    ASSERT_TRUE(recorder.ok()) << recorder.status();
+    ASSERT_OK(recorder);
     // Created at once, with its header and no exchange.
     absl::StatusOr<Cassette> empty = ReadCassette(path);
-    ASSERT_TRUE(empty.ok()) << empty.status();
+    ASSERT_OK(empty);
     EXPECT_EQ(empty->size(), 0u);
     EXPECT_EQ(empty->header().created_by, "agentrt test");
     // Recording never mixes runs: a second Create on the file is refused.
@@ -222,15 +225,15 @@ TEST_F(ReplayTest, EveryCallIsOnDiskBeforeItReturnsInAnOwnerOnlyFile) {
 
     RecordingModel recording(inner, **recorder);
     for (int i = 1; i <= 3; ++i) {
-      ASSERT_TRUE(recording.Generate(Ask("q" + std::to_string(i)), kNoDeadline).ok());
+      ASSERT_OK(recording.Generate(Ask("q" + std::to_string(i)), kNoDeadline));
       // What is on disk after each call is the whole cassette so far: a crash at this point
       // would lose nothing recorded.
       absl::StatusOr<Cassette> on_disk = ReadCassette(path);
-      ASSERT_TRUE(on_disk.ok()) << on_disk.status();
+      ASSERT_OK(on_disk);
       EXPECT_EQ(on_disk->size(), static_cast<std::size_t>(i));
       EXPECT_EQ(on_disk->torn(), "");
     }
-    ASSERT_TRUE((*recorder)->SetChainHead({7, std::string(64, 'a')}).ok());
+    ASSERT_OK((*recorder)->SetChainHead({7, std::string(64, 'a')}));
   }
   EXPECT_THAT(Files(), ElementsAre("run.cassette"));  // no temporary file left
   struct stat st;
@@ -238,12 +241,12 @@ TEST_F(ReplayTest, EveryCallIsOnDiskBeforeItReturnsInAnOwnerOnlyFile) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 
   absl::StatusOr<std::unique_ptr<ReplayingModel>> replay = ReplayingModel::OpenKeyed("m", path);
-  ASSERT_TRUE(replay.ok()) << replay.status();
+  ASSERT_OK(replay);
   EXPECT_EQ(TextOf((*replay)->Generate(Ask("q2"), kNoDeadline)), "two");
   EXPECT_EQ(TextOf((*replay)->Generate(Ask("q1"), kNoDeadline)), "one");
   EXPECT_EQ(TextOf((*replay)->Generate(Ask("q3"), kNoDeadline)), "three");
   absl::StatusOr<Cassette> cassette = ReadCassette(path);
-  ASSERT_TRUE(cassette.ok());
+  ASSERT_OK(cassette);
   EXPECT_EQ(cassette->chain_head().seq, 7);
   EXPECT_EQ(cassette->chain_head().hash, std::string(64, 'a'));
 }
@@ -256,9 +259,9 @@ TEST_F(ReplayTest, ACallWhoseRecordingFailsReturnsTheErrorAndTheFileKeepsEveryWh
   ScriptedModel inner({Answer("small"), Answer(std::string(64 * 1024, 'x')), Answer("later")}, {},
                       "m");
   absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Create(path, {});
-  ASSERT_TRUE(recorder.ok()) << recorder.status();
+  ASSERT_OK(recorder);
   RecordingModel recording(inner, **recorder);
-  ASSERT_TRUE(recording.Generate(Ask("q1"), kNoDeadline).ok());
+  ASSERT_OK(recording.Generate(Ask("q1"), kNoDeadline));
   struct stat before;
   ASSERT_EQ(::stat(path.c_str(), &before), 0);
   // The file system refuses files past a few bytes more than the cassette holds now, as a full
@@ -274,10 +277,10 @@ TEST_F(ReplayTest, ACallWhoseRecordingFailsReturnsTheErrorAndTheFileKeepsEveryWh
   absl::StatusOr<ModelResponse> failed = recording.Generate(Ask("q2"), kNoDeadline);
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
   ASSERT_EQ(::sigaction(SIGXFSZ, &previous, nullptr), 0);
-  ASSERT_FALSE(failed.ok());
+  ASSERT_THAT(failed, Not(IsOk()));
   EXPECT_THAT(failed.status().message(), HasSubstr("cassette " + path + ": write: "));
   absl::StatusOr<Cassette> on_disk = ReadCassette(path);
-  ASSERT_TRUE(on_disk.ok()) << on_disk.status();
+  ASSERT_OK(on_disk);
   ASSERT_EQ(on_disk->size(), 1u);  // the first exchange, whole; nothing of the second
   EXPECT_THAT(on_disk->torn(), HasSubstr("record 3 at byte "));
   EXPECT_THAT(failed.status().message(), HasSubstr((*recorder)->status().message()));
@@ -294,14 +297,14 @@ TEST_F(ReplayTest, ConcurrentIdenticalCallsGetDistinctOrdinalsAndAllReplay) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
-      for (int i = 0; i < 10; ++i) EXPECT_TRUE(recording.Generate(Ask("same"), kNoDeadline).ok());
+      for (int i = 0; i < 10; ++i) EXPECT_OK(recording.Generate(Ask("same"), kNoDeadline));
     });
   }
   for (std::thread& t : threads) t.join();
   Cassette cassette = recorder.cassette();
   ASSERT_EQ(cassette.size(), 40u);
   for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(ModelAt(cassette, i).ordinal(), i + 1);
-  ASSERT_TRUE(SerializeCassette(cassette).ok());
+  ASSERT_OK(SerializeCassette(cassette));
 
   ReplayingModel replay("scripted", cassette);
   std::set<std::string> served;
@@ -333,7 +336,7 @@ TEST_F(ReplayTest, StrictOrderStopsAtTheFirstRequestThatDiffersShowingBoth) {
   EXPECT_EQ(TextOf(in_order.Generate(Ask("a"), kNoDeadline)), "A1");
   EXPECT_EQ(TextOf(in_order.Generate(Ask("b"), kNoDeadline)), "B");
   EXPECT_EQ(TextOf(in_order.Generate(Ask("a"), kNoDeadline)), "A2");
-  EXPECT_TRUE(in_order_cursor.Finish().ok());
+  EXPECT_OK(in_order_cursor.Finish());
   absl::StatusOr<ModelResponse> more = in_order.Generate(Ask("a"), kNoDeadline);
   EXPECT_EQ(more.status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_THAT(more.status().message(),
@@ -347,7 +350,7 @@ TEST_F(ReplayTest, TextThatIsNotUtf8IsRecordedAsReplacementCharactersWhileRawSta
   Cassette cassette = Record({Ask("q")}, {Answer("bad \xFF text", "raw \xFF bytes")});
   ReplayingModel replay("scripted", cassette);
   absl::StatusOr<ModelResponse> r = replay.Generate(Ask("q"), kNoDeadline);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->text, "bad \xEF\xBF\xBD text");
   EXPECT_EQ(r->raw, "raw \xFF bytes");
 }

@@ -22,6 +22,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/support/fake_world.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tools/agentrt/world_demo_tools.h"
 
@@ -124,11 +125,11 @@ Recording Record(std::vector<Decision> script = Story()) {
     RecordingWorld recording(real.world, recorder);
     RunStatus status = RunStatus::kRunning;
     absl::StatusOr<ChainHead> recorded = RunStory(recording.world(), std::move(script), &status);
-    EXPECT_TRUE(recorded.ok()) << recorded.status();
+    EXPECT_OK(recorded);
     EXPECT_EQ(status, RunStatus::kCompleted);
     if (recorded.ok()) head = *recorded;
   }
-  EXPECT_TRUE(recorder.SetChainHead(head).ok());
+  EXPECT_OK(recorder.SetChainHead(head));
   return {recorder.cassette(), head};
 }
 
@@ -156,9 +157,9 @@ Cassette Edited(const Cassette& cassette, std::size_t index,
   for (std::size_t i = 0; i < cassette.size(); ++i) {
     v1::Exchange e = cassette.exchange(i);
     if (i == index) edit(e);
-    EXPECT_TRUE(out.Add(e).ok());
+    EXPECT_OK(out.Add(e));
   }
-  EXPECT_TRUE(out.SetChainHead(cassette.chain_head()).ok());
+  EXPECT_OK(out.SetChainHead(cassette.chain_head()));
   return out;
 }
 
@@ -192,10 +193,10 @@ TEST(WorldReplayTest, ARecordedRunReplaysToTheSameAuditLogWithNoWorldPresent) {
   ReplayingWorld replaying(recording.cassette);
   RunStatus status = RunStatus::kRunning;
   absl::StatusOr<ChainHead> head = RunStory(replaying.world(), Story(), &status);
-  ASSERT_TRUE(head.ok()) << head.status();
+  ASSERT_OK(head);
   EXPECT_EQ(status, RunStatus::kCompleted);
   EXPECT_EQ(*head, recording.head);
-  EXPECT_TRUE(replaying.Finish(*head).ok()) << replaying.cursor().status();
+  EXPECT_OK(replaying.Finish(*head)) << replaying.cursor().status();
   // Every exchange was served, those inside the heartbeat's runs included.
   std::size_t all = recording.cassette.size();
   for (std::size_t i = 0; i < recording.cassette.size(); ++i) {
@@ -209,10 +210,10 @@ TEST(WorldReplayTest, ARecordedRunReplaysToTheSameAuditLogWithNoWorldPresent) {
 TEST(WorldReplayTest, ARecordedRunReplaysFromItsFile) {
   Recording recording = Record();
   std::string path = test_support::TestFile("run.cassette");
-  ASSERT_TRUE(WriteCassette(path, recording.cassette).ok());
+  ASSERT_OK(WriteCassette(path, recording.cassette));
   absl::StatusOr<Cassette> read = ReadCassette(path);
-  ASSERT_TRUE(read.ok()) << read.status();
-  EXPECT_TRUE(Replay(*read).ok()) << Replay(*read);
+  ASSERT_OK(read);
+  EXPECT_OK(Replay(*read));
 }
 
 TEST(WorldReplayTest, OneChangedByteOfARecordedRequestStopsTheReplayNamingIt) {
@@ -268,7 +269,7 @@ TEST(WorldReplayTest, ExchangesLeftOverWhenTheRunEndsAreAnError) {
   v1::Exchange extra;
   extra.mutable_clock()->set_clock(kRunClock);
   extra.mutable_clock()->set_now(1);
-  ASSERT_TRUE(padded.Add(extra).ok());
+  ASSERT_OK(padded.Add(extra));
   absl::Status left = Replay(padded, {Story()[0], Story()[3]});
   EXPECT_EQ(left.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(left.message(),
@@ -280,9 +281,9 @@ TEST(WorldReplayTest, ExchangesLeftOverWhenTheRunEndsAreAnError) {
 TEST(WorldReplayTest, ACassetteCutMidRecordReplaysUpToTheCutAndSaysWhere) {
   Recording recording = Record();
   std::string path = test_support::TestFile("cut.cassette");
-  ASSERT_TRUE(WriteCassette(path, recording.cassette).ok());
+  ASSERT_OK(WriteCassette(path, recording.cassette));
   absl::StatusOr<std::string> bytes = ReadFile(path);
-  ASSERT_TRUE(bytes.ok());
+  ASSERT_OK(bytes);
   // Drop the chain head record and the middle of the exchange before it.
   std::string head_record = FrameRecord([&] {
     v1::Record r;
@@ -292,7 +293,7 @@ TEST(WorldReplayTest, ACassetteCutMidRecordReplaysUpToTheCutAndSaysWhere) {
   }());
   std::string cut = bytes->substr(0, bytes->size() - head_record.size() - 5);
   absl::StatusOr<Cassette> read = ParseCassette(cut, "cut.cassette");
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_EQ(read->size(), recording.cassette.size() - 1);
   EXPECT_THAT(read->torn(), HasSubstr("is cut: "));
   ReplayingWorld replaying(*read);
@@ -310,8 +311,8 @@ TEST(WorldReplayTest, StderrChunksReachTheSinkWhereTheyWereRecorded) {
     RecordingLauncher launcher(fake, recorder);
     absl::StatusOr<std::unique_ptr<world::Process>> wc = launcher.Start(
         {.argv = {"wc"}, .stderr_sink = [&](std::string_view b) { seen.emplace_back(b); }});
-    ASSERT_TRUE(wc.ok());
-    ASSERT_TRUE((*wc)->CloseStdin().ok());
+    ASSERT_OK(wc);
+    ASSERT_OK((*wc)->CloseStdin());
   }
   ASSERT_EQ(seen, std::vector<std::string>{"wc: counting\n"});
   Cassette cassette = recorder.cassette();
@@ -323,11 +324,11 @@ TEST(WorldReplayTest, StderrChunksReachTheSinkWhereTheyWereRecorded) {
   std::vector<std::string> replayed;
   absl::StatusOr<std::unique_ptr<world::Process>> wc = replaying.Start(
       {.argv = {"wc"}, .stderr_sink = [&](std::string_view b) { replayed.emplace_back(b); }});
-  ASSERT_TRUE(wc.ok()) << wc.status();
+  ASSERT_OK(wc);
   EXPECT_TRUE(replayed.empty());  // delivered where it was recorded: before the next call
-  ASSERT_TRUE((*wc)->CloseStdin().ok());
+  ASSERT_OK((*wc)->CloseStdin());
   EXPECT_EQ(replayed, seen);
-  EXPECT_TRUE(cursor.Finish().ok());
+  EXPECT_OK(cursor.Finish());
 }
 
 // A recorded run reads this machine's variables; its replay, on any machine, reads the
@@ -346,7 +347,7 @@ TEST(WorldReplayTest, EnvironmentReadsReplayWithTheRecordedValues) {
   EXPECT_EQ(replaying.Get("PATH"), "/opt/here/bin");
   EXPECT_EQ(replaying.Get("EMPTY"), "");
   EXPECT_EQ(replaying.Get("UNSET"), std::nullopt);
-  EXPECT_TRUE(cursor.Finish().ok());
+  EXPECT_OK(cursor.Finish());
 
   ReplayCursor other(recorder.cassette());
   ReplayingEnvironment asks_else(other);
@@ -396,7 +397,7 @@ TEST(WorldReplayTest, ATaskRunIsHeldBackPastReadingsAndServedItsOwnExchanges) {
   absl::Notification never;
   EXPECT_TRUE(run_clock.WaitUntil(never, kStart + absl::Seconds(3)));  // recorded: notified
   EXPECT_THAT(log, ::testing::ElementsAre("task at 2026-01-01T00:00:01+00:00"));
-  EXPECT_TRUE(cursor.Finish().ok()) << cursor.status();
+  EXPECT_OK(cursor.Finish()) << cursor.status();
 }
 
 TEST(WorldReplayTest, ATaskScheduledForAnotherTimeStopsTheReplay) {

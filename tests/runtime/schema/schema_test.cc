@@ -9,23 +9,25 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::schema {
 namespace {
 
+using ::agentrt::test_support::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::SizeIs;
 
 Schema CompileOrDie(std::string_view json, const CompileOptions& options = {}) {
   absl::StatusOr<Schema> schema = Schema::Compile(json, options);
-  EXPECT_TRUE(schema.ok()) << schema.status() << " for " << json;
+  EXPECT_OK(schema) << "for " << json;
   return *std::move(schema);
 }
 
 json::Document ParseOrDie(std::string_view json) {
   absl::StatusOr<json::Document> doc = json::Parse(json);
-  EXPECT_TRUE(doc.ok()) << doc.status();
+  EXPECT_OK(doc);
   return *std::move(doc);
 }
 
@@ -40,8 +42,7 @@ bool Valid(const Schema& schema, std::string_view instance) {
 
 std::string Refusal(std::string_view json, const CompileOptions& options = {}) {
   absl::StatusOr<Schema> schema = Schema::Compile(json, options);
-  EXPECT_FALSE(schema.ok()) << json;
-  EXPECT_EQ(schema.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(schema, StatusIs(absl::StatusCode::kInvalidArgument)) << json;
   return schema.ok() ? "" : std::string(schema.status().message());
 }
 
@@ -53,7 +54,7 @@ TEST(SchemaTest, SchemaWithoutDollarSchemaIsDraft2020_12) {
             Draft::k2019_09);
 }
 
-// reference/mcp.md §4.5: the security examples, refused before anything else happens.
+// Schemas a hostile server could send (docs/security.md): refused before anything else happens.
 TEST(SchemaTest, ReferencesOutsideTheDocumentAreRefused) {
   const char* refused[] = {
       R"({"$ref":"http://evil.example/schema.json"})",
@@ -83,7 +84,7 @@ TEST(SchemaTest, FragmentReferencesAndLookalikesAreAccepted) {
   };
   for (const char* json : accepted) {
     SCOPED_TRACE(json);
-    EXPECT_TRUE(Schema::Compile(json).ok()) << Schema::Compile(json).status();
+    EXPECT_OK(Schema::Compile(json));
   }
 }
 

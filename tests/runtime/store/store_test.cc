@@ -29,12 +29,17 @@
 #include "runtime/world/timestamp.h"
 #include "tests/support/largest_allocation.h"
 #include "tests/support/old_database.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt::store {
 namespace {
 
 namespace fs = std::filesystem;
+using ::agentrt::test_support::IsOk;
+using ::agentrt::test_support::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
@@ -42,40 +47,32 @@ const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("agentrt_store_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     path_ = (dir_ / "audit.db").string();
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::unique_ptr<Store> OpenOrDie(StoreOptions options = {}) {
     absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_, options);
-    EXPECT_TRUE(store.ok()) << store.status();
+    EXPECT_OK(store);
     return store.ok() ? *std::move(store) : nullptr;
   }
 
   // Writes a run row and `events` events for it in one transaction.
   static void WriteRun(Store& store, const std::string& run, int events) {
-    ASSERT_TRUE(store
-                    .Write([&](Transaction& tx) -> absl::Status {
-                      absl::StatusOr<std::int64_t> inserted = store::Sql::Exec(
-                          tx,
-                          "INSERT INTO runs (id, goal, status, limits_json, created_at) "
-                          "VALUES (?1, 'g', 'RUNNING', '{}', '')",
-                          {std::string_view(run)});
-                      if (!inserted.ok()) return inserted.status();
-                      for (int i = 0; i < events; ++i) {
-                        absl::StatusOr<Event> e =
-                            tx.AppendEvent(run, "", kStart + absl::Seconds(i), "test.event",
-                                           "{\"i\":" + std::to_string(i) + "}");
-                        if (!e.ok()) return e.status();
-                      }
-                      return absl::OkStatus();
-                    })
-                    .ok());
+    ASSERT_OK(store.Write([&](Transaction& tx) -> absl::Status {
+      absl::StatusOr<std::int64_t> inserted =
+          store::Sql::Exec(tx,
+                           "INSERT INTO runs (id, goal, status, limits_json, created_at) "
+                           "VALUES (?1, 'g', 'RUNNING', '{}', '')",
+                           {std::string_view(run)});
+      if (!inserted.ok()) return inserted.status();
+      for (int i = 0; i < events; ++i) {
+        absl::StatusOr<Event> e = tx.AppendEvent(run, "", kStart + absl::Seconds(i), "test.event",
+                                                 "{\"i\":" + std::to_string(i) + "}");
+        if (!e.ok()) return e.status();
+      }
+      return absl::OkStatus();
+    }));
   }
 
   absl::Status Tamper(const std::string& sql) {
@@ -134,22 +131,19 @@ TEST_F(StoreTest, NewDatabaseFileIsCreatedOwnerOnly) {
 
 TEST_F(StoreTest, AnInMemoryDatabaseEmptiesToAFreshOneAndAFileNeverDoes) {
   absl::StatusOr<std::unique_ptr<Store>> memory = Store::OpenInMemory(clock_);
-  ASSERT_TRUE(memory.ok()) << memory.status();
+  ASSERT_OK(memory);
   WriteRun(**memory, "run-a", 3);
   // A row that names the run (foreign keys are on): emptying removes it before the run.
-  ASSERT_TRUE((*memory)
-                  ->Write([](Transaction& tx) {
-                    return store::Sql::Exec(
-                               tx,
-                               "INSERT INTO steps (id, run_id, idx, status, started_at) "
-                               "VALUES ('s', 'run-a', 0, 'DECIDING', '')")
-                        .status();
-                  })
-                  .ok());
+  ASSERT_OK((*memory)->Write([](Transaction& tx) {
+    return store::Sql::Exec(tx,
+                            "INSERT INTO steps (id, run_id, idx, status, started_at) "
+                            "VALUES ('s', 'run-a', 0, 'DECIDING', '')")
+        .status();
+  }));
   absl::StatusOr<std::unique_ptr<Store>> fresh = Store::OpenInMemory(clock_);
-  ASSERT_TRUE(fresh.ok());
+  ASSERT_OK(fresh);
   WriteRun(**fresh, "run-b", 2);
-  ASSERT_TRUE((*memory)->EmptyInMemory().ok());
+  ASSERT_OK((*memory)->EmptyInMemory());
   EXPECT_TRUE((*memory)->ListEvents("run-a")->empty());
   EXPECT_EQ((*memory)->Head()->seq, 0);
   // The next run numbers and chains its events as on a fresh database.
@@ -173,13 +167,13 @@ TEST_F(StoreTest, EventsSurviveCloseAndReopenAndTheChainVerifies) {
   }
   auto store = OpenOrDie();
   absl::StatusOr<std::vector<Event>> all = store->ListEvents("");
-  ASSERT_TRUE(all.ok());
+  ASSERT_OK(all);
   ASSERT_THAT(*all, SizeIs(5));
   for (int i = 0; i < 5; ++i) EXPECT_EQ((*all)[i].seq, i + 1);
   EXPECT_THAT(*store->ListEvents("run-b"), SizeIs(2));
   EXPECT_EQ((*all)[0].at, "2027-01-15T08:00:00.000000000Z");
   absl::StatusOr<ChainReport> report = store->VerifyEvents();
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   EXPECT_FALSE(report->broken.has_value());
   EXPECT_EQ(report->checked, 5);
   EXPECT_EQ(report->hash, (*all)[4].hash);
@@ -191,9 +185,9 @@ TEST_F(StoreTest, EventsSurviveCloseAndReopenAndTheChainVerifies) {
 
 TEST_F(StoreTest, ChangedPayloadBreaksTheChainAtThatEvent) {
   WriteRun(*OpenOrDie(), "run-a", 4);
-  ASSERT_TRUE(Tamper("UPDATE events SET payload_json = '{\"i\":99}' WHERE seq = 3").ok());
+  ASSERT_OK(Tamper("UPDATE events SET payload_json = '{\"i\":99}' WHERE seq = 3"));
   absl::StatusOr<ChainReport> report = OpenOrDie()->VerifyEvents();
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   ASSERT_TRUE(report->broken.has_value());
   EXPECT_EQ(report->broken->seq, 3);
   EXPECT_EQ(report->checked, 2);
@@ -202,12 +196,12 @@ TEST_F(StoreTest, ChangedPayloadBreaksTheChainAtThatEvent) {
 
 TEST_F(StoreTest, DeletedEventIsAGap) {
   WriteRun(*OpenOrDie(), "run-a", 4);
-  ASSERT_TRUE(Tamper("DELETE FROM events WHERE seq = 2").ok());
+  ASSERT_OK(Tamper("DELETE FROM events WHERE seq = 2"));
   absl::StatusOr<ChainReport> report = OpenOrDie()->VerifyEvents();
   ASSERT_TRUE(report->broken.has_value());
   EXPECT_EQ(report->broken->seq, 3);
   EXPECT_EQ(report->broken->detail, "seq 3 follows 1: an event is missing");
-  ASSERT_TRUE(Tamper("DELETE FROM events WHERE seq = 1").ok());
+  ASSERT_OK(Tamper("DELETE FROM events WHERE seq = 1"));
   EXPECT_EQ(OpenOrDie()->VerifyEvents()->broken->detail,
             "the first event is seq 3: an event is missing");
 }
@@ -215,7 +209,7 @@ TEST_F(StoreTest, DeletedEventIsAGap) {
 TEST_F(StoreTest, DeletingTheNewestEventNeverReusesItsSeq) {
   auto store = OpenOrDie();
   WriteRun(*store, "run-a", 2);
-  ASSERT_TRUE(Tamper("DELETE FROM events WHERE seq = 2").ok());
+  ASSERT_OK(Tamper("DELETE FROM events WHERE seq = 2"));
   WriteRun(*store, "run-b", 1);
   EXPECT_EQ((*store->ListEvents("run-b"))[0].seq, 3);
   EXPECT_TRUE(store->VerifyEvents()->broken.has_value());
@@ -230,7 +224,7 @@ TEST_F(StoreTest, AnotherConnectionsCommitIsSeenBeforeTheNextAppend) {
   WriteRun(*b, "run-b", 2);
   WriteRun(*a, "run-c", 1);
   absl::StatusOr<std::vector<Event>> all = a->ListEvents("");
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   ASSERT_THAT(*all, SizeIs(5));
   EXPECT_EQ((*all)[4].seq, 5);
   EXPECT_EQ((*all)[4].hash, EventHash((*all)[3].hash, EventFields{5, "run-c", "", (*all)[4].at,
@@ -243,14 +237,12 @@ TEST_F(StoreTest, AnotherConnectionsCommitIsSeenBeforeTheNextAppend) {
 TEST_F(StoreTest, ARawChangeToEventsInAWriteIsNeverTakenForTheHead) {
   auto store = OpenOrDie();
   WriteRun(*store, "run-a", 2);
-  ASSERT_TRUE(store
-                  ->Write([](Transaction& tx) {
-                    return store::Sql::Exec(tx, "DELETE FROM events WHERE seq = 2").status();
-                  })
-                  .ok());
+  ASSERT_OK(store->Write([](Transaction& tx) {
+    return store::Sql::Exec(tx, "DELETE FROM events WHERE seq = 2").status();
+  }));
   WriteRun(*store, "run-b", 1);
   absl::StatusOr<std::vector<Event>> all = store->ListEvents("");
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   ASSERT_THAT(*all, SizeIs(2));
   EXPECT_EQ((*all)[1].seq, 3);  // never reused
   EXPECT_EQ((*all)[1].hash, EventHash((*all)[0].hash, EventFields{3, "run-b", "", (*all)[1].at,
@@ -278,7 +270,7 @@ TEST_F(StoreTest, AFencedStoreRefusesEveryWriteUntilUnfenced) {
   store->Unfence();
   WriteRun(*store, "run-b", 1);
   absl::StatusOr<std::vector<Event>> all = store->ListEvents("");
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   ASSERT_THAT(*all, SizeIs(3));
   EXPECT_EQ((*all)[2].seq, 3);
   EXPECT_EQ((*all)[2].hash, EventHash(before.hash, EventFields{3, "run-b", "", (*all)[2].at,
@@ -319,7 +311,7 @@ TEST_F(StoreTest, ExceptionInsideATransactionRollsBackAndPropagates) {
 
 TEST_F(StoreTest, PathsWithUriCharactersOpenTheNamedFile) {
   std::string odd = (dir_ / "a?b#c%d.db").string();
-  ASSERT_TRUE(Store::Open(odd, clock_).ok());
+  ASSERT_OK(Store::Open(odd, clock_));
   EXPECT_TRUE(fs::exists(odd));
   EXPECT_FALSE(fs::exists(dir_ / "a"));
 }
@@ -330,17 +322,14 @@ TEST_F(StoreTest, ConcurrentFirstOpensBothSucceedAndMigrateOnce) {
   std::thread b([&] { second = Store::Open(path_, clock_).status(); });
   a.join();
   b.join();
-  EXPECT_TRUE(first.ok()) << first;
-  EXPECT_TRUE(second.ok()) << second;
+  EXPECT_OK(first);
+  EXPECT_OK(second);
   auto store = OpenOrDie();
   std::string count;
-  ASSERT_TRUE(store
-                  ->Read([&](Transaction& tx) -> absl::Status {
-                    count =
-                        (*store::Sql::Query(tx, "SELECT COUNT(*) FROM schema_migrations"))[0][0];
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_OK(store->Read([&](Transaction& tx) -> absl::Status {
+    count = (*store::Sql::Query(tx, "SELECT COUNT(*) FROM schema_migrations"))[0][0];
+    return absl::OkStatus();
+  }));
   EXPECT_EQ(count, "6");
 }
 
@@ -361,7 +350,7 @@ TEST_F(StoreTest, ReaderSeesALiveWritersCommits) {
   auto writer = OpenOrDie();
   WriteRun(*writer, "run-a", 2);
   absl::StatusOr<std::unique_ptr<Store>> reader = Store::OpenExisting(path_, true);
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   EXPECT_THAT(*(*reader)->ListEvents(""), SizeIs(2));
   WriteRun(*writer, "run-b", 1);
   EXPECT_THAT(*(*reader)->ListEvents(""), SizeIs(3));
@@ -371,7 +360,7 @@ TEST_F(StoreTest, VerifyingARangeStartsFromThePreviousStoredHash) {
   auto store = OpenOrDie();
   WriteRun(*store, "run-a", 6);
   absl::StatusOr<ChainReport> report = store->VerifyEvents(3, 5);
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   EXPECT_FALSE(report->broken.has_value());
   EXPECT_EQ(report->checked, 3);
   EXPECT_EQ(report->hash, (*store->ListEvents(""))[4].hash);
@@ -383,9 +372,9 @@ TEST_F(StoreTest, AStoredHashWithANulAndMoreAfterTheRightHashIsABreak) {
   auto store = OpenOrDie();
   WriteRun(*store, "run-a", 3);
   std::string right = *store->StoredHash(3);
-  ASSERT_TRUE(Tamper("UPDATE events SET hash = hash || char(0) || 'junk' WHERE seq = 3").ok());
+  ASSERT_OK(Tamper("UPDATE events SET hash = hash || char(0) || 'junk' WHERE seq = 3"));
   absl::StatusOr<ChainReport> report = store->VerifyEvents();
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   ASSERT_TRUE(report->broken.has_value());
   EXPECT_EQ(report->broken->seq, 3);
   EXPECT_EQ(report->broken->expected, right);
@@ -404,7 +393,7 @@ TEST_F(StoreTest, ConcurrentWritersOnOneFileExtendOneChain) {
   a.join();
   b.join();
   absl::StatusOr<ChainReport> report = first->VerifyEvents();
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   EXPECT_FALSE(report->broken.has_value()) << report->broken->detail;
   EXPECT_EQ(report->checked, 120);
 }
@@ -419,30 +408,26 @@ TEST_F(StoreTest, ReadThenWriteTransactionsHoldTheWriteLockSoRivalsWait) {
   WriteRun(*first, "seed", 1);
   std::thread rival;
   absl::Status rival_write;
-  ASSERT_TRUE(first
-                  ->Write([&](Transaction& tx) -> absl::Status {
-                    // Read first, as the driver's guards do.
-                    absl::StatusOr<std::vector<SqlRow>> runs =
-                        store::Sql::Query(tx, "SELECT count(*) FROM runs");
-                    if (!runs.ok()) return runs.status();
-                    // A connection that will not wait cannot begin a write now.
-                    sqlite3* probe = nullptr;
-                    EXPECT_EQ(sqlite3_open(path_.c_str(), &probe), SQLITE_OK);
-                    sqlite3_busy_timeout(probe, 0);
-                    EXPECT_EQ(sqlite3_exec(probe, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
-                              SQLITE_BUSY);
-                    sqlite3_close(probe);
-                    // A rival store's write waits for this one rather than fail.
-                    rival = std::thread([&] {
-                      rival_write = second->Write([](Transaction& tx) {
-                        return tx.AppendEvent("seed", "", kStart, "rival", "{}").status();
-                      });
-                    });
-                    return tx.AppendEvent("seed", "", kStart, "first", (*runs)[0][0]).status();
-                  })
-                  .ok());
+  ASSERT_OK(first->Write([&](Transaction& tx) -> absl::Status {
+    // Read first, as the driver's guards do.
+    absl::StatusOr<std::vector<SqlRow>> runs = store::Sql::Query(tx, "SELECT count(*) FROM runs");
+    if (!runs.ok()) return runs.status();
+    // A connection that will not wait cannot begin a write now.
+    sqlite3* probe = nullptr;
+    EXPECT_EQ(sqlite3_open(path_.c_str(), &probe), SQLITE_OK);
+    sqlite3_busy_timeout(probe, 0);
+    EXPECT_EQ(sqlite3_exec(probe, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_BUSY);
+    sqlite3_close(probe);
+    // A rival store's write waits for this one rather than fail.
+    rival = std::thread([&] {
+      rival_write = second->Write([](Transaction& tx) {
+        return tx.AppendEvent("seed", "", kStart, "rival", "{}").status();
+      });
+    });
+    return tx.AppendEvent("seed", "", kStart, "first", (*runs)[0][0]).status();
+  }));
   rival.join();
-  EXPECT_TRUE(rival_write.ok()) << rival_write;
+  EXPECT_OK(rival_write);
   std::vector<Event> events = *first->ListEvents("seed");
   ASSERT_THAT(events, SizeIs(3));
   EXPECT_EQ(events[1].type, "first");  // the rival's write came after the commit it waited for
@@ -452,11 +437,10 @@ TEST_F(StoreTest, ReadThenWriteTransactionsHoldTheWriteLockSoRivalsWait) {
 
 TEST_F(StoreTest, NewerSchemaVersionIsRefusedByName) {
   OpenOrDie();
-  ASSERT_TRUE(Tamper("INSERT INTO schema_migrations VALUES (7, '')").ok());
+  ASSERT_OK(Tamper("INSERT INTO schema_migrations VALUES (7, '')"));
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
-  ASSERT_FALSE(store.ok());
-  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(store.status().message(), HasSubstr("is at schema version 7, newer than this build"));
+  ASSERT_THAT(store, StatusIs(absl::StatusCode::kFailedPrecondition,
+                              HasSubstr("is at schema version 7, newer than this build")));
   EXPECT_THAT(Store::OpenExisting(path_, true).status().message(),
               HasSubstr("is at schema version 7; this build reads version 6"));
 }
@@ -466,9 +450,7 @@ TEST_F(StoreTest, CorruptFileIsRefusedWithSqlitesReasonAndLeftAlone) {
   { std::ofstream(path_, std::ios::binary) << garbage; }
   ::chmod(path_.c_str(), 0600);
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
-  ASSERT_FALSE(store.ok());
-  EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(store.status().message(), HasSubstr("file is not a database"));
+  ASSERT_THAT(store, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("file is not a database")));
   EXPECT_THAT(store.status().message(), HasSubstr(path_));
   std::ifstream in(path_, std::ios::binary);
   std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -479,7 +461,7 @@ TEST_F(StoreTest, GroupWritableFileIsRefusedAndOthersReadableIsTightened) {
   OpenOrDie();
   ::chmod(path_.c_str(), 0620);
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
-  ASSERT_FALSE(store.ok());
+  ASSERT_THAT(store, Not(IsOk()));
   EXPECT_THAT(store.status().message(), HasSubstr("writable by group or others"));
   EXPECT_THAT(store.status().message(), HasSubstr("chmod 600"));
   ::chmod(path_.c_str(), 0644);
@@ -499,7 +481,7 @@ TEST_F(StoreTest, SidecarThatIsNotARegularFileIsRefused) {
 // The name is the database's: it reaches the message escaped, so it cannot drive a terminal.
 TEST_F(StoreTest, AHostileViewNameIsEscapedInTheRefusal) {
   OpenOrDie();
-  ASSERT_TRUE(Tamper("CREATE VIEW \"\x1b]8;;https://evil.example/\x07v\" AS SELECT 1").ok());
+  ASSERT_OK(Tamper("CREATE VIEW \"\x1b]8;;https://evil.example/\x07v\" AS SELECT 1"));
   absl::Status refused = Store::OpenExisting(path_, true).status();
   EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
   EXPECT_THAT(refused.message(),
@@ -508,14 +490,14 @@ TEST_F(StoreTest, AHostileViewNameIsEscapedInTheRefusal) {
 
 TEST_F(StoreTest, TriggersViewsAndForeignDatabasesAreRefused) {
   OpenOrDie();
-  ASSERT_TRUE(Tamper("CREATE TRIGGER t AFTER INSERT ON events BEGIN SELECT 1; END").ok());
+  ASSERT_OK(Tamper("CREATE TRIGGER t AFTER INSERT ON events BEGIN SELECT 1; END"));
   EXPECT_THAT(Store::Open(path_, clock_).status().message(),
               HasSubstr("holds a trigger named \"t\""));
   EXPECT_THAT(Store::OpenExisting(path_, true).status().message(),
               HasSubstr("holds a trigger named \"t\""));
   // A view is refused as a trigger is, by writers and readers alike.
-  ASSERT_TRUE(Tamper("DROP TRIGGER t").ok());
-  ASSERT_TRUE(Tamper("CREATE VIEW v AS SELECT seq FROM events").ok());
+  ASSERT_OK(Tamper("DROP TRIGGER t"));
+  ASSERT_OK(Tamper("CREATE VIEW v AS SELECT seq FROM events"));
   for (bool read_only : {false, true}) {
     absl::Status refused =
         read_only ? Store::OpenExisting(path_, true).status() : Store::Open(path_, clock_).status();
@@ -574,7 +556,7 @@ TEST_F(StoreTest, OpeningADatabaseAgainKeepsTheLocksOfTheStoreAlreadyOnIt) {
   EXPECT_TRUE(AnotherProcessSeesALock(path_ + "-shm", kDeadManSwitch))
       << "opening a second store dropped the first one's lock";
   absl::StatusOr<std::unique_ptr<Store>> reader = Store::OpenExisting(path_, /*read_only=*/true);
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   second.reset();
   reader->reset();
   EXPECT_TRUE(AnotherProcessSeesALock(path_ + "-shm", kDeadManSwitch))
@@ -651,7 +633,7 @@ TEST_F(StoreTest, SqliteNeverFollowsALinkSwappedInAfterTheChecks) {
   fs::create_symlink(wal_target, path_ + "-wal");
   absl::StatusOr<std::unique_ptr<internal::Connection>> database =
       internal::Connection::Open(path_, /*read_only=*/false);
-  ASSERT_TRUE(database.ok()) << database.status();
+  ASSERT_OK(database);
   absl::Status wal = (*database)->Exec("PRAGMA journal_mode=WAL");
   if (wal.ok()) wal = (*database)->Exec("CREATE TABLE t (x)");
   EXPECT_EQ(wal.code(), absl::StatusCode::kPermissionDenied) << wal;
@@ -663,18 +645,18 @@ TEST_F(StoreTest, ADatabaseInALinkedFolderOpens) {
   fs::create_directory_symlink(dir_, dir_ / "via");
   std::string through = (dir_ / "via" / "audit.db").string();
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(through, clock_);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   WriteRun(**store, "run-a", 2);
   store->reset();
   absl::StatusOr<std::unique_ptr<Store>> reader = Store::OpenExisting(through, true);
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   EXPECT_THAT(*(*reader)->ListEvents(""), SizeIs(2));
 }
 
 TEST_F(StoreTest, ReadOnlyStoreReadsButNeverWrites) {
   WriteRun(*OpenOrDie(), "run-a", 2);
   absl::StatusOr<std::unique_ptr<Store>> store = Store::OpenExisting(path_, true);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   EXPECT_THAT(*(*store)->ListEvents(""), SizeIs(2));
   absl::Status write = (*store)->Write([](Transaction&) { return absl::OkStatus(); });
   EXPECT_EQ(write.code(), absl::StatusCode::kFailedPrecondition);
@@ -728,12 +710,10 @@ TEST_F(StoreTest, ReadOnlyOpensADatabaseInADirectoryItCannotWrite) {
 TEST_F(StoreTest, ConnectionsDoNotTrustTheSchema) {
   auto store = OpenOrDie();
   std::string trusted;
-  ASSERT_TRUE(store
-                  ->Read([&](Transaction& tx) -> absl::Status {
-                    trusted = (*store::Sql::Query(tx, "PRAGMA trusted_schema"))[0][0];
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_OK(store->Read([&](Transaction& tx) -> absl::Status {
+    trusted = (*store::Sql::Query(tx, "PRAGMA trusted_schema"))[0][0];
+    return absl::OkStatus();
+  }));
   EXPECT_EQ(trusted, "0");
   // Defensive mode: the schema cannot be rewritten through writable_schema.
   absl::Status write = store->Write([](Transaction& tx) -> absl::Status {
@@ -743,20 +723,17 @@ TEST_F(StoreTest, ConnectionsDoNotTrustTheSchema) {
     }
     return store::Sql::Exec(tx, "UPDATE sqlite_master SET sql = '' WHERE name = 'events'").status();
   });
-  EXPECT_FALSE(write.ok());
+  EXPECT_THAT(write, Not(IsOk()));
 }
 
 TEST_F(StoreTest, PagesReadOnlyThePageAndCapHugePayloads) {
   auto store = OpenOrDie();
   WriteRun(*store, "run-a", 5);
   std::string huge = "{\"x\":\"" + std::string(Store::kMaxPageText * 3, 'y') + "\"}";
-  ASSERT_TRUE(store
-                  ->Write([&](Transaction& tx) {
-                    return tx.AppendEvent("run-a", "", kStart, "big", huge).status();
-                  })
-                  .ok());
+  ASSERT_OK(store->Write(
+      [&](Transaction& tx) { return tx.AppendEvent("run-a", "", kStart, "big", huge).status(); }));
   absl::StatusOr<Store::EventPage> page = store->ListEventsPage("run-a", 2, 1);
-  ASSERT_TRUE(page.ok());
+  ASSERT_OK(page);
   EXPECT_EQ(page->total, 6);
   ASSERT_THAT(page->events, SizeIs(2));
   EXPECT_EQ(page->events[0].seq, 2);
@@ -765,32 +742,26 @@ TEST_F(StoreTest, PagesReadOnlyThePageAndCapHugePayloads) {
   const std::string& capped = page->events[0].payload_json;
   EXPECT_LT(capped.size(), huge.size());
   EXPECT_THAT(capped, HasSubstr(absl::StrCat("\"length\":", huge.size(), ",\"truncated\":true}")));
-  EXPECT_TRUE(json::Parse(capped).ok());
-  EXPECT_FALSE(store->ListEventsPage("run-a", 0, 0).ok());
-  EXPECT_FALSE(store->ListEventsPage("run-a", 1, -1).ok());
+  EXPECT_OK(json::Parse(capped));
+  EXPECT_THAT(store->ListEventsPage("run-a", 0, 0), Not(IsOk()));
+  EXPECT_THAT(store->ListEventsPage("run-a", 1, -1), Not(IsOk()));
 }
 
 TEST_F(StoreTest, DurabilityIsASetting) {
   auto normal = OpenOrDie();
   std::string level;
-  ASSERT_TRUE(normal
-                  ->Read([&](Transaction& tx) -> absl::Status {
-                    absl::StatusOr<std::vector<SqlRow>> rows =
-                        store::Sql::Query(tx, "PRAGMA synchronous");
-                    level = (*rows)[0][0];
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_OK(normal->Read([&](Transaction& tx) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows = store::Sql::Query(tx, "PRAGMA synchronous");
+    level = (*rows)[0][0];
+    return absl::OkStatus();
+  }));
   EXPECT_EQ(level, "1");  // NORMAL
   auto durable = OpenOrDie(StoreOptions{Durability::kFull});
-  ASSERT_TRUE(durable
-                  ->Read([&](Transaction& tx) -> absl::Status {
-                    absl::StatusOr<std::vector<SqlRow>> rows =
-                        store::Sql::Query(tx, "PRAGMA synchronous");
-                    level = (*rows)[0][0];
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_OK(durable->Read([&](Transaction& tx) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows = store::Sql::Query(tx, "PRAGMA synchronous");
+    level = (*rows)[0][0];
+    return absl::OkStatus();
+  }));
   EXPECT_EQ(level, "2");  // FULL
 }
 
@@ -799,11 +770,9 @@ TEST_F(StoreTest, ListEventsAfterFollowsSeqAcrossRuns) {
   WriteRun(*store, "run-a", 3);   // seq 1-3
   WriteRun(*store, "run-b", 2);   // seq 4-5
   WriteRun(*store, "run-a2", 1);  // seq 6
-  ASSERT_TRUE(store
-                  ->Write([&](Transaction& tx) {
-                    return tx.AppendEvent("run-a", "s1", kStart, "late", "{}").status();
-                  })
-                  .ok());  // seq 7, run-a again
+  ASSERT_OK(store->Write([&](Transaction& tx) {
+    return tx.AppendEvent("run-a", "s1", kStart, "late", "{}").status();
+  }));  // seq 7, run-a again
   auto seqs = [](const std::vector<Event>& events) {
     std::vector<std::int64_t> out;
     for (const Event& e : events) out.push_back(e.seq);
@@ -831,29 +800,26 @@ TEST_F(StoreTest, ListEventsAfterFollowsSeqAcrossRuns) {
 
 TEST_F(StoreTest, ListEventsAfterCapsTheLimitAndHugePayloads) {
   auto store = OpenOrDie();
-  ASSERT_TRUE(store
-                  ->Write([&](Transaction& tx) -> absl::Status {
-                    absl::StatusOr<std::int64_t> inserted = store::Sql::Exec(
-                        tx,
-                        "INSERT INTO runs (id, goal, status, limits_json, created_at) "
-                        "VALUES ('r', 'g', 'RUNNING', '{}', '')");
-                    if (!inserted.ok()) return inserted.status();
-                    for (int i = 0; i < Store::kMaxEventsAfter + 5; ++i) {
-                      absl::StatusOr<Event> e = tx.AppendEvent("r", "", kStart, "e", "{}");
-                      if (!e.ok()) return e.status();
-                    }
-                    std::string huge =
-                        "{\"x\":\"" + std::string(Store::kMaxPageText * 2, 'y') + "\"}";
-                    return tx.AppendEvent("r", "", kStart, "big", huge).status();
-                  })
-                  .ok());
+  ASSERT_OK(store->Write([&](Transaction& tx) -> absl::Status {
+    absl::StatusOr<std::int64_t> inserted =
+        store::Sql::Exec(tx,
+                         "INSERT INTO runs (id, goal, status, limits_json, created_at) "
+                         "VALUES ('r', 'g', 'RUNNING', '{}', '')");
+    if (!inserted.ok()) return inserted.status();
+    for (int i = 0; i < Store::kMaxEventsAfter + 5; ++i) {
+      absl::StatusOr<Event> e = tx.AppendEvent("r", "", kStart, "e", "{}");
+      if (!e.ok()) return e.status();
+    }
+    std::string huge = "{\"x\":\"" + std::string(Store::kMaxPageText * 2, 'y') + "\"}";
+    return tx.AppendEvent("r", "", kStart, "big", huge).status();
+  }));
   absl::StatusOr<std::vector<Event>> page = store->ListEventsAfter("", 0, 1'000'000);
-  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_OK(page);
   EXPECT_THAT(*page, SizeIs(Store::kMaxEventsAfter));
   std::vector<Event> big = *store->ListEventsAfter("r", Store::kMaxEventsAfter + 5, 10);
   ASSERT_THAT(big, SizeIs(1));
   EXPECT_THAT(big[0].payload_json, HasSubstr("\"truncated\":true}"));
-  EXPECT_TRUE(json::Parse(big[0].payload_json).ok());
+  EXPECT_OK(json::Parse(big[0].payload_json));
 }
 
 TEST_F(StoreTest, StoredHashReadsOneEventsHash) {
@@ -862,9 +828,8 @@ TEST_F(StoreTest, StoredHashReadsOneEventsHash) {
   std::vector<Event> all = *store->ListEvents("");
   EXPECT_EQ(*store->StoredHash(2), all[1].hash);
   EXPECT_EQ(store->StoredHash(4).status().code(), absl::StatusCode::kNotFound);
-  ASSERT_TRUE(
-      Tamper("UPDATE events SET hash = hash || '" + std::string(200, 'f') + "' WHERE seq = 3")
-          .ok());
+  ASSERT_OK(
+      Tamper("UPDATE events SET hash = hash || '" + std::string(200, 'f') + "' WHERE seq = 3"));
   EXPECT_THAT(*store->StoredHash(3), SizeIs(128));
 }
 
@@ -878,7 +843,7 @@ Event AppendOrDie(Store& store, std::string_view run, std::string_view step, std
     appended = *e;
     return absl::OkStatus();
   });
-  EXPECT_TRUE(written.ok()) << written;
+  EXPECT_OK(written);
   return appended;
 }
 
@@ -904,7 +869,7 @@ TEST_F(StoreTest, VerifyingMoreEventsThanAPageAndFieldsLongerThanThePageCap) {
   ASSERT_GT(payload.size(), static_cast<std::size_t>(3 * Store::kMaxPageText));
 
   absl::StatusOr<ChainReport> report = store->VerifyEvents();
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_FALSE(report->broken.has_value()) << report->broken->detail;
   EXPECT_EQ(report->from, 1);
   EXPECT_EQ(report->to, 301);
@@ -915,7 +880,7 @@ TEST_F(StoreTest, VerifyingMoreEventsThanAPageAndFieldsLongerThanThePageCap) {
                                      EventFields{151, "run-a", step, long_one.at, "big", payload}));
   // A range across the long event and the page boundary verifies on its own.
   report = store->VerifyEvents(140, 290);
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   EXPECT_FALSE(report->broken.has_value());
   EXPECT_EQ(report->checked, 151);
 }
@@ -928,11 +893,11 @@ TEST_F(StoreTest, BreakPastTheFirstPageIsNamedExactly) {
     AppendOrDie(*store, "run-a", "s1", "big", payload);  // seq 201
     WriteRun(*store, "run-b", 10);                       // seq 202-211
   }
-  ASSERT_TRUE(Tamper("UPDATE events SET payload_json = '{\"i\":1999}' WHERE seq = 170").ok());
+  ASSERT_OK(Tamper("UPDATE events SET payload_json = '{\"i\":1999}' WHERE seq = 170"));
   auto store = OpenOrDie();
   std::vector<Event> all = *store->ListEvents("");
   absl::StatusOr<ChainReport> report = store->VerifyEvents();
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   ASSERT_TRUE(report->broken.has_value());
   EXPECT_EQ(report->broken->seq, 170);
   EXPECT_EQ(report->checked, 169);
@@ -947,12 +912,12 @@ TEST_F(StoreTest, BreakPastTheFirstPageIsNamedExactly) {
 
   // One byte changed deep inside the long payload, past its first chunk, is found there.
   report = store->VerifyEvents(171);
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   EXPECT_FALSE(report->broken.has_value());
   std::string changed = payload;
   std::size_t at = Store::kMaxPageText + 4096 + 100;
   changed[at] = changed[at] == 'y' ? 'z' : 'y';
-  ASSERT_TRUE(Tamper("UPDATE events SET payload_json = '" + changed + "' WHERE seq = 201").ok());
+  ASSERT_OK(Tamper("UPDATE events SET payload_json = '" + changed + "' WHERE seq = 201"));
   report = store->VerifyEvents(171);
   ASSERT_TRUE(report->broken.has_value());
   EXPECT_EQ(report->broken->seq, 201);
@@ -961,7 +926,7 @@ TEST_F(StoreTest, BreakPastTheFirstPageIsNamedExactly) {
             EventHash(all[199].hash, EventFields{201, "run-a", "s1", all[200].at, "big", changed}));
 
   // A deleted event on a later page is a gap, named by the seq that follows it.
-  ASSERT_TRUE(Tamper("DELETE FROM events WHERE seq = 205").ok());
+  ASSERT_OK(Tamper("DELETE FROM events WHERE seq = 205"));
   report = store->VerifyEvents(202);
   ASSERT_TRUE(report->broken.has_value());
   EXPECT_EQ(report->broken->seq, 206);
@@ -980,7 +945,7 @@ TEST_F(StoreTest, VerifyingNeverHoldsALongFieldWhole) {
   absl::StatusOr<ChainReport> report = store->VerifyEvents();
   std::size_t largest = test_support::StopTrackingAllocations();
   EXPECT_GT(largest, 0u);  // the tracker saw the work
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   EXPECT_FALSE(report->broken.has_value());
   EXPECT_EQ(report->checked, 7);
   // A chunk of kMaxPageText bytes is the most ever held of the 1 MiB payload.
@@ -993,27 +958,25 @@ TEST_F(StoreTest, Version5DatabaseMigratesWithChainedEventsInSeqOrder) {
   std::string long_payload = LongPayload(Store::kMaxPageText + 10);
   // Inserted out of seq order, runs interleaved, timestamps as an older writer spelled them:
   // the backfill chains by seq across runs and hashes the stored text exactly.
-  ASSERT_TRUE(test_support::MakeDatabaseAtVersion(
-                  path_, 5,
-                  {"INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES "
-                   "('old-a', 'g', 'COMPLETED', '{}', ''), ('old-b', 'g', 'RUNNING', '{}', '')",
-                   "INSERT INTO events (seq, run_id, step_id, at, type, payload_json) VALUES "
-                   "(3, 'old-a', 's1', '2026-11-29T21:45:01.5Z', 'step.started', "
-                   "'{\"index\":0}'), "
-                   "(1, 'old-a', '', '2026-11-29T21:45:00Z', 'run.created', '{\"goal\":\"g\"}'), "
-                   "(2, 'old-b', '', '2026-11-29T21:45:00Z', 'run.created', '{\"goal\":\"g\"}'), "
-                   "(5, 'old-b', '', '2026-11-29T21:45:02Z', 'run.started', '{}'), "
-                   "(4, 'old-a', 's1', '2026-11-29T21:45:02Z', 'big', '" +
-                       long_payload + "')"})
-                  .ok());
+  ASSERT_OK(test_support::MakeDatabaseAtVersion(
+      path_, 5,
+      {"INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES "
+       "('old-a', 'g', 'COMPLETED', '{}', ''), ('old-b', 'g', 'RUNNING', '{}', '')",
+       "INSERT INTO events (seq, run_id, step_id, at, type, payload_json) VALUES "
+       "(3, 'old-a', 's1', '2026-11-29T21:45:01.5Z', 'step.started', "
+       "'{\"index\":0}'), "
+       "(1, 'old-a', '', '2026-11-29T21:45:00Z', 'run.created', '{\"goal\":\"g\"}'), "
+       "(2, 'old-b', '', '2026-11-29T21:45:00Z', 'run.created', '{\"goal\":\"g\"}'), "
+       "(5, 'old-b', '', '2026-11-29T21:45:02Z', 'run.started', '{}'), "
+       "(4, 'old-a', 's1', '2026-11-29T21:45:02Z', 'big', '" +
+           long_payload + "')"}));
   std::string copy = (dir_ / "copy.db").string();
   fs::copy_file(path_, copy);
 
   absl::StatusOr<std::unique_ptr<Store>> unmigrated = Store::OpenExisting(path_, true);
-  ASSERT_FALSE(unmigrated.ok());
-  EXPECT_EQ(unmigrated.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(unmigrated.status().message(),
-              HasSubstr("is at schema version 5; this build reads version 6"));
+  ASSERT_THAT(unmigrated,
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("is at schema version 5; this build reads version 6")));
 
   auto store = OpenOrDie();
   EXPECT_EQ(store->schema_version(), 6);
@@ -1030,18 +993,15 @@ TEST_F(StoreTest, Version5DatabaseMigratesWithChainedEventsInSeqOrder) {
   }
   EXPECT_EQ(events[3].payload_json, long_payload);
   absl::StatusOr<ChainReport> report = store->VerifyEvents();
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   EXPECT_FALSE(report->broken.has_value());
   EXPECT_EQ(report->checked, 5);
   // Migration 6's table and columns exist.
-  ASSERT_TRUE(
-      store
-          ->Read([&](Transaction& tx) -> absl::Status {
-            EXPECT_TRUE(store::Sql::Query(tx, "SELECT spec_hash, policy_id FROM steps").ok());
-            EXPECT_TRUE(store::Sql::Query(tx, "SELECT hash, spec_json FROM tool_specs").ok());
-            return absl::OkStatus();
-          })
-          .ok());
+  ASSERT_OK(store->Read([&](Transaction& tx) -> absl::Status {
+    EXPECT_OK(store::Sql::Query(tx, "SELECT spec_hash, policy_id FROM steps"));
+    EXPECT_OK(store::Sql::Query(tx, "SELECT hash, spec_json FROM tool_specs"));
+    return absl::OkStatus();
+  }));
   // New writes extend the backfilled chain.
   WriteRun(*store, "new", 2);
   EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
@@ -1049,7 +1009,7 @@ TEST_F(StoreTest, Version5DatabaseMigratesWithChainedEventsInSeqOrder) {
 
   // The same events always get the same hashes: the copy migrates to the identical chain.
   absl::StatusOr<std::unique_ptr<Store>> second = Store::Open(copy, clock_);
-  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_OK(second);
   std::vector<Event> again = *(*second)->ListEvents("");
   ASSERT_THAT(again, SizeIs(5));
   for (std::size_t i = 0; i < again.size(); ++i) EXPECT_EQ(again[i].hash, events[i].hash);
@@ -1069,17 +1029,17 @@ TEST_F(StoreTest, TheBackfillNeverHoldsALongFieldWhole) {
                      "VALUES (",
                      seq, ", 'old', '', '2026-11-29T21:45:00Z', 'e', '", payload, "')"));
   }
-  ASSERT_TRUE(test_support::MakeDatabaseAtVersion(path_, 5, sql).ok());
+  ASSERT_OK(test_support::MakeDatabaseAtVersion(path_, 5, sql));
   sql.clear();
   sql.shrink_to_fit();  // the test's own copy is not what is measured
   test_support::StartTrackingAllocations();
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
   std::size_t largest = test_support::StopTrackingAllocations();
   EXPECT_GT(largest, 0u);  // the tracker saw the work
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   EXPECT_LE(largest, static_cast<std::size_t>(Store::kMaxPageText + 1024));
   absl::StatusOr<ChainReport> report = (*store)->VerifyEvents();
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   EXPECT_FALSE(report->broken.has_value());
   EXPECT_EQ(report->checked, 300);
 }
@@ -1089,28 +1049,25 @@ TEST_F(StoreTest, TheBackfillNeverHoldsALongFieldWhole) {
 // build still inside a call has that long before another owner may take it over. Runs in any
 // other state get none.
 TEST_F(StoreTest, ARunRunningBeforeLeasesGetsAPlaceholderLease) {
-  ASSERT_TRUE(test_support::MakeDatabaseAtVersion(
-                  path_, 4,
-                  {"INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES "
-                   "('live', 'g', 'RUNNING', '{}', ''), ('done', 'g', 'COMPLETED', '{}', ''), "
-                   "('paused', 'g', 'WAITING_FOR_APPROVAL', '{}', '')"})
-                  .ok());
+  ASSERT_OK(test_support::MakeDatabaseAtVersion(
+      path_, 4,
+      {"INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES "
+       "('live', 'g', 'RUNNING', '{}', ''), ('done', 'g', 'COMPLETED', '{}', ''), "
+       "('paused', 'g', 'WAITING_FOR_APPROVAL', '{}', '')"}));
   absl::StatusOr<std::unique_ptr<Store>> unmigrated = Store::OpenExisting(path_, true);
   EXPECT_EQ(unmigrated.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(unmigrated.status().message(),
               HasSubstr("is at schema version 4; this build reads version 6"));
   auto store = OpenOrDie();
   std::vector<SqlRow> leases;
-  ASSERT_TRUE(store
-                  ->Read([&](Transaction& tx) -> absl::Status {
-                    absl::StatusOr<std::vector<SqlRow>> rows = store::Sql::Query(
-                        tx,
-                        "SELECT id, COALESCE(lease_owner, ''), COALESCE(lease_expires_at, '') "
-                        "FROM runs ORDER BY id");
-                    if (rows.ok()) leases = *std::move(rows);
-                    return rows.status();
-                  })
-                  .ok());
+  ASSERT_OK(store->Read([&](Transaction& tx) -> absl::Status {
+    absl::StatusOr<std::vector<SqlRow>> rows =
+        store::Sql::Query(tx,
+                          "SELECT id, COALESCE(lease_owner, ''), COALESCE(lease_expires_at, '') "
+                          "FROM runs ORDER BY id");
+    if (rows.ok()) leases = *std::move(rows);
+    return rows.status();
+  }));
   ASSERT_THAT(leases, SizeIs(3));
   EXPECT_EQ(leases[0], (SqlRow{"done", "", ""}));
   EXPECT_EQ(leases[1], (SqlRow{"live", "agentrt:pre-lease-version",

@@ -1,5 +1,5 @@
-// The minimal environment of an MCP stdio server (reference/mcp.md §1.3, §1.4), and what a real
-// child started with it sees.
+// The minimal environment of an MCP stdio server (docs/mcp.md, "The configuration"), and what a
+// real child started with it sees.
 #include "runtime/world/child_env.h"
 
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/environment.h"
 #include "runtime/world/real_launcher.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::world {
 namespace {
@@ -77,9 +78,9 @@ TEST(ChildEnvTest, SetButEmptyCountsAsSet) {
 }
 
 TEST(ChildEnvTest, MalformedEntriesAreRefused) {
-  EXPECT_TRUE(CheckEnvEntry("EMPTY=").ok());
-  EXPECT_TRUE(CheckEnvEntry("A=b=c").ok());
-  EXPECT_TRUE(CheckInheritName("LANG").ok());
+  EXPECT_OK(CheckEnvEntry("EMPTY="));
+  EXPECT_OK(CheckEnvEntry("A=b=c"));
+  EXPECT_OK(CheckInheritName("LANG"));
   absl::Status no_equals = CheckEnvEntry("NOEQUALS");
   EXPECT_EQ(no_equals.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(no_equals.message(), "Env entry \"NOEQUALS\" is not NAME=value");
@@ -140,11 +141,11 @@ TEST(ChildEnvTest, ServerGetsOnlyTheEnvironmentItIsGiven) {
       launcher.Start({.argv = {AGENTRT_LAUNCH_CHILD, "env"},
                       .env = MinimalChildEnv(HostEnvFlavour(), LookupOf(process),
                                              {"AGENTRT_TEST_PASSED"}, {"EXPLICIT=1"})});
-  ASSERT_TRUE(child.ok()) << child.status();
+  ASSERT_OK(child);
   std::string printed;
   for (;;) {
     absl::StatusOr<std::string> bytes = (*child)->Read(clock.Now() + absl::Seconds(30));
-    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    ASSERT_OK(bytes);
     if (bytes->empty()) break;
     printed += *bytes;
   }

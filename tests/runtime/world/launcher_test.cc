@@ -34,6 +34,7 @@
 #include "runtime/world/real_launcher.h"
 #include "tests/support/largest_allocation.h"
 #include "tests/support/process_gone.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::world {
@@ -61,7 +62,7 @@ absl::Time Patience(const Clock& clock) { return clock.Now() + absl::Seconds(30)
 
 std::unique_ptr<Process> StartOrDie(Launcher& launcher, const LaunchSpec& spec) {
   absl::StatusOr<std::unique_ptr<Process>> process = launcher.Start(spec);
-  EXPECT_TRUE(process.ok()) << process.status();
+  EXPECT_OK(process);
   return process.ok() ? *std::move(process) : nullptr;
 }
 
@@ -143,10 +144,10 @@ TEST(RealLauncherTest, EchoRoundTripsOverSeveralWritesAndReads) {
   EXPECT_GT(echo->pid(), 0);
   for (int i = 0; i < 5; ++i) {
     std::string message = "message " + std::to_string(i) + "\n";
-    ASSERT_TRUE(echo->Write(message, Patience(clock)).ok());
+    ASSERT_OK(echo->Write(message, Patience(clock)));
     EXPECT_EQ(ReadExactly(*echo, message.size(), Patience(clock)), message);
   }
-  ASSERT_TRUE(echo->CloseStdin().ok());
+  ASSERT_OK(echo->CloseStdin());
   EXPECT_EQ(ReadOnce(*echo, Patience(clock)), "");  // stdout ended, nothing unread
   EXPECT_EQ(Waited(*echo, clock), (ExitStatus{.code = 0}));
   EXPECT_EQ(echo->Close(), (ExitStatus{.code = 0}));
@@ -159,10 +160,10 @@ TEST(RealLauncherTest, ReadPastItsDeadlineLosesNothing) {
   ASSERT_NE(echo, nullptr);
   EXPECT_EQ(echo->Read(clock.Now() + absl::Milliseconds(50)).status().code(),
             absl::StatusCode::kDeadlineExceeded);
-  ASSERT_TRUE(echo->Write("late", Patience(clock)).ok());
+  ASSERT_OK(echo->Write("late", Patience(clock)));
   EXPECT_EQ(ReadExactly(*echo, 4, Patience(clock)), "late");
   // A read asked for less leaves the rest for the next one.
-  ASSERT_TRUE(echo->Write("abc", Patience(clock)).ok());
+  ASSERT_OK(echo->Write("abc", Patience(clock)));
   EXPECT_EQ(ReadOnce(*echo, Patience(clock), 1), "a");
   EXPECT_EQ(ReadExactly(*echo, 2, Patience(clock)), "bc");
 }
@@ -222,7 +223,7 @@ TEST(RealLauncherTest, ChildStartsWithDefaultSignalHandlingWhateverThisProcessSe
   std::unique_ptr<Process> hang = StartOrDie(launcher, Child({"hang"}));
   ::sigaction(SIGHUP, &old, nullptr);
   ASSERT_NE(hang, nullptr);
-  ASSERT_TRUE(hang->Signal(SIGHUP).ok());
+  ASSERT_OK(hang->Signal(SIGHUP));
   EXPECT_EQ(Waited(*hang, clock), (ExitStatus{.signal = SIGHUP}));
 }
 
@@ -290,7 +291,8 @@ TEST(RealLauncherTest, ExitCodeAndSignalAreReported) {
   ASSERT_NE(killed, nullptr);
   absl::StatusOr<ExitStatus> code = exits->Wait(Patience(clock));
   absl::StatusOr<ExitStatus> signal = killed->Wait(Patience(clock));
-  ASSERT_TRUE(code.ok() && signal.ok());
+  ASSERT_OK(code);
+  ASSERT_OK(signal);
   EXPECT_EQ(*code, (ExitStatus{.code = 3}));
   EXPECT_EQ(ToString(*code), "exit 3");
   EXPECT_EQ(*signal, (ExitStatus{.signal = SIGKILL}));
@@ -307,7 +309,7 @@ TEST(RealLauncherTest, SignalReachesTheChildAndIsRefusedOnceItEnded) {
   ASSERT_NE(hang, nullptr);
   EXPECT_EQ(hang->Wait(clock.Now() + absl::Milliseconds(50)).status().code(),
             absl::StatusCode::kDeadlineExceeded);
-  ASSERT_TRUE(hang->Signal(SIGTERM).ok());
+  ASSERT_OK(hang->Signal(SIGTERM));
   EXPECT_EQ(Waited(*hang, clock), (ExitStatus{.signal = SIGTERM}));
   EXPECT_EQ(hang->Signal(SIGTERM).code(), absl::StatusCode::kFailedPrecondition);
 }
@@ -370,7 +372,7 @@ TEST(RealLauncherTest, WhenTheChildExitsNothingItStartedOutlivesItAndStdoutEnds)
   std::unique_ptr<Process> child = StartOrDie(launcher, Child({"daemon"}));
   ASSERT_NE(child, nullptr);
   pid_t grandchild = std::stoi(ReadLine(*child, Patience(clock)));
-  ASSERT_TRUE(child->CloseStdin().ok());
+  ASSERT_OK(child->CloseStdin());
   // The child exits at the end of its stdin; its grandchild held stdout and stderr open and
   // would sleep on, but the exit is reported only once it is gone.
   EXPECT_EQ(Waited(*child, clock), (ExitStatus{.code = 0}));
@@ -386,7 +388,7 @@ TEST(RealLauncherTest, ThePidIsTheProgramsOwnAndSignalsReachIt) {
   std::unique_ptr<Process> child = StartOrDie(launcher, Child({"announce"}));
   ASSERT_NE(child, nullptr);
   EXPECT_EQ(ReadLine(*child, Patience(clock)), std::to_string(child->pid()) + "\n");
-  ASSERT_TRUE(child->Signal(SIGUSR1).ok());
+  ASSERT_OK(child->Signal(SIGUSR1));
   EXPECT_EQ(Waited(*child, clock), (ExitStatus{.signal = SIGUSR1}));
 }
 
@@ -524,7 +526,7 @@ TEST(RealLauncherTest, CloseTwiceReturnsTheSameStatus) {
   EXPECT_EQ(hang->Write("x", Patience(clock)).code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(hang->Wait(Patience(clock)).status().code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(hang->Signal(SIGTERM).code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(hang->CloseStdin().ok());
+  EXPECT_OK(hang->CloseStdin());
 }
 
 TEST(RealLauncherTest, CloseFromTwoThreadsAtOnce) {
@@ -589,7 +591,7 @@ TEST(RealLauncherTest, FloodingStdoutIsHeldBackYetFullyReadable) {
   bool in_order = true;
   for (;;) {
     absl::StatusOr<std::string> bytes = flood->Read(Patience(clock));
-    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    ASSERT_OK(bytes);
     if (bytes->empty()) break;
     for (char c : *bytes) in_order = in_order && c == static_cast<char>('a' + offset++ % 26);
   }
@@ -624,8 +626,8 @@ TEST(RealLauncherTest, WriteAfterCloseStdinIsFailedPrecondition) {
   RealLauncher launcher(clock, kShortGraces);
   std::unique_ptr<Process> echo = StartOrDie(launcher, Child({"echo"}));
   ASSERT_NE(echo, nullptr);
-  ASSERT_TRUE(echo->CloseStdin().ok());
-  EXPECT_TRUE(echo->CloseStdin().ok());
+  ASSERT_OK(echo->CloseStdin());
+  EXPECT_OK(echo->CloseStdin());
   EXPECT_EQ(echo->Write("x", Patience(clock)).code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(Waited(*echo, clock), (ExitStatus{.code = 0}));
 }
@@ -641,9 +643,9 @@ TEST(RealLauncherTest, ReadDeadlineIsOnTheInjectedClock) {
   absl::StatusOr<std::string> first;
   std::thread reader([&] { first = echo->Read(start + absl::Milliseconds(1)); });
   absl::SleepFor(absl::Milliseconds(100));
-  ASSERT_TRUE(echo->Write("ping", absl::InfiniteFuture()).ok());
+  ASSERT_OK(echo->Write("ping", absl::InfiniteFuture()));
   reader.join();
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_EQ(*first, "ping");
   // The deadline passes when the clock is moved past it.
   absl::StatusOr<std::string> second;

@@ -22,6 +22,7 @@
 #include "runtime/world/redirect_policy.h"
 #include "runtime/world/sse_parser.h"
 #include "tests/runtime/world/raw_server.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::world {
 namespace {
@@ -67,7 +68,7 @@ struct Served {
   explicit Served(Recorder::Answer answer) : service(std::move(answer)) {
     absl::StatusOr<std::unique_ptr<HttpServer>> listening =
         HttpServer::Listen("127.0.0.1", 0, service);
-    EXPECT_TRUE(listening.ok()) << listening.status();
+    EXPECT_OK(listening);
     server = *std::move(listening);
   }
   std::string Url(std::string_view path = "/") const {
@@ -149,7 +150,7 @@ class NetworkTest : public ::testing::Test {
   std::unique_ptr<CurlNetwork> Make(CurlNetworkOptions options = {
                                         .proxy_from_environment = false}) {
     absl::StatusOr<std::unique_ptr<CurlNetwork>> network = CurlNetwork::Create(clock_, options);
-    EXPECT_TRUE(network.ok()) << network.status();
+    EXPECT_OK(network);
     return *std::move(network);
   }
   absl::Time In(absl::Duration d) const { return clock_.Now() + d; }
@@ -159,7 +160,7 @@ class NetworkTest : public ::testing::Test {
 
 std::string ReadAll(HttpResponse& response) {
   absl::StatusOr<std::string> body = ReadBody(response, RealClock().Now() + kLong);
-  EXPECT_TRUE(body.ok()) << body.status();
+  EXPECT_OK(body);
   return body.ok() ? *body : "";
 }
 
@@ -184,7 +185,7 @@ TEST_F(NetworkTest, JsonAnswerBringsStatusHeadersAndBody) {
                      .body = request_body},
                     In(kLong));
 
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ((*response)->status(), 200);
   EXPECT_EQ(FindHeader((*response)->headers(), "content-type"), "application/json");
   EXPECT_EQ(FindHeader((*response)->headers(), "MCP-SESSION-ID"), "s-1");
@@ -218,7 +219,7 @@ TEST_F(NetworkTest, MethodsAndBodiesGoAsGiven) {
     SCOPED_TRACE(c.method + " " + c.body);
     absl::StatusOr<std::unique_ptr<HttpResponse>> response =
         network->Send({.method = c.method, .url = served.Url("/m"), .body = c.body}, In(kLong));
-    ASSERT_TRUE(response.ok()) << response.status();
+    ASSERT_OK(response);
     EXPECT_EQ(ReadAll(**response), "ok");
     ServerRequest got = served.service.requests().back();
     EXPECT_EQ(got.method, c.method);
@@ -232,10 +233,10 @@ TEST_F(NetworkTest, MethodsAndBodiesGoAsGiven) {
 std::vector<SseEvent> NextEvents(HttpResponse& response, SseParser& parser) {
   for (;;) {
     absl::StatusOr<std::string> bytes = response.Read(RealClock().Now() + kLong);
-    EXPECT_TRUE(bytes.ok()) << bytes.status();
+    EXPECT_OK(bytes);
     if (!bytes.ok() || bytes->empty()) return {};
     absl::StatusOr<std::vector<SseEvent>> events = parser.Feed(*bytes);
-    EXPECT_TRUE(events.ok()) << events.status();
+    EXPECT_OK(events);
     if (!events.ok() || !events->empty()) return events.value_or(std::vector<SseEvent>{});
   }
 }
@@ -260,7 +261,7 @@ TEST_F(NetworkTest, AnSseAnswerIsReadEventByEventAsItIsWritten) {
 
   absl::StatusOr<std::unique_ptr<HttpResponse>> response =
       network->Send({.method = "POST", .url = server.Url("/mcp"), .body = "{}"}, In(kLong));
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ(FindHeader((*response)->headers(), "Content-Type"), "text/event-stream");
 
   SseParser parser;
@@ -285,7 +286,7 @@ TEST_F(NetworkTest, AStalledStreamTimesOutAReadAndLosesNothing) {
   std::unique_ptr<CurlNetwork> network = Make();
   absl::StatusOr<std::unique_ptr<HttpResponse>> response =
       network->Send({.url = server.Url("/stream")}, In(kLong));
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
 
   absl::StatusOr<std::string> stalled = (*response)->Read(In(kShort));
   EXPECT_EQ(stalled.status().code(), absl::StatusCode::kDeadlineExceeded);
@@ -306,10 +307,10 @@ TEST_F(NetworkTest, ReadsWaitOnTheInjectedClock) {
   ManualClock manual(absl::FromUnixSeconds(1'800'000'000));
   absl::StatusOr<std::unique_ptr<CurlNetwork>> network =
       CurlNetwork::Create(manual, {.proxy_from_environment = false});
-  ASSERT_TRUE(network.ok()) << network.status();
+  ASSERT_OK(network);
   absl::StatusOr<std::unique_ptr<HttpResponse>> response =
       (*network)->Send({.url = server.Url()}, manual.Now() + absl::Hours(1));
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
 
   absl::Time deadline = manual.Now() + absl::Hours(1);
   std::thread mover([&] { manual.Set(deadline + absl::Seconds(1)); });
@@ -342,7 +343,7 @@ TEST_F(NetworkTest, ARedirectComesBackAsItIsAndItsTargetGetsNoRequest) {
                      .body = "{}"},
                     In(kLong));
 
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ((*response)->status(), 307);
   EXPECT_EQ(FindHeader((*response)->headers(), "Location"), target.Url("/landing"));
   EXPECT_EQ(ReadAll(**response), "moved");
@@ -370,7 +371,7 @@ TEST_F(NetworkTest, ARedirectingNetworkFollowsUnderItsPolicyAndDropsAHeader) {
                     .body = "{}"},
                    In(kLong));
 
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ((*response)->status(), 200);
   EXPECT_EQ(ReadAll(**response), "followed");
   ASSERT_EQ(origin.service.requests().size(), 1u);
@@ -383,13 +384,13 @@ TEST_F(NetworkTest, ARedirectingNetworkFollowsUnderItsPolicyAndDropsAHeader) {
   EXPECT_EQ(followed[0].body, "{}");
 }
 
-// reference/mcp.md §10.3 TestLimitedTransport_FailsABodyPastTheLimit, with a limit of 10.
+// A body past the limit fails, with a limit of 10.
 TEST_F(NetworkTest, ABodyOfExactlyTheLimitIsRead) {
   Served served(Always(200, "0123456789"));
   std::unique_ptr<CurlNetwork> network = Make();
   absl::StatusOr<std::unique_ptr<HttpResponse>> response =
       network->Send({.url = served.Url(), .max_body_bytes = 10}, In(kLong));
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ(ReadAll(**response), "0123456789");
 }
 
@@ -404,7 +405,7 @@ TEST_F(NetworkTest, AChunkedBodyOneByteOverTheLimitFailsTheReadThatPassesIt) {
   std::unique_ptr<CurlNetwork> network = Make();
   absl::StatusOr<std::unique_ptr<HttpResponse>> response =
       network->Send({.url = server.Url(), .max_body_bytes = 10}, In(kLong));
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
 
   std::string read;
   absl::Status end;
@@ -454,7 +455,7 @@ TEST_F(NetworkTest, AServerThatClosesMidBodyIsUnavailable) {
     std::unique_ptr<CurlNetwork> network = Make();
     absl::StatusOr<std::unique_ptr<HttpResponse>> response =
         network->Send({.url = server.Url("/cut")}, In(kLong));
-    ASSERT_TRUE(response.ok()) << response.status();
+    ASSERT_OK(response);
     absl::StatusOr<std::string> body = ReadBody(**response, In(kLong));
     EXPECT_EQ(body.status().code(), absl::StatusCode::kUnavailable);
     EXPECT_THAT(body.status().message(), HasSubstr("GET " + server.Url("/cut")));
@@ -494,7 +495,7 @@ TEST_F(NetworkTest, LoopbackOnlyReachesLoopback) {
        {served.Url(), absl::StrCat("http://localhost:", served.server->port(), "/")}) {
     SCOPED_TRACE(url);
     absl::StatusOr<std::unique_ptr<HttpResponse>> response = network->Send({.url = url}, In(kLong));
-    ASSERT_TRUE(response.ok()) << response.status();
+    ASSERT_OK(response);
     EXPECT_EQ(ReadAll(**response), "here");
   }
 }
@@ -507,7 +508,7 @@ TEST_F(NetworkTest, WithoutProxyFromEnvironmentAProxyVariableIsIgnored) {
   std::unique_ptr<CurlNetwork> network = Make({.proxy_from_environment = false});
   absl::StatusOr<std::unique_ptr<HttpResponse>> response =
       network->Send({.url = target.Url()}, In(kLong));
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ(ReadAll(**response), "direct");
   EXPECT_EQ(proxy.connections(), 0);
 }
@@ -524,7 +525,7 @@ TEST_F(NetworkTest, WithProxyFromEnvironmentTheProxyVariableIsUsed) {
   std::unique_ptr<CurlNetwork> network = Make({.proxy_from_environment = true});
   absl::StatusOr<std::unique_ptr<HttpResponse>> response =
       network->Send({.url = target.Url("/x")}, In(kLong));
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ(ReadAll(**response), "via proxy");
   EXPECT_EQ(proxy.connections(), 1);
   EXPECT_THAT(asked, ::testing::StartsWith("GET " + target.Url("/x") + " HTTP/1.1\r\n"));
@@ -541,10 +542,10 @@ TEST_F(NetworkTest, CloseFromAnotherThreadCancelsABlockedReadAndDropsTheConnecti
   SignallingClock clock;
   absl::StatusOr<std::unique_ptr<CurlNetwork>> network =
       CurlNetwork::Create(clock, {.proxy_from_environment = false});
-  ASSERT_TRUE(network.ok()) << network.status();
+  ASSERT_OK(network);
   absl::StatusOr<std::unique_ptr<HttpResponse>> response =
       (*network)->Send({.url = server.Url("/stream")}, clock.Now() + kLong);
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
 
   absl::Notification reading;
   clock.NotifyAtNextWait(&reading);
@@ -639,14 +640,14 @@ TEST_F(NetworkTest, AStreamNotReadIsPausedNotBuffered) {
   std::unique_ptr<CurlNetwork> network = Make();
   absl::StatusOr<std::unique_ptr<HttpResponse>> response =
       network->Send({.url = server.Url(), .max_body_bytes = kTotal}, In(kLong));
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
 
   ASSERT_TRUE(stopped.WaitForNotificationWithTimeout(absl::Seconds(30)));
   EXPECT_TRUE(blocked);
   std::size_t total = 0, largest = 0;
   for (;;) {
     absl::StatusOr<std::string> bytes = (*response)->Read(In(kLong));
-    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    ASSERT_OK(bytes);
     if (bytes->empty()) break;
     total += bytes->size();
     largest = std::max(largest, bytes->size());

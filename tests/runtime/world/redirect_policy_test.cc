@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::world {
 namespace {
@@ -97,7 +98,7 @@ TEST(RedirectingNetworkTest, FollowsUnderThePolicyWhichDropsAHeaderAcrossHosts) 
                       .body = "{}"};
   absl::StatusOr<std::unique_ptr<HttpResponse>> response = network.Send(request, kDeadline);
 
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ((*response)->status(), 200);
   EXPECT_EQ(*ReadBody(**response, kDeadline), "landed");
   ASSERT_THAT(Urls(inner.sent), ElementsAre("http://a.test/start", "http://b.test/landing"));
@@ -122,7 +123,7 @@ TEST(RedirectingNetworkTest, ThePolicySeesTheStatusAndTheResolvedLocation) {
   absl::StatusOr<std::unique_ptr<HttpResponse>> response = network.Send(
       {.method = "POST", .url = "http://a.test/x/y/start?q=1", .body = "b"}, kDeadline);
 
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_THAT(seen, ElementsAre(Pair(303, "http://a.test/x/next?page=2")));
   EXPECT_EQ(inner.sent[1].method, "GET");
   EXPECT_EQ(inner.sent[1].body, "");
@@ -138,7 +139,7 @@ TEST(RedirectingNetworkTest, ARedirectThePolicyDeclinesComesBackAsIs) {
   absl::StatusOr<std::unique_ptr<HttpResponse>> response =
       network.Send({.url = "http://a.test/"}, kDeadline);
 
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ((*response)->status(), 307);
   EXPECT_EQ(*ReadBody(**response, kDeadline), "moved");
   EXPECT_THAT(Urls(inner.sent), ElementsAre("http://a.test/"));
@@ -171,7 +172,7 @@ TEST(RedirectingNetworkTest, OnlyRedirectsWithALocationItCanResolveReachThePolic
     });
     absl::StatusOr<std::unique_ptr<HttpResponse>> response =
         network.Send({.url = "http://a.test/"}, kDeadline);
-    ASSERT_TRUE(response.ok()) << response.status();
+    ASSERT_OK(response);
     EXPECT_EQ((*response)->status(), c.answer.status);
     EXPECT_EQ(asked, 0);
     EXPECT_EQ(inner.sent.size(), 1u);
@@ -187,7 +188,7 @@ TEST(RedirectingNetworkTest, EveryRedirectStatusIsFollowed) {
     RedirectingNetwork network(inner, FollowDroppingAuthorizationAcrossHosts);
     absl::StatusOr<std::unique_ptr<HttpResponse>> response =
         network.Send({.url = "http://a.test/"}, kDeadline);
-    ASSERT_TRUE(response.ok()) << response.status();
+    ASSERT_OK(response);
     EXPECT_EQ((*response)->status(), 200);
   }
 }
@@ -216,7 +217,7 @@ TEST(RedirectingNetworkTest, ExactlyTheBoundIsFollowed) {
   RedirectingNetwork network(inner, FollowDroppingAuthorizationAcrossHosts, /*max_redirects=*/2);
   absl::StatusOr<std::unique_ptr<HttpResponse>> response =
       network.Send({.url = "http://a.test/1"}, kDeadline);
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ((*response)->status(), 200);
 }
 
@@ -288,7 +289,7 @@ TEST(ResolveLocationTest, TheRfcExamples) {
   for (const auto& [location, want] : cases) {
     SCOPED_TRACE(location);
     absl::StatusOr<std::string> got = ResolveLocation("http://a/b/c/d;p?q", location);
-    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_OK(got);
     EXPECT_EQ(*got, want);
   }
 }

@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::world {
 namespace {
@@ -29,7 +30,7 @@ TEST(RequestCheckTest, OrdinaryRequestsPass) {
   };
   for (const HttpRequest& request : requests) {
     SCOPED_TRACE(request.method + " " + request.url);
-    EXPECT_TRUE(CheckRequest(request).ok()) << CheckRequest(request);
+    EXPECT_OK(CheckRequest(request));
   }
 }
 

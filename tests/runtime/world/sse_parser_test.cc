@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::world {
 namespace {
@@ -37,12 +38,12 @@ Parsed ParseInChunks(std::string_view stream, const std::vector<std::size_t>& cu
   ends.push_back(stream.size());
   for (std::size_t to : ends) {
     absl::StatusOr<std::vector<SseEvent>> events = parser.Feed(stream.substr(from, to - from));
-    EXPECT_TRUE(events.ok()) << events.status();
+    EXPECT_OK(events);
     if (events.ok()) parsed.fed.insert(parsed.fed.end(), events->begin(), events->end());
     from = to;
   }
   absl::StatusOr<std::vector<SseEvent>> events = parser.Finish();
-  EXPECT_TRUE(events.ok()) << events.status();
+  EXPECT_OK(events);
   if (events.ok()) parsed.finished = *events;
   parsed.last_event_id = parser.last_event_id();
   parsed.retry_ms = parser.retry_ms();
@@ -135,7 +136,7 @@ const std::vector<Row>& Rows() {
       {"UnterminatedEventDispatchedAtFinish", "data: a\n", {}, {Event("a")}},
       {"CarriageReturnAtTheEnd", "event: x\ndata: a\r", {}, {Event("a", "x")}},
       {"NothingPendingAtFinish", "data: a\n\n", {Event("a")}, {}},
-      // reference/mcp.md §10.3 TestMessageTap_RecordsJSONAndSSEResults: the SSE shapes.
+      // The SSE shapes real servers send.
       {"McpCrLfWithEventAndId",
        "event: message\r\nid: 1\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\r\n",
        {Event("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}", "message", "1")},
@@ -249,7 +250,7 @@ TEST(SseParserTest, ALineOverTheBoundIsRefusedAndStaysRefused) {
 
 TEST(SseParserTest, ALineThatNeverEndsIsRefusedAtTheByteOverTheBound) {
   SseParser parser(/*max_event_bytes=*/10);
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(parser.Feed("x").ok()) << i;
+  for (int i = 0; i < 10; ++i) ASSERT_OK(parser.Feed("x")) << i;
   EXPECT_EQ(parser.Feed("x").status().code(), absl::StatusCode::kResourceExhausted);
 }
 
@@ -271,7 +272,7 @@ TEST(SseParserTest, DataOfExactlyTheBoundIsAcceptedAndOneMoreIsRefused) {
 
 TEST(SseParserTest, AnUnterminatedLineOverTheBoundIsRefusedAtFinishToo) {
   SseParser parser(/*max_event_bytes=*/10);
-  ASSERT_TRUE(parser.Feed("data:12345\ndata:12345").ok());
+  ASSERT_OK(parser.Feed("data:12345\ndata:12345"));
   EXPECT_EQ(parser.Finish().status().code(), absl::StatusCode::kResourceExhausted);
 }
 

@@ -1,4 +1,4 @@
-// The crash-and-resume harness (reference/core.md §18 [I4], [GATE testkit]): real children
+// The crash-and-resume harness (docs/testkit.md): real children
 // stopped dead at every crash point, resumed in a fresh driver after their lease expired, and
 // the runtime's promises checked after each run.
 #include "sim/testkit/crash_harness.h"
@@ -18,6 +18,8 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/sim/testkit/product.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt::testkit {
 namespace {
@@ -66,7 +68,7 @@ using CheckTest = CrashHarnessTest;
 
 TEST_F(RunTest, EveryCrashPointOfAProductKeepsTheContract) {
   absl::StatusOr<RunResult> result = CrashAndResume(Product());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->report.ok()) << result->report.Text();
   const CrashedRun& clean = result->runs[0];
   EXPECT_EQ(clean.label, "no crash");
@@ -91,7 +93,7 @@ TEST_F(RunTest, SideEffectLostToACrashRunsAgainOnlyWhenApproved) {
   only_effects.points = {CrashPoint::kAfterEffect};
   only_effects.crash_the_recovery = false;
   absl::StatusOr<RunResult> approved = CrashAndResume(Product(), only_effects);
-  ASSERT_TRUE(approved.ok()) << approved.status();
+  ASSERT_OK(approved);
   EXPECT_TRUE(approved->report.ok()) << approved->report.Text();
   // The write's effect was lost to the crash: the operator approved, it ran again, once.
   const CrashedRun* write = Find(*approved, "after the tool's effect #2");
@@ -110,7 +112,7 @@ TEST_F(RunTest, SideEffectLostToACrashRunsAgainOnlyWhenApproved) {
   Scenario rejecting = Product();
   rejecting.approve = [](const Approval& a) { return a.kind != "interrupted_side_effect"; };
   absl::StatusOr<RunResult> rejected = CrashAndResume(rejecting, only_effects);
-  ASSERT_TRUE(rejected.ok()) << rejected.status();
+  ASSERT_OK(rejected);
   EXPECT_TRUE(rejected->report.ok()) << rejected->report.Text();
   write = Find(*rejected, "after the tool's effect #2");
   ASSERT_NE(write, nullptr);
@@ -124,7 +126,7 @@ TEST_F(RunTest, ApprovedRequestSurvivesACrashAfterResume) {
   options.points = {CrashPoint::kAfterRunResumed};
   options.crash_the_recovery = false;
   absl::StatusOr<RunResult> result = CrashAndResume(Product(), options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->report.ok()) << result->report.Text();
   // The granted payment's resume committed its tool start, then the process died before the
   // call: the outcome is unknown, so the operator is asked again; the policy, asked again on
@@ -141,7 +143,7 @@ TEST_F(RunTest, CrashAfterTakeoverStillWaitsForTheOperator) {
   RunOptions options;
   options.points = {CrashPoint::kAfterEffect, CrashPoint::kAfterStepInterrupted};
   absl::StatusOr<RunResult> result = CrashAndResume(Product(), options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->report.ok()) << result->report.Text();
   // The recovery took the lease over and marked the write interrupted, then died before
   // pausing: the next recovery still asks the operator, and the write runs once more.
@@ -158,7 +160,7 @@ TEST_F(RunTest, RecordedStartWithoutTheToolRunsOnceWhenApproved) {
   options.points = {CrashPoint::kAfterToolStarted};
   options.crash_the_recovery = false;
   absl::StatusOr<RunResult> result = CrashAndResume(Product(), options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->report.ok()) << result->report.Text();
   // The write's start was recorded, the tool never ran: approved, it runs exactly once.
   const CrashedRun* run = Find(*result, "after step.tool_started #2");
@@ -174,7 +176,7 @@ TEST_F(RunTest, InterruptionsThatNeedNoOperator) {
   options.points = {CrashPoint::kAfterStepStarted, CrashPoint::kAfterToolFinished};
   options.crash_the_recovery = false;
   absl::StatusOr<RunResult> result = CrashAndResume(Product(), options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->report.ok()) << result->report.Text();
   ASSERT_GE(result->runs.size(), 8u);
   // A step interrupted while deciding, or after its tool finished, runs nothing again and
@@ -190,7 +192,7 @@ TEST_F(RunTest, ResumesCountsTheApprovalAndTheCrash) {
   RunOptions options;
   options.points = {CrashPoint::kAfterStepStarted};
   absl::StatusOr<RunResult> result = CrashAndResume(Product(), options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->runs[0].resumes, 1);  // the payment's approval
   const CrashedRun* run = Find(*result, "after step.started #1");
   ASSERT_NE(run, nullptr);
@@ -202,7 +204,7 @@ TEST_F(RunTest, DriverStopsAfterAllowed) {
   options.points = {CrashPoint::kAfterAllowed};
   options.crash_the_recovery = false;
   absl::StatusOr<RunResult> result = CrashAndResume(Product(), options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->report.ok()) << result->report.Text();
   // Stopped between the policy's allow and the tool start: the read never ran, nothing asks.
   const CrashedRun* run = Find(*result, "after allowed #1");
@@ -236,7 +238,7 @@ TEST_F(RunTest, ANondeterministicAgentIsReported) {
   RunOptions options;
   options.points = {CrashPoint::kAfterToolFinished};
   absl::StatusOr<RunResult> result = CrashAndResume(s, options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_FALSE(result->report.ok());
   EXPECT_THAT(result->report.failures,
               Contains(ElementsAre("after step.tool_finished #1", "every crash point is reached",
@@ -275,7 +277,7 @@ TEST_F(RunTest, GateLoopKeepsTheContractAtEveryCrash) {
   s.script.clear();
   s.loop = [script](GateLoop& gate) { return ProductLoop(gate, script); };
   absl::StatusOr<RunResult> result = CrashAndResume(s);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->report.ok()) << result->report.Text();
   EXPECT_EQ(result->runs[0].status, RunStatus::kCompleted);
   EXPECT_EQ(result->runs[0].executions, 3);
@@ -297,7 +299,7 @@ TEST_F(RunTest, GateLoopAbandonedAfterAttachRunsTheGrantOnce) {
   RunOptions options;
   options.points = {CrashPoint::kAfterAttachAllowed};
   absl::StatusOr<RunResult> result = CrashAndResume(s, options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->report.ok()) << result->report.Text();
   // The granted payment was handed to the loop and the process died before Execute: the run
   // still waits with its grant, and the next Attach runs it, once, with no new question.
@@ -320,7 +322,7 @@ TEST_F(RunTest, BrokenGateLoopsAreReported) {
   RunOptions none;
   none.points = {CrashPoint::kAfterAttachAllowed};  // the loop never gets there
   absl::StatusOr<RunResult> result = CrashAndResume(forgetful, none);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_FALSE(result->report.ok());
   EXPECT_THAT(result->report.failures,
               Contains(ElementsAre("no crash", "no step or lease left in flight",
@@ -333,7 +335,7 @@ TEST_F(RunTest, BrokenGateLoopsAreReported) {
   failing.script.clear();
   failing.loop = [](GateLoop&) { return absl::UnavailableError("the loop's queue is down"); };
   result = CrashAndResume(failing, none);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_THAT(result->report.failures,
               Contains(ElementsAre("no crash", "the run is driven to its end",
                                    "process 0: the loop's queue is down")));
@@ -341,10 +343,7 @@ TEST_F(RunTest, BrokenGateLoopsAreReported) {
 
 // A run left as a crash leaves it, with more broken on top: every broken invariant is listed.
 TEST_F(CheckTest, ReportsEveryBrokenInvariant) {
-  std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / ("agentrt_check_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  std::filesystem::path dir = test_support::TestFolder();
   std::string db = (dir / "audit.db").string();
   // A child whose write tool kills its process mid-call: the run stays RUNNING with the step
   // executing, its start unfinished and the lease held.
@@ -386,18 +385,15 @@ TEST_F(CheckTest, ReportsEveryBrokenInvariant) {
   std::vector<Step> steps = *ReadSteps(*store, "broken");
   ASSERT_EQ(steps.size(), 1u);
   // On top: the tool is said to have run three times, and an event was edited.
-  ASSERT_TRUE(store
-                  ->Write([](store::Transaction& tx) {
-                    return store::Sql::Exec(
-                               tx,
-                               "UPDATE events SET payload_json = '{\"goal\":\"edited\"}' "
-                               "WHERE seq = 1")
-                        .status();
-                  })
-                  .ok());
+  ASSERT_OK(store->Write([](store::Transaction& tx) {
+    return store::Sql::Exec(tx,
+                            "UPDATE events SET payload_json = '{\"goal\":\"edited\"}' "
+                            "WHERE seq = 1")
+        .status();
+  }));
   absl::StatusOr<Report> report =
       CheckInvariants(*store, "broken", {steps[0].id, steps[0].id, steps[0].id});
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   std::vector<std::string> invariants;
   for (const auto& row : report->failures) invariants.push_back(row[0]);
   EXPECT_THAT(invariants, Contains("nothing re-executes on its own"));
@@ -411,7 +407,6 @@ TEST_F(CheckTest, ReportsEveryBrokenInvariant) {
   EXPECT_THAT(text, HasSubstr("step 0 (write_file) was left executing"));
   EXPECT_THAT(text, HasSubstr("event 1: "));
   store.reset();
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Policy conformance tables and Never (reference/core.md §18 [I4]): a product's policy is asked
+// Policy conformance tables and Never (docs/testkit.md): a product's policy is asked
 // exactly as the driver asks it, after the driver's own argument check.
 #include "sim/testkit/policy_check.h"
 
@@ -12,12 +12,15 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/sim/testkit/product.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::testkit {
 namespace {
 
+using ::agentrt::test_support::IsOk;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class CheckPolicyTest : public ::testing::Test {
  protected:
@@ -45,7 +48,7 @@ TEST_F(CheckPolicyTest, AgreeingTablePasses) {
       {"unknown tool", "delete_all", "{}", Refused()},
   };
   absl::StatusOr<Report> report = CheckPolicy(policy_, tools_, table);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_TRUE(report->ok()) << report->Text();
   EXPECT_EQ(report->checked, 11);
   EXPECT_EQ(report->Text(), "policy conformance: all 11 passed\n");
@@ -61,7 +64,7 @@ TEST_F(CheckPolicyTest, DisagreementsAreOneReadableTable) {
       {"extra field", "read_file", R"({"path":"/a","mode":"w"})", Allow()},
   };
   absl::StatusOr<Report> report = CheckPolicy(policy_, tools_, table);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_FALSE(report->ok());
   ASSERT_EQ(report->failures.size(), 4u);
   std::string text = report->Text();
@@ -102,13 +105,13 @@ TEST_F(CheckPolicyTest, ViewReachesThePolicy) {
        three_failures},
   };
   absl::StatusOr<Report> report = CheckPolicy(policy_, tools_, table);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_TRUE(report->ok()) << report->Text();
 
   // And the view is the one given: expecting allow after three failures disagrees.
   table[1].expect = Allow();
   report = CheckPolicy(policy_, tools_, table);
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   ASSERT_EQ(report->failures.size(), 1u);
   EXPECT_THAT(report->failures[0], ElementsAre("after three failures", "allow", "deny",
                                                "too many failed steps to keep writing"));
@@ -126,7 +129,7 @@ TEST_F(CheckPolicyTest, PolicyErrorsAndThrowsAreReportedNotDecisions) {
       CheckPolicy(policy, tools_,
                   {{"pay", "pay", R"({"amount":1,"currency":"EUR"})", Allow()},
                    {"read", "read_file", R"({"path":"/a"})", Allow()}});
-  ASSERT_TRUE(report.ok());
+  ASSERT_OK(report);
   ASSERT_EQ(report->failures.size(), 2u);
   EXPECT_THAT(report->failures[0],
               ElementsAre("pay", "allow", "policy error", "policy threw: no ledger"));
@@ -164,20 +167,20 @@ TEST_F(CheckArgsTest, IsTheDriversAcceptance) {
   Limits limits;
   limits.max_consecutive_tool_failures = 100;
   limits.max_steps = static_cast<int>(bad.size());
-  ASSERT_TRUE(driver->StartWithId("r", "bad args", limits).ok());
+  ASSERT_OK(driver->StartWithId("r", "bad args", limits));
   std::vector<Step> steps = *ReadSteps(*store, "r");
   ASSERT_EQ(steps.size(), bad.size());
   RecordedSpec spec = *RecordSpec(pay_->Spec());
   for (std::size_t i = 0; i < bad.size(); ++i) {
     SCOPED_TRACE(bad[i]);
     absl::Status checked = CheckArgs(spec, bad[i]);
-    ASSERT_FALSE(checked.ok());
+    ASSERT_THAT(checked, Not(IsOk()));
     ASSERT_TRUE(steps[i].observation.has_value());
     EXPECT_EQ(steps[i].observation->kind, ObservationKind::kInvalidDecision);
     std::string error = product::Member(steps[i].observation->content, "error");
     EXPECT_EQ(error, checked.message());
   }
-  EXPECT_TRUE(CheckArgs(spec, R"({"amount":1,"currency":"EUR"})").ok());
+  EXPECT_OK(CheckArgs(spec, R"({"amount":1,"currency":"EUR"})"));
 }
 
 TEST_F(NeverTest, HoldsAndFails) {
@@ -188,7 +191,7 @@ TEST_F(NeverTest, HoldsAndFails) {
     return !absl::StartsWith(path, "/workspace/") || absl::StrContains(path, "..");
   };
   absl::StatusOr<Report> held = Never(policy_, tools_, writes_outside);
-  ASSERT_TRUE(held.ok()) << held.status();
+  ASSERT_OK(held);
   EXPECT_TRUE(held->ok()) << held->Text();
   EXPECT_EQ(held->checked, 150);  // 50 generated requests for each of the three tools
 
@@ -204,7 +207,7 @@ TEST_F(NeverTest, HoldsAndFails) {
     }
   } careless;
   absl::StatusOr<Report> broken = Never(careless, tools_, writes_outside);
-  ASSERT_TRUE(broken.ok()) << broken.status();
+  ASSERT_OK(broken);
   EXPECT_FALSE(broken->ok());
   for (const auto& row : broken->failures) {
     EXPECT_EQ(row[0], "write_file");

@@ -1,4 +1,4 @@
-// Re-check helpers (reference/core.md §18 [RCK testkit]): a policy that decides from its input
+// Re-check helpers (docs/testkit.md): a policy that decides from its input
 // re-checks the same; one that reads outside state does not; a re-check that proves nothing
 // fails; a second policy's changes are named by step.
 #include "sim/testkit/recheck_check.h"
@@ -10,6 +10,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/sim/testkit/product.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::testkit {
 namespace {
@@ -41,7 +42,7 @@ using RecheckDiffersTest = RecheckSameTest;
 
 TEST_F(RecheckSameTest, ScenarioPolicyThatDecidesFromItsInputPasses) {
   absl::StatusOr<Report> report = RecheckSame(Product(policy_));
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_TRUE(report->ok()) << report->Text();
   // read, write, the payment's pause and its evaluation on resume, the second read.
   EXPECT_EQ(report->checked, 5);
@@ -65,7 +66,7 @@ class QuotaPolicy : public Policy {
 TEST_F(RecheckSameTest, PolicyThatReadsOutsideStateFails) {
   QuotaPolicy quota;
   absl::StatusOr<Report> report = RecheckSame(Product(quota));
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_FALSE(report->ok());
   // Asked again, its counter has moved on: the three allowed calls are now denied.
   ASSERT_EQ(report->failures.size(), 3u) << report->Text();
@@ -86,7 +87,7 @@ TEST_F(RecheckDiffersTest, NamesTheStepsASecondPolicyChanges) {
     }
   } stricter;
   absl::StatusOr<Changes> changes = RecheckDiffers(Product(policy_), stricter);
-  ASSERT_TRUE(changes.ok()) << changes.status();
+  ASSERT_OK(changes);
   EXPECT_THAT(changes->steps, ElementsAre(1, 2));
   EXPECT_THAT(changes->lines, ElementsAre("step 1 (write_file): allow -> deny",
                                           "step 2 (pay): require_approval (payment) -> deny",
@@ -94,7 +95,7 @@ TEST_F(RecheckDiffersTest, NamesTheStepsASecondPolicyChanges) {
                                           "(payment) -> deny"));
   // The product's own policy changes nothing.
   absl::StatusOr<Changes> none = RecheckDiffers(Product(policy_), policy_);
-  ASSERT_TRUE(none.ok());
+  ASSERT_OK(none);
   EXPECT_TRUE(none->steps.empty()) << none->Text();
 }
 
@@ -103,7 +104,7 @@ TEST_F(RecheckSameTest, FailsWhenNothingWasRechecked) {
   Scenario quiet = Product(policy_);
   quiet.script = {Decision{"complete"}};
   absl::StatusOr<Report> report = RecheckSame(quiet);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_FALSE(report->ok());
   EXPECT_THAT(report->Text(), HasSubstr("nothing was re-checked: the run recorded no policy "
                                         "evaluation"));
@@ -122,7 +123,7 @@ TEST_F(RecheckSameTest, FailsWhenNothingWasRechecked) {
     bool fail_reads_ = true;
   } broken;
   report = RecheckSame(Product(broken));
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_FALSE(report->ok());
   EXPECT_THAT(report->Text(), HasSubstr("nothing was re-checked: no recorded evaluation can be "
                                         "asked again"));
@@ -140,13 +141,13 @@ TEST_F(RecheckSameTest, FailsWhenNothingWasRechecked) {
   auto driver = *Driver::Create(*store, clock, entropy, options);
   ASSERT_EQ(driver->StartWithId("r", "half broken", Limits{})->reason, "internal_error");
   absl::StatusOr<Report> strict = RecheckSame(*store, "r", broken);
-  ASSERT_TRUE(strict.ok()) << strict.status();
+  ASSERT_OK(strict);
   EXPECT_FALSE(strict->ok());
   EXPECT_THAT(strict->failures,
               ElementsAre(ElementsAre("1", "write_file", "", "not re-checkable",
                                       HasSubstr("policy failed; no evaluation recorded"))));
   absl::StatusOr<Report> partial = RecheckSamePartial(*store, "r", broken);
-  ASSERT_TRUE(partial.ok()) << partial.status();
+  ASSERT_OK(partial);
   EXPECT_TRUE(partial->ok()) << partial->Text();
   EXPECT_THAT(partial->notes, Contains(HasSubstr("step 1 not re-checkable")));
   // Partial still needs something re-checked.

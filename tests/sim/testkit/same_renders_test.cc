@@ -1,4 +1,4 @@
-// SameRenders (reference/core.md §18 [I4]): the request an agent renders for a step is
+// SameRenders (docs/testkit.md): the request an agent renders for a step is
 // byte-identical across a pause and a crash, and an opening that is not a function of the
 // step's input is caught.
 #include "sim/testkit/same_renders.h"
@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/sim/testkit/product.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::testkit {
 namespace {
@@ -36,7 +37,7 @@ class SameRendersTest : public ::testing::Test {
 
 TEST_F(SameRendersTest, HoldsAcrossAPauseAndACrash) {
   absl::StatusOr<Report> report = SameRenders(Scenario());
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_TRUE(report->ok()) << report->Text();
   // Four requests (three calls, then the one the model declines), compared for the pause and
   // for a crash after each of the three tool steps.
@@ -51,7 +52,7 @@ TEST_F(SameRendersTest, FailsOnANondeterministicOpening) {
     return "Goal: " + in.run.goal + " (attempt " + std::to_string(++*renders) + ")";
   };
   absl::StatusOr<Report> report = SameRenders(s);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_FALSE(report->ok());
   // Every request of every variant differs, right where the opening's counter is.
   EXPECT_EQ(report->failures.size(), 16u) << report->Text();

@@ -1,4 +1,4 @@
-// Schema fuzzing (reference/core.md §18 [I4]): valid arguments are deterministic, bounded and
+// Schema fuzzing (docs/testkit.md): valid arguments are deterministic, bounded and
 // accepted by the driver; near misses are refused by it; Check tells a panic from an error.
 // Run against the real filesystem server's schemas and hand-written ones.
 #include "sim/testkit/schema_fuzz.h"
@@ -16,13 +16,16 @@
 #include "runtime/json/intake.h"
 #include "runtime/tool_registry.h"
 #include "tests/sim/testkit/product.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::testkit {
 namespace {
 
+using ::agentrt::test_support::IsOk;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 struct NamedSchema {
@@ -37,7 +40,7 @@ std::vector<NamedSchema> FilesystemSchemas() {
   std::stringstream bytes;
   bytes << in.rdbuf();
   absl::StatusOr<json::Document> doc = json::Parse(bytes.str());
-  EXPECT_TRUE(doc.ok()) << doc.status();
+  EXPECT_OK(doc);
   std::vector<NamedSchema> out;
   if (!doc.ok()) return out;
   for (std::size_t i = 0; i < doc->root().size(); ++i) {
@@ -91,7 +94,7 @@ std::vector<NamedSchema> AllSchemas() {
 RecordedSpec SpecFor(const NamedSchema& s) {
   absl::StatusOr<RecordedSpec> spec = RecordSpec(
       ToolSpec{s.name, "fuzzed", s.schema, SideEffect::kReadOnly, absl::Seconds(5), false});
-  EXPECT_TRUE(spec.ok()) << spec.status();
+  EXPECT_OK(spec);
   return *spec;
 }
 
@@ -102,14 +105,14 @@ TEST(FuzzTest, ValidIsDeterministicAndBounded) {
     SCOPED_TRACE(s.name);
     RecordedSpec spec = SpecFor(s);
     absl::StatusOr<std::vector<std::string>> first = Valid(s.schema, 7, 30);
-    ASSERT_TRUE(first.ok()) << first.status();
+    ASSERT_OK(first);
     EXPECT_EQ(*Valid(s.schema, 7, 30), *first);  // same seed, same bytes
     if (first->size() > 1) {
       EXPECT_NE(*Valid(s.schema, 8, 30), *first);
     }
     EXPECT_EQ(std::set<std::string>(first->begin(), first->end()).size(), first->size());
     for (const std::string& args : *first) {
-      EXPECT_TRUE(CheckArgs(spec, args).ok()) << args << ": " << CheckArgs(spec, args);
+      EXPECT_OK(CheckArgs(spec, args)) << args;
       EXPECT_EQ(*json::Canonicalize(args), args);
       EXPECT_LE(args.size(), FuzzOptions{}.max_bytes);
     }
@@ -120,10 +123,10 @@ TEST(FuzzTest, ValidIsDeterministicAndBounded) {
     small.max_items = 1;
     small.max_depth = 1;
     absl::StatusOr<std::vector<std::string>> tight = Valid(s.schema, 7, 10, small);
-    ASSERT_TRUE(tight.ok()) << tight.status();
+    ASSERT_OK(tight);
     for (const std::string& args : *tight) {
       EXPECT_LE(args.size(), 120u);
-      EXPECT_TRUE(CheckArgs(spec, args).ok()) << args;
+      EXPECT_OK(CheckArgs(spec, args)) << args;
     }
   }
   // A schema with few documents gives what there is, a schema with none is an error.
@@ -136,7 +139,7 @@ TEST(FuzzTest, DrawsStringsForTheSchemasPatterns) {
   std::string schema = R"({"type":"object","properties":{"id":{"type":"string",
       "pattern":"^(?:INC|CHG)-[0-9]{3}\\.[a-f]+$"}},"required":["id"]})";
   absl::StatusOr<std::vector<std::string>> docs = Valid(schema, 3, 20);
-  ASSERT_TRUE(docs.ok()) << docs.status();
+  ASSERT_OK(docs);
   EXPECT_THAT(*docs, SizeIs(20));
   for (const std::string& d : *docs) {
     EXPECT_TRUE(absl::StrContains(d, "INC-") || absl::StrContains(d, "CHG-")) << d;
@@ -147,13 +150,13 @@ TEST(FuzzTest, InvalidCoversTheBoundaryAndNearMisses) {
   NamedSchema ticket = HandWrittenSchemas()[2];
   RecordedSpec spec = SpecFor(ticket);
   absl::StatusOr<std::vector<NearMiss>> misses = Invalid(ticket.schema, 5);
-  ASSERT_TRUE(misses.ok()) << misses.status();
+  ASSERT_OK(misses);
   std::vector<std::string> what;
   for (const NearMiss& m : *misses) {
     what.push_back(m.what);
     // Every near miss is refused by the driver's acceptance, with a reason.
     absl::Status refused = CheckArgs(spec, m.args);
-    EXPECT_FALSE(refused.ok()) << m.what << ": " << m.args;
+    EXPECT_THAT(refused, Not(IsOk())) << m.what << ": " << m.args;
     EXPECT_THAT(refused.message(), HasSubstr("arguments do not match schema")) << m.what;
   }
   for (const char* expected : {
@@ -191,7 +194,7 @@ TEST(FuzzTest, InvalidCoversTheBoundaryAndNearMisses) {
     std::vector<NearMiss> pay_misses = *Invalid(pay.schema, seed);
     for (const NearMiss& m : pay_misses) {
       pay_what.insert(m.what);
-      EXPECT_FALSE(CheckArgs(pay_spec, m.args).ok()) << m.args;
+      EXPECT_THAT(CheckArgs(pay_spec, m.args), Not(IsOk())) << m.args;
     }
   }
   EXPECT_THAT(pay_what, Contains("number below its minimum 0 at /amount"));
@@ -217,7 +220,7 @@ TEST(FuzzTest, InvalidCoversTheBoundaryAndNearMisses) {
       std::vector<NearMiss> edit_misses = *Invalid(s.schema, seed);
       for (const NearMiss& m : edit_misses) {
         edit_what.insert(m.what);
-        EXPECT_FALSE(CheckArgs(edit, m.args).ok()) << m.args;
+        EXPECT_THAT(CheckArgs(edit, m.args), Not(IsOk())) << m.args;
       }
     }
     EXPECT_THAT(edit_what, Contains("missing required \"oldText\" at /edits/0"));
@@ -231,7 +234,7 @@ TEST(FuzzTest, CheckPassesTheConsumersSchemas) {
     SCOPED_TRACE(s.name);
     product::EchoTool tool(s.name, SideEffect::kReadOnly, s.schema);
     absl::StatusOr<Report> report = Check(tool);
-    ASSERT_TRUE(report.ok()) << report.status();
+    ASSERT_OK(report);
     EXPECT_TRUE(report->ok()) << report->Text();
     EXPECT_GT(report->checked, 0);
     EXPECT_THAT(report->notes, Contains(HasSubstr("0 errors, 0 panics")));
@@ -265,7 +268,7 @@ TEST(FuzzTest, CheckReportsAPanicNotAnError) {
   CheckOptions options;
   options.calls = 200;
   absl::StatusOr<Report> report = Check(tool, options);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_FALSE(report->ok());
   for (const auto& row : report->failures) {
     EXPECT_THAT(row[0], HasSubstr("\\\""));  // only the quoted paths
@@ -282,7 +285,7 @@ TEST(FuzzTest, CheckReportsAPanicNotAnError) {
   options.isolate = true;
   options.calls = 100;
   absl::StatusOr<Report> isolated = Check(tool, options);
-  ASSERT_TRUE(isolated.ok()) << isolated.status();
+  ASSERT_OK(isolated);
   // The child dies by SIGSEGV; under AddressSanitizer it reports the signal and exits with an
   // error code instead. Either way the call's process ended without answering: a panic.
   bool crashed = false;

@@ -1,4 +1,4 @@
-// StandIn (reference/core.md §18 [I4]): a tool of a class no real tool of the product has, to
+// StandIn (docs/testkit.md): a tool of a class no real tool of the product has, to
 // test the control for that class before such a tool exists.
 #include "sim/testkit/stand_in.h"
 
@@ -11,6 +11,7 @@
 #include "runtime/world/entropy.h"
 #include "sim/testkit/policy_check.h"
 #include "tests/sim/testkit/product.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::testkit {
 namespace {
@@ -33,7 +34,7 @@ TEST(StandInTest, StandsForAClassNoToolHas) {
       CheckPolicy(policy, {read.get(), drop.get()},
                   {{"drop", "drop_table", R"({"table":"users"})", Abort()},
                    {"drop without a table", "drop_table", "{}", Refused()}});
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_TRUE(report->ok()) << report->Text();
 
   // Through the driver: the aborted call never reaches the stand-in.
@@ -45,7 +46,7 @@ TEST(StandInTest, StandsForAClassNoToolHas) {
   options.scheduler = &clock;
   auto driver = *Driver::Create(*store, clock, entropy, options);
   absl::StatusOr<agentrt::Run> run = driver->StartWithId("r1", "clean up", Limits{});
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->reason, "policy_abort");
   EXPECT_TRUE(drop->calls().empty());
 
@@ -57,7 +58,7 @@ TEST(StandInTest, StandsForAClassNoToolHas) {
   DriverOptions options2{&agent2, allow.get(), {wipe.get()}, "t"};
   options2.scheduler = &clock;
   auto driver2 = *Driver::Create(*store, clock, entropy, options2);
-  ASSERT_TRUE(driver2->StartWithId("r2", "wipe", Limits{}).ok());
+  ASSERT_OK(driver2->StartWithId("r2", "wipe", Limits{}));
   std::vector<RecordedCall> calls = wipe->calls();
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0].run_id, "r2");

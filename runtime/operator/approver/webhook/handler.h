@@ -1,9 +1,9 @@
 // runtime/operator/approver/webhook/handler.h
 //
-// The approval webhook (reference/core.md §14): an HTTP face for an Approver, so a human can
-// see a paused run's approvals and decide them from another system. It is an HttpService
-// (runtime/world/http_service.h): world::HttpServer serves it on a socket, tests may call it
-// directly.
+// The approval webhook (docs/operators.md, "Approving over HTTP"): an HTTP face for an Approver, so
+// a human can see a paused run's approvals and decide them from another system. It is an
+// HttpService (runtime/world/http_service.h): world::HttpServer serves it on a socket, tests may
+// call it directly.
 //
 // Routes (anything else: 404 not_found):
 //   GET  /runs/{run}/approvals                  {"run_id", "pending": [Pending...]}

@@ -1,6 +1,6 @@
 // runtime/operator/approver/webhook/signature.h
 //
-// How a webhook request is signed (reference/core.md §14): three headers,
+// How a webhook request is signed (docs/operators.md, "Approving over HTTP"): three headers,
 //   X-Approval-Timestamp  Unix seconds when the client signed
 //   X-Approval-Nonce      1 to 64 characters the client chose for this request
 //   X-Approval-Signature  "v1=" + lowercase hex HMAC-SHA256(secret,

@@ -25,6 +25,8 @@
 #include "runtime/observe/trace/writer.h"
 #include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 extern char** environ;
 
@@ -132,47 +134,38 @@ class Opts {
 class FollowerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("agentrt_follower_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     path_ = (dir_ / "audit.db").string();
     cursor_path_ = (dir_ / "export.cursor").string();
     absl::StatusOr<std::unique_ptr<store::Store>> writer = store::Store::Open(path_, clock_);
-    ASSERT_TRUE(writer.ok()) << writer.status();
+    ASSERT_OK(writer);
     writer_ = *std::move(writer);
   }
-  void TearDown() override {
-    writer_.reset();
-    fs::remove_all(dir_);
-  }
+  void TearDown() override { writer_.reset(); }
 
   // Appends `count` events to `run` (created on first use) in one transaction.
   void Append(const std::string& run, int count, std::string_view type = "test.event") {
-    ASSERT_TRUE(writer_
-                    ->Write([&](store::Transaction& tx) -> absl::Status {
-                      absl::StatusOr<std::int64_t> inserted = store::Sql::Exec(
-                          tx,
-                          "INSERT OR IGNORE INTO runs (id, goal, status, limits_json, created_at) "
-                          "VALUES (?1, 'g', 'RUNNING', '{}', '')",
-                          {std::string_view(run)});
-                      if (!inserted.ok()) return inserted.status();
-                      for (int i = 0; i < count; ++i) {
-                        absl::StatusOr<store::Event> e =
-                            tx.AppendEvent(run, i % 2 ? "step-1" : "", kStart + absl::Seconds(i),
-                                           type, absl::StrCat("{\"i\":", i, "}"));
-                        if (!e.ok()) return e.status();
-                      }
-                      return absl::OkStatus();
-                    })
-                    .ok());
+    ASSERT_OK(writer_->Write([&](store::Transaction& tx) -> absl::Status {
+      absl::StatusOr<std::int64_t> inserted =
+          store::Sql::Exec(tx,
+                           "INSERT OR IGNORE INTO runs (id, goal, status, limits_json, created_at) "
+                           "VALUES (?1, 'g', 'RUNNING', '{}', '')",
+                           {std::string_view(run)});
+      if (!inserted.ok()) return inserted.status();
+      for (int i = 0; i < count; ++i) {
+        absl::StatusOr<store::Event> e =
+            tx.AppendEvent(run, i % 2 ? "step-1" : "", kStart + absl::Seconds(i), type,
+                           absl::StrCat("{\"i\":", i, "}"));
+        if (!e.ok()) return e.status();
+      }
+      return absl::OkStatus();
+    }));
   }
 
   std::unique_ptr<store::Store> OpenReader() {
     absl::StatusOr<std::unique_ptr<store::Store>> reader =
         store::Store::OpenExisting(path_, /*read_only=*/true);
-    EXPECT_TRUE(reader.ok()) << reader.status();
+    EXPECT_OK(reader);
     return reader.ok() ? *std::move(reader) : nullptr;
   }
 
@@ -186,13 +179,13 @@ class FollowerTest : public ::testing::Test {
     options.run_id = std::move(run);
     options.once = true;
     absl::StatusOr<Follower> follower = Follower::Create(options, clock_);
-    EXPECT_TRUE(follower.ok()) << follower.status();
+    EXPECT_OK(follower);
     std::vector<std::int64_t> seqs;
     absl::Status followed = follower->Follow([&](const store::Event& e) {
       seqs.push_back(e.seq);
       return absl::OkStatus();
     });
-    EXPECT_TRUE(followed.ok()) << followed;
+    EXPECT_OK(followed);
     return seqs;
   }
 
@@ -216,13 +209,11 @@ TEST_F(FollowerTest, DeliversEveryRunInCommitOrder) {
   options.once = true;
   options.page_size = 4;
   absl::StatusOr<Follower> follower = Follower::Create(options, clock_);
-  ASSERT_TRUE(follower.ok());
-  ASSERT_TRUE(follower
-                  ->Follow([&](const store::Event& e) {
-                    delivered.push_back(e);
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_OK(follower);
+  ASSERT_OK(follower->Follow([&](const store::Event& e) {
+    delivered.push_back(e);
+    return absl::OkStatus();
+  }));
   std::vector<std::string> runs;
   std::vector<std::int64_t> seqs;
   for (const store::Event& e : delivered) {
@@ -234,7 +225,7 @@ TEST_F(FollowerTest, DeliversEveryRunInCommitOrder) {
                                 "run-b", "run-b"));
   // Delivered as stored, hash included.
   absl::StatusOr<std::vector<store::Event>> stored = writer_->ListEvents("");
-  ASSERT_TRUE(stored.ok());
+  ASSERT_OK(stored);
   for (std::size_t i = 0; i < stored->size(); ++i) {
     EXPECT_EQ(delivered[i].hash, (*stored)[i].hash);
     EXPECT_EQ(delivered[i].payload_json, (*stored)[i].payload_json);
@@ -263,7 +254,7 @@ TEST_F(FollowerTest, ReadOnlyLeavesTheFileUntouched) {
     EXPECT_THAT(FollowOnce(*reader, &cursor, 7), IsEmpty());
     absl::StatusOr<Follower> follower =
         Follower::Create(Opts(reader.get()).WithCursor(&cursor), clock_);
-    ASSERT_TRUE(follower.ok());
+    ASSERT_OK(follower);
     EXPECT_EQ(follower->Head()->seq, 30);
   }
   struct stat after;
@@ -326,7 +317,7 @@ TEST_F(FollowerTest, ExactlyOnceAcrossRestarts) {
     FileCursor cursor(cursor_path_);
     absl::StatusOr<Follower> follower =
         Follower::Create(Opts(reader.get()).WithCursor(&cursor).Page(8), clock_);
-    ASSERT_TRUE(follower.ok());
+    ASSERT_OK(follower);
     absl::Notification stop;
     absl::Status followed = follower->Follow(
         [&](const store::Event& e) {
@@ -338,7 +329,7 @@ TEST_F(FollowerTest, ExactlyOnceAcrossRestarts) {
           return absl::OkStatus();
         },
         &stop);
-    EXPECT_TRUE(followed.ok()) << followed;
+    EXPECT_OK(followed);
   }
   EXPECT_EQ(ReadFile(cursor_path_), "19\n");
   // A sink that fails: the cursor keeps what it took before the failure.
@@ -347,7 +338,7 @@ TEST_F(FollowerTest, ExactlyOnceAcrossRestarts) {
     FileCursor cursor(cursor_path_);
     absl::StatusOr<Follower> follower =
         Follower::Create(Opts(reader.get()).WithCursor(&cursor).Once(), clock_);
-    ASSERT_TRUE(follower.ok());
+    ASSERT_OK(follower);
     absl::Status followed = follower->Follow([&](const store::Event& e) -> absl::Status {
       if (e.seq == 22) return absl::UnavailableError("the collector is down");
       deliver(e.seq);
@@ -432,7 +423,7 @@ TEST_F(FollowerTest, LiveRunAndStopOnCancel) {
   FileCursor cursor(cursor_path_);
   absl::StatusOr<Follower> follower =
       Follower::Create(Opts(reader.get()).WithCursor(&cursor), clock);
-  ASSERT_TRUE(follower.ok());
+  ASSERT_OK(follower);
   absl::Mutex mu;
   std::vector<std::int64_t> seen;
   absl::Notification stop;
@@ -467,7 +458,7 @@ TEST_F(FollowerTest, LiveRunAndStopOnCancel) {
   stop.Notify();
   clock.Wake();
   follow.join();
-  EXPECT_TRUE(followed.ok()) << followed;
+  EXPECT_OK(followed);
   EXPECT_EQ(ReadFile(cursor_path_), "7\n");
 }
 
@@ -486,10 +477,10 @@ TEST_F(FollowerTest, OptionsAreCheckedAndBounded) {
   WatchedClock clock;
   absl::StatusOr<Follower> follower =
       Follower::Create(Opts(reader.get()).Interval(absl::Hours(1)), clock);
-  ASSERT_TRUE(follower.ok());
+  ASSERT_OK(follower);
   absl::Notification stop;
   std::thread follow([&] {
-    EXPECT_TRUE(follower->Follow([](const store::Event&) { return absl::OkStatus(); }, &stop).ok());
+    EXPECT_OK(follower->Follow([](const store::Event&) { return absl::OkStatus(); }, &stop));
   });
   clock.AwaitWaits(1);
   EXPECT_EQ(clock.last_interval(), kMaxInterval);
@@ -505,14 +496,14 @@ TEST_F(FollowerTest, HeadIsTheCursorsSeqAndItsStoredHash) {
   FileCursor cursor(cursor_path_);
   absl::StatusOr<Follower> follower = Follower::Create(
       {.store = reader.get(), .run_id = "run-a", .cursor = &cursor, .once = true}, clock_);
-  ASSERT_TRUE(follower.ok());
+  ASSERT_OK(follower);
   absl::StatusOr<store::ChainHead> head = follower->Head();
-  ASSERT_TRUE(head.ok()) << head.status();
+  ASSERT_OK(head);
   EXPECT_EQ(head->seq, 0);
   EXPECT_EQ(head->hash, "");
-  ASSERT_TRUE(follower->Follow([](const store::Event&) { return absl::OkStatus(); }).ok());
+  ASSERT_OK(follower->Follow([](const store::Event&) { return absl::OkStatus(); }));
   head = follower->Head();
-  ASSERT_TRUE(head.ok()) << head.status();
+  ASSERT_OK(head);
   EXPECT_EQ(head->seq, 3);
   EXPECT_EQ(head->hash, (*writer_->ListEvents(""))[2].hash);
   // The kept event was deleted: the head cannot be read, by name.
@@ -529,23 +520,21 @@ TEST_F(FollowerTest, JsonlSinkMatchesTrace) {
   trace::JsonlWriter observer(live);
   writer_->AddObserver(observer.Observer());
   Append("run-a", 3);
-  ASSERT_TRUE(writer_
-                  ->Write([](store::Transaction& tx) {
-                    return tx
-                        .AppendEvent("run-a", "step-9", kStart, "step.decided",
-                                     R"({"args":{"p":"\u202e\n"},"kind":"tool_call"})")
-                        .status();
-                  })
-                  .ok());
+  ASSERT_OK(writer_->Write([](store::Transaction& tx) {
+    return tx
+        .AppendEvent("run-a", "step-9", kStart, "step.decided",
+                     R"({"args":{"p":"\u202e\n"},"kind":"tool_call"})")
+        .status();
+  }));
   auto reader = OpenReader();
   std::ostringstream exported;
   JsonlSink sink(exported);
   absl::StatusOr<Follower> follower = Follower::Create(Opts(reader.get()).Page(2).Once(), clock_);
-  ASSERT_TRUE(follower.ok());
-  ASSERT_TRUE(follower->Follow(sink).ok());
+  ASSERT_OK(follower);
+  ASSERT_OK(follower->Follow(sink));
   std::string expected;
   absl::StatusOr<std::vector<store::Event>> stored = reader->ListEvents("");
-  ASSERT_TRUE(stored.ok());
+  ASSERT_OK(stored);
   for (const store::Event& e : *stored) expected += trace::JsonlLine(e);
   EXPECT_EQ(exported.str(), expected);
   EXPECT_EQ(exported.str(), live.str());
@@ -561,7 +550,7 @@ TEST_F(FollowerTest, AFailedWriteStopsTheFollowerBeforeTheCursorPassesIt) {
   MemCursor cursor;
   absl::StatusOr<Follower> follower =
       Follower::Create(Opts(reader.get()).WithCursor(&cursor).Once(), clock_);
-  ASSERT_TRUE(follower.ok());
+  ASSERT_OK(follower);
   EXPECT_EQ(follower->Follow(sink).code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(cursor.seq(), 0);
 }
@@ -569,7 +558,7 @@ TEST_F(FollowerTest, AFailedWriteStopsTheFollowerBeforeTheCursorPassesIt) {
 TEST_F(FollowerTest, FileCursorFormatAndRefusals) {
   FileCursor cursor(cursor_path_);
   EXPECT_EQ(*cursor.Load(), 0);  // missing: nothing delivered yet
-  ASSERT_TRUE(cursor.Save(42).ok());
+  ASSERT_OK(cursor.Save(42));
   EXPECT_EQ(ReadFile(cursor_path_), "42\n");
   struct stat st;
   ASSERT_EQ(::stat(cursor_path_.c_str(), &st), 0);
@@ -603,7 +592,7 @@ TEST_F(FollowerTest, FileCursorFormatAndRefusals) {
   auto reader = OpenReader();
   absl::StatusOr<Follower> follower =
       Follower::Create(Opts(reader.get()).WithCursor(&cursor).Once(), clock_);
-  ASSERT_TRUE(follower.ok());
+  ASSERT_OK(follower);
   bool called = false;
   absl::Status followed = follower->Follow([&](const store::Event&) {
     called = true;

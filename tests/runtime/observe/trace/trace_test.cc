@@ -16,6 +16,8 @@
 #include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt::trace {
 namespace {
@@ -56,29 +58,19 @@ class BrokenBuffer : public std::streambuf {
 class TraceStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("agentrt_trace_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     absl::StatusOr<std::unique_ptr<store::Store>> opened =
         store::Store::Open((dir_ / "audit.db").string(), clock_);
-    ASSERT_TRUE(opened.ok()) << opened.status();
+    ASSERT_OK(opened);
     store_ = *std::move(opened);
-    ASSERT_TRUE(store_
-                    ->Write([](store::Transaction& tx) {
-                      return store::Sql::Exec(
-                                 tx,
-                                 "INSERT INTO runs (id, goal, status, limits_json, created_at) "
-                                 "VALUES ('run-1', 'g', 'RUNNING', '{}', '')")
-                          .status();
-                    })
-                    .ok());
+    ASSERT_OK(store_->Write([](store::Transaction& tx) {
+      return store::Sql::Exec(tx,
+                              "INSERT INTO runs (id, goal, status, limits_json, created_at) "
+                              "VALUES ('run-1', 'g', 'RUNNING', '{}', '')")
+          .status();
+    }));
   }
-  void TearDown() override {
-    store_.reset();
-    fs::remove_all(dir_);
-  }
+  void TearDown() override { store_.reset(); }
   absl::Status Append(std::string_view type, std::string_view payload, absl::Time at = kStart) {
     return store_->Write([&](store::Transaction& tx) {
       return tx.AppendEvent("run-1", "", at, type, payload).status();
@@ -158,7 +150,7 @@ TEST(JsonlLineTest, InvalidPayloadIsKeptAsAStringNeverDropped) {
     std::string line = JsonlLine(MakeEvent("step.decided", payload));
     ASSERT_THAT(Lines(line), SizeIs(1));
     absl::StatusOr<json::Document> doc = json::Parse(line.substr(0, line.size() - 1));
-    ASSERT_TRUE(doc.ok()) << doc.status() << line;
+    ASSERT_OK(doc) << line;
     std::optional<json::Value> kept = doc->root().Find("payload");
     ASSERT_TRUE(kept.has_value());
     ASSERT_TRUE(kept->is_string());
@@ -187,26 +179,26 @@ TEST(JsonlLineTest, HostileFieldsAreEscapedInsideTheJson) {
   EXPECT_THAT(line, HasSubstr(R"("run_id":"r\"1\\")"));
   EXPECT_THAT(line, HasSubstr(R"("step_id":"st\u001b[2Jep")"));
   EXPECT_THAT(line, HasSubstr(R"("type":"run\nstarted")"));
-  EXPECT_TRUE(json::Parse(line.substr(0, line.size() - 1)).ok());
+  EXPECT_OK(json::Parse(line.substr(0, line.size() - 1)));
 }
 
 TEST_F(TraceStoreTest, OneObjectPerEvent) {
   std::ostringstream out;
   JsonlWriter writer(out);
   store_->AddObserver(writer.Observer());
-  ASSERT_TRUE(Append("run.started", "{}").ok());
-  ASSERT_TRUE(Append("step.started", R"({"index":0})", kStart + absl::Milliseconds(5)).ok());
-  ASSERT_TRUE(Append("run.finished", R"({"status":"COMPLETED"})").ok());
+  ASSERT_OK(Append("run.started", "{}"));
+  ASSERT_OK(Append("step.started", R"({"index":0})", kStart + absl::Milliseconds(5)));
+  ASSERT_OK(Append("run.finished", R"({"status":"COMPLETED"})"));
   std::vector<std::string> lines = Lines(out.str());
   ASSERT_THAT(lines, SizeIs(3));
   for (std::size_t i = 0; i < lines.size(); ++i) {
     absl::StatusOr<json::Document> doc = json::Parse(lines[i]);
-    ASSERT_TRUE(doc.ok()) << lines[i];
+    ASSERT_OK(doc) << lines[i];
     EXPECT_EQ(doc->root().Find("seq")->number_literal(), std::to_string(i + 1));
   }
   EXPECT_EQ(lines[1], R"({"seq":2,"run_id":"run-1","at":"2027-01-15T08:00:00.005000000Z",)"
                       R"("type":"step.started","payload":{"index":0}})");
-  EXPECT_TRUE(writer.status().ok());
+  EXPECT_OK(writer.status());
 }
 
 TEST_F(TraceStoreTest, ObserverAndEventsReadBackWriteTheSameLines) {
@@ -215,16 +207,16 @@ TEST_F(TraceStoreTest, ObserverAndEventsReadBackWriteTheSameLines) {
   JsonlWriter jsonl(live_jsonl);
   store_->AddObserver(text.Observer());
   store_->AddObserver(jsonl.Observer());
-  ASSERT_TRUE(Append("run.started", "{}").ok());
-  ASSERT_TRUE(Append("step.decided", R"({"args":{"path":"\u202e"},"kind":"tool_call"})").ok());
+  ASSERT_OK(Append("run.started", "{}"));
+  ASSERT_OK(Append("step.decided", R"({"args":{"path":"\u202e"},"kind":"tool_call"})"));
   std::ostringstream read_text, read_jsonl;
   TextWriter text_again(read_text);
   JsonlWriter jsonl_again(read_jsonl);
   absl::StatusOr<std::vector<store::Event>> events = store_->ListEvents("run-1");
-  ASSERT_TRUE(events.ok()) << events.status();
+  ASSERT_OK(events);
   for (const store::Event& e : *events) {
-    ASSERT_TRUE(text_again.Write(e).ok());
-    ASSERT_TRUE(jsonl_again.Write(e).ok());
+    ASSERT_OK(text_again.Write(e));
+    ASSERT_OK(jsonl_again.Write(e));
   }
   EXPECT_EQ(read_text.str(), live_text.str());
   EXPECT_EQ(read_jsonl.str(), live_jsonl.str());
@@ -246,7 +238,7 @@ TEST_F(TraceStoreTest, ConcurrentEventsStayWhole) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {
         std::string payload = "{\"t\":" + std::to_string(t) + ",\"fill\":\"" + filler + "\"}";
-        ASSERT_TRUE(Append("concurrent.event", payload).ok());
+        ASSERT_OK(Append("concurrent.event", payload));
       }
     });
   }
@@ -256,8 +248,8 @@ TEST_F(TraceStoreTest, ConcurrentEventsStayWhole) {
     direct.emplace_back([&] {
       for (int i = 0; i < kEach; ++i) {
         store::Event e = MakeEvent("direct.event", "{\"fill\":\"" + filler + "\"}");
-        ASSERT_TRUE(text.Write(e).ok());
-        ASSERT_TRUE(jsonl.Write(e).ok());
+        ASSERT_OK(text.Write(e));
+        ASSERT_OK(jsonl.Write(e));
       }
     });
   }
@@ -269,7 +261,7 @@ TEST_F(TraceStoreTest, ConcurrentEventsStayWhole) {
   std::set<std::string> seqs;
   for (const std::string& line : jsonl_lines) {
     absl::StatusOr<json::Document> doc = json::Parse(line);
-    ASSERT_TRUE(doc.ok()) << doc.status();
+    ASSERT_OK(doc);
     ASSERT_TRUE(doc->root().Find("payload")->Find("fill").has_value());
     if (doc->root().Find("type")->string_value() == "concurrent.event") {
       seqs.insert(std::string(doc->root().Find("seq")->number_literal()));
@@ -291,7 +283,7 @@ TEST_F(TraceStoreTest, FirstWriteErrorIsKept) {
   std::ostream out(&broken);
   TextWriter writer(out);
   store_->AddObserver(writer.Observer());
-  ASSERT_TRUE(Append("run.started", "{}").ok());  // the store's write is not affected
+  ASSERT_OK(Append("run.started", "{}"));  // the store's write is not affected
   absl::Status status = writer.status();
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(status.message(), HasSubstr("writing a line to the output failed"));

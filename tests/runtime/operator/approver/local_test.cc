@@ -12,6 +12,7 @@
 #include "runtime/operator/approver/errors.h"
 #include "runtime/records/run_reader.h"
 #include "tests/runtime/operator/approver/paused_run.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::approver {
 namespace {
@@ -72,7 +73,7 @@ TEST_F(LocalTest, ReturnsTypedErrors) {
   EXPECT_EQ(EventCount(), events);  // nothing was decided
   EXPECT_EQ(Only("run-1").status, ApprovalStatus::kPending);
 
-  ASSERT_TRUE(local.Approve(DecisionFor(a)).ok());
+  ASSERT_OK(local.Approve(DecisionFor(a)));
   absl::Status twice = local.Approve(DecisionFor(a));
   EXPECT_EQ(KindOf(twice), ErrorKind::kNotPending) << twice;
   EXPECT_TRUE(Matches(twice, ErrorKind::kNotPending));
@@ -87,7 +88,7 @@ TEST_F(LocalTest, ReturnsTypedErrors) {
   EXPECT_EQ(KindOf(local.Cancel("run-2", "", "")), ErrorKind::kDecision);
   EXPECT_EQ(KindOf(local.Cancel("", "ops", "")), ErrorKind::kDecision);
   EXPECT_EQ(KindOf(local.Cancel("run-9", "ops", "")), ErrorKind::kNotFound);
-  ASSERT_TRUE(local.Cancel("run-2", "ops", "enough").ok());
+  ASSERT_OK(local.Cancel("run-2", "ops", "enough"));
   EXPECT_EQ(KindOf(local.Cancel("run-2", "ops", "")), ErrorKind::kRunState);
   EXPECT_EQ(KindOf(local.Approve(DecisionFor(b))), ErrorKind::kRunState);
 }
@@ -103,7 +104,7 @@ TEST_F(LocalTest, ExpiredWrapsNotPendingAndCancelsRun) {
   // Showing reports the expiry and writes nothing.
   std::size_t events = EventCount();
   absl::StatusOr<Pending> shown = local.Show("run-1", a.id);
-  ASSERT_TRUE(shown.ok()) << shown.status();
+  ASSERT_OK(shown);
   EXPECT_TRUE(shown->expired);
   EXPECT_EQ(EventCount(), events);
   EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kWaitingForApproval);
@@ -119,7 +120,7 @@ TEST_F(LocalTest, ExpiredWrapsNotPendingAndCancelsRun) {
   EXPECT_EQ(Only("run-1").status, ApprovalStatus::kExpired);
 }
 
-// reference/core.md §18 [C36]: an operator decides on the clock it was given.
+// An operator decides on the clock it was given.
 TEST_F(LocalTest, ItsOwnClockDecidesExpiry) {
   Limits limits;
   limits.approval_ttl = absl::Minutes(1);
@@ -133,7 +134,7 @@ TEST_F(LocalTest, ItsOwnClockDecidesExpiry) {
   EXPECT_TRUE(too_late.Show("run-1", Only("run-1").id)->expired);
   EXPECT_FALSE(on_time.Show("run-1", Only("run-1").id)->expired);
   Approval a = Only("run-1");
-  ASSERT_TRUE(on_time.Approve(DecisionFor(a)).ok());
+  ASSERT_OK(on_time.Approve(DecisionFor(a)));
   EXPECT_EQ(Only("run-1").status, ApprovalStatus::kApproved);
 
   Approval b = Only("run-2");
@@ -146,7 +147,7 @@ TEST_F(LocalTest, ListsAWaitingRunsPendingApprovalsWithThePolicysReason) {
   Start("run-1");
   Local local(*store_, clock_);
   absl::StatusOr<std::vector<Pending>> pending = local.ListPending("run-1", 20);
-  ASSERT_TRUE(pending.ok()) << pending.status();
+  ASSERT_OK(pending);
   ASSERT_THAT(*pending, SizeIs(1));
   EXPECT_EQ((*pending)[0].approval.id, Only("run-1").id);
   EXPECT_EQ((*pending)[0].approval.hash, Only("run-1").hash);
@@ -155,7 +156,7 @@ TEST_F(LocalTest, ListsAWaitingRunsPendingApprovalsWithThePolicysReason) {
 
   EXPECT_EQ(KindOf(local.ListPending("run-9", 20).status()), ErrorKind::kNotFound);
   EXPECT_EQ(KindOf(local.ListPending("run-1", 0).status()), ErrorKind::kDecision);
-  ASSERT_TRUE(local.Reject(DecisionFor(Only("run-1"))).ok());
+  ASSERT_OK(local.Reject(DecisionFor(Only("run-1"))));
   EXPECT_THAT(*local.ListPending("run-1", 20), IsEmpty());  // not waiting: nothing pending
   // Show still shows it, decided.
   EXPECT_EQ(local.Show("run-1", Only("run-1").id)->approval.status, ApprovalStatus::kRejected);
@@ -179,7 +180,7 @@ TEST_F(LocalTest, AnApprovalsReasonIsThePausingPolicysAfterAResumeTimeDecision) 
   Start("run-1");
   Local local(*store_, clock_);
   Approval first = Only("run-1");
-  ASSERT_TRUE(local.Approve(DecisionFor(first)).ok());
+  ASSERT_OK(local.Approve(DecisionFor(first)));
   policy.reason = "the limit changed";
   policy.limit = "200";
   ASSERT_EQ(Resume("run-1", {scripted::Complete()})->status, RunStatus::kWaitingForApproval);
@@ -198,23 +199,23 @@ TEST_F(LocalTest, PendingIsBoundedButKeepsTheHash) {
   Local local(*store_, clock_);
   Approval stored = Only("run-1");
   absl::StatusOr<Pending> shown = local.Show("run-1", stored.id);
-  ASSERT_TRUE(shown.ok()) << shown.status();
+  ASSERT_OK(shown);
   EXPECT_THAT(shown->approval.request, HasSubstr("bytes omitted"));
   EXPECT_LT(shown->approval.request.size(), stored.request.size());
   EXPECT_EQ(shown->approval.hash, stored.hash);
   // The bounded form is only for showing: deciding with its hash decides the stored approval.
-  ASSERT_TRUE(local.Approve(Decision{"run-1", stored.id, shown->approval.hash, "ops", ""}).ok());
+  ASSERT_OK(local.Approve(Decision{"run-1", stored.id, shown->approval.hash, "ops", ""}));
 }
 
 TEST_F(LocalTest, RunReadsTheRunWithoutTheStore) {
   std::string goal(5000, 'g');
   Start("run-1", {PostTo(R"("alice")")}, {}, goal);
   auto local = Local::Open(path_, clock_);
-  ASSERT_TRUE(local.ok()) << local.status();
+  ASSERT_OK(local);
   RunReader& reader = **local;
-  ASSERT_TRUE((*local)->Cancel("run-1", "ops", std::string(3000, 'n')).ok());
+  ASSERT_OK((*local)->Cancel("run-1", "ops", std::string(3000, 'n')));
   absl::StatusOr<agentrt::Run> run = reader.ReadRun("run-1");
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCancelled);
   EXPECT_THAT(run->goal, HasSubstr("…[4600 bytes omitted]…"));
   EXPECT_THAT(run->reason_detail, HasSubstr("…[2600 bytes omitted]…"));
@@ -225,9 +226,9 @@ TEST_F(LocalTest, OpenUsesOpenExistingAndItsObserverSeesTheDecision) {
   Start("run-1");
   std::vector<std::string> seen;
   auto local = Local::Open(path_, clock_, [&](const store::Event& e) { seen.push_back(e.type); });
-  ASSERT_TRUE(local.ok()) << local.status();
+  ASSERT_OK(local);
   Approval a = Only("run-1");
-  ASSERT_TRUE((*local)->Approve(DecisionFor(a)).ok());
+  ASSERT_OK((*local)->Approve(DecisionFor(a)));
   EXPECT_THAT(seen, ::testing::ElementsAre("approval.decided"));
   EXPECT_EQ(Only("run-1").status, ApprovalStatus::kApproved);  // written to the file
 }

@@ -19,6 +19,8 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/post_tool.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt::testing {
 
@@ -33,20 +35,13 @@ inline Decision PostTo(const std::string& to_json_string) {
 class PausedRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("agentrt_approver_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = test_support::TestFolder();
     path_ = (dir_ / "audit.db").string();
     absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(path_, clock_);
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     store_ = *std::move(store);
   }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { store_.reset(); }
 
   // Starts `run_id` with a script (by default: post to "alice"), returning the run as stored:
   // paused for approval unless the script says otherwise.
@@ -56,9 +51,9 @@ class PausedRunTest : public ::testing::Test {
     agent_ = std::make_unique<ScriptedAgent>(std::move(script));
     absl::StatusOr<std::unique_ptr<Driver>> driver =
         Driver::Create(*store_, clock_, entropy_, Options());
-    EXPECT_TRUE(driver.ok()) << driver.status();
+    EXPECT_OK(driver);
     absl::StatusOr<agentrt::Run> run = (*driver)->StartWithId(run_id, goal, limits);
-    EXPECT_TRUE(run.ok()) << run.status();
+    EXPECT_OK(run);
     return run.ok() ? *run : agentrt::Run{};
   }
 
@@ -100,16 +95,12 @@ class PausedRunTest : public ::testing::Test {
     request.replace(at, from.size(), to);
     std::string hash =
         rehash ? ApprovalHash(a.kind, a.capability, a.presentation, request) : a.hash;
-    ASSERT_TRUE(store_
-                    ->Write([&](store::Transaction& tx) {
-                      return store::Sql::Exec(
-                                 tx,
-                                 "UPDATE approvals SET request_json = ?1, hash = ?2 WHERE id = ?3",
-                                 {std::string_view(request), std::string_view(hash),
-                                  std::string_view(a.id)})
-                          .status();
-                    })
-                    .ok());
+    ASSERT_OK(store_->Write([&](store::Transaction& tx) {
+      return store::Sql::Exec(
+                 tx, "UPDATE approvals SET request_json = ?1, hash = ?2 WHERE id = ?3",
+                 {std::string_view(request), std::string_view(hash), std::string_view(a.id)})
+          .status();
+    }));
   }
 
   std::filesystem::path dir_;

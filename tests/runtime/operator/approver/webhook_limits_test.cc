@@ -22,6 +22,7 @@
 #include "runtime/world/http_server.h"
 #include "tests/runtime/operator/approver/loopback_client.h"
 #include "tests/runtime/operator/approver/paused_run.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::approver::webhook {
 namespace {
@@ -57,11 +58,11 @@ class WebhookLimitsTest : public PausedRunTest {
       if (e.type == "webhook.refused") refusals_.push_back(e.payload_json);
     };
     absl::StatusOr<std::unique_ptr<Handler>> handler = Handler::Create(std::move(config));
-    ASSERT_TRUE(handler.ok()) << handler.status();
+    ASSERT_OK(handler);
     handler_ = *std::move(handler);
     absl::StatusOr<std::unique_ptr<world::HttpServer>> server =
         world::HttpServer::Listen("127.0.0.1", 0, *handler_, options);
-    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_OK(server);
     server_ = *std::move(server);
   }
   int port() const { return server_->port(); }
@@ -323,7 +324,7 @@ TEST_F(WebhookLimitsTest, StopEndsTheConnectionsStillArriving) {
 
 TEST_F(WebhookLimitsTest, OptionsAreValidated) {
   world::HttpServerOptions options;
-  EXPECT_TRUE(world::Validate(options).ok());
+  EXPECT_OK(world::Validate(options));
   options.max_connections_per_address = options.max_connections;
   absl::Status status = world::Validate(options);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);

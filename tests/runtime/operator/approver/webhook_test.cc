@@ -30,10 +30,12 @@
 #include "runtime/records/stored_forms.h"
 #include "runtime/world/http_server.h"
 #include "tests/runtime/operator/approver/paused_run.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::approver::webhook {
 namespace {
 
+using ::agentrt::test_support::StatusIs;
 using testing::Complete;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -121,11 +123,11 @@ class WebhookTest : public PausedRunTest {
   void Serve(Config config) {
     server_.reset();
     absl::StatusOr<std::unique_ptr<Handler>> handler = Handler::Create(std::move(config));
-    ASSERT_TRUE(handler.ok()) << handler.status();
+    ASSERT_OK(handler);
     handler_ = *std::move(handler);
     absl::StatusOr<std::unique_ptr<world::HttpServer>> server =
         world::HttpServer::Listen("127.0.0.1", 0, *handler_);
-    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_OK(server);
     server_ = *std::move(server);
   }
 
@@ -263,13 +265,13 @@ TEST_F(WebhookTest, SignatureWindowIsBounded) {
   auto request = [&] {
     return NewRequest(kSecret, clock_.Now(), entropy_, "GET", "/runs/r/approvals");
   };
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(verifier.Verify(request(), clock_.Now()).ok());
+  for (int i = 0; i < 3; ++i) EXPECT_OK(verifier.Verify(request(), clock_.Now()));
   absl::Status full = verifier.Verify(request(), clock_.Now());
   EXPECT_EQ(full.code(), absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(full.message(), "too many signatures in the window");
   // Signatures are forgotten once their timestamp + skew has passed.
   clock_.Advance(absl::Minutes(5) + absl::Seconds(1));
-  EXPECT_TRUE(verifier.Verify(request(), clock_.Now()).ok());
+  EXPECT_OK(verifier.Verify(request(), clock_.Now()));
   EXPECT_EQ(verifier.remembered(), 1u);
 }
 
@@ -489,7 +491,7 @@ TEST_F(WebhookTest, HashBindsAgainstAConcurrentChange) {
   Start("run-2");
   Approval b = Only("run-2");
   shown = Get(absl::StrCat("/runs/run-2/approvals/", b.id)).Member("hash");
-  ASSERT_TRUE(local_->Approve(Decision{"run-2", b.id, b.hash, "alice", ""}).ok());
+  ASSERT_OK(local_->Approve(Decision{"run-2", b.id, b.hash, "alice", ""}));
   reply = Decide(b, "reject", shown);
   EXPECT_EQ(reply.status, 409);
   EXPECT_EQ(reply.Member("code"), "not_pending");
@@ -657,7 +659,7 @@ TEST_F(WebhookTest, GrantThenResumeBindsTheHash) {
   ASSERT_EQ(Decide(a, "approve", a.hash).status, 202);
   EXPECT_TRUE(post_.calls.empty());  // granting runs nothing
   absl::StatusOr<agentrt::Run> run = Resume("run-1", {Complete()});
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kCompleted);
   ASSERT_THAT(post_.calls, SizeIs(1));
   EXPECT_EQ(post_.calls[0].args, R"({"to":"alice"})");  // exactly the recorded request
@@ -677,8 +679,7 @@ TEST_F(WebhookTest, GrantThenResumeBindsTheHash) {
   ASSERT_EQ(Decide(b, "approve", b.hash).status, 202);
   RewriteRequest(b, R"("to":"alice")", R"("to":"mallory")", /*rehash=*/false);
   absl::StatusOr<agentrt::Run> refused = Resume("run-2", {Complete()});
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss);
+  ASSERT_THAT(refused, StatusIs(absl::StatusCode::kDataLoss));
   EXPECT_TRUE(post_.calls.empty());
 }
 
@@ -695,7 +696,7 @@ TEST_F(WebhookTest, ObserverSeesDecisionsAndRefusalsWhichAreNeverStored) {
   EXPECT_EQ(seen[0].type, "webhook.refused");
   EXPECT_EQ(seen[0].seq, 0);
   absl::StatusOr<json::Document> refused = json::Parse(seen[0].payload_json);
-  ASSERT_TRUE(refused.ok());
+  ASSERT_OK(refused);
   EXPECT_EQ(json::MemberText(refused->root(), "status"), "401");
   EXPECT_EQ(json::MemberText(refused->root(), "method"), "GET");
   EXPECT_EQ(json::MemberText(refused->root(), "path"), "/runs/run-1/approvals");
@@ -703,7 +704,7 @@ TEST_F(WebhookTest, ObserverSeesDecisionsAndRefusalsWhichAreNeverStored) {
   EXPECT_EQ(seen[1].type, "webhook.decision");
   EXPECT_EQ(seen[1].run_id, "run-1");
   absl::StatusOr<json::Document> decision = json::Parse(seen[1].payload_json);
-  ASSERT_TRUE(decision.ok());
+  ASSERT_OK(decision);
   EXPECT_EQ(json::MemberText(decision->root(), "action"), "approve");
   EXPECT_EQ(json::MemberText(decision->root(), "approval_id"), a.id);
   EXPECT_EQ(json::MemberText(decision->root(), "by"), "ops");
@@ -721,7 +722,7 @@ TEST_F(WebhookTest, ConfigIsValidated) {
   config.secret = std::string(31, 's');
   EXPECT_THAT(Handler::Create(config).status().message(), HasSubstr("at least 32 bytes"));
   config.secret = std::string(32, 's');
-  EXPECT_TRUE(Handler::Create(config).ok());
+  EXPECT_OK(Handler::Create(config));
   Config no_clock = config;
   no_clock.clock = nullptr;
   EXPECT_THAT(Handler::Create(no_clock).status().message(), HasSubstr("clock is required"));

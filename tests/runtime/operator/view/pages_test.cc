@@ -21,6 +21,7 @@
 #include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::view {
@@ -74,34 +75,30 @@ class ViewTest : public ::testing::Test {
     options.tools = {&post_, &read_, &wipe_};
     options.scheduler = &lease_clock_;
     auto driver = Driver::Create(*store_, clock_, entropy_, options);
-    EXPECT_TRUE(driver.ok()) << driver.status();
+    EXPECT_OK(driver);
     absl::StatusOr<agentrt::Run> run =
         resume ? (*driver)->Resume(id) : (*driver)->StartWithId(id, "goal of " + id);
-    EXPECT_TRUE(run.ok()) << run.status();
+    EXPECT_OK(run);
     return *run;
   }
 
   // Adds a second pending approval to a waiting run, as a re-pause would leave one.
   void AddPendingApproval(const std::string& run, const std::string& id) {
-    ASSERT_TRUE(store_
-                    ->Write([&](store::Transaction& tx) {
-                      return store::Sql::Exec(
-                                 tx,
-                                 "INSERT INTO approvals (id, run_id, step_id, kind, "
-                                 "capability_json, presentation_json, request_json, hash, status, "
-                                 "created_at) SELECT ?1, run_id, step_id, kind, capability_json, "
-                                 "presentation_json, request_json, hash, 'pending', created_at "
-                                 "FROM approvals WHERE run_id = ?2 LIMIT 1",
-                                 {std::string_view(id), std::string_view(run)})
-                          .status();
-                    })
-                    .ok());
+    ASSERT_OK(store_->Write([&](store::Transaction& tx) {
+      return store::Sql::Exec(tx,
+                              "INSERT INTO approvals (id, run_id, step_id, kind, "
+                              "capability_json, presentation_json, request_json, hash, status, "
+                              "created_at) SELECT ?1, run_id, step_id, kind, capability_json, "
+                              "presentation_json, request_json, hash, 'pending', created_at "
+                              "FROM approvals WHERE run_id = ?2 LIMIT 1",
+                              {std::string_view(id), std::string_view(run)})
+          .status();
+    }));
   }
 
   void Sql(std::string_view sql) {
-    ASSERT_TRUE(
-        store_->Write([&](store::Transaction& tx) { return store::Sql::Exec(tx, sql).status(); })
-            .ok());
+    ASSERT_OK(
+        store_->Write([&](store::Transaction& tx) { return store::Sql::Exec(tx, sql).status(); }));
   }
 
   world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
@@ -125,7 +122,7 @@ TEST_F(ViewTest, Runs_SummariesCarryTheWaitingApproval) {
       "estimated_cost_micros = 4321 WHERE id = 'one'");
 
   absl::StatusOr<RunsPageResult> page = RunsPage(*store_, 10, 0);
-  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_OK(page);
   EXPECT_EQ(page->total, 3);
   ASSERT_THAT(page->runs, SizeIs(3));
   // Newest first.
@@ -153,7 +150,7 @@ TEST_F(ViewTest, Runs_SummariesCarryTheWaitingApproval) {
   for (const RunSummary& listed : page->runs) {
     SCOPED_TRACE(listed.id);
     absl::StatusOr<RunSummary> summary = Summary(*store_, *ReadRun(*store_, listed.id));
-    ASSERT_TRUE(summary.ok()) << summary.status();
+    ASSERT_OK(summary);
     EXPECT_EQ(ToJson(*summary), ToJson(listed));
   }
 }
@@ -161,18 +158,18 @@ TEST_F(ViewTest, Runs_SummariesCarryTheWaitingApproval) {
 TEST_F(ViewTest, Summary_TerminalRunHasNoPendingApproval) {
   Drive("r", {Call("post")});
   world::ManualClock operator_clock(absl::FromUnixSeconds(1'800'001'000));
-  ASSERT_TRUE(Cancel(*store_, operator_clock, "r", Decider{"ops", "stop"}).ok());
+  ASSERT_OK(Cancel(*store_, operator_clock, "r", Decider{"ops", "stop"}));
   // Cancel leaves the approval pending, but a cancelled run waits for nothing.
   ASSERT_EQ(ListApprovals(*store_, "r")->at(0).status, ApprovalStatus::kPending);
   absl::StatusOr<RunSummary> summary = Summary(*store_, *ReadRun(*store_, "r"));
-  ASSERT_TRUE(summary.ok());
+  ASSERT_OK(summary);
   EXPECT_EQ(summary->status, RunStatus::kCancelled);
   EXPECT_EQ(summary->pending_approval_id, "");
   EXPECT_EQ(summary->reason, "operator_cancelled");
   EXPECT_EQ(summary->reason_detail, "stop");
   EXPECT_EQ(RunsPage(*store_, 5, 0)->runs[0].pending_approval_id, "");
   absl::StatusOr<RunDetailPage> detail = DetailPage(*store_, "r", 5, 0);
-  ASSERT_TRUE(detail.ok());
+  ASSERT_OK(detail);
   EXPECT_FALSE(detail->waiting.has_value());
   EXPECT_EQ(detail->pending_total, 1);
 }
@@ -180,11 +177,11 @@ TEST_F(ViewTest, Summary_TerminalRunHasNoPendingApproval) {
 TEST_F(ViewTest, Steps_SummarizeDecisionPolicyAndObservation) {
   Drive("r", {Call("read"), Call("wipe"), Call("post")});
   std::string approval = ListApprovals(*store_, "r")->at(0).id;
-  ASSERT_TRUE(Approve(*store_, clock_, "r", approval, Decider{"ops"}).ok());
+  ASSERT_OK(Approve(*store_, clock_, "r", approval, Decider{"ops"}));
   Drive("r", {Complete()}, /*resume=*/true);
 
   absl::StatusOr<StepsPageResult> page = StepsPage(*store_, "r", 10, 0);
-  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_OK(page);
   EXPECT_EQ(page->total, 4);
   ASSERT_THAT(page->steps, SizeIs(4));
   auto json = [&](int i) { return ToJson(page->steps[i]); };
@@ -210,7 +207,7 @@ TEST_F(ViewTest, Steps_SummarizeDecisionPolicyAndObservation) {
                          R"(","index":3,"status":"done"})");
   // A page of it.
   absl::StatusOr<StepsPageResult> second = StepsPage(*store_, "r", 2, 1);
-  ASSERT_TRUE(second.ok());
+  ASSERT_OK(second);
   EXPECT_EQ(second->total, 4);
   ASSERT_THAT(second->steps, SizeIs(2));
   EXPECT_EQ(second->steps[0].index, 1);
@@ -246,7 +243,7 @@ TEST_F(ViewTest, PendingApproval_SelectionRule) {
            "extra116, extra117, extra118 and 3 more"},
       {"several, one named: that one", "extra107", [] {}, absl::StatusCode::kOk, "extra107"},
       {"named but decided: refused with its status", first,
-       [&] { ASSERT_TRUE(Approve(*store_, clock_, "r", first, Decider{"ops"}).ok()); },
+       [&] { ASSERT_OK(Approve(*store_, clock_, "r", first, Decider{"ops"})); },
        absl::StatusCode::kFailedPrecondition, "approval " + first + " is approved"},
       {"none pending", "",
        [&] { Sql("UPDATE approvals SET status = 'rejected' WHERE run_id = 'r'"); },
@@ -268,7 +265,7 @@ TEST_F(ViewTest, PendingApproval_SelectionRule) {
 TEST_F(ViewTest, DetailPage_WaitingApprovalWhateverTheOffset) {
   Drive("r", {Call("read"), Call("read"), Call("post")});
   absl::StatusOr<RunDetailPage> first = DetailPage(*store_, "r", 2, 0);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_EQ(first->run.id, "r");
   EXPECT_EQ(first->steps_total, 3);
   EXPECT_THAT(first->steps, SizeIs(2));
@@ -279,7 +276,7 @@ TEST_F(ViewTest, DetailPage_WaitingApprovalWhateverTheOffset) {
   EXPECT_EQ(first->run.pending_approval_id, first->waiting->id);
 
   absl::StatusOr<RunDetailPage> later = DetailPage(*store_, "r", 2, 2);
-  ASSERT_TRUE(later.ok());
+  ASSERT_OK(later);
   EXPECT_THAT(later->steps, SizeIs(1));
   EXPECT_THAT(later->pending, IsEmpty());
   ASSERT_TRUE(later->waiting.has_value());
@@ -303,7 +300,7 @@ TEST_F(ViewTest, Pages_ReadOnlyThePageAndCapWhatTheyShow) {
   Sql("UPDATE runs SET goal = 'bad ' || CAST(x'ff41' AS TEXT) WHERE id = 'c'");
 
   absl::StatusOr<RunsPageResult> page = RunsPage(*store_, 2, 0);
-  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_OK(page);
   EXPECT_EQ(page->total, 3);
   ASSERT_THAT(page->runs, SizeIs(2));
   EXPECT_EQ(page->runs[0].goal,
@@ -311,14 +308,14 @@ TEST_F(ViewTest, Pages_ReadOnlyThePageAndCapWhatTheyShow) {
             "A");
   EXPECT_LE(page->runs[1].goal.size(), kMaxDisplayText);
   EXPECT_THAT(page->runs[1].goal, ::testing::EndsWith("…"));
-  EXPECT_TRUE(json::Parse(ToJson(page->runs[0])).ok());
+  EXPECT_OK(json::Parse(ToJson(page->runs[0])));
   absl::StatusOr<RunsPageResult> last = RunsPage(*store_, 2, 2);
-  ASSERT_TRUE(last.ok());
+  ASSERT_OK(last);
   ASSERT_THAT(last->runs, SizeIs(1));
   EXPECT_EQ(last->runs[0].id, "a");
 
   absl::StatusOr<StepsPageResult> steps = StepsPage(*store_, "a", 10, 0);
-  ASSERT_TRUE(steps.ok()) << steps.status();
+  ASSERT_OK(steps);
   ASSERT_THAT(steps->steps, SizeIs(2));
   EXPECT_EQ(steps->steps[0].tool, "");
   EXPECT_EQ(steps->steps[0].observation, "");
@@ -329,7 +326,7 @@ TEST_F(ViewTest, ApprovalJson_CarriesTheStoredFieldsAndNamesUnreadableOnes) {
   Drive("r", {Call("post", std::string(3000, 'z'))});
   Approval a = ListApprovals(*store_, "r")->at(0);
   absl::StatusOr<json::Document> whole = json::Parse(ApprovalJson(a));
-  ASSERT_TRUE(whole.ok());
+  ASSERT_OK(whole);
   EXPECT_EQ(whole->root().Find("hash")->string_value(), a.hash);
   EXPECT_EQ(whole->root().Find("status")->string_value(), "pending");
   EXPECT_FALSE(whole->root().Find("decided_at").has_value());
@@ -339,7 +336,7 @@ TEST_F(ViewTest, ApprovalJson_CarriesTheStoredFieldsAndNamesUnreadableOnes) {
   EXPECT_THAT(bounded, HasSubstr("\"hash\":\"" + a.hash + "\""));
   a.presentation = "{broken";
   std::string broken = ApprovalJson(a);
-  EXPECT_TRUE(json::Parse(broken).ok());
+  EXPECT_OK(json::Parse(broken));
   EXPECT_THAT(broken, HasSubstr(R"("decode_error":"presentation: not JSON")"));
 }
 
