@@ -79,8 +79,8 @@ std::string DefaultToolUseId(const Step& step);
 // The tool_use input of a decision: its arguments in canonical form, "{}" when it sent none.
 // Arguments that are not usable JSON are rendered as {"invalid_json": "<bytes>"} (or
 // {"invalid_json_base64": "<base64>"} when they are not UTF-8), so the model sees what it sent
-// without the request becoming invalid JSON. The store keeps such bytes out of band (invalid_args) and ReadSteps puts them back,
-// so a step read back from the store renders exactly as the live one.
+// without the request becoming invalid JSON. The store keeps such bytes out of band (invalid_args)
+// and ReadSteps puts them back, so a step read back from the store renders exactly as the live one.
 std::string Args(const Decision& decision);
 
 // The synthesized assistant turn: a tool_call with a tool -> an optional text block (the

@@ -66,7 +66,8 @@ class StatusIsMatcher {
     if (!code_.Matches(status.code())) return false;
     ::testing::StringMatchResultListener message_listener;
     if (!message_.MatchAndExplain(std::string(status.message()), &message_listener)) {
-      if (!message_listener.str().empty()) *listener << ", whose message " << message_listener.str();
+      if (!message_listener.str().empty())
+        *listener << ", whose message " << message_listener.str();
       return false;
     }
     return true;

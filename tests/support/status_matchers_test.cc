@@ -101,8 +101,7 @@ TEST(StatusIsTest, ExplainsWithTheActualStatus) {
             "which has status NOT_FOUND: run r-7 not found");
   EXPECT_EQ(Explanation(StatusIs(absl::StatusCode::kNotFound), absl::StatusOr<int>(1)),
             "which is OK");
-  EXPECT_EQ(DescribeMatcher<absl::Status>(
-                StatusIs(absl::StatusCode::kNotFound, HasSubstr("r-7"))),
+  EXPECT_EQ(DescribeMatcher<absl::Status>(StatusIs(absl::StatusCode::kNotFound, HasSubstr("r-7"))),
             "has a status code that is equal to NOT_FOUND, and a message that has substring "
             "\"r-7\"");
   EXPECT_NONFATAL_FAILURE(

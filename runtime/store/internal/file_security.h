@@ -19,9 +19,9 @@ absl::Status CreateIfMissing(const std::string& path);
 // (closing a descriptor would drop this process's SQLite locks on the file): each must be a
 // regular file, not a symbolic link, not writable by group or others, and the sidecars owned by
 // the database's owner. What SQLite then opens is the same file or nothing: it is opened with
-// SQLITE_OPEN_NOFOLLOW (sqlite.h). A `writer` tightens a file readable by group or others to 0600. Errors:
-// NotFound when the database does not exist; PermissionDenied naming the file and the reason
-// (a symbolic link: "name the database file itself"; a mode: the command that fixes it).
+// SQLITE_OPEN_NOFOLLOW (sqlite.h). A `writer` tightens a file readable by group or others to 0600.
+// Errors: NotFound when the database does not exist; PermissionDenied naming the file and the
+// reason (a symbolic link: "name the database file itself"; a mode: the command that fixes it).
 absl::Status SecureFiles(const std::string& path, bool writer);
 
 }  // namespace agentrt::store
