@@ -1,12 +1,14 @@
-# agentrt_add_library(<name> SOURCES <files...>): one of agentrt's static libraries, target
-# agentrt_<name>, alias and exported name agentrt::<name>.
+# agentrt_add_library(<name> [OWN_PRECOMPILED_HEADERS] SOURCES <files...>): one of agentrt's
+# static libraries, target agentrt_<name>, alias and exported name agentrt::<name>. Its files
+# start from the shared precompiled header, or with OWN_PRECOMPILED_HEADERS from one of its own
+# (cmake/AgentrtPrecompiledHeaders.cmake).
 #
 # Its own sources see the whole source tree (PRIVATE); what it offers others is only the
 # public headers: in the build tree the staged folder of links to them (AGENTRT_STAGED_INCLUDE,
 # so an add_subdirectory consumer cannot reach engine/, internal/ or tests/), once installed
 # the include folder. Every such library is installed and exported (agentrt_install_package).
 function(agentrt_add_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "OWN_PRECOMPILED_HEADERS" "" "SOURCES" ${ARGN})
   add_library(agentrt_${name} STATIC ${ARG_SOURCES})
   add_library(agentrt::${name} ALIAS agentrt_${name})
   set_target_properties(agentrt_${name} PROPERTIES EXPORT_NAME ${name})
@@ -15,6 +17,11 @@ function(agentrt_add_library name)
     PUBLIC $<BUILD_INTERFACE:${AGENTRT_STAGED_INCLUDE}>
            $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   set_property(GLOBAL APPEND PROPERTY AGENTRT_LIBRARIES agentrt_${name})
+  if(ARG_OWN_PRECOMPILED_HEADERS)
+    agentrt_precompile_own_headers(agentrt_${name})
+  else()
+    agentrt_use_precompiled_headers(agentrt_pch agentrt_${name})
+  endif()
 endfunction()
 
 # agentrt_stage_public_headers(): links every public header into AGENTRT_STAGED_INCLUDE and
