@@ -245,100 +245,160 @@ struct Context {
   const std::map<std::string, CurrentTool, std::less<>>* current = nullptr;
 };
 
-RecheckedEvaluation RecheckOne(const Context& c, std::size_t index, bool& pre_migration) {
+// One evaluation as the skip rules see it.
+struct Candidate {
+  const Context& c;
+  const Entry& entry;
+  const Step* step;  // the evaluated step; nullptr when it is not stored
+};
+
+// A reason an evaluation is not re-checked: `why` gives the detail when the rule applies to the
+// candidate, and nullopt when it does not. A rule may assume every rule before it did not apply.
+struct SkipRule {
+  RecheckResult result;
+  std::optional<std::string> (*why)(const Candidate&);
+  bool recorded_before_migration = false;  // the evaluation predates schema version 6
+};
+
+using Why = std::optional<std::string>;
+
+const records::StepPolicy& PolicyOf(const Candidate& x) { return *x.entry.policy; }
+const records::PolicyView& ViewOf(const Candidate& x) { return *x.entry.policy->view; }
+
+// In the order they are asked; the first that applies decides.
+constexpr SkipRule kSkipRules[] = {
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       if (!x.entry.policy_failed) return std::nullopt;
+       return "policy failed; no evaluation recorded: " + x.entry.failure;
+     }},
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       if (x.entry.policy) return std::nullopt;
+       return x.entry.cut
+                  ? absl::StrCat("the recorded evaluation is longer than ",
+                                 store::Store::kMaxPageText, " characters and was not read whole")
+                  : std::string("the recorded evaluation is not JSON");
+     }},
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       if (PolicyOf(x).has_view || !PolicyOf(x).spec_hash.empty()) return std::nullopt;
+       return absl::StrCat(ToAbsl(kRecordedBefore), ": no run view or spec was recorded");
+     },
+     /*recorded_before_migration=*/true},
+    // The runtime's own pauses record the spec they pause but no view: no policy was asked.
+    {RecheckResult::kNotAPolicyEvaluation,
+     [](const Candidate& x) -> Why {
+       if (PolicyOf(x).has_view) return std::nullopt;
+       return std::string(PolicyOf(x).kind == kInterruptedSideEffectKind
+                              ? "an interrupted side effect's pause"
+                              : "a reconciliation's pause");
+     }},
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       if (PolicyOf(x).view) return std::nullopt;
+       return "the recorded run view is not an object";
+     }},
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       if (!PolicyOf(x).spec_hash.empty()) return std::nullopt;
+       return "no spec hash was recorded";
+     }},
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       if (x.step != nullptr) return std::nullopt;
+       return "the step is not stored";
+     }},
+    // Of the evaluated step only its decision is handed on (the request's arguments): another of
+    // its columns that does not read (the policy column after a refused answer, say) does not
+    // matter here. The steps of the view are handed whole and must read.
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       if (x.step->decision) return std::nullopt;
+       return x.step->decode_error.empty() ? std::string("the step records no decision")
+                                           : absl::StrCat("the step's decision cannot be read: ",
+                                                          ToAbsl(x.step->decode_error));
+     }},
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       if (x.step->decision->Kind() == DecisionKind::kToolCall) return std::nullopt;
+       return "the step is not a tool call";
+     }},
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       if (x.c.scan.created_seen && !x.c.scan.created_cut) return std::nullopt;
+       return std::string(x.c.scan.created_seen
+                              ? "the run's run.created event cannot be read whole (goal and limits)"
+                              : "the run's run.created event is missing (goal and limits)");
+     }},
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       if (ViewOf(x).status) return std::nullopt;
+       return "the recorded view has no run status";
+     }},
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       std::int64_t steps = ViewOf(x).steps, approvals = ViewOf(x).approvals;
+       if (steps >= 0 && steps <= static_cast<std::int64_t>(x.c.steps.size()) && approvals >= 0 &&
+           approvals <= x.c.approvals_total) {
+         return std::nullopt;
+       }
+       return absl::StrCat("the recorded view counts ", steps, " steps and ", approvals,
+                           " approvals; the run holds ", x.c.steps.size(), " and ",
+                           x.c.approvals_total);
+     }},
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       if (ViewOf(x).approvals <= static_cast<std::int64_t>(x.c.approvals.size())) {
+         return std::nullopt;
+       }
+       return absl::StrCat("the recorded view counts ", ViewOf(x).approvals,
+                           " approvals, more than the ", kMaxApprovalsRead, " a re-check reads");
+     }},
+    {RecheckResult::kNotRecheckable,
+     [](const Candidate& x) -> Why {
+       for (std::int64_t i = 0; i < ViewOf(x).steps; ++i) {
+         const Step& before = x.c.steps[static_cast<std::size_t>(i)];
+         if (!before.decode_error.empty()) {
+           return absl::StrCat("step ", before.index,
+                               " of the view cannot be read: ", ToAbsl(before.decode_error));
+         }
+       }
+       return std::nullopt;
+     }},
+};
+
+// What the report shows of an evaluation whatever becomes of it: where it is, the tool, what
+// was recorded and whether it was asked on a resume.
+RecheckedEvaluation WhatWasRecorded(const Context& c, std::size_t index, const Step* step) {
   const Entry& entry = c.scan.entries[index];
   RecheckedEvaluation ev;
   ev.seq = entry.seq;
   ev.step_id = entry.step_id;
-  const Step* step = nullptr;
-  if (auto it = c.step_by_id.find(entry.step_id); it != c.step_by_id.end()) {
-    step = &c.steps[it->second];
+  if (step != nullptr) {
     ev.step_index = step->index;
     if (step->decision) ev.tool = step->decision->tool;
   }
-  auto skipped = [&](RecheckResult result, std::string detail) {
-    ev.result = result;
-    ev.detail = std::move(detail);
-    return ev;
-  };
   if (entry.policy_failed) {
+    // A failed evaluation after one of the same step was asked on the grant's resume.
     for (std::size_t i = 0; i < index; ++i) {
       const Entry& earlier = c.scan.entries[i];
       if (!earlier.policy_failed && earlier.step_id == entry.step_id) ev.on_resume = true;
     }
-    return skipped(RecheckResult::kNotRecheckable,
-                   "policy failed; no evaluation recorded: " + entry.failure);
   }
-  if (!entry.policy) {
-    return skipped(
-        RecheckResult::kNotRecheckable,
-        entry.cut ? absl::StrCat("the recorded evaluation is longer than ",
-                                 store::Store::kMaxPageText, " characters and was not read whole")
-                  : std::string("the recorded evaluation is not JSON"));
-  }
-  const records::StepPolicy& p = *entry.policy;
-  const std::string &outcome = p.outcome, &kind = p.kind;
-  ev.recorded = Describe(outcome, kind);
-  ev.policy_id = p.policy_id;
-  const std::string& spec_hash = p.spec_hash;
-  if (!p.has_view) {
-    if (spec_hash.empty()) {
-      pre_migration = true;
-      return skipped(RecheckResult::kNotRecheckable,
-                     absl::StrCat(ToAbsl(kRecordedBefore), ": no run view or spec was recorded"));
+  if (entry.policy) {
+    ev.recorded = Describe(entry.policy->outcome, entry.policy->kind);
+    ev.policy_id = entry.policy->policy_id;
+    if (entry.policy->view) {
+      ev.on_resume = entry.policy->view->status == RunStatus::kWaitingForApproval;
     }
-    // The runtime's own pauses record the spec they pause but no view: no policy was asked.
-    return skipped(RecheckResult::kNotAPolicyEvaluation, kind == kInterruptedSideEffectKind
-                                                             ? "an interrupted side effect's pause"
-                                                             : "a reconciliation's pause");
   }
-  if (!p.view) {
-    return skipped(RecheckResult::kNotRecheckable, "the recorded run view is not an object");
-  }
-  const records::PolicyView& view = *p.view;
-  ev.on_resume = view.status == RunStatus::kWaitingForApproval;
-  if (spec_hash.empty()) {
-    return skipped(RecheckResult::kNotRecheckable, "no spec hash was recorded");
-  }
-  if (step == nullptr) return skipped(RecheckResult::kNotRecheckable, "the step is not stored");
-  // Of the evaluated step only its decision is handed on (the request's arguments): another of
-  // its columns that does not read (the policy column after a refused answer, say) does not
-  // matter here. The steps of the view are handed whole and must read.
-  if (!step->decision) {
-    return skipped(RecheckResult::kNotRecheckable,
-                   step->decode_error.empty() ? std::string("the step records no decision")
-                                              : absl::StrCat("the step's decision cannot be read: ",
-                                                             ToAbsl(step->decode_error)));
-  }
-  if (step->decision->Kind() != DecisionKind::kToolCall) {
-    return skipped(RecheckResult::kNotRecheckable, "the step is not a tool call");
-  }
-  if (!c.scan.created_seen || c.scan.created_cut) {
-    return skipped(RecheckResult::kNotRecheckable,
-                   c.scan.created_seen
-                       ? "the run's run.created event cannot be read whole (goal and limits)"
-                       : "the run's run.created event is missing (goal and limits)");
-  }
+  return ev;
+}
 
-  // The view the policy was handed.
-  std::int64_t n_steps = view.steps;
-  std::int64_t n_approvals = view.approvals;
-  if (!view.status) {
-    return skipped(RecheckResult::kNotRecheckable, "the recorded view has no run status");
-  }
-  if (n_steps < 0 || n_steps > static_cast<std::int64_t>(c.steps.size()) || n_approvals < 0 ||
-      n_approvals > c.approvals_total) {
-    return skipped(
-        RecheckResult::kNotRecheckable,
-        absl::StrCat("the recorded view counts ", n_steps, " steps and ", n_approvals,
-                     " approvals; the run holds ", c.steps.size(), " and ", c.approvals_total));
-  }
-  if (n_approvals > static_cast<std::int64_t>(c.approvals.size())) {
-    return skipped(
-        RecheckResult::kNotRecheckable,
-        absl::StrCat("the recorded view counts ", n_approvals, " approvals, more than the ",
-                     kMaxApprovalsRead, " a re-check reads"));
-  }
+// The view the policy was handed, rebuilt from the run's events, steps and approvals (the skip
+// rules have checked every count and step it reads).
+RunView RebuildView(const Context& c, const Entry& entry, const records::PolicyView& view) {
   RunView rebuilt;
   rebuilt.run.id = c.run.id;
   rebuilt.run.goal = c.scan.goal;
@@ -352,17 +412,9 @@ RecheckedEvaluation RecheckOne(const Context& c, std::size_t index, bool& pre_mi
   rebuilt.run.cached_input_tokens = view.cached_input_tokens;
   rebuilt.run.estimated_cost_micros = view.estimated_cost_micros;
   rebuilt.run.active_time = absl::Milliseconds(view.active_ms);
-  for (std::int64_t i = 0; i < n_steps; ++i) {
-    const Step& before = c.steps[static_cast<std::size_t>(i)];
-    if (!before.decode_error.empty()) {
-      return skipped(RecheckResult::kNotRecheckable,
-                     absl::StrCat("step ", before.index,
-                                  " of the view cannot be read: ", ToAbsl(before.decode_error)));
-    }
-  }
-  rebuilt.steps = StepList(
-      std::vector<Step>(c.steps.begin(), c.steps.begin() + static_cast<std::ptrdiff_t>(n_steps)));
-  for (std::int64_t i = 0; i < n_approvals; ++i) {
+  rebuilt.steps = StepList(std::vector<Step>(
+      c.steps.begin(), c.steps.begin() + static_cast<std::ptrdiff_t>(view.steps)));
+  for (std::int64_t i = 0; i < view.approvals; ++i) {
     Approval a = c.approvals[static_cast<std::size_t>(i)];
     // As it stood at this evaluation: the status of its last decision before it; without any
     // recorded decision, by the time it was decided.
@@ -386,6 +438,32 @@ RecheckedEvaluation RecheckOne(const Context& c, std::size_t index, bool& pre_mi
     }
     rebuilt.approvals.push_back(std::move(a));
   }
+  return rebuilt;
+}
+
+RecheckedEvaluation RecheckOne(const Context& c, std::size_t index, bool& pre_migration) {
+  const Entry& entry = c.scan.entries[index];
+  const Step* step = nullptr;
+  if (auto it = c.step_by_id.find(entry.step_id); it != c.step_by_id.end()) {
+    step = &c.steps[it->second];
+  }
+  RecheckedEvaluation ev = WhatWasRecorded(c, index, step);
+  auto skipped = [&](RecheckResult result, std::string detail) {
+    ev.result = result;
+    ev.detail = std::move(detail);
+    return ev;
+  };
+  Candidate candidate{c, entry, step};
+  for (const SkipRule& rule : kSkipRules) {
+    if (std::optional<std::string> why = rule.why(candidate)) {
+      if (rule.recorded_before_migration) pre_migration = true;
+      return skipped(rule.result, *std::move(why));
+    }
+  }
+  const records::StepPolicy& p = *entry.policy;
+  const std::string &outcome = p.outcome, &kind = p.kind;
+  const std::string& spec_hash = p.spec_hash;
+  RunView rebuilt = RebuildView(c, entry, *p.view);
 
   // The request the policy was handed: the recorded spec and the step's arguments.
   absl::StatusOr<std::pair<ToolSpec, std::string>> recorded_spec = StoredSpec(c.store, spec_hash);
