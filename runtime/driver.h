@@ -235,9 +235,10 @@ class GateSession {
   absl::Status RefuseIfOver();
   absl::Status CheckLease();
   // After a call that may have moved the run: keeps it as stored and, once it is no longer
-  // RUNNING, stops the heartbeat. After a failed call, also looks whether the lease was lost.
-  void Moved(bool failed);
-  void Over();  // the run paused or ended: stops the heartbeat, reads the steps back
+  // RUNNING, stops holding it. After a failed call, also looks whether the lease was lost.
+  void RereadAfterCall(bool failed);
+  // The run paused or ended: stops the heartbeat, frees the driver's claim, reads the steps back.
+  void EndHolding();
   std::unique_ptr<Driver::Session> session_;
   std::unique_ptr<internal::LeaseHeartbeat> heartbeat_;  // after session_: destroyed first
   absl::Status lease_lost_;  // OK until a call found the lease lost; then every call's answer

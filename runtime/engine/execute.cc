@@ -1,18 +1,16 @@
-// Running an allowed call and ending steps and runs (reference/core.md §4.6, §4.7, §4.9).
+// Running an allowed call and ending steps and runs.
 #include <algorithm>
 #include <exception>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/engine/run_end.h"
 #include "runtime/engine/session.h"
+#include "runtime/engine/tool_outcome.h"
 #include "runtime/events.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/json_object.h"
-#include "runtime/json/sha256.h"
-#include "runtime/json/utf8.h"
 #include "runtime/reasons.h"
 #include "runtime/records/rows.h"
 #include "runtime/records/stored_forms.h"
@@ -23,23 +21,41 @@ namespace agentrt {
 using store::Transaction;
 using world::FormatTimestamp;
 
+// Runs an allowed call: its start is recorded, the tool is called, its answer classified
+// (tool_outcome.h) and the outcome recorded.
 absl::StatusOr<bool> Driver::Session::Execute(
     const Decision& decision, const RecordedSpec& spec, Tool* tool, absl::Time start_at,
+    const std::function<absl::Status(Transaction&)>& write_policy) {
+  std::string args = decision.args.empty() ? "{}" : decision.args;
+  AGENTRT_RETURN_IF_ERROR(RecordCallStart(args, spec, start_at, write_policy));
+  ToolCall call{run_.id,         current().id, args, start_at + spec.spec.timeout,
+                &driver_.clock_, cancellation_};
+  absl::StatusOr<ToolResult> result = CallTool(*tool, call);
+  internal::ToolOutcome outcome = internal::ClassifyToolResult(
+      result, spec.spec.name, spec.spec.terminal, [&] { return cancelled(); },
+      [&] { return call.Expired(); });
+  return RecordOutcome(outcome, spec.spec.name, start_at);
+}
+
+// The call's start, with the policy's record, in one transaction: from here the step is
+// executing, and a crash leaves it for a resume to find.
+absl::Status Driver::Session::RecordCallStart(
+    std::string_view args, const RecordedSpec& spec, absl::Time start_at,
     const std::function<absl::Status(Transaction&)>& write_policy) {
   Step& step = current();
   std::string policy_json = PolicyJson(*step.policy);
   // Only a call the policy allowed (or whose grant it asked for again) is executed, under the
   // identity Judge put in the step.policy event.
-  const std::string& policy_id = d_.policy_id_;
-  std::string args = decision.args.empty() ? "{}" : decision.args;
+  const std::string& policy_id = driver_.policy_id_;
   std::string started = FormatTimestamp(start_at);
-  std::string granted = resumed_approval_;
+  std::string granted = entering_approval();
   absl::Time lease_now = LeaseNow();
-  std::string expiry = FormatTimestamp(lease_now + d_.options_.lease_ttl);
+  std::string expiry = FormatTimestamp(lease_now + driver_.options_.lease_ttl);
+  bool under_lease = state_.guard() == RunStatus::kRunning;
   AGENTRT_RETURN_IF_ERROR(Write(
       [&](Transaction& tx) -> absl::Status {
         AGENTRT_ASSIGN_OR_RETURN(rows::RunState state, RequireRunning(tx));
-        if (from_ == RunStatus::kRunning) {
+        if (under_lease) {
           // A side effect starts only under a live lease: a loop whose lease lapsed (another
           // owner may be taking over) stops here, before the call.
           AGENTRT_RETURN_IF_ERROR(RequireLiveLease(state, lease_now, "no tool is started"));
@@ -65,103 +81,59 @@ absl::StatusOr<bool> Driver::Session::Execute(
       // A call that may change the world starts only once its start is on disk: a power cut
       // can never leave it run but unrecorded.
       {.durable = spec.spec.side_effect != SideEffect::kReadOnly}));
-  Entered();
+  AGENTRT_RETURN_IF_ERROR(Move(internal::SessionState::Enter{}));
   step.status = StepStatus::kExecuting;
   step.started_at = start_at;
+  return absl::OkStatus();
+}
 
-  ToolCall call{run_.id, step.id, args, start_at + spec.spec.timeout, &d_.clock_, cancellation_};
-  absl::StatusOr<ToolResult> result;
-  // A tool that throws has panicked: the status says so by its payload, never by its words (a
-  // tool may return any message, "panic: " included).
+// A tool that throws has panicked: the status says so by its payload, never by its words (a
+// tool may return any message, "panic: " included).
+absl::StatusOr<ToolResult> Driver::Session::CallTool(Tool& tool, const ToolCall& call) {
   auto panicked = [](std::string_view what) {
     absl::Status status = absl::InternalError(absl::StrCat("panic: ", ToAbsl(what)));
     status.SetPayload(ToAbsl(payload::kToolPanic), absl::Cord());
     return status;
   };
   try {
-    result = tool->Call(call);
+    return tool.Call(call);
   } catch (const std::exception& e) {
-    result = panicked(e.what());
+    return panicked(e.what());
   } catch (...) {
-    result = panicked("a non-standard exception");
+    return panicked("a non-standard exception");
   }
-  const std::string& name = spec.spec.name;
-  Observation obs;
-  bool abort = false;
-  bool interrupted = false;
-  std::string abort_detail;
-  if (!result.ok() && cancelled() && !IsAbortRun(result.status())) {
-    // Told to stop, the tool stopped without an outcome: whether its effect happened is
-    // unknown, so the step is interrupted as a crash would leave it (previous_status executing),
-    // and a resume asks an operator before anything that is not read_only runs again.
-    interrupted = true;
-    obs = MakeObservation(ObservationKind::kInterrupted,
-                          {{"tool", name},
-                           {"error", std::string(ToStd(result.status().message()))},
-                           {"failure", std::string(ToString(ToolFailure::kCancelled))},
-                           {"previous_status", std::string(ToString(StepStatus::kExecuting))}},
-                          absl::StrCat(ToAbsl(name), " was cancelled; its outcome is unknown"));
-  } else if (!result.ok()) {
-    std::string error(ToStd(result.status().message()));
-    ToolFailure failure = ToolFailure::kError;
-    std::string summary = absl::StrCat(ToAbsl(name), " error: ", ToAbsl(error));
-    if (IsAbortRun(result.status())) {
-      abort = true;
-      abort_detail = std::string(
-          result.status().GetPayload(ToAbsl(payload::kAbortRun)).value_or(absl::Cord()).Flatten());
-      failure = ToolFailure::kAbort;
-      summary = absl::StrCat(ToAbsl(name), " aborted the run: ", ToAbsl(abort_detail));
-    } else if (result.status().code() == absl::StatusCode::kDeadlineExceeded || call.Expired()) {
-      failure = ToolFailure::kTimeout;
-      summary = absl::StrCat(ToAbsl(name), " timeout: ", ToAbsl(error));
-    } else if (result.status().GetPayload(ToAbsl(payload::kToolPanic)).has_value()) {
-      summary = absl::StrCat(ToAbsl(name), " panicked");
-    }
-    obs = MakeObservation(
-        ObservationKind::kToolError,
-        {{"tool", name}, {"error", error}, {"failure", std::string(ToString(failure))}}, summary);
-  } else {
-    std::string content = Blank(result->content) ? "{}" : result->content;
-    absl::StatusOr<std::string> canonical = json::Canonicalize(content);
-    if (!canonical.ok()) {
-      std::string why(ToStd(canonical.status().message()));
-      obs = MakeObservation(
-          ObservationKind::kToolError,
-          {{"tool", name},
-           {"error", "content is not usable JSON: " + why},
-           {"failure", std::string(ToString(ToolFailure::kInvalidContent))},
-           {json::IsValidUtf8(content) ? "content" : "content_base64",
-            json::IsValidUtf8(content) ? content
-                                       : std::string(absl::Base64Escape(ToAbsl(content)))}},
-          absl::StrCat(ToAbsl(name), " returned content is not usable JSON: ", ToAbsl(why)));
-    } else {
-      obs.kind = ObservationKind::kToolResult;
-      obs.content = *canonical;
-      obs.summary = result->summary;
-      obs.content_hash = json::Sha256Hex(*canonical);
-    }
-  }
+}
+
+// Ends the step (and the run, for an abort or a terminal tool) as the outcome says. True when
+// the loop goes on.
+absl::StatusOr<bool> Driver::Session::RecordOutcome(const internal::ToolOutcome& outcome,
+                                                    std::string_view name, absl::Time start_at) {
+  using Ending = internal::ToolOutcome::Ending;
+  const Observation& obs = outcome.observation;
   absl::Status recorded;
-  bool go_on = false;
-  if (interrupted) {
-    recorded = EndStep(StepStatus::kInterrupted, obs, obs.summary);
-  } else if (abort) {
-    recorded = Settle({.status = RunStatus::kFailed,
-                       .reason = reason::kToolAbort,
-                       .detail = abort_detail,
-                       .step = StepEnd{StepStatus::kFailed, obs, obs.summary}});
-  } else if (obs.is_failure()) {
-    recorded = EndStep(StepStatus::kFailed, obs, obs.summary);
-    go_on = true;
-  } else if (spec.spec.terminal) {
-    recorded = Settle({.status = RunStatus::kCompleted,
-                       .reason = reason::kGoalCompleted,
-                       .detail = absl::StrCat("terminal tool ", ToAbsl(name)),
-                       .result = obs.content,
-                       .step = StepEnd{StepStatus::kDone, obs, ""}});
-  } else {
-    recorded = EndStep(StepStatus::kDone, obs, "");
-    go_on = true;
+  switch (outcome.ending) {
+    case Ending::kInterrupted:
+      recorded = EndStep(StepStatus::kInterrupted, obs, obs.summary);
+      break;
+    case Ending::kAbortRun:
+      recorded = Settle({.status = RunStatus::kFailed,
+                         .reason = reason::kToolAbort,
+                         .detail = outcome.abort_detail,
+                         .step = StepEnd{StepStatus::kFailed, obs, obs.summary}});
+      break;
+    case Ending::kFailed:
+      recorded = EndStep(StepStatus::kFailed, obs, obs.summary);
+      break;
+    case Ending::kCompleteRun:
+      recorded = Settle({.status = RunStatus::kCompleted,
+                         .reason = reason::kGoalCompleted,
+                         .detail = absl::StrCat("terminal tool ", ToAbsl(name)),
+                         .result = obs.content,
+                         .step = StepEnd{StepStatus::kDone, obs, ""}});
+      break;
+    case Ending::kDone:
+      recorded = EndStep(StepStatus::kDone, obs, "");
+      break;
   }
   if (absl::IsFailedPrecondition(recorded)) {
     // The run was moved while the tool ran. Work already done is never lost: when an
@@ -169,8 +141,8 @@ absl::StatusOr<bool> Driver::Session::Execute(
     AGENTRT_RETURN_IF_ERROR(AppendLateOutcome(obs, start_at));
   }
   AGENTRT_RETURN_IF_ERROR(recorded);
-  if (interrupted) return Cancelled();
-  return go_on;
+  if (outcome.ending == Ending::kInterrupted) return Cancelled();
+  return outcome.ending == Ending::kFailed || outcome.ending == Ending::kDone;
 }
 
 absl::Status Driver::Session::AppendLateOutcome(const Observation& obs, absl::Time started_at) {
@@ -259,8 +231,7 @@ absl::Status Driver::Session::EndStep(StepStatus status, std::optional<Observati
     if (pre) AGENTRT_RETURN_IF_ERROR(pre(tx));
     return EndStepTx(tx, StepEnd{status, std::move(obs), detail}, at);
   }));
-  Entered();
-  return absl::OkStatus();
+  return Move(internal::SessionState::Enter{});
 }
 
 // Ends the run (and, when `step_end` is set or `step_detail` given, its current step) in

@@ -1,6 +1,6 @@
 // runtime/engine/executing_runs.h
 //
-// The runs one driver is executing (reference/core.md §4.1): a second Start, Resume, Begin or
+// The runs one driver is executing: a second Start, Resume, Begin or
 // Attach of a run this driver already drives fails at once, before anything is read or
 // written, instead of waiting on (or fighting over) the driver's own lease. A session holds
 // its claim from its first call until it ends (its lease released); the claim is then free at

@@ -1,4 +1,4 @@
-// Asking the policy and acting on its answer, pausing for approval (reference/core.md §4.5, §5.1).
+// Asking the policy and acting on its answer, pausing for approval.
 #include <exception>
 
 #include "absl/strings/str_cat.h"
@@ -34,10 +34,10 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
   view.approvals = approvals_;
   // The identity read (and checked) when the driver was made: the step.policy event and
   // steps.policy_id name the same policy.
-  const std::string& policy_id = d_.policy_id_;
+  const std::string& policy_id = driver_.policy_id_;
   absl::StatusOr<PolicyDecision> evaluated;
   try {
-    evaluated = d_.options_.policy->Evaluate(request, view);
+    evaluated = driver_.options_.policy->Evaluate(request, view);
   } catch (const std::exception& e) {
     evaluated = absl::InternalError(absl::StrCat("policy threw: ", e.what()));
   } catch (...) {
@@ -54,7 +54,7 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
   PolicyDecision pd = *evaluated;
   if (pd.outcome_text.empty()) pd.outcome_text = std::string(ToString(pd.outcome));
   current().policy = pd;
-  absl::Time policy_at = granted != nullptr ? resumed_at_ : Now();
+  absl::Time policy_at = granted != nullptr ? state_.grant()->resumed_at : Now();
   // On resume, the approval the policy asks for again is the grant when it is the same
   // approval: same kind, capability, presentation and request (so the same hash).
   if (granted != nullptr && pd.outcome == PolicyOutcome::kRequireApproval &&
@@ -102,8 +102,9 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Judge(const Decision& dec
     case PolicyOutcome::kAllow:
       // Nothing is written yet: the policy record commits with the tool start. On resume the
       // step's clock restarts: the wait for the operator is not active time.
-      pending_ = Pending{decision,  &spec,       tool, granted != nullptr ? Now() : policy_at,
-                         policy_at, policy_event};
+      AGENTRT_RETURN_IF_ERROR(Move(internal::SessionState::Allow{
+          {decision, &spec, tool, granted != nullptr ? Now() : policy_at, policy_at,
+           policy_event}}));
       return Next::kAllowed;
     case PolicyOutcome::kDeny: {
       Observation obs = MakeObservation(
@@ -182,7 +183,7 @@ absl::Status Driver::Session::Pause(const PolicyDecision& pd, const ToolRequest&
   }
   std::string request_json = RequestJson(request, spec);
   std::string hash = ApprovalHash(pd.kind, *capability, *presentation, request_json);
-  std::string approval_id = d_.entropy_.NewId();
+  std::string approval_id = driver_.entropy_.NewId();
   absl::Time now = Now();
   std::string created = FormatTimestamp(now);
   std::string expires = run_.limits.approval_ttl > absl::ZeroDuration()

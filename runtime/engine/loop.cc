@@ -1,5 +1,4 @@
-// The step loop: limits, claiming a step, recording and validating a decision (reference/core.md
-// §4.3, §4.4).
+// The step loop: limits, claiming a step, recording and validating a decision.
 #include <exception>
 
 #include "absl/strings/str_cat.h"
@@ -21,8 +20,8 @@
 namespace agentrt {
 namespace {
 
-// The reason a run ends with when the decision could not be made (reference/core.md §4.11):
-// a model limit or an unavailable model the agent passed on, else agent_error.
+// The reason a run ends with when the decision could not be made: a model limit or an unavailable
+// model the agent passed on, else agent_error.
 std::string DecisionFailureReason(const absl::Status& error) {
   if (std::optional<std::string> limit = LimitReasonOf(error)) return *limit;
   if (IsModelUnavailable(error)) return std::string(reason::kModelUnavailable);
@@ -41,7 +40,7 @@ using world::FormatTimestamp;
 
 // After a resume: the driver's loop goes on; a gate attaching hands the run back.
 absl::StatusOr<Run> Driver::Session::Continue() {
-  if (attaching_) return ReadRun(d_.store_, run_.id);
+  if (after_resume_ == AfterResume::kHandBack) return ReadRun(driver_.store_, run_.id);
   return Loop();
 }
 
@@ -50,12 +49,13 @@ absl::StatusOr<Run> Driver::Session::Continue() {
 absl::StatusOr<Run> Driver::Session::Loop() {
   absl::StatusOr<Run> result;
   {
-    LeaseHeartbeat heartbeat(d_.store_, *d_.options_.scheduler, run_.id, d_.options_.lease_owner,
-                             d_.options_.lease_ttl, d_.options_.on_lease_renewed);
+    LeaseHeartbeat heartbeat(driver_.store_, *driver_.options_.scheduler, run_.id,
+                             driver_.options_.lease_owner, driver_.options_.lease_ttl,
+                             driver_.options_.on_lease_renewed);
     result = Iterate();
   }
   if (!result.ok() && absl::IsFailedPrecondition(result.status())) {
-    absl::StatusOr<Run> now = ReadRun(d_.store_, run_.id);
+    absl::StatusOr<Run> now = ReadRun(driver_.store_, run_.id);
     if (now.ok() && now->status != RunStatus::kRunning) return now;
   }
   return result;
@@ -63,15 +63,15 @@ absl::StatusOr<Run> Driver::Session::Loop() {
 
 absl::StatusOr<Run> Driver::Session::Iterate() {
   for (;;) {
-    AGENTRT_RETURN_IF_ERROR(RefreshRun(d_.store_, run_));
+    AGENTRT_RETURN_IF_ERROR(RefreshRun(driver_.store_, run_));
     if (run_.status != RunStatus::kRunning) return run_;
     if (cancelled()) return Cancelled();
     AGENTRT_ASSIGN_OR_RETURN(bool ended, CheckLimits());
-    if (ended) return ReadRun(d_.store_, run_.id);
+    if (ended) return ReadRun(driver_.store_, run_.id);
     AGENTRT_ASSIGN_OR_RETURN(bool started, StartStep());
-    if (!started) return ReadRun(d_.store_, run_.id);
+    if (!started) return ReadRun(driver_.store_, run_.id);
     AGENTRT_ASSIGN_OR_RETURN(bool go_on, DecideAndAct());
-    if (!go_on) return ReadRun(d_.store_, run_.id);
+    if (!go_on) return ReadRun(driver_.store_, run_.id);
   }
 }
 
@@ -172,7 +172,7 @@ absl::StatusOr<bool> Driver::Session::CheckLimits() {
 
 absl::StatusOr<bool> Driver::Session::StartStep() {
   Step step;
-  step.id = d_.entropy_.NewId();
+  step.id = driver_.entropy_.NewId();
   step.run_id = run_.id;
   step.index = run_.step_count;
   step.status = StepStatus::kDeciding;
@@ -182,8 +182,8 @@ absl::StatusOr<bool> Driver::Session::StartStep() {
   AGENTRT_RETURN_IF_ERROR(Write([&](Transaction& tx) -> absl::Status {
     // Claiming the step renews the lease: only the owner can, so of two loops on one run
     // exactly one starts each step.
-    AGENTRT_ASSIGN_OR_RETURN(
-        bool counted, rows::ClaimStep(tx, run_.id, step.index, d_.options_.lease_owner, expiry));
+    AGENTRT_ASSIGN_OR_RETURN(bool counted, rows::ClaimStep(tx, run_.id, step.index,
+                                                           driver_.options_.lease_owner, expiry));
     if (!counted) return absl::OkStatus();  // someone else moved the run
     AGENTRT_RETURN_IF_ERROR(
         rows::InsertStep(tx, step.id, run_.id, step.index, FormatTimestamp(step.started_at)));
@@ -196,12 +196,12 @@ absl::StatusOr<bool> Driver::Session::StartStep() {
   if (!claimed) return false;
   ++run_.step_count;
   steps_.push_back(step);
-  if (d_.options_.model.model != nullptr) {
+  if (driver_.options_.model.model != nullptr) {
     model_caller_ = std::make_unique<AccountingModelCaller>(
-        d_.options_.model,
-        ModelCallScope{.store = &d_.store_,
-                       .clock = &d_.clock_,
-                       .entropy = &d_.entropy_,
+        driver_.options_.model,
+        ModelCallScope{.store = &driver_.store_,
+                       .clock = &driver_.clock_,
+                       .entropy = &driver_.entropy_,
                        .run_id = run_.id,
                        .step_id = step.id,
                        .step_started_at = step.started_at,
@@ -224,7 +224,7 @@ StepInput Driver::Session::Input() const {
   StepInput input;
   input.run = run_;
   if (!steps_.empty()) input.steps = steps_.Share(steps_.size() - 1);
-  for (const RecordedSpec& s : d_.registry_->specs()) input.tools.push_back(s.spec);
+  for (const RecordedSpec& s : driver_.registry_->specs()) input.tools.push_back(s.spec);
   input.model = model_caller_.get();
   input.cancellation = cancellation_;
   return input;
@@ -233,7 +233,7 @@ StepInput Driver::Session::Input() const {
 // Opens the next step for a caller-owned loop: the same checks and claim as the driver's
 // loop. False when the run is no longer RUNNING or a limit ended it.
 absl::StatusOr<bool> Driver::Session::OpenStep() {
-  AGENTRT_RETURN_IF_ERROR(RefreshRun(d_.store_, run_));
+  AGENTRT_RETURN_IF_ERROR(RefreshRun(driver_.store_, run_));
   if (run_.status != RunStatus::kRunning) return false;
   if (cancelled()) return Cancelled();
   AGENTRT_ASSIGN_OR_RETURN(bool ended, CheckLimits());
@@ -254,7 +254,7 @@ absl::StatusOr<bool> Driver::Session::DecideAndAct() {
   StepInput input = Input();
   absl::StatusOr<Decision> decided;
   try {
-    decided = d_.options_.agent->Decide(input);
+    decided = driver_.options_.agent->Decide(input);
   } catch (const std::exception& e) {
     decided = absl::InternalError(absl::StrCat("agent threw: ", e.what()));
   } catch (...) {
@@ -275,9 +275,9 @@ absl::StatusOr<bool> Driver::Session::DecideAndAct() {
 // Runs the allowed call: the policy record and the tool start commit together, then the tool
 // runs and its outcome is recorded.
 absl::StatusOr<bool> Driver::Session::ExecutePending() {
-  if (!pending_) return absl::FailedPreconditionError("no allowed call to execute");
-  Pending p = *std::move(pending_);
-  pending_.reset();
+  if (state_.call() == nullptr) return absl::FailedPreconditionError("no allowed call to execute");
+  internal::AllowedCall p = *state_.call();
+  AGENTRT_RETURN_IF_ERROR(Move(internal::SessionState::Take{}));
   // No tool starts once the caller cancelled: the step keeps its decision, still deciding.
   if (cancelled()) {
     AGENTRT_RETURN_IF_ERROR(WriteStagedDecision());
@@ -293,86 +293,15 @@ absl::StatusOr<bool> Driver::Session::ExecutePending() {
 absl::Status Driver::Session::RecordDecision(const Decision& decision, const RecordedSpec* spec) {
   Step& step = current();
   std::string spec_hash = spec != nullptr ? spec->hash : step.spec_hash;
-  staged_ = StagedDecision{.step_id = step.id,
-                           .json = DecisionJson(decision),
-                           .spec_hash = spec_hash,
-                           .spec = spec,
-                           .at = Now()};
+  AGENTRT_RETURN_IF_ERROR(Move(internal::SessionState::Stage{{.step_id = step.id,
+                                                              .json = DecisionJson(decision),
+                                                              .spec_hash = spec_hash,
+                                                              .spec = spec,
+                                                              .at = Now()}}));
   // What a fresh read of the step gives once it is written.
   step.decision = StoredDecision(decision);
   step.spec_hash = std::move(spec_hash);
   return absl::OkStatus();
-}
-
-absl::Status Driver::Session::Write(absl::FunctionRef<absl::Status(Transaction&)> write,
-                                    store::WriteOptions options) {
-  AGENTRT_RETURN_IF_ERROR(d_.store_.Write(
-      [&](Transaction& tx) -> absl::Status {
-        if (staged_) {
-          const StagedDecision& s = *staged_;
-          AGENTRT_RETURN_IF_ERROR(rows::RecordDecision(tx, s.step_id, s.json, s.spec_hash));
-          if (s.spec != nullptr && !specs_written_.contains(s.spec->hash)) {
-            AGENTRT_RETURN_IF_ERROR(rows::InsertToolSpec(tx, s.spec->hash, s.spec->json));
-          }
-          AGENTRT_RETURN_IF_ERROR(
-              tx.AppendEvent(run_.id, s.step_id, s.at, event::kStepDecided, s.json).status());
-        }
-        return write(tx);
-      },
-      options));
-  if (staged_ && staged_->spec != nullptr) specs_written_.insert(staged_->spec->hash);
-  staged_.reset();
-  return absl::OkStatus();
-}
-
-absl::Status Driver::Session::WriteStagedDecision() {
-  if (!staged_) return absl::OkStatus();
-  return Write([&](Transaction& tx) { return RequireRunning(tx).status(); });
-}
-
-// The compare-and-set guard of every write: the run must still be in `from_` (RUNNING in
-// the loop; WAITING_FOR_APPROVAL for the first write of a resumed step).
-absl::StatusOr<rows::RunState> Driver::Session::RequireRunning(Transaction& tx) {
-  AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunState> state, rows::ReadRunState(tx, run_.id));
-  if (!state.has_value()) return absl::NotFoundError(absl::StrCat("run ", run_.id, " not found"));
-  if (state->status != ToString(from_)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("run ", run_.id, " is ", state->status, ", not ", ToAbsl(ToString(from_))));
-  }
-  // A run taken over by another owner is no longer this loop's to write.
-  if (from_ == RunStatus::kRunning && state->lease_owner != d_.options_.lease_owner) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("run ", run_.id, " is leased by ", state->lease_owner, ", not this driver"));
-  }
-  return *std::move(state);
-}
-
-absl::Status Driver::Session::RequireLiveLease(const rows::RunState& state, absl::Time lease_now,
-                                               std::string_view refused) {
-  absl::StatusOr<absl::Time> expiry = world::ParseTimestamp(state.lease_expires_at);
-  if (!expiry.ok() || *expiry <= lease_now) {
-    return absl::FailedPreconditionError(absl::StrCat("run ", run_.id, ": the lease expired at ",
-                                                      ToAbsl(state.lease_expires_at), "; ",
-                                                      ToAbsl(refused)));
-  }
-  return absl::OkStatus();
-}
-
-// Resuming a grant moves the run back to RUNNING in the same transaction as the step's
-// first write (the tool start, or the step's end), with run.resumed.
-absl::Status Driver::Session::EnterIfResuming(Transaction& tx) {
-  if (resumed_approval_.empty()) return absl::OkStatus();
-  AGENTRT_RETURN_IF_ERROR(
-      rows::EnterFromWaiting(tx, run_.id, d_.options_.lease_owner, LeaseExpiry()));
-  return tx
-      .AppendEvent(run_.id, current().id, resumed_at_, event::kRunResumed,
-                   json::JsonObject().String("approval_id", resumed_approval_).Build())
-      .status();
-}
-
-void Driver::Session::Entered() {
-  resumed_approval_.clear();
-  from_ = RunStatus::kRunning;
 }
 
 // Returns "" when the decision is usable, else why not (one sentence for the agent).
@@ -415,10 +344,10 @@ absl::StatusOr<Driver::Session::Next> Driver::Session::Propose(Decision decision
   if (Blank(decision.args)) decision.args.clear();
   if (Blank(decision.result)) decision.result.clear();
   Tool* tool =
-      decision.Kind() == DecisionKind::kToolCall ? d_.registry_->Find(decision.tool) : nullptr;
+      decision.Kind() == DecisionKind::kToolCall ? driver_.registry_->Find(decision.tool) : nullptr;
   const RecordedSpec* spec = nullptr;
   if (tool != nullptr) {
-    absl::StatusOr<const RecordedSpec*> current = d_.registry_->Current(tool);
+    absl::StatusOr<const RecordedSpec*> current = driver_.registry_->Current(tool);
     if (!current.ok()) {
       AGENTRT_RETURN_IF_ERROR(
           Settle({.status = RunStatus::kFailed,

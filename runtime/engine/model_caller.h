@@ -1,6 +1,6 @@
 // runtime/engine/model_caller.h
 //
-// Model accounting (reference/core.md §7): the only way an agent reaches a model. For each
+// Model accounting: the only way an agent reaches a model. For each
 // attempt the caller
 //  1. re-reads the run and refuses before dispatch when the run's totals, plus what other
 //     attempts of this step have reserved, plus this request's conservative projection (its

@@ -1,4 +1,5 @@
-// Resuming a run: a granted approval, or a run found interrupted (reference/core.md §5.5, §6.3).
+// Resuming a run: a granted approval, or a run found interrupted (docs/architecture.md, "The
+// engine").
 #include <exception>
 
 #include "absl/strings/str_cat.h"
@@ -39,7 +40,7 @@ absl::StatusOr<Run> Driver::Session::FailInternal(std::string_view cause) {
     return FinishRunTx(tx, run_.id, RunEnd{RunStatus::kFailed, reason::kInternalError, detail},
                        now);
   }));
-  return ReadRun(d_.store_, run_.id);
+  return ReadRun(driver_.store_, run_.id);
 }
 
 std::string Driver::Session::Damage() const {
@@ -51,12 +52,12 @@ std::string Driver::Session::Damage() const {
   return "";
 }
 
-// Resumes a run found RUNNING (its owner died) or INTERRUPTED (reference/core.md §6.3,
-// without reconciliation): take the lease over, mark the steps in flight interrupted, and
-// pause a side effect whose outcome is unknown for an operator.
+// Resumes a run found RUNNING (its owner died) or INTERRUPTED (without reconciliation): take the
+// lease over, mark the steps in flight interrupted, and pause a side effect whose outcome is
+// unknown for an operator.
 absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
-  AGENTRT_ASSIGN_OR_RETURN(steps_, ReadSteps(d_.store_, run_.id));
-  AGENTRT_ASSIGN_OR_RETURN(approvals_, ListApprovals(d_.store_, run_.id));
+  AGENTRT_ASSIGN_OR_RETURN(steps_, ReadSteps(driver_.store_, run_.id));
+  AGENTRT_ASSIGN_OR_RETURN(approvals_, ListApprovals(driver_.store_, run_.id));
   absl::Time now = Now();
   std::vector<std::size_t> in_flight;
   std::optional<std::size_t> executing;
@@ -67,8 +68,7 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
     }
   }
   // A resume before this one marked the executing step interrupted and died before pausing
-  // it: that call's outcome is still unknown, so it is still the one to pause (reference/
-  // core.md §6.3 step 3).
+  // it: that call's outcome is still unknown, so it is still the one to pause.
   if (!executing && !steps_.empty() && steps_.back().status == StepStatus::kInterrupted &&
       steps_.back().observation) {
     absl::StatusOr<json::Document> content = json::Parse(steps_.back().observation->content);
@@ -80,7 +80,7 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
   // The run's row and the step whose call may be paused again must be what the chain recorded:
   // an edited decision would be put to the operator as the call that was interrupted.
   std::string executing_id = executing ? steps_[*executing].id : "";
-  AGENTRT_RETURN_IF_ERROR(d_.store_.Read([&](Transaction& tx) {
+  AGENTRT_RETURN_IF_ERROR(driver_.store_.Read([&](Transaction& tx) {
     return chain::CheckRunAndStep(tx, run_.id, executing_id, "resumed");
   }));
   AGENTRT_RETURN_IF_ERROR(Write([&](Transaction& tx) -> absl::Status {
@@ -90,15 +90,16 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
       return absl::FailedPreconditionError(absl::StrCat("run ", run_.id, " moved"));
     }
     AGENTRT_RETURN_IF_ERROR(
-        d_.RefuseLiveForeignLease(run_.id, state->lease_owner, state->lease_expires_at));
-    AGENTRT_RETURN_IF_ERROR(rows::TakeOver(tx, run_.id, d_.options_.lease_owner, LeaseExpiry()));
+        driver_.RefuseLiveForeignLease(run_.id, state->lease_owner, state->lease_expires_at));
+    AGENTRT_RETURN_IF_ERROR(
+        rows::TakeOver(tx, run_.id, driver_.options_.lease_owner, LeaseExpiry()));
     if (!state->lease_owner.empty()) {
       AGENTRT_RETURN_IF_ERROR(
           tx.AppendEvent(run_.id, "", now, event::kLeaseTakenOver,
                          json::JsonObject()
                              .String("previous_owner", state->lease_owner)
                              .String("previous_expires_at", state->lease_expires_at)
-                             .String("owner", d_.options_.lease_owner)
+                             .String("owner", driver_.options_.lease_owner)
                              .Build())
               .status());
     }
@@ -126,20 +127,20 @@ absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
   }));
   run_.status = RunStatus::kRunning;
   if (std::string damage = Damage(); !damage.empty()) return FailInternal(damage);
-  if (d_.options_.reconcile) {
+  if (driver_.options_.reconcile) {
     std::optional<absl::StatusOr<Run>> decided = Reconciled(executing);
     if (decided) return *std::move(decided);
   } else if (executing) {
     const Step& step = steps_[*executing];
-    Tool* tool = step.decision ? d_.registry_->Find(step.decision->tool) : nullptr;
+    Tool* tool = step.decision ? driver_.registry_->Find(step.decision->tool) : nullptr;
     bool read_only = false;
     if (tool != nullptr) {
-      absl::StatusOr<const RecordedSpec*> spec = d_.registry_->Current(tool);
+      absl::StatusOr<const RecordedSpec*> spec = driver_.registry_->Current(tool);
       read_only = spec.ok() && (*spec)->spec.side_effect == SideEffect::kReadOnly;
     }
     if (!read_only) {
       AGENTRT_RETURN_IF_ERROR(InterruptedPause(*executing, tool));
-      return ReadRun(d_.store_, run_.id);
+      return ReadRun(driver_.store_, run_.id);
     }
   }
   AGENTRT_RETURN_IF_ERROR(Write([&](Transaction& tx) -> absl::Status {
@@ -161,13 +162,13 @@ std::optional<absl::StatusOr<Run>> Driver::Session::Reconciled(
   view.approvals = approvals_;
   absl::StatusOr<Reconciliation> rec;
   try {
-    rec = d_.options_.reconcile(view);
+    rec = driver_.options_.reconcile(view);
   } catch (const std::exception& e) {
     rec = absl::InternalError(absl::StrCat("reconcile threw: ", e.what()));
   }
   auto settled = [&](absl::Status s) -> std::optional<absl::StatusOr<Run>> {
     if (!s.ok()) return absl::StatusOr<Run>(s);
-    return ReadRun(d_.store_, run_.id);
+    return ReadRun(driver_.store_, run_.id);
   };
   if (!rec.ok()) {
     return settled(Settle({.status = RunStatus::kFailed,
@@ -212,7 +213,7 @@ std::optional<absl::StatusOr<Run>> Driver::Session::Reconciled(
                     .detail = "reconciliation asked to wait but no tool call was executing"}));
       }
       const Step& step = steps_[*executing];
-      Tool* tool = step.decision ? d_.registry_->Find(step.decision->tool) : nullptr;
+      Tool* tool = step.decision ? driver_.registry_->Find(step.decision->tool) : nullptr;
       return settled(InterruptedPause(*executing, tool, &*rec->pause));
     }
   }
@@ -235,7 +236,7 @@ absl::Status Driver::Session::InterruptedPause(std::size_t index, Tool* tool,
                                 ToAbsl(why))});
   };
   if (tool == nullptr) return conflict("its tool is not registered");
-  AGENTRT_ASSIGN_OR_RETURN(const RecordedSpec* spec, d_.registry_->Current(tool));
+  AGENTRT_ASSIGN_OR_RETURN(const RecordedSpec* spec, driver_.registry_->Current(tool));
   if (std::string invalid = Validate(decision, spec); !invalid.empty()) return conflict(invalid);
   ToolRequest request;
   request.run_id = run_.id;
@@ -283,17 +284,17 @@ absl::Status Driver::Session::InterruptedPause(std::size_t index, Tool* tool,
   });
 }
 
-// Resumes a run paused for approval (reference/core.md §5.5): only the latest approval of
+// Resumes a run paused for approval: only the latest approval of
 // the awaiting step can grant; its hash is verified; the tool must still be registered and
 // its current spec is the one judged; the arguments must meet the current schema; the policy
 // is asked again and an identical required approval is the grant, a different one pauses
 // again. Then the loop goes on.
 absl::StatusOr<Run> Driver::Session::ResumeApproved() {
-  AGENTRT_ASSIGN_OR_RETURN(steps_, ReadSteps(d_.store_, run_.id));
-  AGENTRT_ASSIGN_OR_RETURN(approvals_, ListApprovals(d_.store_, run_.id));
+  AGENTRT_ASSIGN_OR_RETURN(steps_, ReadSteps(driver_.store_, run_.id));
+  AGENTRT_ASSIGN_OR_RETURN(approvals_, ListApprovals(driver_.store_, run_.id));
   const std::vector<Approval>& approvals = approvals_;
   if (std::string damage = Damage(); !damage.empty()) {
-    from_ = RunStatus::kWaitingForApproval;
+    AGENTRT_RETURN_IF_ERROR(Move(internal::SessionState::FailPaused{}));
     return FailInternal(damage);
   }
   if (steps_.empty() || steps_.back().status != StepStatus::kAwaitingApproval) {
@@ -311,8 +312,8 @@ absl::StatusOr<Run> Driver::Session::ResumeApproved() {
   }
   if (latest->status == ApprovalStatus::kPending && latest->expires_at != absl::InfinitePast() &&
       Now() > latest->expires_at) {
-    AGENTRT_RETURN_IF_ERROR(ExpireApproval(d_.store_, *latest, Now()));
-    return ReadRun(d_.store_, run_.id);
+    AGENTRT_RETURN_IF_ERROR(ExpireApproval(driver_.store_, *latest, Now()));
+    return ReadRun(driver_.store_, run_.id);
   }
   if (latest->status != ApprovalStatus::kApproved) {
     return absl::FailedPreconditionError(absl::StrCat("the latest approval for step ", step.id,
@@ -322,7 +323,7 @@ absl::StatusOr<Run> Driver::Session::ResumeApproved() {
   AGENTRT_RETURN_IF_ERROR(VerifyApprovalHash(*latest));
   // A row is only a copy: the grant is what the chain recorded (approval.requested's hash binds
   // the request, approval.decided the decision), and so are the run's limits and the step.
-  AGENTRT_RETURN_IF_ERROR(d_.store_.Read([&](Transaction& tx) -> absl::Status {
+  AGENTRT_RETURN_IF_ERROR(driver_.store_.Read([&](Transaction& tx) -> absl::Status {
     AGENTRT_RETURN_IF_ERROR(chain::CheckRunAndStep(tx, run_.id, step.id, "run"));
     return chain::CheckApproval(tx, *latest, "run");
   }));
@@ -333,21 +334,20 @@ absl::StatusOr<Run> Driver::Session::ResumeApproved() {
   if (!name || !name->is_string() || !args) {
     return absl::DataLossError(absl::StrCat("approval ", latest->id, " has no usable request"));
   }
-  Tool* tool = d_.registry_->Find(name->string_value());
+  Tool* tool = driver_.registry_->Find(name->string_value());
   if (tool == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         "approved tool \"", ToAbsl(json::Sanitize(name->string_value())), "\" is not registered"));
   }
-  AGENTRT_ASSIGN_OR_RETURN(const RecordedSpec* spec, d_.registry_->Current(tool));
-  resumed_at_ = Now();
+  AGENTRT_ASSIGN_OR_RETURN(const RecordedSpec* spec, driver_.registry_->Current(tool));
+  absl::Time resumed_at = Now();
   if (run_.limits.grant_ttl > absl::ZeroDuration() &&
-      resumed_at_ > latest->decided_at + run_.limits.grant_ttl) {
-    AGENTRT_RETURN_IF_ERROR(ExpireApproval(d_.store_, *latest, resumed_at_));
-    return ReadRun(d_.store_, run_.id);
+      resumed_at > latest->decided_at + run_.limits.grant_ttl) {
+    AGENTRT_RETURN_IF_ERROR(ExpireApproval(driver_.store_, *latest, resumed_at));
+    return ReadRun(driver_.store_, run_.id);
   }
-  from_ = RunStatus::kWaitingForApproval;
-  resumed_approval_ = latest->id;
-  grant_ = *latest;
+  AGENTRT_RETURN_IF_ERROR(
+      Move(internal::SessionState::GrantResumed{{.approval = *latest, .resumed_at = resumed_at}}));
   Decision decision = *step.decision;
   decision.args = json::WriteCanonical(*args);
   decision.tool = spec->spec.name;
@@ -361,18 +361,18 @@ absl::StatusOr<Run> Driver::Session::ResumeApproved() {
   steps_.back().status = StepStatus::kAwaitingApproval;
   AGENTRT_ASSIGN_OR_RETURN(Next next, Judge(decision, *spec, tool, latest));
   // A gate attaching stops here: an allowed grant waits for the caller's Execute.
-  if (attaching_) return ReadRun(d_.store_, run_.id);
+  if (after_resume_ == AfterResume::kHandBack) return ReadRun(driver_.store_, run_.id);
   bool go_on = next == Next::kContinue;
   if (next == Next::kAllowed) {
     // The approved call takes the lease in the transaction that starts it; a heartbeat keeps it
     // through a call longer than its TTL, as the loop's does (its first beat comes a third of a
     // TTL later, after that transaction).
-    internal::LeaseHeartbeat heartbeat(d_.store_, *d_.options_.scheduler, run_.id,
-                                       d_.options_.lease_owner, d_.options_.lease_ttl,
-                                       d_.options_.on_lease_renewed);
+    internal::LeaseHeartbeat heartbeat(driver_.store_, *driver_.options_.scheduler, run_.id,
+                                       driver_.options_.lease_owner, driver_.options_.lease_ttl,
+                                       driver_.options_.on_lease_renewed);
     AGENTRT_ASSIGN_OR_RETURN(go_on, ExecutePending());
   }
-  if (!go_on) return ReadRun(d_.store_, run_.id);
+  if (!go_on) return ReadRun(driver_.store_, run_.id);
   return Loop();
 }
 

@@ -21,7 +21,9 @@
 #include "runtime/driver.h"
 #include "runtime/engine/executing_runs.h"
 #include "runtime/engine/model_caller.h"
+#include "runtime/engine/session_state.h"
 #include "runtime/engine/shared_steps.h"
+#include "runtime/engine/tool_outcome.h"
 #include "runtime/records/rows.h"
 #include "runtime/store/store.h"
 #include "runtime/tool_registry.h"
@@ -31,10 +33,16 @@ namespace agentrt {
 
 class Driver::Session {
  public:
-  friend class agentrt::GateSession;
-  friend class Driver;
-  Session(Driver& driver, Run run, const Cancellation* cancellation = nullptr)
-      : d_(driver), run_(std::move(run)), cancellation_(cancellation) {}
+  // What a resume does once the run is RUNNING again: the driver's loop goes on, or the run is
+  // handed back to a caller that owns the loop (Attach).
+  enum class AfterResume { kLoop, kHandBack };
+
+  Session(Driver& driver, Run run, const Cancellation* cancellation = nullptr,
+          AfterResume after_resume = AfterResume::kLoop)
+      : driver_(driver),
+        run_(std::move(run)),
+        after_resume_(after_resume),
+        cancellation_(cancellation) {}
   // A session that ends with its run still RUNNING (an error, an exception, a gate session
   // abandoned) releases the lease it may hold, so another owner can take the run over at once
   // rather than one TTL later.
@@ -42,14 +50,19 @@ class Driver::Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
+  // The driver's claim on the run, taken before the session was made (ExecutingRuns).
+  void Hold(internal::ExecutingRuns::Claim claim) { claim_ = std::move(claim); }
+  // Frees the driver's claim: the driver may drive the run again at once.
+  void FreeClaim() { claim_.Reset(); }
+
   // Clears this driver's lease on the run unless the run, as last known here, is no longer
   // RUNNING (the transaction that paused or ended it released the lease), and frees the
   // driver's claim on the run. Not an event; no clock is read. Once per session.
   absl::Status ReleaseLease();
 
-  absl::Time LeaseNow() const { return d_.lease_clock().Now(); }
+  absl::Time LeaseNow() const { return driver_.lease_clock().Now(); }
   std::string LeaseExpiry() const {
-    return world::FormatTimestamp(LeaseNow() + d_.options_.lease_ttl);
+    return world::FormatTimestamp(LeaseNow() + driver_.options_.lease_ttl);
   }
 
   // A stored row the runtime cannot read means it cannot know what happened: the run fails
@@ -59,9 +72,9 @@ class Driver::Session {
 
   std::string Damage() const;
 
-  // Resumes a run found RUNNING (its owner died) or INTERRUPTED (reference/core.md §6.3,
-  // without reconciliation): take the lease over, mark the steps in flight interrupted, and
-  // pause a side effect whose outcome is unknown for an operator.
+  // Resumes a run found RUNNING (its owner died) or INTERRUPTED (without reconciliation): take the
+  // lease over, mark the steps in flight interrupted, and pause a side effect whose outcome is
+  // unknown for an operator.
   absl::StatusOr<Run> ResumeInterrupted();
 
   // Applies the consumer's reconciliation; nullopt means "continue".
@@ -72,7 +85,7 @@ class Driver::Session {
   absl::Status InterruptedPause(std::size_t index, Tool* tool,
                                 const PolicyDecision* reconciled = nullptr);
 
-  // Resumes a run paused for approval (reference/core.md §5.5): only the latest approval of
+  // Resumes a run paused for approval: only the latest approval of
   // the awaiting step can grant; its hash is verified; the tool must still be registered and
   // its current spec is the one judged; the arguments must meet the current schema; the policy
   // is asked again and an identical required approval is the grant, a different one pauses
@@ -90,24 +103,58 @@ class Driver::Session {
   bool cancelled() const { return cancellation_ != nullptr && cancellation_->cancelled(); }
   absl::Status Cancelled() const;
 
- private:
-  absl::StatusOr<Run> Iterate();
-
-  absl::Time Now() { return d_.clock_.Now(); }
-
   // What a proposal leads to: the step ended and the loop goes on, the run stopped (ended or
   // paused), or the call is allowed and waits to be executed.
   enum class Next { kContinue, kStop, kAllowed };
 
-  // An allowed call, between the policy's answer and its execution.
-  struct Pending {
-    Decision decision;
-    const RecordedSpec* spec = nullptr;
-    Tool* tool = nullptr;
-    absl::Time start_at;
-    absl::Time policy_at;
-    std::string policy_event;
-  };
+  // What an agent is handed for the open step: copies of the run (this step already counted),
+  // the steps before it and the registered tools.
+  StepInput Input() const;
+  // Every step the run has, shared (what a caller sees between steps).
+  StepList AllSteps() const { return steps_.Share(steps_.size()); }
+
+  // Opens the next step for a caller-owned loop: the same checks and claim as the driver's
+  // loop. False when the run is no longer RUNNING or a limit ended it.
+  absl::StatusOr<bool> OpenStep();
+
+  // Records, validates and judges the open step's decision.
+  absl::StatusOr<Next> Propose(Decision decision);
+
+  // The decision could not be made: the run fails with the reason the error carries.
+  absl::Status FailStep(const absl::Status& why);
+
+  // Runs the allowed call: the policy record and the tool start commit together, then the tool
+  // runs and its outcome is recorded.
+  absl::StatusOr<bool> ExecutePending();
+
+  // A grant allowed again on resume but not yet executed is judged again before it runs: once
+  // its GrantTTL has passed (on the run's clock, read only when the run has a GrantTTL) the
+  // approval expires, the run is cancelled and ApprovalExpired is returned; the call is dropped.
+  absl::Status ExpireLateGrant();
+
+  const Step* CurrentStep() const { return steps_.empty() ? nullptr : &steps_.back(); }
+  const Run& run() const { return run_; }
+  // Whether an allowed call waits to be executed.
+  bool has_allowed_call() const { return state_.call() != nullptr; }
+
+  // The run and its steps as stored, replacing the session's copies: after a call that may have
+  // moved the run (RereadRun), and once it paused or ended (RereadSteps: a paused step, or steps
+  // an operator's cancel ended, are read back as written). Errors leave the copies as they were.
+  absl::Status RereadRun();
+  absl::Status RereadSteps();
+  void set_run(Run run) { run_ = std::move(run); }
+
+  // Empty while this driver holds the RUNNING run's lease unexpired on the lease clock (or the
+  // run is not RUNNING: it holds no lease then); else what happened to it, for an error.
+  absl::StatusOr<std::string> LeaseLoss() const;
+
+  // A heartbeat that keeps the run's lease while it lives (lease_heartbeat.h).
+  std::unique_ptr<internal::LeaseHeartbeat> Heartbeat() const;
+
+ private:
+  absl::StatusOr<Run> Iterate();
+
+  absl::Time Now() { return driver_.clock_.Now(); }
 
   // Trailing steps whose observation is a failure; a step without one, or a success, ends it.
   // Counts at most `enough`.
@@ -123,28 +170,7 @@ class Driver::Session {
 
   Step& current() { return steps_.back(); }
 
-  // What an agent is handed for the open step: copies of the run (this step already counted),
-  // the steps before it and the registered tools.
-  StepInput Input() const;
-
-  // Opens the next step for a caller-owned loop: the same checks and claim as the driver's
-  // loop. False when the run is no longer RUNNING or a limit ended it.
-  absl::StatusOr<bool> OpenStep();
-
-  absl::StatusOr<Next> ProposeDecision(const Decision& decision) { return Propose(decision); }
-
-  // The decision could not be made: the run fails with the reason the error carries.
-  absl::Status FailStep(const absl::Status& why);
-
-  const Step* CurrentStep() const { return steps_.empty() ? nullptr : &steps_.back(); }
-  const Run& run() const { return run_; }
-  bool has_pending() const { return pending_.has_value(); }
-
   absl::StatusOr<bool> DecideAndAct();
-
-  // Runs the allowed call: the policy record and the tool start commit together, then the tool
-  // runs and its outcome is recorded.
-  absl::StatusOr<bool> ExecutePending();
 
   // Records the decision as the agent made it, before anything judges it: kept in the step at
   // once, and staged to commit first in the step's next write (the tool start, or the step's
@@ -161,9 +187,10 @@ class Driver::Session {
   // before its next write: a cancelled call, a gate closed before it executed.
   absl::Status WriteStagedDecision();
 
-  // The compare-and-set guard of every write: the run must still be in `from_` (RUNNING in
-  // the loop; WAITING_FOR_APPROVAL for the first write of a resumed step). Returns the run's
-  // state as read, for the guards that need more of it.
+  // The compare-and-set guard of every write: the run must still have the status the session's
+  // state requires (RUNNING under this driver's lease while driving; WAITING_FOR_APPROVAL until
+  // a resumed grant's first write). Returns the run's state as read, for the guards that need
+  // more of it.
   absl::StatusOr<rows::RunState> RequireRunning(store::Transaction& tx);
 
   // FailedPrecondition naming the expiry and saying what was `refused` unless the run's
@@ -174,12 +201,15 @@ class Driver::Session {
   // Resuming a grant moves the run back to RUNNING in the same transaction as the step's
   // first write (the tool start, or the step's end), with run.resumed.
   absl::Status EnterIfResuming(store::Transaction& tx);
-  void Entered();
+
+  // The approval a resumed grant is entering with; empty once entered, or when not resuming one.
+  std::string entering_approval() const;
+
+  // The state's change, which cannot fail unless the engine has a bug.
+  absl::Status Move(internal::SessionState::Event event) { return state_.Apply(std::move(event)); }
 
   // Returns "" when the decision is usable, else why not (one sentence for the agent).
   std::string Validate(const Decision& decision, const RecordedSpec* spec);
-
-  absl::StatusOr<Next> Propose(Decision decision);
 
   absl::StatusOr<Next> Judge(const Decision& decision, const RecordedSpec& spec, Tool* tool,
                              const Approval* granted = nullptr);
@@ -194,9 +224,17 @@ class Driver::Session {
   absl::Status Pause(const PolicyDecision& pd, const ToolRequest& request, const RecordedSpec& spec,
                      const std::function<absl::Status(store::Transaction&)>& write_policy);
 
+  // Execute's parts: the call's start (with the policy's record), the call, and its outcome
+  // as ClassifyToolResult read it. RecordOutcome answers whether the loop goes on.
   absl::StatusOr<bool> Execute(
       const Decision& decision, const RecordedSpec& spec, Tool* tool, absl::Time start_at,
       const std::function<absl::Status(store::Transaction&)>& write_policy);
+  absl::Status RecordCallStart(
+      std::string_view args, const RecordedSpec& spec, absl::Time start_at,
+      const std::function<absl::Status(store::Transaction&)>& write_policy);
+  static absl::StatusOr<ToolResult> CallTool(Tool& tool, const ToolCall& call);
+  absl::StatusOr<bool> RecordOutcome(const internal::ToolOutcome& outcome, std::string_view name,
+                                     absl::Time start_at);
 
   absl::Status AppendLateOutcome(const Observation& obs, absl::Time started_at);
 
@@ -231,30 +269,16 @@ class Driver::Session {
   // finished step never sits under a running run.
   absl::Status Settle(Ending ending);
 
-  Driver& d_;
+  Driver& driver_;
   Run run_;
   SharedSteps steps_;
   std::vector<Approval> approvals_;  // the run's approvals, as this session wrote or read them
-  std::optional<Pending> pending_;
-  // A decision recorded but not yet written (RecordDecision).
-  struct StagedDecision {
-    std::string step_id;
-    std::string json;
-    std::string spec_hash;
-    const RecordedSpec* spec = nullptr;  // the spec the decision names, written with it
-    absl::Time at;
-  };
-  std::optional<StagedDecision> staged_;
+  internal::SessionState state_;
+  const AfterResume after_resume_;
   // The specs this session's decisions have written (tool_specs is content-addressed and never
   // loses a row): a spec is written with the first decision that names it, not with every one.
   absl::flat_hash_set<std::string> specs_written_;
   std::unique_ptr<AccountingModelCaller> model_caller_;  // the open step's, when a model is set
-  bool attaching_ = false;         // resumed for a gate: stop where the caller takes over
-  std::optional<Approval> grant_;  // the approval a resume executes, until it runs
-  RunStatus from_ = RunStatus::kRunning;
-  std::string resumed_approval_;  // set while resuming a grant, until the run is entered
-  absl::Time resumed_at_;
-  bool released_ = false;
   internal::ExecutingRuns::Claim claim_;  // this driver drives the run in this session only
   const Cancellation* cancellation_;      // the caller's; may be null
 };

@@ -3,7 +3,8 @@
 // processes, sockets or files except through the injected world; every SQL statement lives in
 // the records layer or the store; nothing outside the engine includes its internals and only
 // the records layer reaches raw statements; dependencies point one way; public headers include
-// only public headers; tests make their temporary folders through TestFolder. Each rule names
+// only public headers; tests make their temporary folders through TestFolder; the driver
+// session has no friends. Each rule names
 // the file and line that breaks it, and each is proved against a planted violation.
 #include <algorithm>
 #include <filesystem>
@@ -357,6 +358,22 @@ std::vector<std::string> PublicHeadersIncludingPrivateOnes(const std::vector<Sou
   return found;
 }
 
+// The driver session's state is its own (ADR 19): no class is a friend of it, so the gate and
+// the driver reach it through its public methods and its states change only through
+// SessionState::Apply.
+std::vector<std::string> FriendsOfTheSession(const std::vector<Source>& sources) {
+  std::vector<std::string> found;
+  for (const Source& s : sources) {
+    if (s.path != "runtime/engine/session.h" && s.path != "runtime/engine/session_state.h") {
+      continue;
+    }
+    for (int line : Find(s.code, "friend")) {
+      found.push_back(s.path + ":" + std::to_string(line) + ": friend");
+    }
+  }
+  return found;
+}
+
 std::vector<Source> Tree() {
   return Sources({"runtime", "mcp", "providers", "sim", "tools", "fuzz", "tests"});
 }
@@ -379,6 +396,10 @@ TEST(LayoutTest, DependenciesPointOneWay) {
 
 TEST(LayoutTest, PublicHeadersIncludeOnlyPublicHeaders) {
   EXPECT_THAT(PublicHeadersIncludingPrivateOnes(Tree()), ::testing::IsEmpty());
+}
+
+TEST(LayoutTest, TheDriverSessionHasNoFriends) {
+  EXPECT_THAT(FriendsOfTheSession(Tree()), ::testing::IsEmpty());
 }
 
 // The checks see what they claim to: a planted violation of each kind is found.
@@ -469,6 +490,19 @@ TEST(LayoutTest, APlantedPublicHeaderIncludingAPrivateOneIsFound) {
   EXPECT_THAT(PublicHeadersIncludingPrivateOnes(planted),
               ::testing::ElementsAre("runtime/records/x.h:1: includes runtime/engine/session.h",
                                      "sim/y.h:1: includes runtime/store/internal/sqlite.h"));
+}
+
+TEST(LayoutTest, APlantedFriendOfTheDriverSessionIsFound) {
+  std::vector<Source> planted = {
+      Lex("runtime/engine/session.h",
+          "class Driver::Session {\n  // a friend in a comment is no friend\n"
+          "  friend class agentrt::GateSession;\n};\n"),
+      Lex("runtime/engine/session_state.h", "class SessionState { friend class Driver; };\n"),
+      Lex("runtime/driver.h", "class Driver { friend class GateSession; };\n"),
+      Lex("runtime/engine/session.cc", "const char* kWord = \"friendly\";\n")};
+  EXPECT_THAT(FriendsOfTheSession(planted),
+              ::testing::ElementsAre("runtime/engine/session.h:3: friend",
+                                     "runtime/engine/session_state.h:1: friend"));
 }
 
 }  // namespace
