@@ -67,9 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The size byte scales to delays up to a minute and jumps up to ten minutes.
     agentrt::sim::SetPerturbation(data[i + 2], std::uint64_t{data[i + 3]} * 250, p);
   }
-  agentrt::sim::JudgeOptions options;
-  options.reuse = schema;
-  agentrt::sim::Verdict verdict = agentrt::sim::JudgePerturbed(scenario, options);
+  agentrt::sim::Verdict verdict =
+      agentrt::sim::Judge(scenario, agentrt::sim::PerturbedOnce(schema));
   // Outcomes may change under perturbation; an invariant, and the simulator itself, may not.
   if (!verdict.passed && (verdict.difference.rfind("invariant broken", 0) == 0 ||
                           verdict.difference.rfind("the simulator failed", 0) == 0)) {

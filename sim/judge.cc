@@ -82,32 +82,17 @@ Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options) {
   absl::StatusOr<Outcome> first = PlayNumbered(scenario, options, 1);
   if (!first.ok()) return Failed(scenario, first.status());
   Verdict verdict = Describe(scenario, *first);
-  std::string difference = FirstDifference(scenario.expect(), *first);
-  if (difference.empty() && !verdict.broken.empty()) {
-    difference = absl::StrCat("invariant broken: ", verdict.broken[0]);
-  }
-  if (difference.empty()) {
+  std::string invariant =
+      verdict.broken.empty() ? "" : absl::StrCat("invariant broken: ", verdict.broken[0]);
+  std::string expected = !options.perturbed || scenario.expect().robust()
+                             ? FirstDifference(scenario.expect(), *first)
+                             : "";
+  // Under perturbations an invariant comes first: it is what a swarm is looking for.
+  const std::string& before = options.perturbed ? invariant : expected;
+  const std::string& after = options.perturbed ? expected : invariant;
+  verdict.difference = before.empty() ? after : before;
+  if (verdict.difference.empty() && options.determinism) {
     absl::StatusOr<Outcome> second = PlayNumbered(scenario, options, 2);
-    difference = second.ok() ? Determinism(*first, *second)
-                             : absl::StrCat("the second play failed: ", second.status().message());
-  }
-  verdict.difference = std::move(difference);
-  verdict.passed = verdict.difference.empty();
-  return verdict;
-}
-
-Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& options,
-                       bool determinism) {
-  absl::StatusOr<Outcome> first = PlayNumbered(perturbed, options, 1);
-  if (!first.ok()) return Failed(perturbed, first.status());
-  Verdict verdict = Describe(perturbed, *first);
-  if (!verdict.broken.empty()) {
-    verdict.difference = absl::StrCat("invariant broken: ", verdict.broken[0]);
-  } else if (perturbed.expect().robust()) {
-    verdict.difference = FirstDifference(perturbed.expect(), *first);
-  }
-  if (verdict.difference.empty() && determinism) {
-    absl::StatusOr<Outcome> second = PlayNumbered(perturbed, options, 2);
     verdict.difference = second.ok()
                              ? Determinism(*first, *second)
                              : absl::StrCat("the second play failed: ", second.status().message());

@@ -1,15 +1,16 @@
 // sim/judge.h
 //
 // What `agentrt sim run`, `sim swarm` and `sim shrink` decide about a scenario.
-//  - Judge: the scenario as written. Played twice; it passes when the first play is what it
+//  - Judge, as written (the default): played twice; it passes when the first play is what it
 //    expects, breaks no invariant (verdict.h), and the second play ends on the same chain head
 //    with the same events (determinism is the product: a scenario that differs between two
 //    plays is a failure however right each one looks).
-//  - JudgePerturbed: the scenario under a swarm seed's perturbations. Outcomes may change (a
+//  - Judge, perturbed: the scenario under a swarm seed's perturbations. Outcomes may change (a
 //    delay past a timeout refuses a tool), so only the invariants are checked, and the
 //    expectations too when the scenario says they are robust.
 //  - Perturb: the perturbations a seed stands for, written into a copy of the scenario, so a
-//    failing seed is also a scenario file anyone can play.
+//    failing seed is also a scenario file anyone can play. The seed's whole sequence (the
+//    unperturbed play, Perturb, Judge) is swarm.h's.
 #pragma once
 
 #include <cstdint>
@@ -51,17 +52,26 @@ struct JudgeOptions {
   // Optional, not owned, one judge at a time: the database in-memory plays empty and reuse
   // (play.h).
   store::Store* reuse = nullptr;
+  // False: the scenario as written, its expectations checked before the invariants. True: the
+  // scenario under perturbations, the invariants checked first and the expectations only when
+  // the scenario says they are robust.
+  bool perturbed = false;
+  // Play a second time and require the same chain head, events and effects.
+  bool determinism = true;
 };
+
+// The options of a perturbed play, played once: what a swarm's seed and a shrink's candidate
+// are judged with.
+inline JudgeOptions PerturbedOnce(store::Store* reuse = nullptr) {
+  return JudgeOptions{.reuse = reuse, .perturbed = true, .determinism = false};
+}
 
 // StatusText is how a verdict's status is shown and written: the run's status, or "no run".
 std::string_view StatusText(const Verdict& verdict);
 
+// Judge plays `scenario` (twice with `options.determinism`) and judges it as `options` says.
+// Databases go where `options` says. Never fails: the simulator's own error is a verdict.
 Verdict Judge(const v1::Scenario& scenario, const JudgeOptions& options = {});
-
-// JudgePerturbed plays `perturbed` once (twice with `determinism`) and checks the invariants,
-// and the expectations when they are robust. Databases go where `options` says.
-Verdict JudgePerturbed(const v1::Scenario& perturbed, const JudgeOptions& options = {},
-                       bool determinism = false);
 
 // The kinds of perturbation a seed (or a fuzzer's byte) chooses among.
 inline constexpr std::uint32_t kPerturbationKinds = 7;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "mcp/class_policy.h"
 #include "mcp/load.h"
+#include "mcp/load_all.h"
 #include "mcp/manifest.h"
 #include "mcp/mcp_tool.h"
 #include "mcp/pin.h"
@@ -200,7 +201,9 @@ Limits LimitsOf(const v1::Limits& l) {
   return limits;
 }
 
-mcp::Server ServerOf(const v1::Server& config) {
+// The client's view of a scenario's server: its fake, reached by name through the simulated
+// launcher or network.
+mcp::Server ClientServer(const v1::Server& config) {
   mcp::Server server;
   server.name = config.name();
   if (config.transport() == v1::Server::HTTP) {
@@ -292,21 +295,24 @@ class Player {
 };
 
 void Player::LoadAll(ProcessesAndConnections& connected, bool report) {
-  world::World w = WorldOf(connected);
-  mcp::ToolNames names;  // one model-visible name, one tool, across the servers
-  mcp::LoadOptions options;
-  options.names = &names;
+  std::vector<mcp::ServerToLoad> pinned;
   for (Configured& c : servers_) {
     if (!c.manifest) continue;
+    // Set before any load starts: a server is asked nothing while another one loads.
     c.fake->set_phase(ServerPhase::kLoad);
     if (report) {
       std::optional<std::vector<std::string>> offered = c.fake->OfferedNames();
       if (offered) outcome_.offered.emplace_back(c.server.name, *offered);
     }
-    mcp::LoadResult loaded = mcp::Load(c.server, &*c.manifest, c.rules, w, options);
+    pinned.push_back({c.server, &*c.manifest, &c.rules});
+  }
+  std::vector<mcp::LoadResult> results = mcp::LoadAll(pinned, WorldOf(connected));
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    mcp::LoadResult& loaded = results[i];
     if (report && loaded.report) outcome_.reports.push_back(*loaded.report);
     if (report && !loaded.status.ok()) {
-      outcome_.load_errors.push_back(absl::StrCat(c.server.name, ": ", loaded.status.message()));
+      outcome_.load_errors.push_back(
+          absl::StrCat(pinned[i].server.name, ": ", loaded.status.message()));
     }
     for (auto& tool : loaded.tools) connected.tools.push_back(std::move(tool));
     if (loaded.connection) connected.connections.push_back(loaded.connection);
@@ -353,7 +359,7 @@ absl::StatusOr<Outcome> Player::Play() {
     Configured c;
     c.config = &config;
     c.fake = std::make_unique<FakeServer>(config, &ledger_, &perturber_);
-    c.server = ServerOf(config);
+    c.server = ClientServer(config);
     if (!config.rules_json().empty()) {
       AGENTRT_ASSIGN_OR_RETURN(json::Document rules, json::Parse(config.rules_json()));
       AGENTRT_ASSIGN_OR_RETURN(c.rules, mcp::ParseRules(rules.root(), "rules"));

@@ -6,6 +6,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/base/status_macros.h"
+#include "sim/scenario_file.h"
+#include "sim/swarm.h"
 
 namespace agentrt::sim {
 namespace {
@@ -103,9 +106,8 @@ absl::StatusOr<Shrunk> Shrink(const v1::Scenario& failing,
                               const std::function<Verdict(const v1::Scenario&)>& judge) {
   absl::StatusOr<std::unique_ptr<store::Store>> schema = NewPlayDatabase();
   if (!schema.ok()) return schema.status();
-  JudgeOptions options;
-  options.reuse = schema->get();
-  auto play = judge ? judge : [&](const v1::Scenario& s) { return JudgePerturbed(s, options); };
+  JudgeOptions options = PerturbedOnce(schema->get());
+  auto play = judge ? judge : [&](const v1::Scenario& s) { return Judge(s, options); };
   Shrunk shrunk;
   shrunk.scenario = failing;
   shrunk.verdict = play(failing);
@@ -127,6 +129,24 @@ absl::StatusOr<Shrunk> Shrink(const v1::Scenario& failing,
         break;
       }
     }
+  }
+  return shrunk;
+}
+
+absl::StatusOr<Shrunk> ShrinkSeed(const v1::Scenario& scenario, std::int64_t seed) {
+  v1::Scenario perturbed = Perturb(scenario, static_cast<std::uint64_t>(seed), Baseline(scenario));
+  AGENTRT_ASSIGN_OR_RETURN(Shrunk shrunk, Shrink(perturbed));
+  if (std::string name = absl::StrCat(scenario.name(), "-seed-", seed, "-shrunk");
+      CheckScenarioName(name).ok()) {
+    shrunk.scenario.set_name(name);
+  }
+  if (!shrunk.scenario.expect().robust()) {
+    const Verdict& v = shrunk.verdict;
+    v1::Expect expect;
+    expect.set_pin_error(v.pin_error);
+    expect.set_load_error(v.load_error);
+    if (v.status) expect.set_status(std::string(ToString(*v.status)));
+    *shrunk.scenario.mutable_expect() = std::move(expect);
   }
   return shrunk;
 }

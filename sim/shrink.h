@@ -7,7 +7,8 @@
 // result is a scenario a person can read in a minute that shows the failure alone.
 //
 // Deterministic: the same scenario always shrinks to the same result. Each candidate is played
-// (JudgePerturbed), so shrinking costs a few hundred plays at most for a fixture-sized scenario.
+// (Judge, perturbed and once), so shrinking costs a few hundred plays at most for a fixture-sized
+// scenario.
 #pragma once
 
 #include <cstddef>
@@ -25,9 +26,17 @@ struct Shrunk {
   std::size_t plays = 0;
 };
 
-// Shrink shrinks `failing`, which must fail (JudgePerturbed); `judge` decides failure (tests
-// pass their own). Errors: FailedPrecondition when `failing` does not fail.
+// Shrink shrinks `failing`, which must fail (Judge, perturbed and once); `judge` decides
+// failure (tests pass their own). Errors: FailedPrecondition when `failing` does not fail.
 absl::StatusOr<Shrunk> Shrink(const v1::Scenario& failing,
                               const std::function<Verdict(const v1::Scenario&)>& judge = {});
+
+// ShrinkSeed shrinks `scenario` under swarm seed `seed` (swarm.h's sequence) into a scenario that
+// shows the failure with no seed: its perturbations written out, named
+// `<name>-seed-<seed>-shrunk` (unless that name is past the limit: the shrunk scenario must read
+// back), and, when its expectations are not robust, expecting what it does (the unperturbed
+// story's expectations no longer apply), so `sim run` on it shows the broken invariant alone.
+// Errors: Shrink's.
+absl::StatusOr<Shrunk> ShrinkSeed(const v1::Scenario& scenario, std::int64_t seed);
 
 }  // namespace agentrt::sim

@@ -9,8 +9,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <initializer_list>
 #include <map>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -137,63 +140,80 @@ std::vector<int> Find(const std::string& code, const std::string& token) {
 // Each rule is a function from sources to the places that break it, so that a test can hold it
 // on the tree and another can prove it finds a planted violation.
 
+// What only the world may reach: time, threads, processes, sockets and randomness; files are
+// listed apart (kFiles), for the simulator may still read and write its own until the world has
+// a filesystem.
+constexpr const char* kTimeThreadsProcessesRandomness[] = {"std::thread",
+                                                           "std::jthread",
+                                                           "std::async",
+                                                           "absl::Now",
+                                                           "absl::SleepFor",
+                                                           "RealClock",
+                                                           "RealScheduler",
+                                                           "OsEntropy",
+                                                           "std::chrono::system_clock",
+                                                           "std::chrono::steady_clock",
+                                                           "fork",
+                                                           "vfork",
+                                                           "posix_spawn",
+                                                           "execve",
+                                                           "execvp",
+                                                           "::socket",
+                                                           "::connect",
+                                                           "::bind",
+                                                           "::listen",
+                                                           "::accept",
+                                                           "std::random_device",
+                                                           "rand",
+                                                           "srand",
+                                                           "getrandom",
+                                                           "::getpid",
+                                                           "::kill",
+                                                           "::waitpid"};
+constexpr const char* kFiles[] = {"::open",  "::read",        "::write",       "::close",
+                                  "::fsync", "::rename",      "::unlink",      "mkostemps",
+                                  "fopen",   "std::ofstream", "std::ifstream", "std::fstream"};
+
+// Where each token of `lists` appears in the sources `applies` selects, source by source.
+std::vector<std::string> Found(const std::vector<Source>& sources,
+                               const std::function<bool(const std::string&)>& applies,
+                               std::initializer_list<std::span<const char* const>> lists) {
+  std::vector<std::string> found;
+  for (const Source& s : sources) {
+    if (!applies(s.path)) continue;
+    for (std::span<const char* const> tokens : lists) {
+      for (const char* token : tokens) {
+        for (int line : Find(s.code, token)) {
+          found.push_back(s.path + ":" + std::to_string(line) + ": " + token);
+        }
+      }
+    }
+  }
+  return found;
+}
+
 // Time, threads, processes, sockets, files and randomness: only runtime/world (the injected
 // world), runtime/store (its SQLite file) and runtime/base (the shared file helpers) may. The
 // MCP client is held to the same rule: it reaches servers through the world only, so every
 // session can be recorded, replayed and simulated.
 std::vector<std::string> OperatingSystemOutsideTheWorld(const std::vector<Source>& sources) {
-  const std::vector<std::string> forbidden = {"std::thread",
-                                              "std::jthread",
-                                              "std::async",
-                                              "absl::Now",
-                                              "absl::SleepFor",
-                                              "RealClock",
-                                              "RealScheduler",
-                                              "OsEntropy",
-                                              "std::chrono::system_clock",
-                                              "std::chrono::steady_clock",
-                                              "fork",
-                                              "vfork",
-                                              "posix_spawn",
-                                              "execve",
-                                              "execvp",
-                                              "::socket",
-                                              "::connect",
-                                              "::bind",
-                                              "::listen",
-                                              "::accept",
-                                              "::open",
-                                              "::read",
-                                              "::write",
-                                              "::close",
-                                              "::fsync",
-                                              "::rename",
-                                              "::unlink",
-                                              "mkostemps",
-                                              "fopen",
-                                              "std::ofstream",
-                                              "std::ifstream",
-                                              "std::fstream",
-                                              "std::random_device",
-                                              "rand",
-                                              "srand",
-                                              "getrandom",
-                                              "::getpid",
-                                              "::kill",
-                                              "::waitpid"};
-  std::vector<std::string> found;
-  for (const Source& s : sources) {
-    if (!(Under(s.path, "runtime") || Under(s.path, "mcp")) || Under(s.path, "runtime/world") ||
-        Under(s.path, "runtime/store") || Under(s.path, "runtime/base")) {
-      continue;
-    }
-    for (const std::string& token : forbidden) {
-      for (int line : Find(s.code, token)) {
-        found.push_back(s.path + ":" + std::to_string(line) + ": " + token);
-      }
-    }
-  }
-  return found;
+  auto applies = [](const std::string& path) {
+    return (Under(path, "runtime") || Under(path, "mcp")) && !Under(path, "runtime/world") &&
+           !Under(path, "runtime/store") && !Under(path, "runtime/base");
+  };
+  return Found(sources, applies, {kTimeThreadsProcessesRandomness, kFiles});
+}
+
+// The simulator (and the providers) start no thread or process and read no real clock or
+// randomness: a play is one thread on the virtual clock, and a swarm's threads are the
+// caller's (sim/swarm.h). The consumers' test kit forks to crash a run for real, so it is not
+// held to this.
+std::vector<std::string> ThreadsClocksOrRandomnessInTheSimulator(
+    const std::vector<Source>& sources) {
+  auto applies = [](const std::string& path) {
+    return (Under(path, "sim") && !Under(path, "sim/testkit")) || Under(path, "providers");
+  };
+  return Found(sources, applies, {kTimeThreadsProcessesRandomness});
 }
 
 // Every SQL statement, of any form, lives in the records layer (runtime/records/: the tables'
@@ -382,6 +402,10 @@ TEST(LayoutTest, TheEngineReachesTheOperatingSystemOnlyThroughTheWorld) {
   EXPECT_THAT(OperatingSystemOutsideTheWorld(Tree()), ::testing::IsEmpty());
 }
 
+TEST(LayoutTest, TheSimulatorStartsNoThreadAndReadsNoRealClock) {
+  EXPECT_THAT(ThreadsClocksOrRandomnessInTheSimulator(Tree()), ::testing::IsEmpty());
+}
+
 TEST(LayoutTest, EverySqlStatementLivesInTheRecordsLayerOrTheStore) {
   EXPECT_THAT(SqlOutsideRecordsAndStore(Tree()), ::testing::IsEmpty());
 }
@@ -434,6 +458,19 @@ TEST(LayoutTest, APlantedOperatingSystemCallIsFound) {
                                  Lex("runtime/world/real.cc", "auto t = absl::Now();\n")};
   EXPECT_THAT(OperatingSystemOutsideTheWorld(planted),
               ::testing::ElementsAre("runtime/operator/x.cc:2: absl::Now", "mcp/y.cc:1: ::open"));
+}
+
+TEST(LayoutTest, APlantedThreadOrClockInTheSimulatorIsFound) {
+  std::vector<Source> planted = {
+      Lex("sim/swarm.cc", "\nstd::vector<std::thread> workers;\n"),
+      Lex("sim/judge.cc", "auto t = std::chrono::steady_clock::now();\n"),
+      Lex("providers/x.cc", "std::random_device seed;\n"),
+      Lex("sim/play.cc", "int fd = ::open(p, 0);\n"),  // files: not yet the world's
+      Lex("sim/testkit/internal/child.cc", "pid_t pid = ::fork();\n")};  // the kit may fork
+  EXPECT_THAT(ThreadsClocksOrRandomnessInTheSimulator(planted),
+              ::testing::ElementsAre("sim/swarm.cc:2: std::thread",
+                                     "sim/judge.cc:1: std::chrono::steady_clock",
+                                     "providers/x.cc:1: std::random_device"));
 }
 
 TEST(LayoutTest, APlantedStatementOfAnyFormOutsideTheRecordsLayerIsFound) {

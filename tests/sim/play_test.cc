@@ -15,6 +15,7 @@
 #include "sim/judge.h"
 #include "sim/scenario_file.h"
 #include "sim/shrink.h"
+#include "sim/swarm.h"
 #include "sim/verdict.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
@@ -348,10 +349,10 @@ TEST(JudgeTest, ASeedAlwaysStandsForTheSamePerturbations) {
 
 TEST(JudgeTest, PerturbedPlaysKeepEveryInvariant) {
   v1::Scenario scenario = Parse(kBase);
-  Verdict base = JudgePerturbed(scenario);
+  Verdict base = Baseline(scenario);
   ASSERT_TRUE(base.passed) << base.difference;
-  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    Verdict verdict = JudgePerturbed(Perturb(scenario, seed, base));
+  for (std::int64_t seed = 1; seed <= 40; ++seed) {
+    Verdict verdict = JudgeSeed(scenario, base, seed, {});
     EXPECT_TRUE(verdict.passed) << "seed " << seed << ": " << verdict.difference;
   }
 }

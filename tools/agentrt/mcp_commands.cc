@@ -12,6 +12,7 @@
 #include "mcp/class_policy.h"
 #include "mcp/config.h"
 #include "mcp/load.h"
+#include "mcp/load_all.h"
 #include "mcp/manifest.h"
 #include "mcp/pin.h"
 #include "runtime/base/string_view.h"
@@ -164,7 +165,7 @@ int Pin(std::span<const std::string> args) {
   if (!world.ok()) return Failure("mcp pin", ToStd(world.status().message()));
   int status = kExitOk;
   for (const mcp::ServerConfig* s : servers) {
-    absl::StatusOr<mcp::Manifest> manifest = mcp::Pin(ServerOf(*s), (*world)->world());
+    absl::StatusOr<mcp::Manifest> manifest = mcp::Pin(mcp::ServerOf(*s), (*world)->world());
     if (!manifest.ok()) {
       status = Failure("mcp pin", ToStd(manifest.status().message()));
       continue;
@@ -210,7 +211,8 @@ int Check(std::span<const std::string> args) {
                                     json::Sanitize(config->path), ")"));
       continue;
     }
-    absl::StatusOr<mcp::Report> report = mcp::Classify(ServerOf(s), *manifest, s.rules, &names);
+    absl::StatusOr<mcp::Report> report =
+        mcp::Classify(mcp::ServerOf(s), *manifest, s.rules, &names);
     if (!report.ok()) {
       status = Failure("mcp check", ToStd(report.status().message()));
       continue;
@@ -244,7 +246,7 @@ int Tools(std::span<const std::string> args) {
   bool json_out = absl::GetFlag(FLAGS_json);
   int status = kExitOk;
   for (const mcp::ServerConfig* s : servers) {
-    mcp::Server server = ServerOf(*s);
+    mcp::Server server = mcp::ServerOf(*s);
     const world::World& w = (*world)->world();
     absl::Time deadline = w.clock->Now() + mcp::ConnectTimeout(server);
     absl::StatusOr<std::unique_ptr<mcp::Session>> session = mcp::Connect(server, w, deadline);
@@ -323,7 +325,7 @@ int Call(std::span<const std::string> args) {
     if (!manifest.ok()) return Failure("mcp call", ToStd(manifest.status().message()));
     manifests.push_back(*std::move(manifest));
   }
-  ConfiguredTools configured = LoadConfigured(*config, manifests, w);
+  mcp::ConfiguredTools configured = mcp::LoadConfigured(*config, manifests, w);
   const std::vector<Tool*>& tools = configured.tools;
   if (!tool.empty() &&
       std::none_of(tools.begin(), tools.end(), [&](Tool* t) { return t->Spec().name == tool; })) {

@@ -3,7 +3,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/utf8.h"
 
@@ -18,50 +17,6 @@ std::string Pad(const std::string& text, std::size_t width) {
 }
 
 }  // namespace
-
-mcp::Server ServerOf(const mcp::ServerConfig& config) {
-  mcp::Server server;
-  server.name = config.name;
-  server.command = config.command;
-  server.endpoint = config.endpoint;
-  server.env = config.env;
-  server.inherit_env = config.inherit_env;
-  server.connect_timeout = config.connect_timeout;
-  server.default_timeout = config.default_timeout;
-  return server;
-}
-
-void ConfiguredTools::Close() {
-  for (mcp::LoadResult& result : loaded) {
-    if (result.connection) result.connection->Close();
-  }
-}
-
-ConfiguredTools LoadConfigured(const mcp::Config& config,
-                               const std::vector<mcp::Manifest>& manifests,
-                               const world::World& world) {
-  ConfiguredTools out;
-  mcp::ToolNames names;  // one model-visible name, one tool, across the servers
-  mcp::LoadOptions options;
-  options.names = &names;
-  for (std::size_t s = 0; s < config.servers.size() && s < manifests.size(); ++s) {
-    const mcp::ServerConfig& server = config.servers[s];
-    out.loaded.push_back(mcp::Load(ServerOf(server), &manifests[s], server.rules, world, options));
-    mcp::LoadResult& result = out.loaded.back();
-    if (result.report) out.reports += result.report->Text();
-    if (!result.status.ok()) {
-      absl::StrAppend(&out.reports, json::Sanitize(ToStd(result.status.message())), "\n");
-      continue;
-    }
-    // Registered tools and their report entries are in the same order.
-    for (std::size_t i = 0; i < result.tools.size(); ++i) {
-      out.tools.push_back(result.tools[i].get());
-      const mcp::Rule& rule = server.rules.at(result.report->registered[i].tool);
-      if (rule.outcome) out.outcomes[result.tools[i]->Spec().name] = *rule.outcome;
-    }
-  }
-  return out;
-}
 
 std::string OneLine(std::string_view text, int max_bytes) {
   std::string collapsed;

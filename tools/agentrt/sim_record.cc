@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "mcp/class_policy.h"
 #include "mcp/config.h"
+#include "mcp/load_all.h"
 #include "mcp/manifest.h"
 #include "runtime/base/file_util.h"
 #include "runtime/base/owned_file.h"
@@ -218,7 +219,7 @@ absl::StatusOr<std::unique_ptr<store::Store>> NewStore(const std::string& db,
 // closed (so a recording holds each server's end before its chain head). Prints the load
 // reports, then the run's trace. Errors: the driver's.
 absl::StatusOr<Run> Play(const SimInputs& in, const world::World& world, store::Store& store) {
-  ConfiguredTools configured = LoadConfigured(in.config, in.manifests, world);
+  mcp::ConfiguredTools configured = mcp::LoadConfigured(in.config, in.manifests, world);
   std::cout << configured.reports;
   mcp::ClassPolicy policy(in.config.policy, configured.outcomes);
   ScriptedAgent agent(in.script.steps);

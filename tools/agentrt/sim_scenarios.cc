@@ -3,20 +3,17 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "runtime/base/atomic_file.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/json_object.h"
@@ -24,6 +21,7 @@
 #include "sim/judge.h"
 #include "sim/scenario_file.h"
 #include "sim/shrink.h"
+#include "sim/swarm.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/shared_flags.h"
@@ -134,37 +132,16 @@ struct Played {
   double wall_ms = 0;
 };
 
-// Reads and judges each file; a file that does not read fails with the reason.
-// Reads and judges each file — under `seed`'s perturbations when given, as `sim swarm` plays it
-// (the invariants, robust expectations, and both plays the same); a file that does not read
-// fails with the reason.
+// Judges each file (sim::JudgeFile), timing each on the wall clock for the report.
 std::vector<Played> PlayAll(const std::vector<std::string>& files, const sim::JudgeOptions& opts,
                             std::optional<std::int64_t> seed) {
   std::vector<Played> played;
   for (const std::string& file : files) {
-    Played p;
-    p.file = file;
     auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(file);
-    if (!scenario.ok()) {
-      p.verdict.name = file;
-      p.verdict.status.reset();
-      p.verdict.difference = std::string(ToStd(scenario.status().message()));
-    } else if (seed) {
-      // The unperturbed play only says what the seed can perturb: its databases are not kept,
-      // so the perturbed plays' are the ones at `<name>.db` and `<name>.2.db`.
-      sim::JudgeOptions in_memory = opts;
-      in_memory.db_dir.clear();
-      sim::Verdict base = sim::JudgePerturbed(*scenario, in_memory);
-      p.verdict = sim::JudgePerturbed(
-          sim::Perturb(*scenario, static_cast<std::uint64_t>(*seed), base), opts,
-          /*determinism=*/true);
-    } else {
-      p.verdict = sim::Judge(*scenario, opts);
-    }
-    p.wall_ms =
+    sim::Verdict verdict = sim::JudgeFile(file, opts, seed);
+    double wall_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    played.push_back(std::move(p));
+    played.push_back({file, std::move(verdict), wall_ms});
   }
   return played;
 }
@@ -272,44 +249,20 @@ int SimRun(const ParsedArgs& parsed) {
   return failed == 0 ? kExitOk : kExitFailure;
 }
 
-struct Shard {
-  std::int64_t index = 0;
-  std::int64_t count = 1;
-};
-
-std::optional<Shard> ParseShard(const std::string& text) {
-  Shard shard;
-  if (text.empty()) return shard;
-  std::vector<std::string> parts = absl::StrSplit(text, '/');
-  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &shard.index) ||
-      !absl::SimpleAtoi(parts[1], &shard.count) || shard.count < 1 || shard.index < 0 ||
-      shard.index >= shard.count) {
-    return std::nullopt;
-  }
-  return shard;
-}
-
 int SimSwarm(const ParsedArgs& parsed) {
   const std::string command = "sim swarm";
   if (parsed.positional.empty()) return UsageError(command, "name at least one scenario or folder");
   std::int64_t seeds = absl::GetFlag(FLAGS_seeds);
   std::int64_t first = absl::GetFlag(FLAGS_first_seed);
   std::int64_t jobs = absl::GetFlag(FLAGS_jobs);
-  std::optional<Shard> shard = ParseShard(absl::GetFlag(FLAGS_shard));
+  std::optional<sim::Shard> shard = sim::ParseShard(absl::GetFlag(FLAGS_shard));
   if (seeds < 1) return UsageError(command, "--seeds must be at least 1");
   if (jobs < 1 || jobs > 256) return UsageError(command, "--jobs must be from 1 to 256");
   if (!shard) return UsageError(command, "--shard must be I/K with 0 <= I < K");
   absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(parsed.positional);
   if (!files.ok()) return Failure(command, json::Sanitize(ToStd(files.status().message())));
 
-  struct Item {
-    const std::string* file;
-    const sim::v1::Scenario* scenario;
-    const sim::Verdict* base;  // the unperturbed play: what a seed can choose among
-    std::int64_t seed;
-  };
-  std::vector<sim::v1::Scenario> scenarios;
-  std::vector<std::string> names;
+  std::vector<sim::SwarmScenario> scenarios;
   scenarios.reserve(files->size());
   int unreadable = 0;
   for (const std::string& file : *files) {
@@ -319,75 +272,47 @@ int SimSwarm(const ParsedArgs& parsed) {
       ++unreadable;
       continue;
     }
-    scenarios.push_back(*std::move(scenario));
-    names.push_back(file);
+    scenarios.push_back({file, *std::move(scenario)});
   }
-  absl::StatusOr<std::unique_ptr<store::Store>> schema = sim::NewPlayDatabase();
-  if (!schema.ok()) return Failure(command, ToStd(schema.status().message()));
-  sim::JudgeOptions options;
-  options.reuse = schema->get();  // this thread's: the unperturbed plays below
-  std::vector<sim::Verdict> bases;
-  bases.reserve(scenarios.size());
-  for (const sim::v1::Scenario& scenario : scenarios) {
-    bases.push_back(sim::JudgePerturbed(scenario, options));
-  }
-  std::vector<Item> items;
-  for (std::size_t i = 0; i < scenarios.size(); ++i) {
-    for (std::int64_t seed = first; seed < first + seeds; ++seed) {
-      if (seed % shard->count != shard->index) continue;
-      items.push_back({&names[i], &scenarios[i], &bases[i], seed});
-    }
-  }
-  std::atomic<std::size_t> next{0};
-  std::atomic<std::size_t> done{0};
-  std::mutex mu;
-  std::vector<std::pair<std::size_t, std::string>> failures;  // by item, so in seed order
+  sim::SwarmOptions options;
+  options.seeds = seeds;
+  options.first_seed = first;
+  options.shard = *shard;
+  // The threads are the command's: the simulator starts none (sim/swarm.h).
+  options.parallel = [jobs](const std::function<void()>& worker) {
+    std::vector<std::thread> threads;
+    for (std::int64_t j = 1; j < jobs; ++j) threads.emplace_back(worker);
+    worker();
+    for (std::thread& t : threads) t.join();
+  };
   bool terminal = ::isatty(STDERR_FILENO) == 1;
-  auto start = std::chrono::steady_clock::now();
-  auto worker = [&] {
-    // Each thread plays on a database of its own, emptied before each play (sim/play.h).
-    absl::StatusOr<std::unique_ptr<store::Store>> own = sim::NewPlayDatabase();
-    sim::JudgeOptions mine = options;
-    if (own.ok()) mine.reuse = own->get();
-    for (std::size_t i; (i = next.fetch_add(1)) < items.size();) {
-      const Item& item = items[i];
-      sim::v1::Scenario perturbed =
-          sim::Perturb(*item.scenario, static_cast<std::uint64_t>(item.seed), *item.base);
-      sim::Verdict verdict = sim::JudgePerturbed(perturbed, mine);
-      std::size_t finished = ++done;
-      std::lock_guard<std::mutex> lock(mu);
-      if (!verdict.passed) {
-        failures.emplace_back(
-            i, absl::StrCat("FAIL  ", json::Sanitize(item.scenario->name()), " seed ", item.seed,
-                            ": ", json::Sanitize(verdict.difference),
-                            "\n      reproduce: agentrt sim shrink ", json::Sanitize(*item.file),
-                            " --seed ", item.seed));
-      }
-      if (terminal && (finished % 50 == 0 || finished == items.size())) {
-        std::cerr << "\r" << finished << "/" << items.size() << " seeds played, " << failures.size()
-                  << " failed" << std::flush;
-      } else if (!terminal && items.size() >= 1000 && finished % (items.size() / 10) == 0) {
-        // A log (a soak, a CI job) gets a line at every tenth of a long swarm.
-        std::cerr << finished << "/" << items.size() << " seeds played, " << failures.size()
-                  << " failed\n";
-      }
+  options.progress = [terminal](std::size_t done, std::size_t total, std::size_t failed) {
+    if (terminal && (done % 50 == 0 || done == total)) {
+      std::cerr << "\r" << done << "/" << total << " seeds played, " << failed << " failed"
+                << std::flush;
+    } else if (!terminal && total >= 1000 && done % (total / 10) == 0) {
+      // A log (a soak, a CI job) gets a line at every tenth of a long swarm.
+      std::cerr << done << "/" << total << " seeds played, " << failed << " failed\n";
     }
   };
-  std::vector<std::thread> threads;
-  for (std::int64_t j = 1; j < jobs; ++j) threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<sim::SwarmResult> swarm = sim::RunSwarm(scenarios, options);
+  if (!swarm.ok()) return Failure(command, ToStd(swarm.status().message()));
   if (terminal) std::cerr << "\n";
-  std::sort(failures.begin(), failures.end());
-  for (const auto& [item, failure] : failures) std::cout << failure << "\n";
+  for (const sim::SwarmFailure& f : swarm->failures) {
+    std::cout << "FAIL  " << json::Sanitize(f.scenario->scenario.name()) << " seed " << f.seed
+              << ": " << json::Sanitize(f.verdict.difference)
+              << "\n      reproduce: agentrt sim shrink " << json::Sanitize(f.scenario->file)
+              << " --seed " << f.seed << "\n";
+  }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << items.size() << " seeds over " << scenarios.size() << " scenarios"
+  std::cout << swarm->plays << " seeds over " << scenarios.size() << " scenarios"
             << (shard->count > 1 ? absl::StrCat(" (shard ", shard->index, "/", shard->count, ")")
                                  : "")
-            << ": " << failures.size() << " failed, " << unreadable << " unreadable ("
+            << ": " << swarm->failures.size() << " failed, " << unreadable << " unreadable ("
             << static_cast<std::int64_t>(seconds * 1000) << " ms, "
-            << static_cast<std::int64_t>(items.size() / std::max(seconds, 1e-9)) << " plays/s)\n";
-  return failures.empty() && unreadable == 0 ? kExitOk : kExitFailure;
+            << static_cast<std::int64_t>(swarm->plays / std::max(seconds, 1e-9)) << " plays/s)\n";
+  return swarm->failures.empty() && unreadable == 0 ? kExitOk : kExitFailure;
 }
 
 int SimShrink(const ParsedArgs& parsed) {
@@ -398,25 +323,8 @@ int SimShrink(const ParsedArgs& parsed) {
   absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(file);
   if (!scenario.ok()) return Failure(command, json::Sanitize(ToStd(scenario.status().message())));
   std::int64_t seed = absl::GetFlag(FLAGS_seed);
-  sim::Verdict base = sim::JudgePerturbed(*scenario);
-  sim::v1::Scenario perturbed = sim::Perturb(*scenario, static_cast<std::uint64_t>(seed), base);
-  absl::StatusOr<sim::Shrunk> shrunk = sim::Shrink(perturbed);
+  absl::StatusOr<sim::Shrunk> shrunk = sim::ShrinkSeed(*scenario, seed);
   if (!shrunk.ok()) return Failure(command, json::Sanitize(ToStd(shrunk.status().message())));
-  // A name already at the length limit keeps itself: the shrunk file must read back.
-  if (std::string name = absl::StrCat(scenario->name(), "-seed-", seed, "-shrunk");
-      sim::CheckScenarioName(name).ok()) {
-    shrunk->scenario.set_name(name);
-  }
-  if (!shrunk->scenario.expect().robust()) {
-    // The expectations were the unperturbed story's; the shrunk one expects what it does, so
-    // `sim run` on it shows the broken invariant and nothing else.
-    const sim::Verdict& v = shrunk->verdict;
-    sim::v1::Expect expect;
-    expect.set_pin_error(v.pin_error);
-    expect.set_load_error(v.load_error);
-    if (v.status) expect.set_status(std::string(ToString(*v.status)));
-    *shrunk->scenario.mutable_expect() = std::move(expect);
-  }
   std::string out = absl::GetFlag(FLAGS_write);
   if (out.empty()) {
     std::string stem =

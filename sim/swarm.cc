@@ -1,0 +1,117 @@
+#include "sim/swarm.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "runtime/base/string_view.h"
+#include "sim/play.h"
+#include "sim/scenario_file.h"
+
+namespace agentrt::sim {
+
+Verdict Baseline(const v1::Scenario& scenario, store::Store* reuse) {
+  return Judge(scenario, PerturbedOnce(reuse));
+}
+
+Verdict JudgeSeed(const v1::Scenario& scenario, const Verdict& baseline, std::int64_t seed,
+                  JudgeOptions options) {
+  options.perturbed = true;
+  return Judge(Perturb(scenario, static_cast<std::uint64_t>(seed), baseline), options);
+}
+
+Verdict JudgeFile(const std::string& file, const JudgeOptions& options,
+                  std::optional<std::int64_t> seed) {
+  absl::StatusOr<v1::Scenario> scenario = ReadScenario(file);
+  if (!scenario.ok()) {
+    Verdict verdict;
+    verdict.name = file;
+    verdict.difference = std::string(ToStd(scenario.status().message()));
+    return verdict;
+  }
+  if (!seed) return Judge(*scenario, options);
+  // The unperturbed play only says what the seed can perturb: its databases are not kept, so
+  // the perturbed plays' are the ones at `<name>.db` and `<name>.2.db`.
+  Verdict baseline = Baseline(*scenario, options.reuse);
+  JudgeOptions twice = options;
+  twice.determinism = true;
+  return JudgeSeed(*scenario, baseline, *seed, twice);
+}
+
+std::optional<Shard> ParseShard(std::string_view text) {
+  Shard shard;
+  if (text.empty()) return shard;
+  std::vector<std::string> parts = absl::StrSplit(ToAbsl(text), '/');
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &shard.index) ||
+      !absl::SimpleAtoi(parts[1], &shard.count) || shard.count < 1 || shard.index < 0 ||
+      shard.index >= shard.count) {
+    return std::nullopt;
+  }
+  return shard;
+}
+
+absl::StatusOr<SwarmResult> RunSwarm(const std::vector<SwarmScenario>& scenarios,
+                                     const SwarmOptions& options) {
+  struct Item {
+    const SwarmScenario* scenario;
+    const Verdict* baseline;
+    std::int64_t seed;
+  };
+  absl::StatusOr<std::unique_ptr<store::Store>> schema = NewPlayDatabase();
+  if (!schema.ok()) return schema.status();
+  std::vector<Verdict> baselines;
+  baselines.reserve(scenarios.size());
+  for (const SwarmScenario& s : scenarios) baselines.push_back(Baseline(s.scenario, schema->get()));
+  std::vector<Item> items;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    for (std::int64_t seed = options.first_seed; seed < options.first_seed + options.seeds;
+         ++seed) {
+      if (seed % options.shard.count != options.shard.index) continue;
+      items.push_back({&scenarios[i], &baselines[i], seed});
+    }
+  }
+
+  std::atomic<std::size_t> next{0};
+  absl::Mutex mu;
+  std::size_t done = 0;                                        // guarded by mu
+  std::vector<std::pair<std::size_t, SwarmFailure>> failures;  // guarded by mu; by item
+  absl::Status worker_error;                                   // guarded by mu
+  auto worker = [&] {
+    // Each worker plays on a database of its own, emptied before each play (sim/play.h).
+    absl::StatusOr<std::unique_ptr<store::Store>> own = NewPlayDatabase();
+    if (!own.ok()) {
+      absl::MutexLock lock(&mu);
+      worker_error.Update(own.status());
+      return;
+    }
+    for (std::size_t i; (i = next.fetch_add(1)) < items.size();) {
+      const Item& item = items[i];
+      Verdict verdict =
+          JudgeSeed(item.scenario->scenario, *item.baseline, item.seed, PerturbedOnce(own->get()));
+      absl::MutexLock lock(&mu);
+      ++done;
+      if (!verdict.passed) {
+        failures.emplace_back(i, SwarmFailure{item.scenario, item.seed, std::move(verdict)});
+      }
+      if (options.progress) options.progress(done, items.size(), failures.size());
+    }
+  };
+  if (options.parallel) {
+    options.parallel(worker);
+  } else {
+    worker();
+  }
+  if (!worker_error.ok()) return worker_error;
+  std::sort(failures.begin(), failures.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  SwarmResult result;
+  result.plays = items.size();
+  for (auto& [item, failure] : failures) result.failures.push_back(std::move(failure));
+  return result;
+}
+
+}  // namespace agentrt::sim
