@@ -97,6 +97,23 @@ class Model {
                                                  absl::Time deadline) = 0;
 };
 
+// ModelWrapper forwards every call to a target model, so a model that changes one call (records
+// it, counts it) overrides only that one (world/clock.h's ClockWrapper says why). The target is
+// not owned and must outlive this.
+class ModelWrapper : public Model {
+ public:
+  explicit ModelWrapper(Model& target) : target_(target) {}
+  Model& target() const { return target_; }
+  std::string Name() const override { return target_.Name(); }
+  absl::StatusOr<ModelResponse> Generate(const ModelRequest& request,
+                                         absl::Time deadline) override {
+    return target_.Generate(request, deadline);
+  }
+
+ private:
+  Model& target_;
+};
+
 // What agents get: Generate with every attempt accounted for (model_caller.h).
 class ModelCaller {
  public:

@@ -6,7 +6,7 @@
 namespace agentrt::replay {
 
 absl::Time RecordingClock::Now() const {
-  absl::Time now = inner_.Now();
+  absl::Time now = ClockWrapper::Now();
   v1::Exchange exchange;
   exchange.mutable_clock()->set_clock(name_);
   exchange.mutable_clock()->set_now(internal::NanosOf(now));
@@ -15,7 +15,7 @@ absl::Time RecordingClock::Now() const {
 }
 
 bool RecordingClock::WaitUntil(absl::Notification& done, absl::Time deadline) const {
-  bool notified = inner_.WaitUntil(done, deadline);
+  bool notified = ClockWrapper::WaitUntil(done, deadline);
   v1::Exchange exchange;
   exchange.mutable_clock()->set_clock(name_);
   v1::ClockWait* wait = exchange.mutable_clock()->mutable_wait();

@@ -16,18 +16,16 @@
 
 namespace agentrt::replay {
 
-class RecordingClock final : public world::Clock {
+class RecordingClock final : public world::ClockWrapper {
  public:
   // `inner` and `recorder` must outlive this.
   RecordingClock(const world::Clock& inner, CassetteRecorder& recorder, std::string name)
-      : inner_(inner), recorder_(recorder), name_(std::move(name)) {}
+      : ClockWrapper(inner), recorder_(recorder), name_(std::move(name)) {}
 
   absl::Time Now() const override;
   bool WaitUntil(absl::Notification& done, absl::Time deadline) const override;
-  void Wake() const override { inner_.Wake(); }
 
  private:
-  const world::Clock& inner_;
   CassetteRecorder& recorder_;
   const std::string name_;
 };

@@ -5,7 +5,7 @@
 namespace agentrt::replay {
 
 void RecordingEntropy::Fill(std::span<std::uint8_t> out) {
-  inner_.Fill(out);
+  EntropyWrapper::Fill(out);
   v1::Exchange exchange;
   v1::EntropyDraw* draw = exchange.mutable_entropy();
   draw->set_source(name_);

@@ -14,16 +14,15 @@
 
 namespace agentrt::replay {
 
-class RecordingEntropy final : public world::Entropy {
+class RecordingEntropy final : public world::EntropyWrapper {
  public:
   // `inner` and `recorder` must outlive this.
   RecordingEntropy(world::Entropy& inner, CassetteRecorder& recorder, std::string name)
-      : inner_(inner), recorder_(recorder), name_(std::move(name)) {}
+      : EntropyWrapper(inner), recorder_(recorder), name_(std::move(name)) {}
 
   void Fill(std::span<std::uint8_t> out) override;
 
  private:
-  world::Entropy& inner_;
   CassetteRecorder& recorder_;
   const std::string name_;
 };

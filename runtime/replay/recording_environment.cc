@@ -5,7 +5,7 @@
 namespace agentrt::replay {
 
 std::optional<std::string> RecordingEnvironment::Get(std::string_view name) {
-  std::optional<std::string> value = inner_.Get(name);
+  std::optional<std::string> value = EnvironmentWrapper::Get(name);
   v1::Exchange exchange;
   v1::EnvironmentRead* read = exchange.mutable_environment();
   read->set_name(std::string(name));

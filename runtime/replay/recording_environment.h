@@ -15,16 +15,15 @@
 
 namespace agentrt::replay {
 
-class RecordingEnvironment final : public world::Environment {
+class RecordingEnvironment final : public world::EnvironmentWrapper {
  public:
   // `inner` and `recorder` must outlive this.
   RecordingEnvironment(world::Environment& inner, CassetteRecorder& recorder)
-      : inner_(inner), recorder_(recorder) {}
+      : EnvironmentWrapper(inner), recorder_(recorder) {}
 
   std::optional<std::string> Get(std::string_view name) override;
 
  private:
-  world::Environment& inner_;
   CassetteRecorder& recorder_;
 };
 

@@ -53,24 +53,19 @@ struct StderrRecording {
   std::vector<std::string> early ABSL_GUARDED_BY(mu);
 };
 
-class RecordingProcess final : public world::Process {
+// The inner process closes itself when this is destroyed; a replay's process does nothing
+// then, so nothing is recorded. What the sink still gets until then is recorded.
+class RecordingProcess final : public world::ProcessWrapper {
  public:
   RecordingProcess(std::unique_ptr<world::Process> inner, CassetteRecorder& recorder,
                    std::uint32_t number, std::shared_ptr<StderrRecording> stderr_recording)
-      : inner_(std::move(inner)),
+      : ProcessWrapper(std::move(inner)),
         recorder_(recorder),
         number_(number),
         stderr_recording_(std::move(stderr_recording)) {}
-  ~RecordingProcess() override {
-    // The inner process closes itself; a replay's process does nothing then, so nothing is
-    // recorded. What the sink still gets until then is recorded.
-    inner_.reset();
-  }
-
-  std::int64_t pid() const override { return inner_->pid(); }
 
   absl::Status Write(std::string_view bytes, absl::Time deadline) override {
-    absl::Status status = inner_->Write(bytes, deadline);
+    absl::Status status = ProcessWrapper::Write(bytes, deadline);
     v1::Exchange e = Stdio();
     v1::StdinWrite* write = e.mutable_stdio()->mutable_write();
     write->set_data(std::string(bytes));
@@ -80,14 +75,14 @@ class RecordingProcess final : public world::Process {
   }
 
   absl::Status CloseStdin() override {
-    absl::Status status = inner_->CloseStdin();
+    absl::Status status = ProcessWrapper::CloseStdin();
     v1::Exchange e = Stdio();
     *e.mutable_stdio()->mutable_close_stdin() = OutcomeOf(status);
     return Recorded(e, status);
   }
 
   absl::StatusOr<std::string> Read(absl::Time deadline, std::size_t max_bytes) override {
-    absl::StatusOr<std::string> bytes = inner_->Read(deadline, max_bytes);
+    absl::StatusOr<std::string> bytes = ProcessWrapper::Read(deadline, max_bytes);
     v1::Exchange e = Stdio();
     v1::StdoutRead* read = e.mutable_stdio()->mutable_read();
     read->set_deadline(NanosOf(deadline));
@@ -102,7 +97,7 @@ class RecordingProcess final : public world::Process {
   }
 
   absl::Status Signal(int signal) override {
-    absl::Status status = inner_->Signal(signal);
+    absl::Status status = ProcessWrapper::Signal(signal);
     v1::Exchange e = Exit();
     e.mutable_exit()->mutable_signal()->set_signal(signal);
     *e.mutable_exit()->mutable_signal()->mutable_result() = OutcomeOf(status);
@@ -110,7 +105,7 @@ class RecordingProcess final : public world::Process {
   }
 
   absl::StatusOr<world::ExitStatus> Wait(absl::Time deadline) override {
-    absl::StatusOr<world::ExitStatus> status = inner_->Wait(deadline);
+    absl::StatusOr<world::ExitStatus> status = ProcessWrapper::Wait(deadline);
     v1::Exchange e = Exit();
     v1::WaitResult* wait = e.mutable_exit()->mutable_wait();
     wait->set_deadline(NanosOf(deadline));
@@ -124,7 +119,7 @@ class RecordingProcess final : public world::Process {
   }
 
   world::ExitStatus Close() override {
-    world::ExitStatus status = inner_->Close();
+    world::ExitStatus status = ProcessWrapper::Close();
     v1::Exchange e = Exit();
     *e.mutable_exit()->mutable_close() = internal::ExitOf(status);
     recorder_.Record(e).IgnoreError();  // kept by the recorder
@@ -132,7 +127,7 @@ class RecordingProcess final : public world::Process {
   }
 
   std::string StderrTail(absl::Time deadline) override {
-    std::string tail = inner_->StderrTail(deadline);
+    std::string tail = ProcessWrapper::StderrTail(deadline);
     v1::Exchange e = Stdio();
     e.mutable_stdio()->mutable_stderr_tail()->set_deadline(NanosOf(deadline));
     e.mutable_stdio()->mutable_stderr_tail()->set_tail(tail);
@@ -150,7 +145,6 @@ class RecordingProcess final : public world::Process {
     return status;
   }
 
-  std::unique_ptr<world::Process> inner_;
   CassetteRecorder& recorder_;
   const std::uint32_t number_;
   std::shared_ptr<StderrRecording> stderr_recording_;
@@ -168,7 +162,7 @@ absl::StatusOr<std::unique_ptr<world::Process>> RecordingLauncher::Start(
       stderr_recording->Chunk(bytes);
     };
   }
-  absl::StatusOr<std::unique_ptr<world::Process>> started = inner_.Start(inner_spec);
+  absl::StatusOr<std::unique_ptr<world::Process>> started = LauncherWrapper::Start(inner_spec);
   v1::Exchange e;
   v1::ProcessLaunch* launch = e.mutable_launch();
   for (const std::string& arg : spec.argv) launch->add_argv(arg);

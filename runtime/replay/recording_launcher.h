@@ -17,16 +17,15 @@
 
 namespace agentrt::replay {
 
-class RecordingLauncher final : public world::Launcher {
+class RecordingLauncher final : public world::LauncherWrapper {
  public:
   // `inner` and `recorder` must outlive this.
   RecordingLauncher(world::Launcher& inner, CassetteRecorder& recorder)
-      : inner_(inner), recorder_(recorder) {}
+      : LauncherWrapper(inner), recorder_(recorder) {}
 
   absl::StatusOr<std::unique_ptr<world::Process>> Start(const world::LaunchSpec& spec) override;
 
  private:
-  world::Launcher& inner_;
   CassetteRecorder& recorder_;
 };
 

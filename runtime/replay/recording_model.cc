@@ -6,8 +6,8 @@ namespace agentrt::replay {
 
 absl::StatusOr<ModelResponse> RecordingModel::Generate(const ModelRequest& request,
                                                        absl::Time deadline) {
-  absl::StatusOr<ModelResponse> response = inner_.Generate(request, deadline);
-  if (absl::Status s = recorder_.RecordModel(inner_.Name(), request, response).status(); !s.ok()) {
+  absl::StatusOr<ModelResponse> response = ModelWrapper::Generate(request, deadline);
+  if (absl::Status s = recorder_.RecordModel(Name(), request, response).status(); !s.ok()) {
     return s;
   }
   return response;

@@ -22,16 +22,15 @@
 
 namespace agentrt::replay {
 
-class RecordingModel : public Model {
+class RecordingModel : public ModelWrapper {
  public:
   // `inner` and `recorder` must outlive this.
-  RecordingModel(Model& inner, CassetteRecorder& recorder) : inner_(inner), recorder_(recorder) {}
+  RecordingModel(Model& inner, CassetteRecorder& recorder)
+      : ModelWrapper(inner), recorder_(recorder) {}
 
-  std::string Name() const override { return inner_.Name(); }
   absl::StatusOr<ModelResponse> Generate(const ModelRequest& request, absl::Time deadline) override;
 
  private:
-  Model& inner_;
   CassetteRecorder& recorder_;
 };
 

@@ -9,17 +9,14 @@
 namespace agentrt::replay {
 namespace {
 
-class RecordingResponse final : public world::HttpResponse {
+class RecordingResponse final : public world::HttpResponseWrapper {
  public:
   RecordingResponse(std::unique_ptr<world::HttpResponse> inner, CassetteRecorder& recorder,
                     std::uint32_t number)
-      : inner_(std::move(inner)), recorder_(recorder), number_(number) {}
-
-  int status() const override { return inner_->status(); }
-  const world::HttpFields& headers() const override { return inner_->headers(); }
+      : HttpResponseWrapper(std::move(inner)), recorder_(recorder), number_(number) {}
 
   absl::StatusOr<std::string> Read(absl::Time deadline) override {
-    absl::StatusOr<std::string> bytes = inner_->Read(deadline);
+    absl::StatusOr<std::string> bytes = HttpResponseWrapper::Read(deadline);
     v1::Exchange e;
     v1::HttpRead* read = e.mutable_http()->mutable_read();
     read->set_response(number_);
@@ -34,14 +31,13 @@ class RecordingResponse final : public world::HttpResponse {
   }
 
   void Close() override {
-    inner_->Close();
+    HttpResponseWrapper::Close();
     v1::Exchange e;
     e.mutable_http()->mutable_close()->set_response(number_);
     recorder_.Record(e).IgnoreError();  // kept by the recorder
   }
 
  private:
-  std::unique_ptr<world::HttpResponse> inner_;
   CassetteRecorder& recorder_;
   const std::uint32_t number_;
 };
@@ -50,7 +46,8 @@ class RecordingResponse final : public world::HttpResponse {
 
 absl::StatusOr<std::unique_ptr<world::HttpResponse>> RecordingNetwork::Send(
     const world::HttpRequest& request, absl::Time deadline) {
-  absl::StatusOr<std::unique_ptr<world::HttpResponse>> response = inner_.Send(request, deadline);
+  absl::StatusOr<std::unique_ptr<world::HttpResponse>> response =
+      NetworkWrapper::Send(request, deadline);
   v1::Exchange e = internal::HttpSendOf(request, deadline);
   v1::HttpSend* send = e.mutable_http()->mutable_send();
   if (!response.ok()) {

@@ -20,17 +20,16 @@
 
 namespace agentrt::replay {
 
-class RecordingNetwork final : public world::Network {
+class RecordingNetwork final : public world::NetworkWrapper {
  public:
   // `inner` and `recorder` must outlive this.
   RecordingNetwork(world::Network& inner, CassetteRecorder& recorder)
-      : inner_(inner), recorder_(recorder) {}
+      : NetworkWrapper(inner), recorder_(recorder) {}
 
   absl::StatusOr<std::unique_ptr<world::HttpResponse>> Send(const world::HttpRequest& request,
                                                             absl::Time deadline) override;
 
  private:
-  world::Network& inner_;
   CassetteRecorder& recorder_;
 };
 

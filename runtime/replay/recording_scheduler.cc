@@ -9,7 +9,10 @@ namespace agentrt::replay {
 
 RecordingScheduler::RecordingScheduler(world::Scheduler& inner, CassetteRecorder& recorder,
                                        std::string name)
-    : inner_(inner), recorder_(recorder), name_(name), clock_(inner.clock(), recorder, name) {}
+    : SchedulerWrapper(inner),
+      recorder_(recorder),
+      name_(name),
+      clock_(inner.clock(), recorder, name) {}
 
 world::Scheduler::TaskId RecordingScheduler::Schedule(absl::Time first, absl::Duration period,
                                                       absl::AnyInvocable<bool()> task) {
@@ -28,9 +31,10 @@ world::Scheduler::TaskId RecordingScheduler::Schedule(absl::Time first, absl::Du
     recorder_.EndTask(name_, static_cast<std::uint32_t>(number), again).IgnoreError();
     return again;
   };
-  TaskId inner_id = period > absl::ZeroDuration()
-                        ? inner_.RunEvery(first, period, std::move(run))
-                        : inner_.RunAt(first, [run = std::move(run)]() mutable { run(); });
+  TaskId inner_id =
+      period > absl::ZeroDuration()
+          ? SchedulerWrapper::RunEvery(first, period, std::move(run))
+          : SchedulerWrapper::RunAt(first, [run = std::move(run)]() mutable { run(); });
   absl::MutexLock lock(&mu_);
   inner_ids_[number] = inner_id;
   return number;
@@ -57,7 +61,7 @@ bool RecordingScheduler::Cancel(TaskId id) {
     inner_id = it->second;
     inner_ids_.erase(it);
   }
-  bool cancelled = inner_.Cancel(inner_id);
+  bool cancelled = SchedulerWrapper::Cancel(inner_id);
   v1::Exchange exchange;
   exchange.mutable_scheduler()->set_scheduler(name_);
   exchange.mutable_scheduler()->mutable_cancelled()->set_task(static_cast<std::uint32_t>(id));

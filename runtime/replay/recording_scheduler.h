@@ -23,7 +23,7 @@
 
 namespace agentrt::replay {
 
-class RecordingScheduler final : public world::Scheduler {
+class RecordingScheduler final : public world::SchedulerWrapper {
  public:
   // `inner` and `recorder` must outlive this.
   RecordingScheduler(world::Scheduler& inner, CassetteRecorder& recorder, std::string name);
@@ -37,7 +37,6 @@ class RecordingScheduler final : public world::Scheduler {
  private:
   TaskId Schedule(absl::Time first, absl::Duration period, absl::AnyInvocable<bool()> task);
 
-  world::Scheduler& inner_;
   CassetteRecorder& recorder_;
   const std::string name_;
   RecordingClock clock_;

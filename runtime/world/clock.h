@@ -33,6 +33,23 @@ class Clock {
   virtual void Wake() const {}
 };
 
+// ClockWrapper forwards every call to a target clock: a clock that changes one call (records
+// it, watches it, skews it) derives from it and overrides only that call, as LevelDB's
+// EnvWrapper does for its Env. The target is not owned and must outlive this.
+class ClockWrapper : public Clock {
+ public:
+  explicit ClockWrapper(const Clock& target) : target_(target) {}
+  const Clock& target() const { return target_; }
+  absl::Time Now() const override { return target_.Now(); }
+  bool WaitUntil(absl::Notification& done, absl::Time deadline) const override {
+    return target_.WaitUntil(done, deadline);
+  }
+  void Wake() const override { target_.Wake(); }
+
+ private:
+  const Clock& target_;
+};
+
 // RealClock reads the system clock. Only composition roots (tools/agentrt, a product's main,
 // tests that need wall time) construct one; the engine never does.
 class RealClock final : public Clock {

@@ -22,6 +22,19 @@ class Entropy {
   std::string NewId();
 };
 
+// EntropyWrapper forwards every draw to a target entropy, so an entropy that changes one call
+// overrides only that one (clock.h's ClockWrapper says why). The target is not owned and must
+// outlive this.
+class EntropyWrapper : public Entropy {
+ public:
+  explicit EntropyWrapper(Entropy& target) : target_(target) {}
+  Entropy& target() const { return target_; }
+  void Fill(std::span<std::uint8_t> out) override { target_.Fill(out); }
+
+ private:
+  Entropy& target_;
+};
+
 // OsEntropy draws from the operating system (getrandom). Thread-safe.
 class OsEntropy final : public Entropy {
  public:

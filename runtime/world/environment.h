@@ -22,6 +22,19 @@ class Environment {
   virtual std::optional<std::string> Get(std::string_view name) = 0;
 };
 
+// EnvironmentWrapper forwards every read to a target environment, so an environment that
+// changes one call overrides only that one (clock.h's ClockWrapper says why). The target is not
+// owned and must outlive this.
+class EnvironmentWrapper : public Environment {
+ public:
+  explicit EnvironmentWrapper(Environment& target) : target_(target) {}
+  Environment& target() const { return target_; }
+  std::optional<std::string> Get(std::string_view name) override { return target_.Get(name); }
+
+ private:
+  Environment& target_;
+};
+
 // ProcessEnvironment reads this process's environment. Thread-safe as long as nothing in the
 // process changes its environment (agentrt never does).
 class ProcessEnvironment final : public Environment {

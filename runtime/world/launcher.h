@@ -27,6 +27,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -112,6 +113,44 @@ class Launcher {
   // entry that is not NAME=value; NotFound when the program is not found; the operating
   // system's error naming the program otherwise (PermissionDenied, ...).
   virtual absl::StatusOr<std::unique_ptr<Process>> Start(const LaunchSpec& spec) = 0;
+};
+
+// ProcessWrapper forwards every call to a target process it owns, and LauncherWrapper every
+// start to a target launcher it does not own: a launcher or process that changes one call (records
+// it, taps it, counts it) derives from them and overrides only that call, as LevelDB's
+// EnvWrapper does for its Env. A LauncherWrapper's target must outlive it.
+class ProcessWrapper : public Process {
+ public:
+  explicit ProcessWrapper(std::unique_ptr<Process> target) : target_(std::move(target)) {}
+  Process& target() const { return *target_; }
+
+  std::int64_t pid() const override { return target_->pid(); }
+  absl::Status Write(std::string_view bytes, absl::Time deadline) override {
+    return target_->Write(bytes, deadline);
+  }
+  absl::Status CloseStdin() override { return target_->CloseStdin(); }
+  absl::StatusOr<std::string> Read(absl::Time deadline, std::size_t max_bytes) override {
+    return target_->Read(deadline, max_bytes);
+  }
+  absl::Status Signal(int signal) override { return target_->Signal(signal); }
+  absl::StatusOr<ExitStatus> Wait(absl::Time deadline) override { return target_->Wait(deadline); }
+  ExitStatus Close() override { return target_->Close(); }
+  std::string StderrTail(absl::Time deadline) override { return target_->StderrTail(deadline); }
+
+ private:
+  std::unique_ptr<Process> target_;
+};
+
+class LauncherWrapper : public Launcher {
+ public:
+  explicit LauncherWrapper(Launcher& target) : target_(target) {}
+  Launcher& target() const { return target_; }
+  absl::StatusOr<std::unique_ptr<Process>> Start(const LaunchSpec& spec) override {
+    return target_.Start(spec);
+  }
+
+ private:
+  Launcher& target_;
 };
 
 }  // namespace agentrt::world

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -77,6 +78,37 @@ class Network {
   // and the reason).
   virtual absl::StatusOr<std::unique_ptr<HttpResponse>> Send(const HttpRequest& request,
                                                              absl::Time deadline) = 0;
+};
+
+// HttpResponseWrapper forwards every call to a target response it owns, and NetworkWrapper every
+// request to a target network it does not own: a network or response that changes one call
+// (records it, counts it) derives from them and overrides only that call, as LevelDB's
+// EnvWrapper does for its Env. A NetworkWrapper's target must outlive it.
+class HttpResponseWrapper : public HttpResponse {
+ public:
+  explicit HttpResponseWrapper(std::unique_ptr<HttpResponse> target) : target_(std::move(target)) {}
+  HttpResponse& target() const { return *target_; }
+
+  int status() const override { return target_->status(); }
+  const HttpFields& headers() const override { return target_->headers(); }
+  absl::StatusOr<std::string> Read(absl::Time deadline) override { return target_->Read(deadline); }
+  void Close() override { target_->Close(); }
+
+ private:
+  std::unique_ptr<HttpResponse> target_;
+};
+
+class NetworkWrapper : public Network {
+ public:
+  explicit NetworkWrapper(Network& target) : target_(target) {}
+  Network& target() const { return target_; }
+  absl::StatusOr<std::unique_ptr<HttpResponse>> Send(const HttpRequest& request,
+                                                     absl::Time deadline) override {
+    return target_.Send(request, deadline);
+  }
+
+ private:
+  Network& target_;
 };
 
 }  // namespace agentrt::world

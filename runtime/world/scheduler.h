@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "absl/functional/any_invocable.h"
 #include "absl/time/time.h"
@@ -50,6 +51,27 @@ class Scheduler {
   // not repeated. Returns false when the task had already finished for good (or never existed).
   // Safe from any thread, and for a task that is running on another one (it waits for it).
   virtual bool Cancel(TaskId id) = 0;
+};
+
+// SchedulerWrapper forwards every call to a target scheduler, so a scheduler that changes one
+// call overrides only that one (clock.h's ClockWrapper says why). The target is not owned and
+// must outlive this.
+class SchedulerWrapper : public Scheduler {
+ public:
+  explicit SchedulerWrapper(Scheduler& target) : target_(target) {}
+  Scheduler& target() const { return target_; }
+  const Clock& clock() const override { return target_.clock(); }
+  TaskId RunAt(absl::Time at, absl::AnyInvocable<void()> task) override {
+    return target_.RunAt(at, std::move(task));
+  }
+  TaskId RunEvery(absl::Time first, absl::Duration period,
+                  absl::AnyInvocable<bool()> task) override {
+    return target_.RunEvery(first, period, std::move(task));
+  }
+  bool Cancel(TaskId id) override { return target_.Cancel(id); }
+
+ private:
+  Scheduler& target_;
 };
 
 }  // namespace agentrt::world

@@ -224,17 +224,14 @@ TEST_F(SessionTest, AServerThatDiesOnTheListingIsAListToolsErrorWithItsStderr) {
 }
 
 // A launcher that counts what it was asked to start, and starts it.
-class CountingLauncher final : public world::Launcher {
+class CountingLauncher final : public world::LauncherWrapper {
  public:
-  explicit CountingLauncher(world::Launcher& real) : real_(real) {}
+  explicit CountingLauncher(world::Launcher& real) : LauncherWrapper(real) {}
   absl::StatusOr<std::unique_ptr<world::Process>> Start(const world::LaunchSpec& spec) override {
     ++starts;
-    return real_.Start(spec);
+    return LauncherWrapper::Start(spec);
   }
   int starts = 0;
-
- private:
-  world::Launcher& real_;
 };
 
 TEST_F(SessionTest, AMalformedServerIsRefusedBeforeAnythingStarts) {

@@ -185,14 +185,13 @@ class Overloaded final : public Model {
 };
 
 // A manual clock that says when a wait has begun (the backoff), so the test cancels during it.
-class WaitWatchingClock final : public world::Clock {
+class WaitWatchingClock final : public world::ClockWrapper {
  public:
-  absl::Time Now() const override { return clock_.Now(); }
+  WaitWatchingClock() : ClockWrapper(clock_) {}  // binds the member, used only once it is built
   bool WaitUntil(absl::Notification& done, absl::Time deadline) const override {
     if (!waiting.HasBeenNotified()) waiting.Notify();
-    return clock_.WaitUntil(done, deadline);
+    return ClockWrapper::WaitUntil(done, deadline);
   }
-  void Wake() const override { clock_.Wake(); }
   mutable absl::Notification waiting;
 
  private:

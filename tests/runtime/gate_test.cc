@@ -954,14 +954,13 @@ TEST(GateTest, InputAtEveryPointOfASession) {
 
 // A scheduler that forwards to another and knows which of its tasks are still to run: one
 // cancelled, or one that returned false, is gone.
-class TrackingScheduler final : public world::Scheduler {
+class TrackingScheduler final : public world::SchedulerWrapper {
  public:
-  explicit TrackingScheduler(world::Scheduler& inner) : inner_(inner) {}
-  const world::Clock& clock() const override { return inner_.clock(); }
+  explicit TrackingScheduler(world::Scheduler& inner) : SchedulerWrapper(inner) {}
   TaskId RunAt(absl::Time at, absl::AnyInvocable<void()> task) override {
     auto id = std::make_shared<TaskId>(0);
     absl::MutexLock lock(&mu_);  // the task forgets itself only once it is known
-    *id = inner_.RunAt(at, [this, id, task = std::move(task)]() mutable {
+    *id = SchedulerWrapper::RunAt(at, [this, id, task = std::move(task)]() mutable {
       task();
       Forget(id);
     });
@@ -972,7 +971,7 @@ class TrackingScheduler final : public world::Scheduler {
                   absl::AnyInvocable<bool()> task) override {
     auto id = std::make_shared<TaskId>(0);
     absl::MutexLock lock(&mu_);
-    *id = inner_.RunEvery(first, period, [this, id, task = std::move(task)]() mutable {
+    *id = SchedulerWrapper::RunEvery(first, period, [this, id, task = std::move(task)]() mutable {
       bool again = task();
       if (!again) Forget(id);
       return again;
@@ -981,7 +980,7 @@ class TrackingScheduler final : public world::Scheduler {
     return *id;
   }
   bool Cancel(TaskId id) override {
-    bool cancelled = inner_.Cancel(id);  // not under mu_: it waits for a running task
+    bool cancelled = SchedulerWrapper::Cancel(id);  // not under mu_: it waits for a running task
     absl::MutexLock lock(&mu_);
     live_.erase(id);
     return cancelled;
@@ -996,7 +995,6 @@ class TrackingScheduler final : public world::Scheduler {
     absl::MutexLock lock(&mu_);
     live_.erase(*id);
   }
-  world::Scheduler& inner_;
   absl::Mutex mu_;
   std::set<TaskId> live_ ABSL_GUARDED_BY(mu_);
 };

@@ -31,10 +31,10 @@ struct Tapped {
   bool operator==(const Tapped&) const = default;
 };
 
-class TapLauncher final : public world::Launcher {
+class TapLauncher final : public world::LauncherWrapper {
  public:
   // `inner` must outlive this and every process it starts.
-  explicit TapLauncher(world::Launcher& inner) : inner_(inner) {}
+  explicit TapLauncher(world::Launcher& inner) : LauncherWrapper(inner) {}
 
   absl::StatusOr<std::unique_ptr<world::Process>> Start(const world::LaunchSpec& spec) override;
 
@@ -50,7 +50,6 @@ class TapLauncher final : public world::Launcher {
   };
 
  private:
-  world::Launcher& inner_;
   std::shared_ptr<State> state_ = std::make_shared<State>();
 };
 

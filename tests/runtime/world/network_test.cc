@@ -122,15 +122,15 @@ class ScopedEnv {
 };
 
 // A RealClock that tells a test when a wait begins (so it can act while a Read is blocked).
-class SignallingClock final : public Clock {
+class SignallingClock final : public ClockWrapper {
  public:
-  absl::Time Now() const override { return real_.Now(); }
+  SignallingClock() : ClockWrapper(real_) {}  // binds the member, used only once it is built
   bool WaitUntil(absl::Notification& done, absl::Time deadline) const override {
     {
       absl::MutexLock lock(&mu_);
       if (waiting_ != nullptr) std::exchange(waiting_, nullptr)->Notify();
     }
-    return real_.WaitUntil(done, deadline);
+    return ClockWrapper::WaitUntil(done, deadline);
   }
   // The next wait to begin notifies `waiting`.
   void NotifyAtNextWait(absl::Notification* waiting) {

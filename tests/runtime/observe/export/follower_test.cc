@@ -55,9 +55,9 @@ std::vector<std::int64_t> Range(std::int64_t from, std::int64_t to) {
 
 // A ManualClock that counts the follower's waits, so a test can wait for the follower to be
 // idle (waiting for its next poll) without sleeping, and sees how long it meant to wait.
-class WatchedClock final : public world::Clock {
+class WatchedClock final : public world::ClockWrapper {
  public:
-  absl::Time Now() const override { return manual_.Now(); }
+  WatchedClock() : ClockWrapper(manual_) {}  // binds the member, used only once it is built
   bool WaitUntil(absl::Notification& done, absl::Time deadline) const override {
     {
       absl::MutexLock lock(&mu_);
@@ -66,7 +66,6 @@ class WatchedClock final : public world::Clock {
     }
     return manual_.WaitUntil(done, deadline);
   }
-  void Wake() const override { manual_.Wake(); }
   void Advance(absl::Duration d) { manual_.Advance(d); }
   // Blocks until the follower has begun its n-th wait.
   void AwaitWaits(int n) const {
