@@ -6,12 +6,12 @@
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/approval_story.h"
 #include "tests/runtime/post_tool.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 
 namespace agentrt {
 namespace {
@@ -81,12 +81,9 @@ TEST_F(ApprovalsTest, TamperedApprovalRowIsRefusedByHash) {
   ASSERT_OK(Drive({Post("alice")}));
   Approval pending = Only();
   ASSERT_OK(Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""}));
-  ASSERT_OK(store_->Write([](store::Transaction& tx) {
-    return store::Sql::Exec(tx,
-                            "UPDATE approvals SET request_json = "
-                            "replace(request_json, 'alice', 'mallory')")
-        .status();
-  }));
+  ASSERT_OK(test_support::Tamper(*store_, "the approved request's arguments rewritten",
+                                 "UPDATE approvals SET request_json = "
+                                 "replace(request_json, 'alice', 'mallory')"));
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
   ASSERT_THAT(
       run, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("does not match its recorded request")));
@@ -176,13 +173,10 @@ TEST_F(ApprovalsTest, LiveForeignLeaseIsRefusedAndAnExpiredOneTakenOver) {
   ASSERT_OK(Drive({Post("alice")}));
   world::ManualClock lease_clock(absl::FromUnixSeconds(2'000'000'000));
   std::string expiry = "2033-05-18T03:33:50.000000000Z";  // 30 s after lease_clock's time
-  ASSERT_OK(store_->Write([&](store::Transaction& tx) {
-    return store::Sql::Exec(tx,
-                            "UPDATE runs SET status = 'RUNNING', lease_owner = 'other/1', "
-                            "lease_expires_at = ?1",
-                            {std::string_view(expiry)})
-        .status();
-  }));
+  ASSERT_OK(test_support::Tamper(*store_, "the run taken by another owner's live lease",
+                                 "UPDATE runs SET status = 'RUNNING', lease_owner = 'other/1', "
+                                 "lease_expires_at = ?1",
+                                 {std::string_view(expiry)}));
   agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
   DriverOptions options = Options(&lease_clock);
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
@@ -207,9 +201,8 @@ TEST_F(ApprovalsTest, LiveForeignLeaseIsRefusedAndAnExpiredOneTakenOver) {
 TEST_F(ApprovalsTest, AStepThatCannotBeReadFailsTheRunOnResumeWithoutRunningAnything) {
   ASSERT_OK(Drive({Post("alice")}));
   ASSERT_OK(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}));
-  ASSERT_OK(store_->Write([](store::Transaction& tx) {
-    return store::Sql::Exec(tx, "UPDATE steps SET decision_json = '{not json'").status();
-  }));
+  ASSERT_OK(test_support::Tamper(*store_, "the step's decision not JSON",
+                                 "UPDATE steps SET decision_json = '{not json'"));
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
   ASSERT_OK(run);
   EXPECT_EQ(run->status, RunStatus::kFailed);
@@ -226,7 +219,9 @@ void CrashWhilePosting(store::Store& store) {
          {"DELETE FROM approvals", "UPDATE steps SET status = 'executing', policy_json = ''",
           "UPDATE runs SET status = 'RUNNING', lease_owner = 'dead/1', "
           "lease_expires_at = '2000-01-01T00:00:00.000000000Z'"}) {
-      if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok()) return n.status();
+      if (absl::StatusOr<std::int64_t> n = test_support::TamperIn(tx, "a crash while posting", sql);
+          !n.ok())
+        return n.status();
     }
     return absl::OkStatus();
   }));
@@ -400,9 +395,8 @@ TEST_F(ApprovalsTest, ALoopThatLostItsRunRecordsNothingMore) {
     }
     absl::StatusOr<ToolResult> Call(const ToolCall&) override {
       // Meanwhile another owner took the run over.
-      EXPECT_OK(store_.Write([](store::Transaction& tx) {
-        return store::Sql::Exec(tx, "UPDATE runs SET lease_owner = 'other/1'").status();
-      }));
+      EXPECT_OK(test_support::Tamper(store_, "the run taken over by another owner",
+                                     "UPDATE runs SET lease_owner = 'other/1'"));
       return ToolResult{"{}", "done"};
     }
     store::Store& store_;

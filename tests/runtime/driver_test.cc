@@ -16,10 +16,10 @@
 #include "runtime/json/intake.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 
 namespace agentrt {
 namespace {
@@ -220,7 +220,8 @@ TEST_F(DriverTest, RemoteMutationPausesWithAPendingApprovalBoundByHash) {
                                    "step.policy", "approval.requested"));
   std::vector<store::SqlRow> approvals;
   ASSERT_OK(store_->Read([&](store::Transaction& tx) -> absl::Status {
-    approvals = *store::Sql::Query(tx, "SELECT status, kind, hash, request_json FROM approvals");
+    approvals = *test_support::PeekIn(tx, "the approvals' columns",
+                                      "SELECT status, kind, hash, request_json FROM approvals");
     return absl::OkStatus();
   }));
   ASSERT_EQ(approvals.size(), 1u);
@@ -430,13 +431,10 @@ TEST_F(DriverTest, TimeLimitsUseTheInjectedClock) {
 TEST_F(DriverTest, OperatorCancelDuringAToolEndsTheLoopAndTheOutcomeIsAppendedLate) {
   AddTool(Spec("cancelling", SideEffect::kReadOnly), [this](const ToolCall& call) {
     // Another writer (an operator's cancel) ends the run while the tool runs.
-    EXPECT_OK(store_->Write([&](store::Transaction& tx) {
-      return store::Sql::Exec(tx,
-                              "UPDATE runs SET status = 'CANCELLED', "
-                              "reason = 'operator_cancelled' WHERE id = ?1",
-                              {std::string_view(call.run_id)})
-          .status();
-    }));
+    EXPECT_OK(test_support::Tamper(*store_, "an operator's cancel",
+                                   "UPDATE runs SET status = 'CANCELLED', "
+                                   "reason = 'operator_cancelled' WHERE id = ?1",
+                                   {std::string_view(call.run_id)}));
     return ToolResult{"{}", ""};
   });
   absl::StatusOr<agentrt::Run> run = RunScript({Call("cancelling", R"({"path":"a"})"), Complete()});
@@ -475,12 +473,9 @@ TEST_F(DriverTest, CancelDuringAToolReleasesTheLease) {
 TEST_F(DriverTest, AStartThatFailsReleasesItsLeaseForARivalAtOnce) {
   AddTool(Spec("break", SideEffect::kReadOnly), [this](const ToolCall&) {
     // The store refuses the step's next write, as a failing disk would.
-    EXPECT_OK(store_->Write([](store::Transaction& tx) {
-      return store::Sql::Exec(tx,
-                              "CREATE TRIGGER refuse BEFORE UPDATE ON steps BEGIN "
-                              "SELECT RAISE(ABORT, 'the disk said no'); END")
-          .status();
-    }));
+    EXPECT_OK(test_support::Tamper(*store_, "a disk that refuses the step's next write",
+                                   "CREATE TRIGGER refuse BEFORE UPDATE ON steps BEGIN "
+                                   "SELECT RAISE(ABORT, 'the disk said no'); END"));
     return ToolResult{"{}", "done"};
   });
   absl::StatusOr<agentrt::Run> failed = RunScript({Call("break", R"({"path":"a"})"), Complete()});
@@ -488,8 +483,9 @@ TEST_F(DriverTest, AStartThatFailsReleasesItsLeaseForARivalAtOnce) {
   EXPECT_THAT(failed.status().message(), HasSubstr("the disk said no"));
   EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kRunning);
   EXPECT_EQ(ReadLease(*store_, "run-1")->owner, "");
-  ASSERT_OK(store_->Write(
-      [](store::Transaction& tx) { return store::Sql::Exec(tx, "DROP TRIGGER refuse").status(); }));
+  ASSERT_OK(store_->Write([](store::Transaction& tx) {
+    return test_support::TamperIn(tx, "the disk working again", "DROP TRIGGER refuse").status();
+  }));
   // The lease clock has not moved: before the release, the rival was refused for a TTL.
   agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
   DriverOptions options;
@@ -576,12 +572,9 @@ TEST_F(DriverTest, ALapsedLeaseStartsNoTool) {
     explicit LapsingAgent(store::Store& store) : store_(store) {}
     absl::StatusOr<Decision> Decide(const StepInput&) override {
       // The lease runs out while the agent decides, with no renewal in between.
-      EXPECT_OK(store_.Write([](store::Transaction& tx) {
-        return store::Sql::Exec(tx,
-                                "UPDATE runs SET lease_expires_at = "
-                                "'2000-01-01T00:00:00.000000000Z'")
-            .status();
-      }));
+      EXPECT_OK(test_support::Tamper(store_, "the lease run out",
+                                     "UPDATE runs SET lease_expires_at = "
+                                     "'2000-01-01T00:00:00.000000000Z'"));
       return Call("read", R"({"path":"a"})");
     }
     store::Store& store_;
@@ -710,7 +703,10 @@ TEST_F(DriverTest, RewrittenIntegerColumnsDoNotCrashReaders) {
     for (const char* sql : {"UPDATE runs SET step_count = 'many', active_ms = 'x', "
                             "limits_json = '{\"max_steps\":99999999999999999999999}'",
                             "UPDATE steps SET idx = 'first' WHERE idx = 0"}) {
-      if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok()) return n.status();
+      if (absl::StatusOr<std::int64_t> n =
+              test_support::TamperIn(tx, "unreadable run and step columns", sql);
+          !n.ok())
+        return n.status();
     }
     return absl::OkStatus();
   }));

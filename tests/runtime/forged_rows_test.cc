@@ -8,9 +8,9 @@
 #include "runtime/approvals.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/row_audit.h"
-#include "runtime/store/internal/sql.h"
 #include "tests/runtime/approval_story.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 
 namespace agentrt {
 
@@ -35,10 +35,9 @@ using ::testing::SizeIs;
 
 class ForgedRowsTest : public ApprovalStory {
  protected:
-  void Exec(const std::string& sql) {
-    ASSERT_OK(store_->Write([&](store::Transaction& tx) {
-      return store::Sql::Exec(tx, sql).status();
-    })) << sql;
+  // Plants `what` with one raw statement (tests/support/tamper.h).
+  void Plant(std::string_view what, const std::string& sql) {
+    ASSERT_OK(test_support::Tamper(*store_, what, sql));
   }
 
   // The forgery of the report: the approval's arguments rewritten, and its hash recomputed with
@@ -47,8 +46,9 @@ class ForgedRowsTest : public ApprovalStory {
     std::string request = absl::StrReplaceAll(a.request, {{from, to}});
     ASSERT_NE(request, a.request);
     std::string hash = ApprovalHash(a.kind, a.capability, a.presentation, request);
-    Exec(absl::StrCat("UPDATE approvals SET request_json = '", request, "', hash = '", hash,
-                      "' WHERE id = '", a.id, "'"));
+    Plant("the approval's arguments rewritten, its hash recomputed",
+          absl::StrCat("UPDATE approvals SET request_json = '", request, "', hash = '", hash,
+                       "' WHERE id = '", a.id, "'"));
     Approval forged = Only();
     ASSERT_OK(VerifyApprovalHash(forged));  // the row alone cannot tell
   }
@@ -104,9 +104,9 @@ TEST_F(ForgedRowsTest, APendingApprovalWithForgedArgumentsCannotBeApprovedOrReje
 
 TEST_F(ForgedRowsTest, APendingApprovalMarkedApprovedInTheDatabaseGrantsNothing) {
   ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);
-  Exec(
-      "UPDATE approvals SET status = 'approved', decided_by = 'ops', "
-      "decided_at = '2027-01-15T08:00:00.000000000Z'");
+  Plant("the pending approval marked approved",
+        "UPDATE approvals SET status = 'approved', decided_by = 'ops', "
+        "decided_at = '2027-01-15T08:00:00.000000000Z'");
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
   ASSERT_THAT(run, Not(IsOk()));
   EXPECT_THAT(run.status().message(),
@@ -118,9 +118,10 @@ TEST_F(ForgedRowsTest, APendingApprovalMarkedApprovedInTheDatabaseGrantsNothing)
 TEST_F(ForgedRowsTest, AnEndedRunEditedBackToWaitingIsNotResumed) {
   ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);
   ASSERT_OK(Reject(*store_, clock_, "run-1", Only().id, Decider{"ops", "no"}));
-  Exec("UPDATE runs SET status = 'WAITING_FOR_APPROVAL', reason = '', finished_at = ''");
-  Exec("UPDATE steps SET status = 'awaiting_approval'");
-  Exec("UPDATE approvals SET status = 'approved'");
+  Plant("the cancelled run back to waiting",
+        "UPDATE runs SET status = 'WAITING_FOR_APPROVAL', reason = '', finished_at = ''");
+  Plant("its step back to awaiting", "UPDATE steps SET status = 'awaiting_approval'");
+  Plant("the rejected approval marked approved", "UPDATE approvals SET status = 'approved'");
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
   ASSERT_THAT(run, StatusIs(absl::StatusCode::kDataLoss,
                             AllOf(HasSubstr("run run-1 does not match the audit chain"),
@@ -132,12 +133,13 @@ TEST_F(ForgedRowsTest, AnInterruptedCallWhoseDecisionWasRewrittenIsNotPutToTheOp
   ASSERT_OK(Drive({Post("alice")}));
   // The process died while posting (approvals_test.cc's CrashWhilePosting), and the step's
   // decision was then rewritten: the operator would be asked to run mallory's post again.
-  Exec("DELETE FROM approvals");
-  Exec("UPDATE steps SET status = 'executing', policy_json = ''");
-  Exec(
-      "UPDATE runs SET status = 'RUNNING', lease_owner = 'dead/1', "
-      "lease_expires_at = '2000-01-01T00:00:00.000000000Z'");
-  Exec("UPDATE steps SET decision_json = replace(decision_json, 'alice', 'mallory')");
+  Plant("no approval", "DELETE FROM approvals");
+  Plant("the step executing", "UPDATE steps SET status = 'executing', policy_json = ''");
+  Plant("the run left running by a dead owner",
+        "UPDATE runs SET status = 'RUNNING', lease_owner = 'dead/1', "
+        "lease_expires_at = '2000-01-01T00:00:00.000000000Z'");
+  Plant("the step's decision rewritten",
+        "UPDATE steps SET decision_json = replace(decision_json, 'alice', 'mallory')");
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
   ASSERT_THAT(run, StatusIs(absl::StatusCode::kDataLoss,
                             AllOf(HasSubstr("step 0 of run run-1 does not match the audit chain"),
@@ -151,9 +153,9 @@ TEST_F(ForgedRowsTest, ALongerGrantOrMoreStepsWrittenIntoTheLimitsAreRefusedOnRe
   limits.grant_ttl = absl::Minutes(5);
   ASSERT_EQ(Drive({Post("alice")}, "", limits)->status, RunStatus::kWaitingForApproval);
   ASSERT_OK(Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", ""}));
-  Exec(
-      "UPDATE runs SET limits_json = replace(limits_json, '\"grant_ttl\":300000000000', "
-      "'\"grant_ttl\":300000000000000')");
+  Plant("a longer grant TTL written into the limits",
+        "UPDATE runs SET limits_json = replace(limits_json, '\"grant_ttl\":300000000000', "
+        "'\"grant_ttl\":300000000000000')");
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
   ASSERT_THAT(run, Not(IsOk()));
   EXPECT_THAT(run.status().message(), HasSubstr("differ from the ones run.created recorded"));
@@ -229,7 +231,7 @@ TEST_F(ForgedRowsTest, TheAuditReportsEveryKindOfRowThatContradictsItsChain) {
     SetUp();
     ASSERT_EQ(Drive({Post("alice")})->status, RunStatus::kWaitingForApproval);
     ASSERT_EQ(Audit().contradictions, 0);
-    for (const std::string& sql : row.sql) Exec(sql);
+    for (const std::string& sql : row.sql) Plant(row.name, sql);
     RowAudit audit = Audit();
     EXPECT_EQ(audit.contradictions, 1);
     EXPECT_THAT(audit.first, ElementsAre(Contradiction(row.row, row.detail)));

@@ -16,12 +16,12 @@
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/real_scheduler.h"
 #include "runtime/world/timestamp.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 
 namespace agentrt {
 namespace {
@@ -124,7 +124,8 @@ std::string Rows(store::Store& store) {
   absl::Status read = store.Read([&](store::Transaction& tx) -> absl::Status {
     for (const char* table : {"runs", "steps", "approvals", "tool_specs", "model_calls"}) {
       absl::StatusOr<std::vector<store::SqlRow>> rows =
-          store::Sql::Query(tx, absl::StrCat("SELECT * FROM ", table, " ORDER BY rowid"));
+          test_support::PeekIn(tx, "every row of the run's tables",
+                               absl::StrCat("SELECT * FROM ", table, " ORDER BY rowid"));
       if (!rows.ok()) return rows.status();
       for (const store::SqlRow& row : *rows) {
         absl::StrAppend(&out, table, ": ", absl::StrJoin(row, " | "), "\n");
@@ -619,9 +620,8 @@ TEST(GateTest, ASessionThatLostItsLeaseRefusesEveryLaterCall) {
       rival_session = std::move(attached->first);
     } else {
       std::string past = world::FormatTimestamp(Start() - absl::Seconds(1));
-      ASSERT_OK(w.store->Write([&](store::Transaction& tx) {
-        return store::Sql::Exec(tx, "UPDATE runs SET lease_expires_at = ?1", {past}).status();
-      }));
+      ASSERT_OK(test_support::Tamper(*w.store, "the lease lapsed",
+                                     "UPDATE runs SET lease_expires_at = ?1", {past}));
     }
     std::string before = Stored(*w.store);
     std::int64_t readings = w.clock.readings();
@@ -635,9 +635,8 @@ TEST(GateTest, ASessionThatLostItsLeaseRefusesEveryLaterCall) {
     };
     if (!row.taken_over) {  // the row would let it renew now: the session is over all the same
       std::string future = world::FormatTimestamp(Start() + absl::Minutes(5));
-      ASSERT_OK(w.store->Write([&](store::Transaction& tx) {
-        return store::Sql::Exec(tx, "UPDATE runs SET lease_expires_at = ?1", {future}).status();
-      }));
+      ASSERT_OK(test_support::Tamper(*w.store, "the lease renewed by the row alone",
+                                     "UPDATE runs SET lease_expires_at = ?1", {future}));
       before = Stored(*w.store);
       calls.push_back(session->Step().status());
     }

@@ -14,7 +14,6 @@
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -24,6 +23,7 @@
 #include "tests/runtime/post_tool.h"
 #include "tests/support/old_database.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt {
@@ -312,13 +312,10 @@ TEST_F(LoopRulesTest, TwoDriversOfOneNameAreTwoOwnersAndAnOwnExpiredLeaseIsTaken
   // a's session dies as a process would: the destructor releases the lease, so put it back as
   // a crash leaves it, lapsed.
   session.reset();
-  ASSERT_OK(store_->Write([&](store::Transaction& tx) {
-    return store::Sql::Exec(tx,
-                            "UPDATE runs SET lease_owner = ?1, "
-                            "lease_expires_at = '2000-01-01T00:00:00.000000000Z'",
-                            {std::string_view(owner)})
-        .status();
-  }));
+  ASSERT_OK(test_support::Tamper(*store_, "a's lease lapsed, as a crash leaves it",
+                                 "UPDATE runs SET lease_owner = ?1, "
+                                 "lease_expires_at = '2000-01-01T00:00:00.000000000Z'",
+                                 {std::string_view(owner)}));
   auto attached = a->Attach("r");
   ASSERT_OK(attached);
   std::vector<store::Event> events = *store_->ListEvents("r");

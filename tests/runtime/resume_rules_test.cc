@@ -8,12 +8,12 @@
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/post_tool.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 
 namespace agentrt {
 namespace {
@@ -224,7 +224,9 @@ TEST_F(ResumeRulesTest, ADamagedRunCannotBeApprovedButCanBeCancelled) {
   ASSERT_OK(store_->Write([](store::Transaction& tx) -> absl::Status {
     for (const char* sql : {"UPDATE approvals SET request_json = '{not json'",
                             "UPDATE steps SET decision_json = 'garbage'"}) {
-      if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok()) {
+      if (absl::StatusOr<std::int64_t> n =
+              test_support::TamperIn(tx, "an unreadable request and decision", sql);
+          !n.ok()) {
         return n.status();
       }
     }

@@ -19,12 +19,12 @@
 #include "runtime/events.h"
 #include "runtime/reasons.h"
 #include "runtime/scripted_agent.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/post_tool.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 
 namespace agentrt {
 namespace {
@@ -213,7 +213,9 @@ class VocabularyTest : public ::testing::Test {
              {"DELETE FROM approvals", "UPDATE steps SET status = 'executing', policy_json = ''",
               "UPDATE runs SET status = 'RUNNING', lease_owner = 'dead/1', "
               "lease_expires_at = '2000-01-01T00:00:00.000000000Z'"}) {
-          if (absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql); !n.ok()) {
+          if (absl::StatusOr<std::int64_t> n =
+                  test_support::TamperIn(tx, "a crash while posting", sql);
+              !n.ok()) {
             return n.status();
           }
         }

@@ -21,9 +21,9 @@
 #include "runtime/reasons.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/records/stored_forms.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/world/entropy.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt {
@@ -150,7 +150,7 @@ class ModelCallerTest : public ::testing::Test {
   std::vector<store::SqlRow> Rows(std::string_view sql) {
     std::vector<store::SqlRow> rows;
     EXPECT_OK(store_->Read([&](store::Transaction& tx) -> absl::Status {
-      auto r = store::Sql::Query(tx, sql);
+      auto r = test_support::PeekIn(tx, "model call rows", sql);
       if (!r.ok()) return r.status();
       rows = *std::move(r);
       return absl::OkStatus();
@@ -580,8 +580,9 @@ TEST_F(ModelCallerTest, AnExpiredLeaseSendsNothing) {
   // transaction refuses before the model is called, and no row is written.
   ActsThenCalls agent([&](const StepInput&) {
     return store_->Write([](store::Transaction& tx) {
-      return store::Sql::Exec(tx,
-                              "UPDATE runs SET lease_expires_at = '2000-01-01T00:00:00.000000000Z'")
+      return test_support::TamperIn(
+                 tx, "the lease run out",
+                 "UPDATE runs SET lease_expires_at = '2000-01-01T00:00:00.000000000Z'")
           .status();
     });
   });

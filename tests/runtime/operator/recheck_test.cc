@@ -23,12 +23,12 @@
 #include "runtime/json/sha256.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/describe_step.h"
 #include "tests/support/largest_allocation.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 
 namespace agentrt {
 namespace {
@@ -212,19 +212,19 @@ class RecheckTest : public ::testing::Test {
     ASSERT_OK(Approve(*store_, clock_, run_id, pending->id, Decider{"ops", "fine"}));
   }
 
-  // One SQL statement on the database, as someone with the file could run it.
-  void Sql(const std::string& sql) {
-    ASSERT_OK(
-        store_->Write([&](store::Transaction& tx) { return store::Sql::Exec(tx, sql).status(); }));
+  // One SQL statement on the database, as someone with the file could run it: `what` it plants.
+  void Plant(std::string_view what, const std::string& sql) {
+    ASSERT_OK(test_support::Tamper(*store_, what, sql));
   }
+  // The first column of `sql`'s rows: what the records layer does not show.
   std::vector<std::string> Column(const std::string& sql) {
     std::vector<std::string> values;
-    EXPECT_OK(store_->Read([&](store::Transaction& tx) -> absl::Status {
-      absl::StatusOr<std::vector<store::SqlRow>> rows = store::Sql::Query(tx, sql);
-      if (!rows.ok()) return rows.status();
+    absl::StatusOr<std::vector<store::SqlRow>> rows =
+        test_support::Peek(*store_, "a column of the tables", sql);
+    EXPECT_OK(rows);
+    if (rows.ok()) {
       for (const store::SqlRow& r : *rows) values.push_back(r[0]);
-      return absl::OkStatus();
-    }));
+    }
     return values;
   }
   // The run's step.policy payloads, in seq order.
@@ -858,16 +858,13 @@ TEST_F(RecheckTest, RebuildsTheViewAndRequestOfTheLoopOnResumeAndThroughAGate) {
   // While it runs, read takes time and the run's model totals move (as a model call would).
   read_.on_call = [&](const ToolCall& call) -> absl::StatusOr<ToolResult> {
     clock_.Advance(absl::Milliseconds(250));
-    EXPECT_OK(store_->Write([&](store::Transaction& tx) {
-      return store::Sql::Exec(tx,
-                              "UPDATE runs SET model_calls = model_calls + 3, input_tokens = "
-                              "input_tokens + 11, output_tokens = output_tokens + 13, "
-                              "cached_input_tokens = cached_input_tokens + 5, "
-                              "estimated_cost_micros = estimated_cost_micros + 17 "
-                              "WHERE id = ?1",
-                              {std::string_view(call.run_id)})
-          .status();
-    }));
+    EXPECT_OK(test_support::Tamper(*store_, "the run's model totals moved, as a model call would",
+                                   "UPDATE runs SET model_calls = model_calls + 3, input_tokens = "
+                                   "input_tokens + 11, output_tokens = output_tokens + 13, "
+                                   "cached_input_tokens = cached_input_tokens + 5, "
+                                   "estimated_cost_micros = estimated_cost_micros + 17 "
+                                   "WHERE id = ?1",
+                                   {std::string_view(call.run_id)}));
     return ToolResult{R"({"lines":["a","b"]})", "two lines"};
   };
   RecordingPolicy policy("rules@7");
@@ -919,14 +916,11 @@ TEST_F(RecheckTest, RebuildsTheViewAndRequestOfTheLoopOnResumeAndThroughAGate) {
 TEST_F(RecheckTest, StepPolicyViewIsWhatThePolicyWasHanded) {
   read_.on_call = [&](const ToolCall& call) -> absl::StatusOr<ToolResult> {
     clock_.Advance(absl::Milliseconds(250));
-    EXPECT_OK(store_->Write([&](store::Transaction& tx) {
-      return store::Sql::Exec(tx,
-                              "UPDATE runs SET model_calls = 3, input_tokens = 11, "
-                              "output_tokens = 13, cached_input_tokens = 5, "
-                              "estimated_cost_micros = 17 WHERE id = ?1",
-                              {std::string_view(call.run_id)})
-          .status();
-    }));
+    EXPECT_OK(test_support::Tamper(*store_, "the run's model totals set, as model calls would",
+                                   "UPDATE runs SET model_calls = 3, input_tokens = 11, "
+                                   "output_tokens = 13, cached_input_tokens = 5, "
+                                   "estimated_cost_micros = 17 WHERE id = ?1",
+                                   {std::string_view(call.run_id)}));
     return ToolResult{"{}", "ok"};
   };
   auto expect_recorded_views = [&](std::string_view run_id,
@@ -995,10 +989,12 @@ TEST_F(RecheckTest, PreMigrationRunIsNotRecheckable) {
   ASSERT_EQ(driver->StartWithId("run-1", "old", {})->status, RunStatus::kWaitingForApproval);
   // What an older build wrote: the pause's evaluation without view or spec, run.created without
   // the tools' spec hashes.
-  Sql("UPDATE events SET payload_json = json_remove(payload_json, '$.view', '$.spec_hash') "
-      "WHERE type = 'step.policy'");
-  Sql("UPDATE events SET payload_json = json_remove(payload_json, '$.tools') "
-      "WHERE type = 'run.created'");
+  Plant("a pause recorded without view or spec",
+        "UPDATE events SET payload_json = json_remove(payload_json, '$.view', '$.spec_hash') "
+        "WHERE type = 'step.policy'");
+  Plant("run.created without the tools' spec hashes",
+        "UPDATE events SET payload_json = json_remove(payload_json, '$.tools') "
+        "WHERE type = 'run.created'");
   ApprovePending("run-1");
   ASSERT_EQ(driver->Resume("run-1")->status, RunStatus::kCompleted);
 
@@ -1039,9 +1035,10 @@ TEST_F(RecheckTest, ToolSpecIsStoredOnceAndARowThatDoesNotHashToItsKeyIsRefused)
   EXPECT_THAT(payloads[0], HasSubstr(absl::StrCat(R"("spec_hash":")", read_hash, "\"")));
 
   std::unique_ptr<Policy> policy = DefaultPolicy();
-  Sql("UPDATE tool_specs SET spec_json = replace(spec_json, 'A tool.', 'A friendly tool.') "
-      "WHERE hash = '" +
-      read_hash + "'");
+  Plant("the read tool's stored spec edited",
+        "UPDATE tool_specs SET spec_json = replace(spec_json, 'A tool.', 'A friendly tool.') "
+        "WHERE hash = '" +
+            read_hash + "'");
   absl::StatusOr<RecheckReport> report = Recheck(*store_, "run-1", *policy);
   ASSERT_OK(report);
   ASSERT_THAT(report->evaluations, SizeIs(3));
@@ -1052,7 +1049,8 @@ TEST_F(RecheckTest, ToolSpecIsStoredOnceAndARowThatDoesNotHashToItsKeyIsRefused)
                            " does not match its hash: the stored tool_specs row was changed"));
   }
   EXPECT_EQ(report->evaluations[2].result, RecheckResult::kSame);
-  Sql("DELETE FROM tool_specs WHERE hash = '" + read_hash + "'");
+  Plant("the read tool's stored spec deleted",
+        "DELETE FROM tool_specs WHERE hash = '" + read_hash + "'");
   report = Recheck(*store_, "run-1", *policy);
   ASSERT_OK(report);
   EXPECT_EQ(report->evaluations[0].detail, absl::StrCat("tool spec ", read_hash, " is not stored"));

@@ -7,10 +7,10 @@
 #include "gtest/gtest.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/records/run_reader.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 
 namespace agentrt::rows {
 namespace {
@@ -146,7 +146,9 @@ TEST_F(RowsTest, ApprovalDecisionsNeedAPendingApprovalWithItsHash) {
 TEST_F(RowsTest, AStepStatusTheRuntimeNeverWritesIsDamageNotAState) {
   ASSERT_OK(Write([](store::Transaction& tx) -> absl::Status {
     AGENTRT_RETURN_IF_ERROR(InsertStep(tx, "s", "r", 0, "2027-01-15T08:00:01.000000000Z"));
-    return store::Sql::Exec(tx, "UPDATE steps SET status = 'done-ish'").status();
+    return test_support::TamperIn(tx, "a step status the runtime never writes",
+                                  "UPDATE steps SET status = 'done-ish'")
+        .status();
   }));
   std::vector<Step> steps = *agentrt::ReadSteps(*store_, "r");
   ASSERT_EQ(steps.size(), 1u);
@@ -195,10 +197,11 @@ TEST_F(RowsTest, ARefreshedRunIsWhatAWholeReadGives) {
     AGENTRT_RETURN_IF_ERROR(ClaimStep(tx, "r", 0, "me", "2027-01-15T08:01:00.000000000Z").status());
     AGENTRT_RETURN_IF_ERROR(WriteModelTotals(tx, "r", {3, 100, 20, 10, 999}));
     AGENTRT_RETURN_IF_ERROR(AddActiveTime(tx, "r", 1500));
-    return store::Sql::Exec(tx,
-                            "UPDATE runs SET status = 'COMPLETED', reason = 'goal_completed', "
-                            "reason_detail = 'd', result_json = '{\"ok\":1}', "
-                            "finished_at = '2027-01-15T08:02:00.000000000Z' WHERE id = 'r'")
+    return test_support::TamperIn(
+               tx, "the run ended behind the runtime's back",
+               "UPDATE runs SET status = 'COMPLETED', reason = 'goal_completed', "
+               "reason_detail = 'd', result_json = '{\"ok\":1}', "
+               "finished_at = '2027-01-15T08:02:00.000000000Z' WHERE id = 'r'")
         .status();
   }));
   EXPECT_TRUE(Value<bool>([&](store::Transaction& tx) { return RefreshRun(tx, run); }));

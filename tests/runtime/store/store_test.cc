@@ -23,13 +23,13 @@
 #include "runtime/json/sha256.h"
 #include "runtime/store/event_chain.h"
 #include "runtime/store/internal/migrations.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/store/internal/sqlite.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/timestamp.h"
 #include "tests/support/largest_allocation.h"
 #include "tests/support/old_database.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::store {
@@ -61,10 +61,10 @@ class StoreTest : public ::testing::Test {
   static void WriteRun(Store& store, const std::string& run, int events) {
     ASSERT_OK(store.Write([&](Transaction& tx) -> absl::Status {
       absl::StatusOr<std::int64_t> inserted =
-          store::Sql::Exec(tx,
-                           "INSERT INTO runs (id, goal, status, limits_json, created_at) "
-                           "VALUES (?1, 'g', 'RUNNING', '{}', '')",
-                           {std::string_view(run)});
+          test_support::TamperIn(tx, "a run and its events",
+                                 "INSERT INTO runs (id, goal, status, limits_json, created_at) "
+                                 "VALUES (?1, 'g', 'RUNNING', '{}', '')",
+                                 {std::string_view(run)});
       if (!inserted.ok()) return inserted.status();
       for (int i = 0; i < events; ++i) {
         absl::StatusOr<Event> e = tx.AppendEvent(run, "", kStart + absl::Seconds(i), "test.event",
@@ -135,9 +135,9 @@ TEST_F(StoreTest, AnInMemoryDatabaseEmptiesToAFreshOneAndAFileNeverDoes) {
   WriteRun(**memory, "run-a", 3);
   // A row that names the run (foreign keys are on): emptying removes it before the run.
   ASSERT_OK((*memory)->Write([](Transaction& tx) {
-    return store::Sql::Exec(tx,
-                            "INSERT INTO steps (id, run_id, idx, status, started_at) "
-                            "VALUES ('s', 'run-a', 0, 'DECIDING', '')")
+    return test_support::TamperIn(tx, "a step that names the run",
+                                  "INSERT INTO steps (id, run_id, idx, status, started_at) "
+                                  "VALUES ('s', 'run-a', 0, 'DECIDING', '')")
         .status();
   }));
   absl::StatusOr<std::unique_ptr<Store>> fresh = Store::OpenInMemory(clock_);
@@ -237,9 +237,8 @@ TEST_F(StoreTest, AnotherConnectionsCommitIsSeenBeforeTheNextAppend) {
 TEST_F(StoreTest, ARawChangeToEventsInAWriteIsNeverTakenForTheHead) {
   auto store = OpenOrDie();
   WriteRun(*store, "run-a", 2);
-  ASSERT_OK(store->Write([](Transaction& tx) {
-    return store::Sql::Exec(tx, "DELETE FROM events WHERE seq = 2").status();
-  }));
+  ASSERT_OK(test_support::Tamper(*store, "the newest event deleted behind the store's back",
+                                 "DELETE FROM events WHERE seq = 2"));
   WriteRun(*store, "run-b", 1);
   absl::StatusOr<std::vector<Event>> all = store->ListEvents("");
   ASSERT_OK(all);
@@ -327,7 +326,8 @@ TEST_F(StoreTest, ConcurrentFirstOpensBothSucceedAndMigrateOnce) {
   auto store = OpenOrDie();
   std::string count;
   ASSERT_OK(store->Read([&](Transaction& tx) -> absl::Status {
-    count = (*store::Sql::Query(tx, "SELECT COUNT(*) FROM schema_migrations"))[0][0];
+    count = (*test_support::PeekIn(tx, "the migrations' record",
+                                   "SELECT COUNT(*) FROM schema_migrations"))[0][0];
     return absl::OkStatus();
   }));
   EXPECT_EQ(count, "6");
@@ -410,7 +410,8 @@ TEST_F(StoreTest, ReadThenWriteTransactionsHoldTheWriteLockSoRivalsWait) {
   absl::Status rival_write;
   ASSERT_OK(first->Write([&](Transaction& tx) -> absl::Status {
     // Read first, as the driver's guards do.
-    absl::StatusOr<std::vector<SqlRow>> runs = store::Sql::Query(tx, "SELECT count(*) FROM runs");
+    absl::StatusOr<std::vector<SqlRow>> runs =
+        test_support::PeekIn(tx, "the runs", "SELECT count(*) FROM runs");
     if (!runs.ok()) return runs.status();
     // A connection that will not wait cannot begin a write now.
     sqlite3* probe = nullptr;
@@ -711,17 +712,21 @@ TEST_F(StoreTest, ConnectionsDoNotTrustTheSchema) {
   auto store = OpenOrDie();
   std::string trusted;
   ASSERT_OK(store->Read([&](Transaction& tx) -> absl::Status {
-    trusted = (*store::Sql::Query(tx, "PRAGMA trusted_schema"))[0][0];
+    trusted =
+        (*test_support::PeekIn(tx, "the trusted_schema setting", "PRAGMA trusted_schema"))[0][0];
     return absl::OkStatus();
   }));
   EXPECT_EQ(trusted, "0");
   // Defensive mode: the schema cannot be rewritten through writable_schema.
   absl::Status write = store->Write([](Transaction& tx) -> absl::Status {
-    if (absl::StatusOr<std::int64_t> on = store::Sql::Exec(tx, "PRAGMA writable_schema = ON");
+    if (absl::StatusOr<std::int64_t> on =
+            test_support::TamperIn(tx, "writable_schema on", "PRAGMA writable_schema = ON");
         !on.ok()) {
       return on.status();
     }
-    return store::Sql::Exec(tx, "UPDATE sqlite_master SET sql = '' WHERE name = 'events'").status();
+    return test_support::TamperIn(tx, "the events table's schema erased",
+                                  "UPDATE sqlite_master SET sql = '' WHERE name = 'events'")
+        .status();
   });
   EXPECT_THAT(write, Not(IsOk()));
 }
@@ -751,14 +756,16 @@ TEST_F(StoreTest, DurabilityIsASetting) {
   auto normal = OpenOrDie();
   std::string level;
   ASSERT_OK(normal->Read([&](Transaction& tx) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = store::Sql::Query(tx, "PRAGMA synchronous");
+    absl::StatusOr<std::vector<SqlRow>> rows =
+        test_support::PeekIn(tx, "the synchronous setting", "PRAGMA synchronous");
     level = (*rows)[0][0];
     return absl::OkStatus();
   }));
   EXPECT_EQ(level, "1");  // NORMAL
   auto durable = OpenOrDie(StoreOptions{Durability::kFull});
   ASSERT_OK(durable->Read([&](Transaction& tx) -> absl::Status {
-    absl::StatusOr<std::vector<SqlRow>> rows = store::Sql::Query(tx, "PRAGMA synchronous");
+    absl::StatusOr<std::vector<SqlRow>> rows =
+        test_support::PeekIn(tx, "the synchronous setting", "PRAGMA synchronous");
     level = (*rows)[0][0];
     return absl::OkStatus();
   }));
@@ -802,9 +809,9 @@ TEST_F(StoreTest, ListEventsAfterCapsTheLimitAndHugePayloads) {
   auto store = OpenOrDie();
   ASSERT_OK(store->Write([&](Transaction& tx) -> absl::Status {
     absl::StatusOr<std::int64_t> inserted =
-        store::Sql::Exec(tx,
-                         "INSERT INTO runs (id, goal, status, limits_json, created_at) "
-                         "VALUES ('r', 'g', 'RUNNING', '{}', '')");
+        test_support::TamperIn(tx, "a run",
+                               "INSERT INTO runs (id, goal, status, limits_json, created_at) "
+                               "VALUES ('r', 'g', 'RUNNING', '{}', '')");
     if (!inserted.ok()) return inserted.status();
     for (int i = 0; i < Store::kMaxEventsAfter + 5; ++i) {
       absl::StatusOr<Event> e = tx.AppendEvent("r", "", kStart, "e", "{}");
@@ -998,8 +1005,10 @@ TEST_F(StoreTest, Version5DatabaseMigratesWithChainedEventsInSeqOrder) {
   EXPECT_EQ(report->checked, 5);
   // Migration 6's table and columns exist.
   ASSERT_OK(store->Read([&](Transaction& tx) -> absl::Status {
-    EXPECT_OK(store::Sql::Query(tx, "SELECT spec_hash, policy_id FROM steps"));
-    EXPECT_OK(store::Sql::Query(tx, "SELECT hash, spec_json FROM tool_specs"));
+    EXPECT_OK(test_support::PeekIn(tx, "migration 6's step columns",
+                                   "SELECT spec_hash, policy_id FROM steps"));
+    EXPECT_OK(
+        test_support::PeekIn(tx, "migration 6's table", "SELECT hash, spec_json FROM tool_specs"));
     return absl::OkStatus();
   }));
   // New writes extend the backfilled chain.
@@ -1062,9 +1071,9 @@ TEST_F(StoreTest, ARunRunningBeforeLeasesGetsAPlaceholderLease) {
   std::vector<SqlRow> leases;
   ASSERT_OK(store->Read([&](Transaction& tx) -> absl::Status {
     absl::StatusOr<std::vector<SqlRow>> rows =
-        store::Sql::Query(tx,
-                          "SELECT id, COALESCE(lease_owner, ''), COALESCE(lease_expires_at, '') "
-                          "FROM runs ORDER BY id");
+        test_support::PeekIn(tx, "the leases",
+                             "SELECT id, COALESCE(lease_owner, ''), COALESCE(lease_expires_at, '') "
+                             "FROM runs ORDER BY id");
     if (rows.ok()) leases = *std::move(rows);
     return rows.status();
   }));

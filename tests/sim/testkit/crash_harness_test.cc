@@ -14,11 +14,11 @@
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/sim/testkit/product.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::testkit {
@@ -385,12 +385,9 @@ TEST_F(CheckTest, ReportsEveryBrokenInvariant) {
   std::vector<Step> steps = *ReadSteps(*store, "broken");
   ASSERT_EQ(steps.size(), 1u);
   // On top: the tool is said to have run three times, and an event was edited.
-  ASSERT_OK(store->Write([](store::Transaction& tx) {
-    return store::Sql::Exec(tx,
-                            "UPDATE events SET payload_json = '{\"goal\":\"edited\"}' "
-                            "WHERE seq = 1")
-        .status();
-  }));
+  ASSERT_OK(test_support::Tamper(*store, "run.created edited",
+                                 "UPDATE events SET payload_json = '{\"goal\":\"edited\"}' "
+                                 "WHERE seq = 1"));
   absl::StatusOr<Report> report =
       CheckInvariants(*store, "broken", {steps[0].id, steps[0].id, steps[0].id});
   ASSERT_OK(report);

@@ -23,9 +23,9 @@
 #include "runtime/observe/export/jsonl_sink.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/observe/trace/writer.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
 
 extern char** environ;
@@ -145,11 +145,11 @@ class FollowerTest : public ::testing::Test {
   // Appends `count` events to `run` (created on first use) in one transaction.
   void Append(const std::string& run, int count, std::string_view type = "test.event") {
     ASSERT_OK(writer_->Write([&](store::Transaction& tx) -> absl::Status {
-      absl::StatusOr<std::int64_t> inserted =
-          store::Sql::Exec(tx,
-                           "INSERT OR IGNORE INTO runs (id, goal, status, limits_json, created_at) "
-                           "VALUES (?1, 'g', 'RUNNING', '{}', '')",
-                           {std::string_view(run)});
+      absl::StatusOr<std::int64_t> inserted = test_support::TamperIn(
+          tx, "a run and its events, written as another process would",
+          "INSERT OR IGNORE INTO runs (id, goal, status, limits_json, created_at) "
+          "VALUES (?1, 'g', 'RUNNING', '{}', '')",
+          {std::string_view(run)});
       if (!inserted.ok()) return inserted.status();
       for (int i = 0; i < count; ++i) {
         absl::StatusOr<store::Event> e =

@@ -13,10 +13,10 @@
 #include "runtime/json/intake.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/observe/trace/writer.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::trace {
@@ -63,12 +63,9 @@ class TraceStoreTest : public ::testing::Test {
         store::Store::Open((dir_ / "audit.db").string(), clock_);
     ASSERT_OK(opened);
     store_ = *std::move(opened);
-    ASSERT_OK(store_->Write([](store::Transaction& tx) {
-      return store::Sql::Exec(tx,
-                              "INSERT INTO runs (id, goal, status, limits_json, created_at) "
-                              "VALUES ('run-1', 'g', 'RUNNING', '{}', '')")
-          .status();
-    }));
+    ASSERT_OK(test_support::Tamper(*store_, "a run with no events",
+                                   "INSERT INTO runs (id, goal, status, limits_json, created_at) "
+                                   "VALUES ('run-1', 'g', 'RUNNING', '{}', '')"));
   }
   void TearDown() override { store_.reset(); }
   absl::Status Append(std::string_view type, std::string_view payload, absl::Time at = kStart) {

@@ -14,12 +14,12 @@
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
 #include "runtime/scripted_agent.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/post_tool.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::testing {
@@ -95,12 +95,10 @@ class PausedRunTest : public ::testing::Test {
     request.replace(at, from.size(), to);
     std::string hash =
         rehash ? ApprovalHash(a.kind, a.capability, a.presentation, request) : a.hash;
-    ASSERT_OK(store_->Write([&](store::Transaction& tx) {
-      return store::Sql::Exec(
-                 tx, "UPDATE approvals SET request_json = ?1, hash = ?2 WHERE id = ?3",
-                 {std::string_view(request), std::string_view(hash), std::string_view(a.id)})
-          .status();
-    }));
+    ASSERT_OK(test_support::Tamper(
+        *store_, "the approval's request rewritten",
+        "UPDATE approvals SET request_json = ?1, hash = ?2 WHERE id = ?3",
+        {std::string_view(request), std::string_view(hash), std::string_view(a.id)}));
   }
 
   std::filesystem::path dir_;

@@ -18,10 +18,10 @@
 #include "runtime/operator/view/summary.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/scripted_agent.h"
-#include "runtime/store/internal/sql.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::view {
@@ -84,21 +84,18 @@ class ViewTest : public ::testing::Test {
 
   // Adds a second pending approval to a waiting run, as a re-pause would leave one.
   void AddPendingApproval(const std::string& run, const std::string& id) {
-    ASSERT_OK(store_->Write([&](store::Transaction& tx) {
-      return store::Sql::Exec(tx,
-                              "INSERT INTO approvals (id, run_id, step_id, kind, "
-                              "capability_json, presentation_json, request_json, hash, status, "
-                              "created_at) SELECT ?1, run_id, step_id, kind, capability_json, "
-                              "presentation_json, request_json, hash, 'pending', created_at "
-                              "FROM approvals WHERE run_id = ?2 LIMIT 1",
-                              {std::string_view(id), std::string_view(run)})
-          .status();
-    }));
+    ASSERT_OK(test_support::Tamper(*store_, "a second pending approval",
+                                   "INSERT INTO approvals (id, run_id, step_id, kind, "
+                                   "capability_json, presentation_json, request_json, hash, "
+                                   "status, created_at) SELECT ?1, run_id, step_id, kind, "
+                                   "capability_json, presentation_json, request_json, hash, "
+                                   "'pending', created_at FROM approvals WHERE run_id = ?2 LIMIT 1",
+                                   {std::string_view(id), std::string_view(run)}));
   }
 
-  void Sql(std::string_view sql) {
-    ASSERT_OK(
-        store_->Write([&](store::Transaction& tx) { return store::Sql::Exec(tx, sql).status(); }));
+  // Plants `what` with one raw statement (tests/support/tamper.h).
+  void Plant(std::string_view what, std::string_view sql) {
+    ASSERT_OK(test_support::Tamper(*store_, what, sql));
   }
 
   world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
@@ -118,8 +115,9 @@ TEST_F(ViewTest, Runs_SummariesCarryTheWaitingApproval) {
   agentrt::Run two = Drive("two", {Call("post")});
   AddPendingApproval("two", "second");
   ASSERT_EQ(one.status, RunStatus::kWaitingForApproval);
-  Sql("UPDATE runs SET model_calls = 3, input_tokens = 1200, output_tokens = 80, "
-      "estimated_cost_micros = 4321 WHERE id = 'one'");
+  Plant("the run's model totals",
+        "UPDATE runs SET model_calls = 3, input_tokens = 1200, output_tokens = 80, "
+        "estimated_cost_micros = 4321 WHERE id = 'one'");
 
   absl::StatusOr<RunsPageResult> page = RunsPage(*store_, 10, 0);
   ASSERT_OK(page);
@@ -246,7 +244,10 @@ TEST_F(ViewTest, PendingApproval_SelectionRule) {
        [&] { ASSERT_OK(Approve(*store_, clock_, "r", first, Decider{"ops"})); },
        absl::StatusCode::kFailedPrecondition, "approval " + first + " is approved"},
       {"none pending", "",
-       [&] { Sql("UPDATE approvals SET status = 'rejected' WHERE run_id = 'r'"); },
+       [&] {
+         Plant("every approval rejected",
+               "UPDATE approvals SET status = 'rejected' WHERE run_id = 'r'");
+       },
        absl::StatusCode::kNotFound, "run r has no pending approval"},
   };
   for (Row& row : rows) {
@@ -293,11 +294,14 @@ TEST_F(ViewTest, Pages_ReadOnlyThePageAndCapWhatTheyShow) {
   Drive("b", {Call("read"), Complete()});
   Drive("c", {Call("read"), Complete()});
   // Rows the page does not show may be unreadable; the ones it shows are capped, not refused.
-  Sql("UPDATE steps SET decision_json = 'not json', observation_json = '{' "
-      "WHERE run_id = 'a'");
-  Sql("UPDATE runs SET goal = 'x' || hex(zeroblob(500000)), "
-      "reason_detail = char(0x202e) || 'evil' WHERE id = 'b'");
-  Sql("UPDATE runs SET goal = 'bad ' || CAST(x'ff41' AS TEXT) WHERE id = 'c'");
+  Plant("unreadable steps",
+        "UPDATE steps SET decision_json = 'not json', observation_json = '{' "
+        "WHERE run_id = 'a'");
+  Plant("a huge goal and a bidi override",
+        "UPDATE runs SET goal = 'x' || hex(zeroblob(500000)), "
+        "reason_detail = char(0x202e) || 'evil' WHERE id = 'b'");
+  Plant("a goal that is not UTF-8",
+        "UPDATE runs SET goal = 'bad ' || CAST(x'ff41' AS TEXT) WHERE id = 'c'");
 
   absl::StatusOr<RunsPageResult> page = RunsPage(*store_, 2, 0);
   ASSERT_OK(page);

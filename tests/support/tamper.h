@@ -1,0 +1,90 @@
+// tests/support/tamper.h
+//
+// What a test plants behind the records layer's back: one raw statement in a transaction of its
+// own, as a hostile editor of the database file (or a failing disk) would leave it, and raw reads
+// of what the records layer does not show. Each takes `what`, the plant in words ("the approval's
+// arguments rewritten"), and an error names it with the statement, so a failing test says which
+// forgery did not take. Nothing else in the tests writes SQL (runtime/store/internal/sql.h is
+// the door; LayoutTest keeps it shut to the product). Header-only, test-only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "runtime/base/string_view.h"
+#include "runtime/store/internal/sql.h"
+#include "runtime/store/store.h"
+
+namespace agentrt::test_support {
+
+namespace tamper_internal {
+inline absl::Status Named(std::string_view what, std::string_view sql, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat("planting ", ToAbsl(what), " (", ToAbsl(sql),
+                                             ") failed: ", s.message()));
+}
+}  // namespace tamper_internal
+
+// Tamper runs `sql` (with `params`) in a write transaction of its own; returns the rows it
+// changed. Errors: the store's, naming `what` and the statement.
+inline absl::StatusOr<std::int64_t> Tamper(store::Store& store, std::string_view what,
+                                           std::string_view sql,
+                                           absl::Span<const store::SqlValue> params = {}) {
+  std::int64_t changed = 0;
+  absl::Status written = store.Write([&](store::Transaction& tx) -> absl::Status {
+    absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql, params);
+    if (!n.ok()) return n.status();
+    changed = *n;
+    return absl::OkStatus();
+  });
+  if (!written.ok()) return tamper_internal::Named(what, sql, written);
+  return changed;
+}
+
+// TamperIn runs `sql` inside a transaction the test already holds (several plants that must
+// commit together, or a plant beside a records-layer write).
+inline absl::StatusOr<std::int64_t> TamperIn(store::Transaction& tx, std::string_view what,
+                                             std::string_view sql,
+                                             absl::Span<const store::SqlValue> params = {}) {
+  absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql, params);
+  if (!n.ok()) return tamper_internal::Named(what, sql, n.status());
+  return n;
+}
+
+// Peek reads rows the records layer does not show (columns as text), in a read transaction.
+inline absl::StatusOr<std::vector<store::SqlRow>> Peek(
+    store::Store& store, std::string_view what, std::string_view sql,
+    absl::Span<const store::SqlValue> params = {}) {
+  std::vector<store::SqlRow> rows;
+  absl::Status read = store.Read([&](store::Transaction& tx) -> absl::Status {
+    absl::StatusOr<std::vector<store::SqlRow>> r = store::Sql::Query(tx, sql, params);
+    if (!r.ok()) return r.status();
+    rows = *std::move(r);
+    return absl::OkStatus();
+  });
+  if (!read.ok()) {
+    return absl::Status(read.code(), absl::StrCat("reading ", ToAbsl(what), " (", ToAbsl(sql),
+                                                  ") failed: ", read.message()));
+  }
+  return rows;
+}
+
+// PeekIn is Peek inside a transaction the test holds.
+inline absl::StatusOr<std::vector<store::SqlRow>> PeekIn(
+    store::Transaction& tx, std::string_view what, std::string_view sql,
+    absl::Span<const store::SqlValue> params = {}) {
+  absl::StatusOr<std::vector<store::SqlRow>> rows = store::Sql::Query(tx, sql, params);
+  if (!rows.ok()) {
+    return absl::Status(rows.status().code(),
+                        absl::StrCat("reading ", ToAbsl(what), " (", ToAbsl(sql),
+                                     ") failed: ", rows.status().message()));
+  }
+  return rows;
+}
+
+}  // namespace agentrt::test_support
