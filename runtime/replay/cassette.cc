@@ -11,6 +11,7 @@
 #include "runtime/json/sanitize.h"
 #include "runtime/json/utf8.h"
 #include "runtime/model.h"
+#include "runtime/replay/internal/exchange_kinds.h"
 #include "runtime/replay/model_key.h"
 #include "runtime/replay/proto/cassette.pb.h"
 
@@ -76,8 +77,9 @@ struct Changes {
   }
 };
 
-absl::Status CheckModel(const v1::ModelExchange& m, const Numbering& numbering, Changes& changes) {
-  AGENTRT_RETURN_IF_ERROR(CheckModelExchange(m));
+// A successful model call's ordinal is the next of its key's sequence in the session.
+absl::Status CheckOrdinal(const v1::ModelExchange& m, const Numbering& numbering,
+                          Changes& changes) {
   if (m.has_error()) return absl::OkStatus();
   std::uint32_t count = changes.Ordinals(numbering, m.key());
   if (m.ordinal() != count + 1) {
@@ -119,123 +121,18 @@ absl::Status CheckModelExchange(const v1::ModelExchange& m) {
 }
 
 Op OpOf(const v1::Exchange& e) {
-  switch (e.kind_case()) {
-    case v1::Exchange::kModel:
-      return Op::kModel;
-    case v1::Exchange::kClock:
-      if (e.clock().kind_case() == v1::ClockExchange::kNow) return Op::kClockNow;
-      if (e.clock().kind_case() == v1::ClockExchange::kWait) return Op::kClockWait;
-      return Op::kUnknown;
-    case v1::Exchange::kEntropy:
-      return Op::kEntropy;
-    case v1::Exchange::kEnvironment:
-      return Op::kEnvironmentRead;
-    case v1::Exchange::kLaunch:
-      return Op::kLaunch;
-    case v1::Exchange::kStdio:
-      switch (e.stdio().op_case()) {
-        case v1::StdioExchange::kWrite:
-          return Op::kStdinWrite;
-        case v1::StdioExchange::kCloseStdin:
-          return Op::kStdinClose;
-        case v1::StdioExchange::kRead:
-          return Op::kStdoutRead;
-        case v1::StdioExchange::kStderrTail:
-          return Op::kStderrTail;
-        case v1::StdioExchange::kStderrChunk:
-          return Op::kStderrChunk;
-        case v1::StdioExchange::OP_NOT_SET:
-          return Op::kUnknown;
-      }
-      return Op::kUnknown;
-    case v1::Exchange::kExit:
-      switch (e.exit().op_case()) {
-        case v1::ProcessExit::kSignal:
-          return Op::kSignal;
-        case v1::ProcessExit::kWait:
-          return Op::kWait;
-        case v1::ProcessExit::kClose:
-          return Op::kClose;
-        case v1::ProcessExit::OP_NOT_SET:
-          return Op::kUnknown;
-      }
-      return Op::kUnknown;
-    case v1::Exchange::kHttp:
-      switch (e.http().op_case()) {
-        case v1::HttpExchange::kSend:
-          return Op::kHttpSend;
-        case v1::HttpExchange::kRead:
-          return Op::kHttpRead;
-        case v1::HttpExchange::kClose:
-          return Op::kHttpClose;
-        case v1::HttpExchange::OP_NOT_SET:
-          return Op::kUnknown;
-      }
-      return Op::kUnknown;
-    case v1::Exchange::kScheduler:
-      switch (e.scheduler().op_case()) {
-        case v1::SchedulerExchange::kScheduled:
-          return Op::kTaskScheduled;
-        case v1::SchedulerExchange::kCancelled:
-          return Op::kTaskCancelled;
-        case v1::SchedulerExchange::kFiring:
-          return Op::kTaskFiring;
-        case v1::SchedulerExchange::OP_NOT_SET:
-          return Op::kUnknown;
-      }
-      return Op::kUnknown;
-    case v1::Exchange::KIND_NOT_SET:
-      return Op::kUnknown;
-  }
-  return Op::kUnknown;
+  const internal::ExchangeKind* kind = internal::KindOf(e);
+  return kind == nullptr ? Op::kUnknown : kind->op;
 }
 
 std::string_view OpName(Op op) {
-  switch (op) {
-    case Op::kUnknown:
-      return "a kind this build does not know";
-    case Op::kModel:
-      return "model call";
-    case Op::kClockNow:
-      return "clock reading";
-    case Op::kClockWait:
-      return "clock wait";
-    case Op::kEntropy:
-      return "entropy draw";
-    case Op::kEnvironmentRead:
-      return "environment read";
-    case Op::kLaunch:
-      return "process start";
-    case Op::kStdinWrite:
-      return "stdin write";
-    case Op::kStdinClose:
-      return "stdin close";
-    case Op::kStdoutRead:
-      return "stdout read";
-    case Op::kStderrTail:
-      return "stderr tail";
-    case Op::kStderrChunk:
-      return "stderr chunk";
-    case Op::kSignal:
-      return "signal";
-    case Op::kWait:
-      return "process wait";
-    case Op::kClose:
-      return "process close";
-    case Op::kHttpSend:
-      return "HTTP request";
-    case Op::kHttpRead:
-      return "HTTP body read";
-    case Op::kHttpClose:
-      return "HTTP close";
-    case Op::kTaskScheduled:
-      return "task scheduled";
-    case Op::kTaskCancelled:
-      return "task cancelled";
-    case Op::kTaskFiring:
-      return "task run";
-  }
-  return "";
+  const internal::ExchangeKind* kind = internal::KindOf(op);
+  return kind == nullptr ? "a kind this build does not know" : kind->name;
+}
+
+bool IsDelivery(Op op) {
+  const internal::ExchangeKind* kind = internal::KindOf(op);
+  return kind != nullptr && kind->delivery;
 }
 
 struct Cassette::Data {
@@ -252,121 +149,140 @@ struct Cassette::Data {
 
 namespace {
 
-// Check applies the rules of one exchange to a session numbered as `numbering` plus `changes`,
-// and adds its own numbering to `changes`. `runs` counts the task runs it is nested in.
-absl::Status Check(const v1::Exchange& e, Numbering& numbering, Changes& changes, int runs = 0) {
-  auto known = [&](absl::flat_hash_set<std::uint32_t>& set, std::uint32_t number,
-                   std::string_view what) {
-    if (!changes.Has(set, number)) {
-      return Rule(absl::StrCat(ToAbsl(what), " ", number, " was never started"));
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using internal::ExchangeKind;
+using internal::FieldKind;
+using internal::FieldRule;
+
+// A field of an exchange by its dotted path: the message that holds it, and the field.
+struct FieldRef {
+  const Message* message;
+  const FieldDescriptor* field;
+};
+FieldRef FieldAt(const v1::Exchange& e, std::string_view path) {
+  const Message* message = &e;
+  for (;;) {
+    std::size_t dot = path.find('.');
+    const FieldDescriptor* f =
+        message->GetDescriptor()->FindFieldByName(std::string(path.substr(0, dot)));
+    if (dot == std::string_view::npos) return {message, f};
+    message = &message->GetReflection()->GetMessage(*message, f);
+    path.remove_prefix(dot + 1);
+  }
+}
+
+absl::flat_hash_set<std::uint32_t>& SetOf(Numbering& numbering, internal::Numbered numbered) {
+  switch (numbered) {
+    case internal::Numbered::kProcess:
+      return numbering.processes;
+    case internal::Numbered::kResponse:
+      return numbering.responses;
+    case internal::Numbered::kTask:
+    case internal::Numbered::kNone:
+      break;
+  }
+  return numbering.tasks;
+}
+
+bool Failed(const v1::Exchange& e, const ExchangeKind& kind) {
+  for (const FieldRule& rule : kind.fields) {
+    if (rule.kind != FieldKind::kError) continue;
+    FieldRef ref = FieldAt(e, rule.path);
+    return ref.message->GetReflection()->HasField(*ref.message, ref.field);
+  }
+  return false;
+}
+
+absl::Status Check(const v1::Exchange& e, Numbering& numbering, Changes& changes, int runs = 0);
+
+// CheckField applies one rule of `kind`'s table row to `e`.
+absl::Status CheckField(const v1::Exchange& e, const FieldRule& rule, bool failed,
+                        Numbering& numbering, Changes& changes, int runs) {
+  FieldRef ref = FieldAt(e, rule.path);
+  const Message& m = *ref.message;
+  const google::protobuf::Reflection* r = m.GetReflection();
+  std::string_view what = rule.what;
+  switch (rule.kind) {
+    case FieldKind::kNone:
+      return absl::OkStatus();
+    case FieldKind::kName:
+      if (r->GetString(m, ref.field).empty()) return Rule(rule.rule);
+      return absl::OkStatus();
+    case FieldKind::kRequired:
+      if (r->FieldSize(m, ref.field) == 0) return Rule(rule.rule);
+      return absl::OkStatus();
+    case FieldKind::kError:
+      if (!r->HasField(m, ref.field)) return absl::OkStatus();
+      return CheckError(static_cast<const v1::Outcome&>(r->GetMessage(m, ref.field)), what);
+    case FieldKind::kResult:
+      return CheckResult(static_cast<const v1::Outcome&>(r->GetMessage(m, ref.field)), what);
+    case FieldKind::kAnswer:
+      if (failed && !r->GetString(m, ref.field).empty()) return Rule(rule.rule);
+      return absl::OkStatus();
+    case FieldKind::kNumbers: {
+      std::uint32_t number = r->GetUInt32(m, ref.field);
+      if (failed) return number == 0 ? absl::OkStatus() : Rule(rule.rule);
+      absl::flat_hash_set<std::uint32_t>& set = SetOf(numbering, rule.numbered);
+      if (number == 0) return Rule(absl::StrCat(ToAbsl(what), " number 0"));
+      if (changes.Has(set, number)) {
+        return Rule(absl::StrCat(ToAbsl(what), " ", number, " is numbered twice"));
+      }
+      changes.numbered.emplace_back(&set, number);
+      return absl::OkStatus();
     }
-    return absl::OkStatus();
-  };
-  auto fresh = [&](absl::flat_hash_set<std::uint32_t>& set, std::uint32_t number,
-                   std::string_view what) {
-    if (number == 0) return Rule(absl::StrCat(ToAbsl(what), " number 0"));
-    if (changes.Has(set, number)) {
-      return Rule(absl::StrCat(ToAbsl(what), " ", number, " is numbered twice"));
+    case FieldKind::kRefersTo: {
+      std::uint32_t number = r->GetUInt32(m, ref.field);
+      if (!changes.Has(SetOf(numbering, rule.numbered), number)) {
+        return Rule(absl::StrCat(ToAbsl(what), " ", number, " was never started"));
+      }
+      return absl::OkStatus();
     }
-    changes.numbered.emplace_back(&set, number);
-    return absl::OkStatus();
-  };
-  auto& processes = numbering.processes;
-  auto& responses = numbering.responses;
-  auto& tasks = numbering.tasks;
-  switch (OpOf(e)) {
-    case Op::kUnknown:
-      // A newer build's kind is kept as it is; a kind with nothing set is not one.
-      if (!e.GetReflection()->GetUnknownFields(e).empty()) return absl::OkStatus();
-      return Rule("no kind is set");
-    case Op::kModel:
-      return CheckModel(e.model(), numbering, changes);
-    case Op::kClockNow:
-    case Op::kClockWait:
-      if (e.clock().clock().empty()) return Rule("the clock has no name");
-      return absl::OkStatus();
-    case Op::kEntropy:
-      if (e.entropy().source().empty()) return Rule("the entropy source has no name");
-      if (e.entropy().data().size() != e.entropy().size()) {
-        return Rule(absl::StrCat("the draw asked for ", e.entropy().size(), " bytes but holds ",
-                                 e.entropy().data().size()));
-      }
-      return absl::OkStatus();
-    case Op::kEnvironmentRead:
-      if (!e.environment().set() && !e.environment().value().empty()) {
-        return Rule("an unset variable with a value");
-      }
-      return absl::OkStatus();
-    case Op::kLaunch:
-      if (e.launch().argv().empty()) return Rule("the process start has no argv");
-      if (e.launch().has_error()) {
-        AGENTRT_RETURN_IF_ERROR(CheckError(e.launch().error(), "error"));
-        if (e.launch().process() != 0) return Rule("a failed process start has a number");
-        return absl::OkStatus();
-      }
-      return fresh(processes, e.launch().process(), "process");
-    case Op::kStdinWrite:
-      AGENTRT_RETURN_IF_ERROR(CheckResult(e.stdio().write().result(), "result"));
-      return known(processes, e.stdio().process(), "process");
-    case Op::kStdinClose:
-      AGENTRT_RETURN_IF_ERROR(CheckResult(e.stdio().close_stdin(), "result"));
-      return known(processes, e.stdio().process(), "process");
-    case Op::kStdoutRead:
-      if (e.stdio().read().has_error()) {
-        AGENTRT_RETURN_IF_ERROR(CheckError(e.stdio().read().error(), "error"));
-        if (!e.stdio().read().data().empty()) return Rule("a failed read holds bytes");
-      } else if (e.stdio().read().data().size() > e.stdio().read().max_bytes()) {
-        return Rule("a read holds more bytes than it asked for");
-      }
-      return known(processes, e.stdio().process(), "process");
-    case Op::kStderrTail:
-    case Op::kStderrChunk:
-      return known(processes, e.stdio().process(), "process");
-    case Op::kSignal:
-      AGENTRT_RETURN_IF_ERROR(CheckResult(e.exit().signal().result(), "result"));
-      return known(processes, e.exit().process(), "process");
-    case Op::kWait:
-      if (e.exit().wait().has_error()) {
-        AGENTRT_RETURN_IF_ERROR(CheckError(e.exit().wait().error(), "error"));
-      }
-      return known(processes, e.exit().process(), "process");
-    case Op::kClose:
-      return known(processes, e.exit().process(), "process");
-    case Op::kHttpSend:
-      if (e.http().send().has_error()) {
-        AGENTRT_RETURN_IF_ERROR(CheckError(e.http().send().error(), "error"));
-        if (e.http().send().response() != 0) return Rule("a failed request has a response number");
-        return absl::OkStatus();
-      }
-      return fresh(responses, e.http().send().response(), "response");
-    case Op::kHttpRead:
-      if (e.http().read().has_error()) {
-        AGENTRT_RETURN_IF_ERROR(CheckError(e.http().read().error(), "error"));
-        if (!e.http().read().data().empty()) return Rule("a failed read holds bytes");
-      }
-      return known(responses, e.http().read().response(), "response");
-    case Op::kHttpClose:
-      return known(responses, e.http().close().response(), "response");
-    case Op::kTaskScheduled:
-      if (e.scheduler().scheduler().empty()) return Rule("the scheduler has no name");
-      if (e.scheduler().scheduled().period() < 0) return Rule("a negative period");
-      return fresh(tasks, e.scheduler().scheduled().task(), "task");
-    case Op::kTaskCancelled:
-      return known(tasks, e.scheduler().cancelled().task(), "task");
-    case Op::kTaskFiring: {
+    case FieldKind::kNested: {
       if (runs == kMaxTaskNesting) {
         return Rule(
             absl::StrCat("task runs nested more than ", kMaxTaskNesting, " deep (the limit)"));
       }
-      AGENTRT_RETURN_IF_ERROR(known(tasks, e.scheduler().firing().task(), "task"));
-      const auto& nested = e.scheduler().firing().nested();
-      for (int i = 0; i < nested.size(); ++i) {
-        if (absl::Status s = Check(nested[i], numbering, changes, runs + 1); !s.ok()) {
+      int n = r->FieldSize(m, ref.field);
+      for (int i = 0; i < n; ++i) {
+        const auto& nested =
+            static_cast<const v1::Exchange&>(r->GetRepeatedMessage(m, ref.field, i));
+        if (absl::Status s = Check(nested, numbering, changes, runs + 1); !s.ok()) {
           return Rule(absl::StrCat("its exchange ", i + 1, ": ", s.message()));
         }
       }
       return absl::OkStatus();
     }
+  }
+  return absl::OkStatus();
+}
+
+bool Numbers(FieldKind kind) {
+  return kind == FieldKind::kNumbers || kind == FieldKind::kRefersTo || kind == FieldKind::kNested;
+}
+
+// Check applies the rules of one exchange to a session numbered as `numbering` plus `changes`,
+// and adds its own numbering to `changes`. `runs` counts the task runs it is nested in. The
+// rules are its kind's row (internal/exchange_kinds.h): the field rules that do not number, the
+// row's own, then those that number; a model call's ordinal in its key's sequence is the
+// session's rule, kept here.
+absl::Status Check(const v1::Exchange& e, Numbering& numbering, Changes& changes, int runs) {
+  const ExchangeKind* kind = internal::KindOf(e);
+  if (kind == nullptr) {
+    // A newer build's kind is kept as it is; a kind with nothing set is not one.
+    if (!e.GetReflection()->GetUnknownFields(e).empty()) return absl::OkStatus();
+    return Rule("no kind is set");
+  }
+  bool failed = Failed(e, *kind);
+  for (const FieldRule& rule : kind->fields) {
+    if (Numbers(rule.kind)) continue;
+    AGENTRT_RETURN_IF_ERROR(CheckField(e, rule, failed, numbering, changes, runs));
+  }
+  if (kind->check != nullptr) AGENTRT_RETURN_IF_ERROR(kind->check(e));
+  if (kind->op == Op::kModel) AGENTRT_RETURN_IF_ERROR(CheckOrdinal(e.model(), numbering, changes));
+  for (const FieldRule& rule : kind->fields) {
+    if (!Numbers(rule.kind)) continue;
+    AGENTRT_RETURN_IF_ERROR(CheckField(e, rule, failed, numbering, changes, runs));
   }
   return absl::OkStatus();
 }

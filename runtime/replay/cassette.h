@@ -63,7 +63,9 @@ struct CassetteHeader {
 };
 
 // The kinds of exchange, one per call of a world interface (plus the two a replay delivers by
-// itself: a chunk of a process's stderr handed to its sink, and a scheduled task's run).
+// itself: a chunk of a process's stderr handed to its sink, and a scheduled task's run). Each
+// has one row in its interface's table (internal/exchange_kinds.h), which says where it sits
+// in the proto, the rules it keeps and how it prints.
 enum class Op {
   kUnknown,  // a kind this build does not know (a newer build's)
   kModel,
@@ -93,7 +95,7 @@ Op OpOf(const v1::Exchange& exchange);
 // OpName: "model", "clock now", "stdin write", ... (for messages).
 std::string_view OpName(Op op);
 // IsDelivery: the ops a replay delivers by itself rather than answering a call.
-inline bool IsDelivery(Op op) { return op == Op::kStderrChunk || op == Op::kTaskFiring; }
+bool IsDelivery(Op op);
 
 class Cassette {
  public:

@@ -4,19 +4,15 @@
 #include <limits>
 #include <string_view>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
-#include "runtime/replay/cassette.h"
 #include "runtime/replay/internal/convert.h"
-#include "runtime/replay/model_key.h"
+#include "runtime/replay/internal/exchange_kinds.h"
 #include "runtime/replay/proto/cassette.pb.h"
-#include "runtime/world/launcher.h"
 #include "runtime/world/timestamp.h"
 
 namespace agentrt::replay {
@@ -25,31 +21,6 @@ namespace {
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
-
-std::string Bytes(std::string_view bytes, std::size_t max_bytes) {
-  return json::QuoteBytes(bytes,
-                          max_bytes == 0 ? std::numeric_limits<std::size_t>::max() : max_bytes);
-}
-
-std::string Sized(std::string_view bytes, std::size_t max_bytes) {
-  return absl::StrCat(bytes.size(), " B ", Bytes(bytes, max_bytes));
-}
-
-std::string Argv(const google::protobuf::RepeatedPtrField<std::string>& argv,
-                 std::size_t max_bytes) {
-  std::vector<std::string> parts;
-  for (const std::string& a : argv) parts.push_back(Bytes(a, max_bytes));
-  return absl::StrCat("[", absl::StrJoin(parts, " "), "]");
-}
-
-std::string Process(std::uint32_t number) { return absl::StrCat("process ", number); }
-
-std::string Read(const std::string& what, const std::string& data, bool failed,
-                 const v1::Outcome& error, std::size_t max_bytes) {
-  if (failed) return absl::StrCat(what, " failed: ", DescribeOutcome(error));
-  if (data.empty()) return absl::StrCat(what, ": end");
-  return absl::StrCat(what, " ", Sized(data, max_bytes));
-}
 
 // One difference of two byte strings: both whole when short, else a window around the first
 // byte that differs.
@@ -161,65 +132,6 @@ std::string Difference(const Message& a, const Message& b, const std::string& pa
   return "";
 }
 
-std::string Model(const v1::ModelExchange& m, std::size_t max_bytes) {
-  std::string out =
-      absl::StrCat("model ", Bytes(m.model(), max_bytes), " key ", ToAbsl(KeyPrefix(m.key())),
-                   " request ", m.request_json().size(), " B");
-  if (m.has_error()) {
-    absl::StrAppend(&out, " failed: ", DescribeOutcome(m.error()));
-  } else {
-    absl::StrAppend(&out, " ordinal ", m.ordinal(), " response ", m.response_json().size(),
-                    " B raw ", Sized(m.raw(), max_bytes));
-  }
-  return out;
-}
-
-std::string Http(const v1::HttpExchange& h, std::size_t max_bytes) {
-  switch (h.op_case()) {
-    case v1::HttpExchange::kSend: {
-      const v1::HttpSend& s = h.send();
-      std::string out =
-          absl::StrCat("HTTP ", Bytes(s.method(), max_bytes), " ", Bytes(s.url(), max_bytes), ", ",
-                       s.headers_size(), " headers, body ", Sized(s.body(), max_bytes));
-      if (s.has_error()) return absl::StrCat(out, " failed: ", DescribeOutcome(s.error()));
-      return absl::StrCat(out, " -> response ", s.response(), ": ", s.status(), ", ",
-                          s.response_headers_size(), " headers");
-    }
-    case v1::HttpExchange::kRead:
-      return Read(absl::StrCat("response ", h.read().response(), " body"), h.read().data(),
-                  h.read().has_error(), h.read().error(), max_bytes);
-    case v1::HttpExchange::kClose:
-      return absl::StrCat("response ", h.close().response(), " closed");
-    case v1::HttpExchange::OP_NOT_SET:
-      break;
-  }
-  return "HTTP exchange of a kind this build does not know";
-}
-
-std::string Scheduler(const v1::SchedulerExchange& s) {
-  std::string who = absl::StrCat("scheduler ", json::QuoteBytes(s.scheduler(), 64), " task ");
-  switch (s.op_case()) {
-    case v1::SchedulerExchange::kScheduled: {
-      const v1::TaskScheduled& t = s.scheduled();
-      std::string out = absl::StrCat(who, t.task(), " scheduled at ", TimeText(t.at()));
-      if (t.period() > 0) {
-        absl::StrAppend(&out, ", every ", absl::FormatDuration(absl::Nanoseconds(t.period())));
-      }
-      return out;
-    }
-    case v1::SchedulerExchange::kCancelled:
-      return absl::StrCat(who, s.cancelled().task(), " cancelled (",
-                          s.cancelled().result() ? "it was still scheduled" : "it was over", ")");
-    case v1::SchedulerExchange::kFiring:
-      return absl::StrCat(who, s.firing().task(), " ran (",
-                          s.firing().again() ? "to run again" : "not to run again", ") with ",
-                          s.firing().nested_size(), " exchanges inside");
-    case v1::SchedulerExchange::OP_NOT_SET:
-      break;
-  }
-  return "scheduler exchange of a kind this build does not know";
-}
-
 }  // namespace
 
 std::string TimeText(std::int64_t unix_nanos) {
@@ -235,85 +147,9 @@ std::string DescribeOutcome(const v1::Outcome& outcome) {
 }
 
 std::string DescribeExchange(const v1::Exchange& e, std::size_t max_bytes) {
-  switch (OpOf(e)) {
-    case Op::kUnknown:
-      return "an exchange of a kind this build does not know";
-    case Op::kModel:
-      return Model(e.model(), max_bytes);
-    case Op::kClockNow:
-      return absl::StrCat("clock ", json::QuoteBytes(e.clock().clock(), 64), " now ",
-                          TimeText(e.clock().now()));
-    case Op::kClockWait:
-      return absl::StrCat("clock ", json::QuoteBytes(e.clock().clock(), 64), " wait until ",
-                          TimeText(e.clock().wait().deadline()), ": ",
-                          e.clock().wait().notified() ? "notified" : "the deadline came");
-    case Op::kEntropy: {
-      // Hex, as ids are written: what an investigator matches against the audit log.
-      constexpr std::size_t kShownHex = 32;
-      const std::string& data = e.entropy().data();
-      std::string hex = absl::BytesToHexString(data.substr(0, kShownHex));
-      return absl::StrCat("entropy ", json::QuoteBytes(e.entropy().source(), 64), " ",
-                          e.entropy().size(), " bytes ", hex, data.size() > kShownHex ? "…" : "");
-    }
-    case Op::kEnvironmentRead:
-      return absl::StrCat(
-          "environment ", Bytes(e.environment().name(), max_bytes), ": ",
-          e.environment().set() ? Bytes(e.environment().value(), max_bytes) : "not set");
-    case Op::kLaunch: {
-      const v1::ProcessLaunch& l = e.launch();
-      std::string out = absl::StrCat("process start ", Argv(l.argv(), max_bytes), ", ",
-                                     l.env_size(), " environment variables");
-      if (!l.dir().empty()) absl::StrAppend(&out, ", in ", Bytes(l.dir(), max_bytes));
-      if (l.stderr_sink()) absl::StrAppend(&out, ", stderr to a sink");
-      if (l.has_error()) return absl::StrCat(out, " failed: ", DescribeOutcome(l.error()));
-      return absl::StrCat(out, " -> ", Process(l.process()), " (pid ", l.pid(), ")");
-    }
-    case Op::kStdinWrite: {
-      std::string out = absl::StrCat(Process(e.stdio().process()), " stdin write ",
-                                     Sized(e.stdio().write().data(), max_bytes));
-      if (e.stdio().write().result().code() != 0) {
-        absl::StrAppend(&out, " failed: ", DescribeOutcome(e.stdio().write().result()));
-      }
-      return out;
-    }
-    case Op::kStdinClose:
-      return absl::StrCat(Process(e.stdio().process()),
-                          " stdin closed: ", DescribeOutcome(e.stdio().close_stdin()));
-    case Op::kStdoutRead:
-      return Read(absl::StrCat(Process(e.stdio().process()), " stdout read"),
-                  e.stdio().read().data(), e.stdio().read().has_error(), e.stdio().read().error(),
-                  max_bytes);
-    case Op::kStderrTail:
-      return absl::StrCat(Process(e.stdio().process()), " stderr tail ",
-                          Sized(e.stdio().stderr_tail().tail(), max_bytes));
-    case Op::kStderrChunk:
-      return absl::StrCat(Process(e.stdio().process()), " stderr ",
-                          Sized(e.stdio().stderr_chunk(), max_bytes));
-    case Op::kSignal:
-      return absl::StrCat(
-          Process(e.exit().process()), " sent ",
-          world::ToString(world::ExitStatus{.code = -1, .signal = e.exit().signal().signal()}),
-          ": ", DescribeOutcome(e.exit().signal().result()));
-    case Op::kWait:
-      if (e.exit().wait().has_error()) {
-        return absl::StrCat(Process(e.exit().process()),
-                            " wait failed: ", DescribeOutcome(e.exit().wait().error()));
-      }
-      return absl::StrCat(Process(e.exit().process()), " ended: ",
-                          world::ToString(internal::ExitStatusOf(e.exit().wait().status())));
-    case Op::kClose:
-      return absl::StrCat(Process(e.exit().process()),
-                          " closed: ", world::ToString(internal::ExitStatusOf(e.exit().close())));
-    case Op::kHttpSend:
-    case Op::kHttpRead:
-    case Op::kHttpClose:
-      return Http(e.http(), max_bytes);
-    case Op::kTaskScheduled:
-    case Op::kTaskCancelled:
-    case Op::kTaskFiring:
-      return Scheduler(e.scheduler());
-  }
-  return "";
+  const internal::ExchangeKind* kind = internal::KindOf(e);
+  if (kind == nullptr) return "an exchange of a kind this build does not know";
+  return kind->describe(e, max_bytes);
 }
 
 std::string RequestDifference(const v1::Exchange& recorded, const v1::Exchange& requested) {

@@ -5,17 +5,22 @@
 
 #include <fstream>
 #include <functional>
+#include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "runtime/base/crc32c.h"
+#include "runtime/base/string_view.h"
 #include "runtime/replay/cassette_file.h"
 #include "runtime/replay/cassette_recorder.h"
 #include "runtime/replay/cassette_text.h"
+#include "runtime/replay/internal/exchange_kinds.h"
 #include "runtime/replay/model_key.h"
 #include "runtime/replay/proto/cassette.pb.h"
 #include "runtime/replay/replay_cursor.h"
@@ -212,6 +217,78 @@ TEST_F(CassetteFileTest, EveryKindOfExchangeReadsBackExactly) {
   }
   // Writing it again gives the same bytes.
   EXPECT_EQ(*SerializeCassette(*read), Contents(Path("c.cassette")));
+}
+
+// The tables of internal/exchange_kinds.h are what OpOf, OpName, the checks and the text read:
+// every kind has one row, in one table, whose proto path exists, and every exchange is read as
+// the kind whose row names its fields.
+TEST(ExchangeKindsTest, EveryKindHasOneRowWhosePathsAreFieldsOfTheProto) {
+  std::set<std::string_view> names;
+  for (int i = static_cast<int>(Op::kModel); i <= static_cast<int>(Op::kTaskFiring); ++i) {
+    Op op = static_cast<Op>(i);
+    int rows = 0;
+    for (std::span<const internal::ExchangeKind> table : internal::AllExchanges()) {
+      for (const internal::ExchangeKind& row : table) rows += row.op == op ? 1 : 0;
+    }
+    EXPECT_EQ(rows, 1) << "op " << i;
+    EXPECT_TRUE(names.insert(OpName(op)).second) << OpName(op);
+  }
+  for (std::span<const internal::ExchangeKind> table : internal::AllExchanges()) {
+    for (const internal::ExchangeKind& row : table) {
+      SCOPED_TRACE(row.name);
+      const google::protobuf::FieldDescriptor* kind =
+          v1::Exchange::descriptor()->FindFieldByName(std::string(row.kind));
+      ASSERT_NE(kind, nullptr);
+      if (!row.call.empty()) {
+        EXPECT_NE(kind->message_type()->FindFieldByName(std::string(row.call)), nullptr);
+      }
+      for (const internal::FieldRule& rule : row.fields) {
+        if (rule.kind == internal::FieldKind::kNone) continue;
+        const google::protobuf::Descriptor* message = v1::Exchange::descriptor();
+        const google::protobuf::FieldDescriptor* field = nullptr;
+        for (absl::string_view part : absl::StrSplit(ToAbsl(rule.path), '.')) {
+          ASSERT_NE(message, nullptr) << rule.path;
+          field = message->FindFieldByName(std::string(part));
+          ASSERT_NE(field, nullptr) << rule.path;
+          message = field->message_type();
+        }
+      }
+    }
+  }
+  for (const v1::Exchange& e : OneOfEachKind()) {
+    const internal::ExchangeKind* row = internal::KindOf(e);
+    ASSERT_NE(row, nullptr) << e.ShortDebugString();
+    EXPECT_EQ(internal::KindOf(row->op), row);
+    EXPECT_EQ(OpOf(e), row->op);
+  }
+  EXPECT_EQ(internal::KindOf(v1::Exchange()), nullptr);
+  EXPECT_EQ(OpName(Op::kUnknown), "a kind this build does not know");
+  EXPECT_TRUE(IsDelivery(Op::kStderrChunk));
+  EXPECT_TRUE(IsDelivery(Op::kTaskFiring));
+  EXPECT_FALSE(IsDelivery(Op::kStdoutRead));
+}
+
+// How each kind prints, pinned: dumps and replay errors are read by people and compared by tests.
+TEST(ExchangeKindsTest, EveryKindPrintsItsOneLine) {
+  std::vector<std::string> lines;
+  for (const v1::Exchange& e : OneOfEachKind()) lines.push_back(DescribeExchange(e, 16));
+  EXPECT_THAT(
+      lines,
+      ElementsAre(
+          R"(clock "run" now 2026-01-01T00:00:00.000000001Z)",
+          R"(clock "run" wait until never: notified)", R"(entropy "ids" 4 bytes 00ff107f)",
+          R"(environment "PATH": "/usr/bin:/bin")",
+          R"(scheduler "lease" task 1 scheduled at 1970-01-01T00:00:00.000000005Z, every 10s)",
+          R"(process start ["node" "server.js"], 1 environment variables, in "/srv", stderr to a sink -> process 1 (pid 4242))",
+          R"(process 1 stdin write 18 B "{\"jsonrpc\":\"2.0\""…(+2 bytes))",
+          R"(process 1 stderr 11 B "warming up\n")", R"(process 1 stdout read 9 B "{\"id\":1}\n")",
+          R"(scheduler "lease" task 1 ran (to run again) with 1 exchanges inside)",
+          R"(process 1 stdin closed: OK)", R"(process 1 ended: exit 0)",
+          R"(process 1 closed: signal 9 (SIGKILL))",
+          R"(HTTP "POST" "http://127.0.0.1"…(+9 bytes), 1 headers, body 2 B "{}" -> response 1: 200, 0 headers)",
+          R"(response 1 body 10 B "data: {}\n\n")", R"(response 1 closed)",
+          R"(scheduler "lease" task 1 cancelled (it was still scheduled))",
+          R"(model "m" key d6d1cd112262 request 69 B ordinal 1 response 83 B raw 5 B "raw:a")"));
 }
 
 TEST_F(CassetteFileTest, ACutAtAnyByteOfTheLastRecordKeepsEveryRecordBeforeIt) {

@@ -1,0 +1,106 @@
+// runtime/world/filesystem.h
+//
+// Files, injected: the operator's files (manifests, rules, configurations), cassettes and the
+// checks a store makes on its database's path are read, written and examined through a
+// Filesystem, as LevelDB's Env holds every file operation. So a test hands in a filesystem in
+// memory, or one that fails where it chooses, and a simulation decides what is on disk.
+// world::RealFilesystem (real_filesystem.h) is the operating system's.
+//
+// What every Filesystem promises (fakes must not be laxer):
+//  - ReadOwned reads an operator's file only when nobody else could have written it: a regular
+//    file, not writable by group or others, owned by user(); the checks hold for the bytes read
+//    (the real one checks the opened file, so a rename in between cannot swap them);
+//  - WriteAtomically leaves the old contents or the new, never a mix, mode 0600;
+//  - Lstat never follows a symbolic link, so a caller that refuses links (the store) sees one.
+// Errors name the path: NotFound when nothing is there, PermissionDenied when it may not be
+// reached, OutOfRange for a file over the caller's limit, InvalidArgument otherwise.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace agentrt::world {
+
+// What Stat and Lstat say of a name.
+struct FileInfo {
+  enum class Type { kRegular, kDirectory, kSymlink, kOther };
+  Type type = Type::kOther;
+  std::uint64_t size = 0;
+  std::uint32_t mode = 0;   // the permission bits (0777 at most)
+  std::uint32_t owner = 0;  // the owner's user id
+  bool operator==(const FileInfo&) const = default;
+};
+
+class Filesystem {
+ public:
+  virtual ~Filesystem() = default;
+
+  // ReadFile returns the bytes of the file at `path`, following a symbolic link. Errors:
+  // `open <path>: <reason>`; OutOfRange when it holds more than `max_bytes`.
+  virtual absl::StatusOr<std::string> ReadFile(const std::string& path, std::size_t max_bytes) = 0;
+
+  // ReadOwned is ReadFile for an operator's file (base/owned_file.h has the messages): also
+  // InvalidArgument `<path> is not a regular file`, FailedPrecondition for a file its group or
+  // others may write, or that user() does not own.
+  virtual absl::StatusOr<std::string> ReadOwned(const std::string& path, std::size_t max_bytes) = 0;
+
+  // WriteAtomically replaces (or creates) the file at `path` with `bytes`, mode 0600; errors
+  // name `what` ("manifest") and the path, and leave the file as it was.
+  virtual absl::Status WriteAtomically(const std::string& path, std::string_view bytes,
+                                       std::string_view what) = 0;
+
+  // Stat describes what `path` names, following symbolic links; Lstat describes the name
+  // itself (a link is kSymlink). NotFound when nothing is there.
+  virtual absl::StatusOr<FileInfo> Stat(const std::string& path) = 0;
+  virtual absl::StatusOr<FileInfo> Lstat(const std::string& path) = 0;
+
+  // List is the names in the folder `path`, sorted, without "." and "..".
+  virtual absl::StatusOr<std::vector<std::string>> List(const std::string& path) = 0;
+
+  // SetMode sets the permission bits of the file at `path` (following a link: a caller that
+  // refuses links has refused it with Lstat first).
+  virtual absl::Status SetMode(const std::string& path, std::uint32_t mode) = 0;
+
+  // The user this process acts as: the owner an operator's file must have.
+  virtual std::uint32_t user() const = 0;
+};
+
+// FilesystemWrapper forwards every call to a target filesystem, so a filesystem that changes
+// one call (fails it, records it) overrides only that one (clock.h's ClockWrapper says why).
+// The target is not owned and must outlive this.
+class FilesystemWrapper : public Filesystem {
+ public:
+  explicit FilesystemWrapper(Filesystem& target) : target_(target) {}
+  Filesystem& target() const { return target_; }
+
+  absl::StatusOr<std::string> ReadFile(const std::string& path, std::size_t max_bytes) override {
+    return target_.ReadFile(path, max_bytes);
+  }
+  absl::StatusOr<std::string> ReadOwned(const std::string& path, std::size_t max_bytes) override {
+    return target_.ReadOwned(path, max_bytes);
+  }
+  absl::Status WriteAtomically(const std::string& path, std::string_view bytes,
+                               std::string_view what) override {
+    return target_.WriteAtomically(path, bytes, what);
+  }
+  absl::StatusOr<FileInfo> Stat(const std::string& path) override { return target_.Stat(path); }
+  absl::StatusOr<FileInfo> Lstat(const std::string& path) override { return target_.Lstat(path); }
+  absl::StatusOr<std::vector<std::string>> List(const std::string& path) override {
+    return target_.List(path);
+  }
+  absl::Status SetMode(const std::string& path, std::uint32_t mode) override {
+    return target_.SetMode(path, mode);
+  }
+  std::uint32_t user() const override { return target_.user(); }
+
+ private:
+  Filesystem& target_;
+};
+
+}  // namespace agentrt::world
