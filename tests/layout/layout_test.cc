@@ -215,6 +215,15 @@ std::vector<std::string> ThreadsClocksOrRandomnessInTheSimulator(
   return Found(sources, applies, {kTimeThreadsProcessesRandomness});
 }
 
+// No flag is global state: a command parses its own flags into its options (FlagSet,
+// tools/agentrt/command_line.h), so it can be called in-process and two never share a value.
+constexpr const char* kGlobalFlags[] = {"ABSL_FLAG", "ABSL_DECLARE_FLAG", "absl::GetFlag",
+                                        "absl::SetFlag"};
+std::vector<std::string> GlobalFlags(const std::vector<Source>& sources) {
+  return Found(sources, [](const std::string& path) { return !Under(path, "tests"); },
+               {kGlobalFlags});
+}
+
 // Every SQL statement, of any form, lives in the records layer (runtime/records/: the tables'
 // statements) or the store (its connection, migrations and chain): a string literal that starts
 // with a statement's keyword anywhere else in the product is one that escaped. Tests may plant
@@ -389,6 +398,8 @@ TEST(LayoutTest, TheSimulatorStartsNoThreadAndReadsNoRealClock) {
   EXPECT_THAT(ThreadsClocksOrRandomnessInTheSimulator(Tree()), ::testing::IsEmpty());
 }
 
+TEST(LayoutTest, NoFlagIsGlobalState) { EXPECT_THAT(GlobalFlags(Tree()), ::testing::IsEmpty()); }
+
 TEST(LayoutTest, EverySqlStatementLivesInTheRecordsLayerOrTheStore) {
   EXPECT_THAT(SqlOutsideRecordsAndStore(Tree()), ::testing::IsEmpty());
 }
@@ -450,6 +461,15 @@ TEST(LayoutTest, APlantedThreadOrClockInTheSimulatorIsFound) {
               ::testing::ElementsAre("sim/swarm.cc:2: std::thread",
                                      "sim/judge.cc:1: std::chrono::steady_clock",
                                      "providers/x.cc:1: std::random_device"));
+}
+
+TEST(LayoutTest, APlantedGlobalFlagIsFound) {
+  std::vector<Source> planted = {
+      Lex("tools/agentrt/x.cc", "\nABSL_FLAG(bool, json, false, \"json\");\n"),
+      Lex("tools/agentrt/y.cc", "bool json = absl::GetFlag(FLAGS_json);\n"),
+      Lex("tests/tools/z.cc", "ABSL_FLAG(bool, verbose, false, \"\");\n")};  // tests may
+  EXPECT_THAT(GlobalFlags(planted), ::testing::ElementsAre("tools/agentrt/x.cc:2: ABSL_FLAG",
+                                                           "tools/agentrt/y.cc:1: absl::GetFlag"));
 }
 
 TEST(LayoutTest, APlantedStatementOfAnyFormOutsideTheRecordsLayerIsFound) {

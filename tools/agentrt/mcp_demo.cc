@@ -16,7 +16,6 @@
 #include <iostream>
 #include <memory>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "mcp/load.h"
@@ -37,11 +36,6 @@
 #include "tools/agentrt/demo_tools.h"
 #include "tools/agentrt/mcp_shared.h"
 #include "tools/agentrt/real_world.h"
-
-ABSL_FLAG(std::string, servers, "",
-          "agentrt demo mcp: the folder the MCP servers are installed in (default: the source "
-          "tree's fixtures/servers/node_modules/@modelcontextprotocol)");
-ABSL_DECLARE_FLAG(std::string, resume);
 
 namespace agentrt::cli {
 namespace {
@@ -64,7 +58,11 @@ Exit status: 0 the run completed or waits for an operator, 1 it failed (or the s
 installed: the message says how to install it), 2 usage error.
 )";
 
-constexpr std::string_view kFlags[] = {"db", "resume", "servers"};
+struct McpDemoOptions {
+  std::string db;
+  std::string resume;   // resume this run after its approval
+  std::string servers;  // the folder of the pinned servers ("": the source tree's)
+};
 constexpr std::string_view kNotes =
     "# Notes from the sandbox\n\nThe README says reads are allowed and writes wait for an "
     "operator.\nThis file was written only after one approved exactly this text.\n";
@@ -138,9 +136,12 @@ absl::StatusOr<std::string> Sandbox(const std::filesystem::path& folder) {
 int RunMcpDemo(std::span<const std::string> args) {
   const std::string command = "demo mcp";
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseFlags(command, args, kFlags, kHelp, &exit);
+  McpDemoOptions o;
+  std::optional<ParsedArgs> parsed = ParseFlags(
+      command, args, FlagSet().Add("db", &o.db).Add("resume", &o.resume).Add("servers", &o.servers),
+      kHelp, &exit);
   if (!parsed) return exit;
-  absl::StatusOr<std::string> db = DatabasePath();
+  absl::StatusOr<std::string> db = DatabasePath(o.db);
   if (!db.ok()) return UsageError(command, ToStd(db.status().message()));
   std::filesystem::path folder =
       std::filesystem::absolute(std::filesystem::path(*db)).parent_path();
@@ -149,12 +150,11 @@ int RunMcpDemo(std::span<const std::string> args) {
                                          " does not exist; create it, or name a database in a "
                                          "folder that does"));
   }
-  std::string resume = absl::GetFlag(FLAGS_resume);
+  const std::string& resume = o.resume;
   std::filesystem::path source = AGENTRT_SOURCE_DIR;
   std::filesystem::path servers =
-      absl::GetFlag(FLAGS_servers).empty()
-          ? source / "fixtures/servers/node_modules/@modelcontextprotocol"
-          : std::filesystem::path(absl::GetFlag(FLAGS_servers));
+      o.servers.empty() ? source / "fixtures/servers/node_modules/@modelcontextprotocol"
+                        : std::filesystem::path(o.servers);
   std::filesystem::path entry = servers / "server-filesystem/dist/index.js";
   if (!std::filesystem::exists(entry)) {
     return Failure(command, absl::StrCat("the filesystem server is not installed at ",

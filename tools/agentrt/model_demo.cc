@@ -11,7 +11,6 @@
 #include <iostream>
 #include <memory>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/driver.h"
@@ -27,10 +26,6 @@
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demo_tools.h"
 #include "tools/agentrt/replay_command.h"
-
-ABSL_FLAG(std::string, record, "",
-          "agentrt demo model|world: record every exchange with the world to this new cassette");
-ABSL_FLAG(std::string, replay, "", "agentrt demo model|world: replay the run from this cassette");
 
 namespace agentrt::cli {
 namespace {
@@ -56,7 +51,11 @@ Exit status: 0 the run completed (and, replaying, every exchange was served and 
 matched), 1 otherwise, 2 usage error.
 )";
 
-constexpr std::string_view kFlags[] = {"db", "record", "replay"};
+struct DemoOptions {
+  std::string db;
+  std::string record;  // record the run into this cassette (a new file)
+  std::string replay;  // replay the run from this cassette
+};
 constexpr std::string_view kModelName = "scripted-demo";
 constexpr std::string_view kGoal = "Find the address of localhost";
 
@@ -85,10 +84,13 @@ std::vector<ModelResponse> ScriptedAnswers() {
 int RunModelDemo(std::span<const std::string> args) {
   const std::string command = "demo model";
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseFlags(command, args, kFlags, kHelp, &exit);
+  DemoOptions o;
+  std::optional<ParsedArgs> parsed = ParseFlags(
+      command, args, FlagSet().Add("db", &o.db).Add("record", &o.record).Add("replay", &o.replay),
+      kHelp, &exit);
   if (!parsed) return exit;
-  std::string record = absl::GetFlag(FLAGS_record);
-  std::string replay = absl::GetFlag(FLAGS_replay);
+  const std::string& record = o.record;
+  const std::string& replay = o.replay;
   if (record.empty() == replay.empty()) {
     return UsageError(command, "give exactly one of --record CASSETTE or --replay CASSETTE");
   }
@@ -96,7 +98,7 @@ int RunModelDemo(std::span<const std::string> args) {
     return UsageError(command, "cassette " + json::Sanitize(record) +
                                    " exists; record to a new file (recording never mixes runs)");
   }
-  absl::StatusOr<std::string> path = DatabasePath();
+  absl::StatusOr<std::string> path = DatabasePath(o.db);
   if (!path.ok()) return UsageError(command, ToStd(path.status().message()));
   if (!replay.empty()) return ReplayCommand(replay, *path, command);
 

@@ -36,8 +36,6 @@ Exit status: 0 the replay matched the recording, 1 it did not (or the cassette o
 failed), 2 usage error.
 )";
 
-constexpr std::string_view kFlags[] = {"db"};
-
 }  // namespace
 
 int ReplayCommand(const std::string& path, const std::string& db, std::string_view command) {
@@ -69,14 +67,15 @@ int ReplayCommand(const std::string& path, const std::string& db, std::string_vi
 }
 
 int RunReplayCommand(std::span<const std::string> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  std::string db_flag;
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, FlagSet().Add("db", &db_flag));
   if (!parsed.ok()) return UsageError("replay", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kHelp;
     return kExitOk;
   }
   if (parsed->positional.size() != 1) return UsageError("replay", "expected one CASSETTE");
-  absl::StatusOr<std::string> db = DatabasePath();
+  absl::StatusOr<std::string> db = DatabasePath(db_flag);
   if (!db.ok()) return UsageError("replay", ToStd(db.status().message()));
   return ReplayCommand(parsed->positional[0], *db, "replay");
 }

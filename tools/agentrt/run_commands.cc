@@ -2,7 +2,6 @@
 
 #include <iostream>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/driver.h"
@@ -19,10 +18,7 @@
 #include "tools/agentrt/demo_tools.h"
 #include "tools/agentrt/mcp_demo.h"
 #include "tools/agentrt/model_demo.h"
-#include "tools/agentrt/shared_flags.h"
 #include "tools/agentrt/world_demo.h"
-
-ABSL_FLAG(std::string, resume, "", "agentrt demo scripted: resume this run after its approval");
 
 namespace agentrt::cli {
 namespace {
@@ -66,7 +62,10 @@ Exit status: 0 every re-checked evaluation is the same, 1 some differ or the run
 read, 2 usage error.
 )";
 
-constexpr std::string_view kDemoFlags[] = {"db", "resume"};
+struct DemoOptions {
+  std::string db;
+  std::string resume;  // resume this run after its approval
+};
 
 // The demo's script is a plan the operator wrote, so its decisions say so.
 Decision ToolCallDecision(std::string tool, std::string args, std::string reason) {
@@ -82,8 +81,8 @@ void PrintEvents(const std::vector<store::Event>& events) {
   for (const store::Event& e : events) std::cout << trace::TextLine(e, options);
 }
 
-absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading() {
-  absl::StatusOr<std::string> path = DatabasePath();
+absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading(const std::string& db) {
+  absl::StatusOr<std::string> path = DatabasePath(db);
   if (!path.ok()) return path.status();
   return store::Store::OpenExisting(*path, /*read_only=*/true);
 }
@@ -112,14 +111,16 @@ int RunDemoCommand(std::span<const std::string> args) {
     }
   }
   int exit = kExitOk;
+  DemoOptions demo;
   std::optional<ParsedArgs> parsed =
-      ParseFlags("demo scripted", rest, kDemoFlags, kDemoHelp, &exit);
+      ParseFlags("demo scripted", rest, FlagSet().Add("db", &demo.db).Add("resume", &demo.resume),
+                 kDemoHelp, &exit);
   if (!parsed) return exit;
-  std::string resume = absl::GetFlag(FLAGS_resume);
+  const std::string& resume = demo.resume;
   if (approval && !resume.empty()) {
     return UsageError("demo scripted", "--approval and --resume are two separate runs");
   }
-  absl::StatusOr<std::string> path = DatabasePath();
+  absl::StatusOr<std::string> path = DatabasePath(demo.db);
   if (!path.ok()) return UsageError("demo scripted", ToStd(path.status().message()));
 
   // The composition root: the real world (system clock, OS randomness, one scheduler thread for
@@ -187,21 +188,27 @@ int RunDemoCommand(std::span<const std::string> args) {
 }
 
 int RunRecheckCommand(std::span<const std::string> args) {
-  constexpr std::string_view kRecheckFlags[] = {"db", "json"};
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kRecheckFlags);
+  struct {
+    std::string db;
+    bool json = false;
+  } recheck;
+  absl::StatusOr<ParsedArgs> parsed =
+      ParseArgs(args, FlagSet().Add("db", &recheck.db).Add("json", &recheck.json));
   if (!parsed.ok()) return UsageError("recheck", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kRecheckHelp;
     return kExitOk;
   }
   if (parsed->positional.size() != 1) return UsageError("recheck", "expected one RUN id");
-  if (!DatabasePath().ok()) return UsageError("recheck", ToStd(DatabasePath().status().message()));
-  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading();
+  if (absl::StatusOr<std::string> path = DatabasePath(recheck.db); !path.ok()) {
+    return UsageError("recheck", ToStd(path.status().message()));
+  }
+  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(recheck.db);
   if (!store.ok()) return Failure("recheck", ToStd(store.status().message()));
   std::unique_ptr<Policy> policy = DefaultPolicy();
   absl::StatusOr<RecheckReport> report = Recheck(**store, parsed->positional[0], *policy);
   if (!report.ok()) return Failure("recheck", ToStd(report.status().message()));
-  std::cout << (absl::GetFlag(FLAGS_json) ? RecheckJson(*report) + "\n" : FormatRecheck(*report));
+  std::cout << (recheck.json ? RecheckJson(*report) + "\n" : FormatRecheck(*report));
   return report->Same() ? kExitOk : kExitFailure;
 }
 

@@ -12,7 +12,6 @@
 #include <iostream>
 #include <memory>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/driver.h"
@@ -30,9 +29,6 @@
 #include "tools/agentrt/demo_tools.h"
 #include "tools/agentrt/replay_command.h"
 #include "tools/agentrt/world_demo_tools.h"
-
-ABSL_DECLARE_FLAG(std::string, record);
-ABSL_DECLARE_FLAG(std::string, replay);
 
 namespace agentrt::cli {
 namespace {
@@ -61,7 +57,11 @@ Exit status: 0 the run completed (and, replaying, it matched the recording), 1 o
 2 usage error.
 )";
 
-constexpr std::string_view kFlags[] = {"db", "record", "replay"};
+struct DemoOptions {
+  std::string db;
+  std::string record;  // record the run into this cassette (a new file)
+  std::string replay;  // replay the run from this cassette
+};
 constexpr std::string_view kText = "the quick brown fox jumps over the lazy dog";
 
 // The team's status server, for the run's fetch.
@@ -89,10 +89,13 @@ class StatusService final : public world::HttpService {
 int RunWorldDemo(std::span<const std::string> args) {
   const std::string command = "demo world";
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseFlags(command, args, kFlags, kHelp, &exit);
+  DemoOptions o;
+  std::optional<ParsedArgs> parsed = ParseFlags(
+      command, args, FlagSet().Add("db", &o.db).Add("record", &o.record).Add("replay", &o.replay),
+      kHelp, &exit);
   if (!parsed) return exit;
-  std::string record = absl::GetFlag(FLAGS_record);
-  std::string replay = absl::GetFlag(FLAGS_replay);
+  const std::string& record = o.record;
+  const std::string& replay = o.replay;
   if (!record.empty() && !replay.empty()) {
     return UsageError(command, "--record and --replay are two separate runs");
   }
@@ -100,7 +103,7 @@ int RunWorldDemo(std::span<const std::string> args) {
     return UsageError(command, "cassette " + json::Sanitize(record) +
                                    " exists; record to a new file (recording never mixes runs)");
   }
-  absl::StatusOr<std::string> path = DatabasePath();
+  absl::StatusOr<std::string> path = DatabasePath(o.db);
   if (!path.ok()) return UsageError(command, ToStd(path.status().message()));
   if (!replay.empty()) return ReplayCommand(replay, *path, command);
 
