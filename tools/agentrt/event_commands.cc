@@ -7,8 +7,6 @@
 #include <optional>
 #include <thread>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
@@ -20,6 +18,7 @@
 #include "runtime/observe/export/jsonl_sink.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/observe/trace/writer.h"
+#include "runtime/operator/verify.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/row_audit.h"
 #include "runtime/store/store.h"
@@ -131,29 +130,6 @@ absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading(const std::string& 
 std::string TruncatedRecord(std::int64_t total, std::int64_t returned, std::int64_t offset) {
   return absl::StrCat("{\"meta\":true,\"truncated\":true,\"total\":", total,
                       ",\"returned\":", returned, ",\"offset\":", offset, "}\n");
-}
-
-struct KeptHead {
-  std::int64_t seq = 0;
-  std::string hash;
-};
-
-// SEQ:HASH with SEQ >= 1 and HASH the 64 lowercase hex digits of an event hash.
-std::optional<KeptHead> ParseKeptHead(std::string_view text) {
-  std::size_t colon = text.find(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  KeptHead head;
-  if (!absl::SimpleAtoi(ToAbsl(text.substr(0, colon)), &head.seq) || head.seq < 1) {
-    return std::nullopt;
-  }
-  head.hash = std::string(text.substr(colon + 1));
-  if (head.hash.size() != 64) return std::nullopt;
-  for (char c : head.hash) {
-    if (!absl::ascii_isdigit(static_cast<unsigned char>(c)) && (c < 'a' || c > 'f')) {
-      return std::nullopt;
-    }
-  }
-  return head;
 }
 
 }  // namespace
@@ -301,39 +277,14 @@ int RunVerifyCommand(std::span<const std::string> args) {
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
   if (!store.ok()) return Failure("verify", ToStd(store.status().message()));
 
-  // The head first: what is committed after it is not this walk's to check.
-  absl::StatusOr<store::ChainHead> head = (*store)->Head();
-  if (!head.ok()) return Failure("verify", ToStd(head.status().message()));
-  std::int64_t end = to > 0 ? std::min(to, head->seq) : head->seq;
-  store::ChainReport report;
-  report.from = std::max<std::int64_t>(from, 1);
-  report.to = end;
-  if (end >= report.from) {
-    absl::StatusOr<store::ChainReport> walked = (*store)->VerifyEvents(report.from, end);
-    if (!walked.ok()) return Failure("verify", ToStd(walked.status().message()));
-    report = *std::move(walked);
-  }
-  bool intact = !report.broken.has_value();
-  bool reached = to == 0 || head->seq >= to;
-  std::optional<std::string> kept_stored;  // the kept seq's hash now, if it is in the log
-  if (kept && kept->seq <= head->seq) {
-    absl::StatusOr<std::string> stored = (*store)->StoredHash(kept->seq);
-    if (stored.ok()) {
-      kept_stored = *stored;
-    } else if (!absl::IsNotFound(stored.status())) {
-      return Failure("verify", ToStd(stored.status().message()));
-    }
-  }
-  bool kept_matches = kept_stored.has_value() && *kept_stored == kept->hash;
-  // The rows are the state of the whole log: they are checked against it when the walk covers
-  // it all.
-  std::optional<RowAudit> rows;
-  if (report.from <= 1 && end == head->seq) {
-    absl::StatusOr<RowAudit> audited = AuditRows(**store);
-    if (!audited.ok()) return Failure("verify", ToStd(audited.status().message()));
-    rows = *std::move(audited);
-  }
-
+  absl::StatusOr<VerifyReport> verified = VerifyLog(**store, {from, to, kept});
+  if (!verified.ok()) return Failure("verify", ToStd(verified.status().message()));
+  const VerifyReport& v = *verified;
+  const store::ChainHead* head = &v.head;
+  const store::ChainReport& report = v.walk;
+  const std::optional<RowAudit>& rows = v.rows;
+  const std::optional<std::string>& kept_stored = v.kept_stored;
+  bool intact = v.Intact(), reached = v.reached, kept_matches = v.kept_matches;
   if (o.json) {
     json::JsonObject out;
     out.Raw("head", json::JsonObject().Int("seq", head->seq).String("hash", head->hash).Build())
@@ -400,9 +351,7 @@ int RunVerifyCommand(std::span<const std::string> args) {
     }
     PrintRows(rows);
   }
-  bool rows_agree = !rows || rows->contradictions == 0;
-  bool ok = intact && reached && (!kept || kept_matches) && rows_agree;
-  return ok ? kExitOk : kExitFailure;
+  return v.Ok() ? kExitOk : kExitFailure;
 }
 
 int RunExportCommand(std::span<const std::string> args) {
