@@ -22,6 +22,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/operator/executions.h"
 #include "runtime/records/event_payloads.h"
 #include "runtime/records/rows.h"
 #include "runtime/records/run_reader.h"
@@ -401,45 +402,20 @@ absl::StatusOr<Report> CheckInvariants(store::Store& store, std::string_view run
 
   std::map<std::string, int> ran;
   for (const std::string& step_id : executions) ++ran[step_id];
-  std::map<std::string, int> starts;                   // step -> step.tool_started
-  std::map<std::string, int> started_by;               // approval -> step.tool_started under it
-  std::map<std::string, std::int64_t> requested;       // approval -> seq of approval.requested
-  std::map<std::string, std::int64_t> interrupted_at;  // step -> first step.interrupted
-  std::map<std::string, bool> open;                    // step -> a tool start without its end
-  std::set<std::string> interrupted_executing;
-  for (const store::Event& e : events) {
-    if (e.type == event::kStepToolStarted) {
-      if (open[e.step_id]) {
-        broken(kStartsEnd, absl::StrCat(name(e.step_id), " started its tool again (event ", e.seq,
-                                        ") before the last start ended"));
-      }
-      open[e.step_id] = true;
-      ++starts[e.step_id];
-      std::optional<records::StepToolStarted> start =
-          records::Decode<records::StepToolStarted>(e.payload_json);
-      if (start && !start->approval_id.empty()) ++started_by[start->approval_id];
-    } else if (e.type == event::kStepToolFinished || e.type == event::kStepInterrupted) {
-      open[e.step_id] = false;
-      if (e.type == event::kStepInterrupted) {
-        interrupted_at.try_emplace(e.step_id, e.seq);
-        std::optional<records::StepInterrupted> stop =
-            records::Decode<records::StepInterrupted>(e.payload_json);
-        if (stop && stop->previous_status == StepStatus::kExecuting) {
-          interrupted_executing.insert(e.step_id);
-        }
-      }
-    } else if (e.type == event::kApprovalRequested) {
-      std::optional<records::ApprovalRequested> request =
-          records::Decode<records::ApprovalRequested>(e.payload_json);
-      requested[request ? request->approval_id : std::string()] = e.seq;
+  Executions log = ReadExecutions(events);
+  for (const ToolStart& start : log.starts) {
+    if (start.while_open) {
+      broken(kStartsEnd, absl::StrCat(name(start.step_id), " started its tool again (event ",
+                                      start.seq, ") before the last start ended"));
     }
   }
-  for (const auto& [step_id, is_open] : open) {
-    if (is_open) {
-      broken(kStartsEnd, absl::StrCat(name(step_id),
-                                      ": its last tool start was never finished or interrupted"));
-    }
+  for (const std::string& step_id : log.never_ended) {
+    broken(kStartsEnd,
+           absl::StrCat(name(step_id), ": its last tool start was never finished or interrupted"));
   }
+  std::map<std::string, int>& starts = log.starts_by_step;
+  const std::map<std::string, std::int64_t>& requested = log.requested_at;
+  const std::map<std::string, std::int64_t>& interrupted_at = log.interrupted_at;
 
   // Re-executions need a grant given after the interruption, one each.
   std::map<std::string, int> regrants;
@@ -464,13 +440,13 @@ absl::StatusOr<Report> CheckInvariants(store::Store& store, std::string_view run
                           starts[step_id], " times"));
     }
   }
-  for (const auto& [approval_id, n] : started_by) {
+  for (const auto& [approval_id, n] : log.starts_by_grant) {
     if (n > 1) {
       broken(kApprovedOnce,
              absl::StrCat("approval ", approval_id, " started its tool ", n, " times"));
     }
   }
-  for (const std::string& step_id : interrupted_executing) {
+  for (const std::string& step_id : log.interrupted_executing) {
     auto it = by_id.find(step_id);
     bool read_only = it != by_id.end() && side_effects[it->second->spec_hash] == "read_only";
     if (!read_only && !operator_asked[step_id]) {
