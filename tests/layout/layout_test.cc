@@ -205,12 +205,12 @@ std::vector<std::string> OperatingSystemOutsideTheWorld(const std::vector<Source
 
 // The simulator (and the providers) start no thread or process and read no real clock or
 // randomness: a play is one thread on the virtual clock, and a swarm's threads are the
-// caller's (sim/swarm.h). The consumers' test kit forks to crash a run for real, so it is not
-// held to this.
+// caller's (sim/swarm.h). The consumers' test kit (testkit/, beside the simulator) forks to
+// crash a run for real, so it is not held to this.
 std::vector<std::string> ThreadsClocksOrRandomnessInTheSimulator(
     const std::vector<Source>& sources) {
   auto applies = [](const std::string& path) {
-    return (Under(path, "sim") && !Under(path, "sim/testkit")) || Under(path, "providers");
+    return Under(path, "sim") || Under(path, "providers");
   };
   return Found(sources, applies, {kTimeThreadsProcessesRandomness});
 }
@@ -306,7 +306,7 @@ TEST(LayoutTest, TestsMakeTheirFoldersThroughTestFolder) {
 std::string PartOf(const std::string& path) {
   for (const char* part : {"runtime/base", "runtime/json", "runtime/schema", "runtime/world",
                            "runtime/store", "runtime/records", "runtime/engine", "runtime/render",
-                           "runtime/observe", "runtime/operator", "runtime/replay", "sim/testkit",
+                           "runtime/observe", "runtime/operator", "runtime/replay", "testkit",
                            "sim", "tools", "mcp", "providers", "tests", "fuzz"}) {
     if (Under(path, part)) return part;
   }
@@ -373,8 +373,8 @@ bool IsPublic(const std::string& path) {
 std::vector<std::string> PublicHeadersIncludingPrivateOnes(const std::vector<Source>& sources) {
   std::vector<std::string> found;
   for (const Source& s : sources) {
-    if (!(Under(s.path, "runtime") || Under(s.path, "sim")) || s.path.ends_with(".cc") ||
-        !IsPublic(s.path)) {
+    if (!(Under(s.path, "runtime") || Under(s.path, "sim") || Under(s.path, "testkit")) ||
+        s.path.ends_with(".cc") || !IsPublic(s.path)) {
       continue;
     }
     for (const auto& [line, header] : s.includes) {
@@ -387,7 +387,7 @@ std::vector<std::string> PublicHeadersIncludingPrivateOnes(const std::vector<Sou
 }
 
 std::vector<Source> Tree() {
-  return Sources({"runtime", "mcp", "providers", "sim", "tools", "fuzz", "tests"});
+  return Sources({"runtime", "mcp", "providers", "sim", "testkit", "tools", "fuzz", "tests"});
 }
 
 TEST(LayoutTest, TheEngineReachesTheOperatingSystemOnlyThroughTheWorld) {
@@ -439,7 +439,7 @@ TEST(LayoutTest, TheLexerSeesCodeNotCommentsAndKeepsLiterals) {
   EXPECT_EQ(PartOf("runtime/engine/rows.h"), "runtime/engine");
   EXPECT_EQ(PartOf("runtime/records/rows.h"), "runtime/records");
   EXPECT_EQ(PartOf("runtime/driver.h"), "runtime");
-  EXPECT_EQ(PartOf("sim/testkit/report.h"), "sim/testkit");
+  EXPECT_EQ(PartOf("testkit/report.h"), "testkit");
 }
 
 TEST(LayoutTest, APlantedOperatingSystemCallIsFound) {
@@ -455,8 +455,8 @@ TEST(LayoutTest, APlantedThreadOrClockInTheSimulatorIsFound) {
       Lex("sim/swarm.cc", "\nstd::vector<std::thread> workers;\n"),
       Lex("sim/judge.cc", "auto t = std::chrono::steady_clock::now();\n"),
       Lex("providers/x.cc", "std::random_device seed;\n"),
-      Lex("sim/play.cc", "int fd = ::open(p, 0);\n"),  // files: not yet the world's
-      Lex("sim/testkit/internal/child.cc", "pid_t pid = ::fork();\n")};  // the kit may fork
+      Lex("sim/play.cc", "int fd = ::open(p, 0);\n"),                // files: not yet the world's
+      Lex("testkit/internal/child.cc", "pid_t pid = ::fork();\n")};  // the kit may fork
   EXPECT_THAT(ThreadsClocksOrRandomnessInTheSimulator(planted),
               ::testing::ElementsAre("sim/swarm.cc:2: std::thread",
                                      "sim/judge.cc:1: std::chrono::steady_clock",
