@@ -9,10 +9,10 @@
 #include "runtime/replay/cassette_file.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
-#include "tools/agentrt/demo_world.h"
-#include "tools/agentrt/model_demo.h"
+#include "tools/agentrt/demos/demo_world.h"
+#include "tools/agentrt/demos/model_demo.h"
+#include "tools/agentrt/demos/world_demo.h"
 #include "tools/agentrt/sim_record.h"
-#include "tools/agentrt/world_demo.h"
 
 namespace agentrt::cli {
 namespace {

@@ -1,4 +1,4 @@
-// tools/agentrt/world_demo_tools.h
+// tools/agentrt/demos/world_demo_tools.h
 //
 // Two tools that touch the world, for `agentrt demo world` (and the tests and benchmark that
 // record and replay such a run): count_words runs `wc -w` as a child process through the

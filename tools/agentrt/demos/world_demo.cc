@@ -6,7 +6,7 @@
 // written to it and read from it, its exit, the HTTP request and the body as it arrived — and
 // `agentrt replay` re-runs the same program from the cassette with no process, no server and no
 // real clock, ending at the recorded chain head.
-#include "tools/agentrt/world_demo.h"
+#include "tools/agentrt/demos/world_demo.h"
 
 #include <filesystem>
 #include <iostream>
@@ -26,9 +26,9 @@
 #include "runtime/world/real_scheduler.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
-#include "tools/agentrt/demo_tools.h"
+#include "tools/agentrt/demos/demo_tools.h"
+#include "tools/agentrt/demos/world_demo_tools.h"
 #include "tools/agentrt/replay_command.h"
-#include "tools/agentrt/world_demo_tools.h"
 
 namespace agentrt::cli {
 namespace {

@@ -1,4 +1,4 @@
-// tools/agentrt/model_demo.h
+// tools/agentrt/demos/model_demo.h
 //
 // `agentrt demo model`: a model-backed agent under model accounting, in a world that is
 // deterministic (a clock that moves a millisecond per reading, seeded ids), recorded into a
@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "tools/agentrt/demo_world.h"
+#include "tools/agentrt/demos/demo_world.h"
 
 namespace agentrt::cli {
 

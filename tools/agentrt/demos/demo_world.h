@@ -1,4 +1,4 @@
-// tools/agentrt/demo_world.h
+// tools/agentrt/demos/demo_world.h
 //
 // The world a demonstration runs in, chosen on its command line: the world it builds (real, or
 // deterministic), that world recorded into a new cassette (--record), or a cassette played back

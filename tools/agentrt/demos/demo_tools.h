@@ -1,4 +1,4 @@
-// tools/agentrt/demo_tools.h
+// tools/agentrt/demos/demo_tools.h
 //
 // The in-memory tools the demonstrations run against: each answers every call with a fixed
 // result, so a demonstration shows what the runtime decides, not what a tool does.

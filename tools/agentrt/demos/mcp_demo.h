@@ -1,4 +1,4 @@
-// tools/agentrt/mcp_demo.h
+// tools/agentrt/demos/mcp_demo.h
 //
 // `agentrt demo mcp`: a scripted agent against the real filesystem MCP server in a private
 // sandbox: pinned, loaded under the operator's rules, a read allowed, a write paused for an

@@ -1,4 +1,4 @@
-// tools/agentrt/world_demo.h
+// tools/agentrt/demos/world_demo.h
 //
 // `agentrt demo world`: an agent whose tools touch the real world (a child process, an HTTP
 // server on loopback that the command starts), as it is, recorded into a cassette, or replayed
@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "tools/agentrt/demo_world.h"
+#include "tools/agentrt/demos/demo_world.h"
 
 namespace agentrt::cli {
 

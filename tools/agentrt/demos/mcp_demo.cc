@@ -5,7 +5,7 @@
 // the run reads a file, then asks to write one: the policy pauses the write for an operator,
 // showing the path, the line count and a preview. After `agentrt approve`, `--resume RUN`
 // executes exactly that write; `agentrt events` shows the trail.
-#include "tools/agentrt/mcp_demo.h"
+#include "tools/agentrt/demos/mcp_demo.h"
 
 #include <sys/stat.h>
 
@@ -33,7 +33,7 @@
 #include "runtime/store/store.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
-#include "tools/agentrt/demo_tools.h"
+#include "tools/agentrt/demos/demo_tools.h"
 #include "tools/agentrt/mcp_shared.h"
 #include "tools/agentrt/real_world.h"
 

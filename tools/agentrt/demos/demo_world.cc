@@ -1,4 +1,4 @@
-#include "tools/agentrt/demo_world.h"
+#include "tools/agentrt/demos/demo_world.h"
 
 #include <utility>
 

@@ -5,7 +5,7 @@
 // cassette. Replaying serves the cassette back in exact order and reaches none of them. Both
 // end by comparing the audit log's chain head with the one the cassette holds: the same head
 // means the same events, byte for byte.
-#include "tools/agentrt/model_demo.h"
+#include "tools/agentrt/demos/model_demo.h"
 
 #include <filesystem>
 #include <iostream>
@@ -24,7 +24,7 @@
 #include "sim/scripted_model.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
-#include "tools/agentrt/demo_tools.h"
+#include "tools/agentrt/demos/demo_tools.h"
 #include "tools/agentrt/replay_command.h"
 
 namespace agentrt::cli {
