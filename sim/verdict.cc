@@ -20,6 +20,7 @@
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/observe/trace/format.h"
+#include "runtime/operator/executions.h"
 #include "runtime/records/event_payloads.h"
 
 namespace agentrt::sim {
@@ -85,31 +86,9 @@ void CheckEffects(const Outcome& outcome, std::vector<std::string>& broken) {
   for (const mcp::Report& report : outcome.reports) {
     for (const mcp::Registered& r : report.registered) names[{report.server, r.tool}] = r.name;
   }
-  std::set<std::string> allowed_steps;  // the policy allowed the step's call
-  std::set<std::string> approved;       // approval ids an operator granted
-  struct Started {
-    std::string tool;
-    std::string args;
-    bool authorized;
-    bool used = false;
-  };
-  std::vector<Started> started;
-  for (const store::Event& event : outcome.events) {
-    if (std::optional<records::StepPolicy> policy = records::DecodeIf<records::StepPolicy>(event)) {
-      if (ParsePolicyOutcome(policy->outcome) == PolicyOutcome::kAllow) {
-        allowed_steps.insert(event.step_id);
-      }
-    } else if (std::optional<records::ApprovalDecided> decided =
-                   records::DecodeIf<records::ApprovalDecided>(event)) {
-      if (decided->status == ApprovalStatus::kApproved) approved.insert(decided->approval_id);
-    } else if (std::optional<records::StepToolStarted> start =
-                   records::DecodeIf<records::StepToolStarted>(event)) {
-      started.push_back(
-          {start->tool, start->args,
-           allowed_steps.contains(event.step_id) ||
-               (!start->approval_id.empty() && approved.contains(start->approval_id))});
-    }
-  }
+  // Each start is used by one effect at most: a second effect matching it ran twice.
+  Executions executions = ReadExecutions(outcome.events);
+  std::vector<bool> used(executions.starts.size(), false);
   for (std::size_t i = 0; i < outcome.effects.size(); ++i) {
     const Effect& effect = outcome.effects[i];
     auto name = names.find({effect.server, effect.tool});
@@ -121,16 +100,19 @@ void CheckEffects(const Outcome& outcome, std::vector<std::string>& broken) {
                                     " reached a tool that was never registered"));
       continue;
     }
-    auto match = std::find_if(started.begin(), started.end(), [&](const Started& s) {
-      return !s.used && s.tool == name->second && ArgumentsWithin(s.args, effect.arguments);
-    });
-    if (match == started.end()) {
+    std::size_t match = 0;
+    while (match < executions.starts.size() &&
+           (used[match] || executions.starts[match].tool != name->second ||
+            !ArgumentsWithin(executions.starts[match].args, effect.arguments))) {
+      ++match;
+    }
+    if (match == executions.starts.size()) {
       broken.push_back(absl::StrCat("effect without authority or twice: ", described,
                                     " matches no call the runtime started and has not used"));
       continue;
     }
-    match->used = true;
-    if (!match->authorized) {
+    used[match] = true;
+    if (!executions.starts[match].authorized) {
       broken.push_back(absl::StrCat("effect without authority: ", described,
                                     " ran though neither the policy nor an operator allowed it"));
     }

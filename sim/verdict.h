@@ -5,7 +5,8 @@
 // scenario whatever it expects:
 //  1. no effect without authority, none twice: every tools/call that reached a server matches
 //     its own step.tool_started (same tool, the agent's arguments all present), whose step the
-//     policy allowed or whose grant an operator approved;
+//     policy allowed or whose grant an operator approved (the starts and their authority are
+//     runtime/operator/executions.h's reading, the crash harness's too);
 //  2. every tool is accounted for: each tool a server offered at load time and each it pinned
 //     is registered or in the report (refused, unpinned, unclassified), or its server's load
 //     failed with a reason;

@@ -18,7 +18,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/support/fake_world.h"
-#include "tools/agentrt/world_demo_tools.h"
+#include "tools/agentrt/demos/world_demo_tools.h"
 
 namespace agentrt {
 namespace {

@@ -206,14 +206,23 @@ std::vector<std::string> OperatingSystemOutsideTheWorld(const std::vector<Source
 
 // The simulator (and the providers) start no thread or process and read no real clock or
 // randomness: a play is one thread on the virtual clock, and a swarm's threads are the
-// caller's (sim/swarm.h). The consumers' test kit forks to crash a run for real, so it is not
-// held to this.
+// caller's (sim/swarm.h). The consumers' test kit (testkit/, beside the simulator) forks to
+// crash a run for real, so it is not held to this.
 std::vector<std::string> ThreadsClocksOrRandomnessInTheSimulator(
     const std::vector<Source>& sources) {
   auto applies = [](const std::string& path) {
-    return (Under(path, "sim") && !Under(path, "sim/testkit")) || Under(path, "providers");
+    return Under(path, "sim") || Under(path, "providers");
   };
   return Found(sources, applies, {kTimeThreadsProcessesRandomness});
+}
+
+// No flag is global state: a command parses its own flags into its options (FlagSet,
+// tools/agentrt/command_line.h), so it can be called in-process and two never share a value.
+constexpr const char* kGlobalFlags[] = {"ABSL_FLAG", "ABSL_DECLARE_FLAG", "absl::GetFlag",
+                                        "absl::SetFlag"};
+std::vector<std::string> GlobalFlags(const std::vector<Source>& sources) {
+  return Found(sources, [](const std::string& path) { return !Under(path, "tests"); },
+               {kGlobalFlags});
 }
 
 // Every SQL statement, of any form, lives in the records layer (runtime/records/: the tables'
@@ -298,7 +307,7 @@ TEST(LayoutTest, TestsMakeTheirFoldersThroughTestFolder) {
 std::string PartOf(const std::string& path) {
   for (const char* part : {"runtime/base", "runtime/json", "runtime/schema", "runtime/world",
                            "runtime/store", "runtime/records", "runtime/engine", "runtime/render",
-                           "runtime/observe", "runtime/operator", "runtime/replay", "sim/testkit",
+                           "runtime/observe", "runtime/operator", "runtime/replay", "testkit",
                            "sim", "tools", "mcp", "providers", "tests", "fuzz"}) {
     if (Under(path, part)) return part;
   }
@@ -365,8 +374,8 @@ bool IsPublic(const std::string& path) {
 std::vector<std::string> PublicHeadersIncludingPrivateOnes(const std::vector<Source>& sources) {
   std::vector<std::string> found;
   for (const Source& s : sources) {
-    if (!(Under(s.path, "runtime") || Under(s.path, "sim")) || s.path.ends_with(".cc") ||
-        !IsPublic(s.path)) {
+    if (!(Under(s.path, "runtime") || Under(s.path, "sim") || Under(s.path, "testkit")) ||
+        s.path.ends_with(".cc") || !IsPublic(s.path)) {
       continue;
     }
     for (const auto& [line, header] : s.includes) {
@@ -395,7 +404,7 @@ std::vector<std::string> FriendsOfTheSession(const std::vector<Source>& sources)
 }
 
 std::vector<Source> Tree() {
-  return Sources({"runtime", "mcp", "providers", "sim", "tools", "fuzz", "tests"});
+  return Sources({"runtime", "mcp", "providers", "sim", "testkit", "tools", "fuzz", "tests"});
 }
 
 TEST(LayoutTest, TheEngineReachesTheOperatingSystemOnlyThroughTheWorld) {
@@ -405,6 +414,8 @@ TEST(LayoutTest, TheEngineReachesTheOperatingSystemOnlyThroughTheWorld) {
 TEST(LayoutTest, TheSimulatorStartsNoThreadAndReadsNoRealClock) {
   EXPECT_THAT(ThreadsClocksOrRandomnessInTheSimulator(Tree()), ::testing::IsEmpty());
 }
+
+TEST(LayoutTest, NoFlagIsGlobalState) { EXPECT_THAT(GlobalFlags(Tree()), ::testing::IsEmpty()); }
 
 TEST(LayoutTest, EverySqlStatementLivesInTheRecordsLayerOrTheStore) {
   EXPECT_THAT(SqlOutsideRecordsAndStore(Tree()), ::testing::IsEmpty());
@@ -449,7 +460,7 @@ TEST(LayoutTest, TheLexerSeesCodeNotCommentsAndKeepsLiterals) {
   EXPECT_EQ(PartOf("runtime/engine/rows.h"), "runtime/engine");
   EXPECT_EQ(PartOf("runtime/records/rows.h"), "runtime/records");
   EXPECT_EQ(PartOf("runtime/driver.h"), "runtime");
-  EXPECT_EQ(PartOf("sim/testkit/report.h"), "sim/testkit");
+  EXPECT_EQ(PartOf("testkit/report.h"), "testkit");
 }
 
 TEST(LayoutTest, APlantedOperatingSystemCallIsFound) {
@@ -465,12 +476,21 @@ TEST(LayoutTest, APlantedThreadOrClockInTheSimulatorIsFound) {
       Lex("sim/swarm.cc", "\nstd::vector<std::thread> workers;\n"),
       Lex("sim/judge.cc", "auto t = std::chrono::steady_clock::now();\n"),
       Lex("providers/x.cc", "std::random_device seed;\n"),
-      Lex("sim/play.cc", "int fd = ::open(p, 0);\n"),  // files: not yet the world's
-      Lex("sim/testkit/internal/child.cc", "pid_t pid = ::fork();\n")};  // the kit may fork
+      Lex("sim/play.cc", "int fd = ::open(p, 0);\n"),                // files: not yet the world's
+      Lex("testkit/internal/child.cc", "pid_t pid = ::fork();\n")};  // the kit may fork
   EXPECT_THAT(ThreadsClocksOrRandomnessInTheSimulator(planted),
               ::testing::ElementsAre("sim/swarm.cc:2: std::thread",
                                      "sim/judge.cc:1: std::chrono::steady_clock",
                                      "providers/x.cc:1: std::random_device"));
+}
+
+TEST(LayoutTest, APlantedGlobalFlagIsFound) {
+  std::vector<Source> planted = {
+      Lex("tools/agentrt/x.cc", "\nABSL_FLAG(bool, json, false, \"json\");\n"),
+      Lex("tools/agentrt/y.cc", "bool json = absl::GetFlag(FLAGS_json);\n"),
+      Lex("tests/tools/z.cc", "ABSL_FLAG(bool, verbose, false, \"\");\n")};  // tests may
+  EXPECT_THAT(GlobalFlags(planted), ::testing::ElementsAre("tools/agentrt/x.cc:2: ABSL_FLAG",
+                                                           "tools/agentrt/y.cc:1: absl::GetFlag"));
 }
 
 TEST(LayoutTest, APlantedStatementOfAnyFormOutsideTheRecordsLayerIsFound) {

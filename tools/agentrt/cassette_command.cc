@@ -3,7 +3,6 @@
 #include <iostream>
 #include <limits>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -16,10 +15,6 @@
 #include "runtime/replay/cassette_text.h"
 #include "runtime/replay/proto/cassette.pb.h"
 #include "tools/agentrt/command_line.h"
-#include "tools/agentrt/shared_flags.h"
-
-ABSL_FLAG(std::string, bytes, "120",
-          "agentrt cassette dump: bytes of each body shown, 0 for all of them");
 
 namespace agentrt::cli {
 namespace {
@@ -202,8 +197,12 @@ void PrintJson(const replay::Cassette& cassette) {
 }
 
 int RunDump(std::span<const std::string> args) {
-  constexpr std::string_view kFlags[] = {"json", "bytes"};
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  struct {
+    bool json = false;
+    std::string bytes = "120";  // of each body shown, 0 for all of them
+  } dump;
+  absl::StatusOr<ParsedArgs> parsed =
+      ParseArgs(args, FlagSet().Add("json", &dump.json).Add("bytes", &dump.bytes));
   if (!parsed.ok()) return UsageError("cassette dump", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kDumpHelp;
@@ -211,7 +210,7 @@ int RunDump(std::span<const std::string> args) {
   }
   if (parsed->positional.size() != 1) return UsageError("cassette dump", "expected one CASSETTE");
   std::size_t max_bytes = 0;
-  if (!absl::SimpleAtoi(absl::GetFlag(FLAGS_bytes), &max_bytes)) {
+  if (!absl::SimpleAtoi(dump.bytes, &max_bytes)) {
     return UsageError("cassette dump", "--bytes takes a number of bytes (0 for all)");
   }
   const std::string& path = parsed->positional[0];
@@ -219,7 +218,7 @@ int RunDump(std::span<const std::string> args) {
   if (!cassette.ok()) {
     return Failure("cassette dump", json::Sanitize(ToStd(cassette.status().message())));
   }
-  if (absl::GetFlag(FLAGS_json)) {
+  if (dump.json) {
     PrintJson(*cassette);
   } else {
     PrintText(path, *cassette, max_bytes);

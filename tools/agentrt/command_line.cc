@@ -5,7 +5,6 @@
 #include <optional>
 #include <utility>
 
-#include "absl/flags/reflection.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
@@ -13,8 +12,14 @@
 
 namespace agentrt::cli {
 
-absl::StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
-                                     std::span<const std::string_view> allowed) {
+const FlagSet::Flag* FlagSet::Find(std::string_view name) const {
+  for (const Flag& flag : flags_) {
+    if (flag.name == name) return &flag;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args, const FlagSet& flags) {
   ParsedArgs parsed;
   bool flags_done = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -35,35 +40,33 @@ absl::StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
     body.remove_prefix(body.starts_with("--") ? 2 : 1);
     std::string_view name = body.substr(0, body.find('='));
     bool has_value = name.size() < body.size();
-    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag ", word));
-    }
-    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(ToAbsl(name));
-    if (flag == nullptr)
-      return absl::InternalError(absl::StrCat("flag --", ToAbsl(name), " not defined"));
+    const FlagSet::Flag* flag = flags.Find(name);
+    if (flag == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown flag ", word));
     std::string value;
     if (has_value) {
       value = std::string(body.substr(name.size() + 1));
-    } else if (flag->IsOfType<bool>()) {
+    } else if (flag->boolean) {
       value = "true";
     } else if (i + 1 < args.size()) {
       value = args[++i];
     } else {
       return absl::InvalidArgumentError(absl::StrCat("flag --", ToAbsl(name), " needs a value"));
     }
+    // The words of absl's own flag parser, which the commands used before they had options.
     std::string error;
-    if (!flag->ParseFrom(value, &error)) {
-      return absl::InvalidArgumentError(absl::StrCat("flag --", ToAbsl(name), ": ", error));
+    if (!flag->parse(value, &error)) {
+      return absl::InvalidArgumentError(absl::StrCat("flag --", ToAbsl(name), ": Illegal value '",
+                                                     value, "' specified for flag '", ToAbsl(name),
+                                                     "'", error.empty() ? "" : "; ", error));
     }
     parsed.given.emplace_back(name);
   }
   return parsed;
 }
 
-std::optional<ParsedArgs> ParseFlags(std::string_view command, std::span<const std::string> args,
-                                     std::span<const std::string_view> allowed,
-                                     std::string_view help, int* exit) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, allowed);
+std::optional<ParsedArgs> ParseCommand(std::string_view command, std::span<const std::string> args,
+                                       const FlagSet& flags, std::string_view help, int* exit) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, flags);
   if (!parsed.ok()) {
     *exit = UsageError(command, ToStd(parsed.status().message()));
     return std::nullopt;
@@ -73,12 +76,18 @@ std::optional<ParsedArgs> ParseFlags(std::string_view command, std::span<const s
     *exit = kExitOk;
     return std::nullopt;
   }
-  if (!parsed->positional.empty()) {
+  return *std::move(parsed);
+}
+
+std::optional<ParsedArgs> ParseFlags(std::string_view command, std::span<const std::string> args,
+                                     const FlagSet& flags, std::string_view help, int* exit) {
+  std::optional<ParsedArgs> parsed = ParseCommand(command, args, flags, help, exit);
+  if (parsed && !parsed->positional.empty()) {
     *exit = UsageError(command,
                        absl::StrCat("unexpected argument \"", ToAbsl(parsed->positional[0]), "\""));
     return std::nullopt;
   }
-  return *std::move(parsed);
+  return parsed;
 }
 
 int UsageError(std::string_view command, std::string_view message) {

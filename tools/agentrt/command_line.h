@@ -1,18 +1,22 @@
 // tools/agentrt/command_line.h
 //
-// The conventions every `agentrt` subcommand shares: exit codes, and argument parsing in which
-// flags are absl flags (declared with ABSL_FLAG next to the command that uses them) but each
-// subcommand accepts only the flags it names, so `agentrt json canon --db x` is a usage error
-// instead of a silently ignored flag.
+// The conventions every `agentrt` subcommand shares: exit codes, and argument parsing into the
+// command's own options struct. Each subcommand names the flags it accepts, each bound to a field
+// (FlagSet), so `agentrt json canon --db x` is a usage error instead of a silently ignored flag,
+// and no flag is global state: a command is an options struct, one library call and one
+// renderer, callable in-process.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/flags/marshalling.h"
 #include "absl/status/statusor.h"
+#include "runtime/base/string_view.h"
 
 namespace agentrt::cli {
 
@@ -34,19 +38,51 @@ struct ParsedArgs {
   }
 };
 
+// The flags one command accepts, each bound to a field of the command's options: parsing a
+// value writes the field, in absl's syntax for its type (absl/flags/marshalling.h: "true",
+// "1", "no"... for a bool; decimal or 0x for an integer, range-checked; "30s" for a duration).
+// The fields must outlive the parse.
+class FlagSet {
+ public:
+  template <typename T>
+  FlagSet& Add(std::string_view name, T* field) {
+    flags_.push_back(
+        {name, std::is_same_v<T, bool>, [field](std::string_view text, std::string* error) {
+           T value{};
+           if (!absl::ParseFlag(ToAbsl(text), &value, error)) return false;
+           *field = std::move(value);
+           return true;
+         }});
+    return *this;
+  }
+
+  struct Flag {
+    std::string_view name;
+    bool boolean;  // `--name` alone means true
+    std::function<bool(std::string_view text, std::string* error)> parse;
+  };
+  const Flag* Find(std::string_view name) const;
+
+ private:
+  std::vector<Flag> flags_;
+};
+
 // ParseArgs reads `args` (the words after the subcommand): `--name=value` and `--name value`
-// for each absl flag in `allowed` (`--name` alone for a boolean flag), `--help`/`-h`, and `--`
-// after which every word is positional. Errors: InvalidArgument with a one-sentence usage error.
-absl::StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
-                                     std::span<const std::string_view> allowed = {});
+// for each flag of `flags` (`--name` alone for a boolean flag), `--help`/`-h`, and `--` after
+// which every word is positional. Errors: InvalidArgument with a one-sentence usage error.
+absl::StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args, const FlagSet& flags = {});
 
 // ParseFlags is ParseArgs for a subcommand that takes flags and no other word, with what every
 // such subcommand does first: on --help it prints `help` to stdout and sets `*exit` to
 // kExitOk; on a usage error, a positional word included, it prints it (UsageError) and sets
 // `*exit` to kExitUsage; both return nullopt. Otherwise it returns the parsed arguments.
 std::optional<ParsedArgs> ParseFlags(std::string_view command, std::span<const std::string> args,
-                                     std::span<const std::string_view> allowed,
-                                     std::string_view help, int* exit);
+                                     const FlagSet& flags, std::string_view help, int* exit);
+
+// ParseCommand is ParseArgs with --help and usage errors handled as ParseFlags does, positional
+// words allowed: nullopt (with `*exit` set) when the command is done.
+std::optional<ParsedArgs> ParseCommand(std::string_view command, std::span<const std::string> args,
+                                       const FlagSet& flags, std::string_view help, int* exit);
 
 // UsageError prints "agentrt <command>: <message>" and the hint to run --help to stderr;
 // returns kExitUsage. Failure prints "agentrt <command>: <message>" to stderr; returns

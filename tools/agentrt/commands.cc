@@ -14,6 +14,7 @@
 #include "tools/agentrt/cassette_command.h"
 #include "tools/agentrt/checked_stdout.h"
 #include "tools/agentrt/command_line.h"
+#include "tools/agentrt/demos/demo_command.h"
 #include "tools/agentrt/event_commands.h"
 #include "tools/agentrt/json_command.h"
 #include "tools/agentrt/mcp_commands.h"

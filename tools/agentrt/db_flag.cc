@@ -2,15 +2,12 @@
 
 #include <cstdlib>
 
-#include "absl/flags/flag.h"
 #include "absl/status/status.h"
-
-ABSL_FLAG(std::string, db, "", "the agentrt database file (default: $AGENTRT_DB)");
 
 namespace agentrt::cli {
 
-absl::StatusOr<std::string> DatabasePath() {
-  std::string path = absl::GetFlag(FLAGS_db);
+absl::StatusOr<std::string> DatabasePath(const std::string& db) {
+  std::string path = db;
   if (path.empty()) {
     if (const char* env = std::getenv("AGENTRT_DB"); env != nullptr) path = env;
   }

@@ -7,9 +7,6 @@
 #include <optional>
 #include <thread>
 
-#include "absl/flags/flag.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
@@ -21,26 +18,13 @@
 #include "runtime/observe/export/jsonl_sink.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/observe/trace/writer.h"
+#include "runtime/operator/verify.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/row_audit.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
-#include "tools/agentrt/shared_flags.h"
-
-// Shared with the other listing commands (run_commands.cc).
-
-ABSL_FLAG(std::int64_t, from, 0, "agentrt verify: the first seq to check (default 1)");
-ABSL_FLAG(std::int64_t, to, 0, "agentrt verify: the last seq to check (default the head)");
-ABSL_FLAG(std::string, head, "",
-          "agentrt verify: a head kept elsewhere, SEQ:HASH, that must still be in the log");
-ABSL_FLAG(std::string, run, "", "agentrt export: follow this run only (default every run)");
-ABSL_FLAG(std::string, cursor, "",
-          "agentrt export: file keeping the last seq written (default: start at the beginning)");
-ABSL_FLAG(bool, once, false, "agentrt export: stop once caught up");
-ABSL_FLAG(absl::Duration, interval, agentrt::exporter::kDefaultInterval,
-          "agentrt export: wait between polls (at most 1m)");
 
 namespace agentrt::cli {
 namespace {
@@ -112,11 +96,30 @@ database's writers cannot reach, and check it later with 'agentrt verify --head 
 Exit status: 0 stopped or caught up, 1 the database, cursor or output failed, 2 usage error.
 )";
 
-constexpr std::string_view kEventsFlags[] = {"db", "limit", "offset", "json"};
-constexpr std::string_view kVerifyFlags[] = {"db", "from", "to", "head", "json"};
-constexpr std::string_view kExportFlags[] = {"db", "run", "cursor", "once", "interval"};
-
 constexpr std::int64_t kDefaultEventsLimit = 500;
+
+struct EventsOptions {
+  std::string db;
+  std::int64_t limit = kDefaultEventsLimit;
+  std::int64_t offset = 0;
+  bool json = false;
+};
+
+struct VerifyOptions {
+  std::string db;
+  std::int64_t from = 0;  // the first seq to check (0: 1)
+  std::int64_t to = 0;    // the last seq to check (0: the head)
+  std::string head;       // a head kept elsewhere, SEQ:HASH, that must still be in the log
+  bool json = false;
+};
+
+struct ExportOptions {
+  std::string db;
+  std::string run;     // follow this run only ("": every run)
+  std::string cursor;  // file keeping the last seq written ("": start at the beginning)
+  bool once = false;   // stop once caught up
+  absl::Duration interval = exporter::kDefaultInterval;  // between polls (at most 1m)
+};
 constexpr std::size_t kMaxTextPayloadBytes = 8000;
 
 absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading(const std::string& path) {
@@ -129,44 +132,25 @@ std::string TruncatedRecord(std::int64_t total, std::int64_t returned, std::int6
                       ",\"returned\":", returned, ",\"offset\":", offset, "}\n");
 }
 
-struct KeptHead {
-  std::int64_t seq = 0;
-  std::string hash;
-};
-
-// SEQ:HASH with SEQ >= 1 and HASH the 64 lowercase hex digits of an event hash.
-std::optional<KeptHead> ParseKeptHead(std::string_view text) {
-  std::size_t colon = text.find(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  KeptHead head;
-  if (!absl::SimpleAtoi(ToAbsl(text.substr(0, colon)), &head.seq) || head.seq < 1) {
-    return std::nullopt;
-  }
-  head.hash = std::string(text.substr(colon + 1));
-  if (head.hash.size() != 64) return std::nullopt;
-  for (char c : head.hash) {
-    if (!absl::ascii_isdigit(static_cast<unsigned char>(c)) && (c < 'a' || c > 'f')) {
-      return std::nullopt;
-    }
-  }
-  return head;
-}
-
 }  // namespace
 
 int RunEventsCommand(std::span<const std::string> args) {
-  absl::SetFlag(&FLAGS_limit, kDefaultEventsLimit);  // this command's default page
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kEventsFlags);
+  EventsOptions o;
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, FlagSet()
+                                                          .Add("db", &o.db)
+                                                          .Add("limit", &o.limit)
+                                                          .Add("offset", &o.offset)
+                                                          .Add("json", &o.json));
   if (!parsed.ok()) return UsageError("events", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kEventsHelp;
     return kExitOk;
   }
   if (parsed->positional.size() != 1) return UsageError("events", "expected one RUN id");
-  std::int64_t limit = absl::GetFlag(FLAGS_limit), offset = absl::GetFlag(FLAGS_offset);
+  std::int64_t limit = o.limit, offset = o.offset;
   if (limit < 1) return UsageError("events", "--limit must be at least 1");
   if (offset < 0) return UsageError("events", "--offset must not be negative");
-  absl::StatusOr<std::string> path = DatabasePath();
+  absl::StatusOr<std::string> path = DatabasePath(o.db);
   if (!path.ok()) return UsageError("events", ToStd(path.status().message()));
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
   if (!store.ok()) return Failure("events", ToStd(store.status().message()));
@@ -177,7 +161,7 @@ int RunEventsCommand(std::span<const std::string> args) {
     absl::Status known = ReadLease(**store, run).status();
     if (!known.ok()) return Failure("events", ToStd(known.message()));
   }
-  bool json = absl::GetFlag(FLAGS_json);
+  bool json = o.json;
   std::int64_t returned = static_cast<std::int64_t>(page->events.size());
   std::int64_t remaining = page->total - offset - returned;
   absl::Status written;
@@ -257,15 +241,23 @@ void PrintRows(const std::optional<RowAudit>& rows) {
 
 int RunVerifyCommand(std::span<const std::string> args) {
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseFlags("verify", args, kVerifyFlags, kVerifyHelp, &exit);
+  VerifyOptions o;
+  std::optional<ParsedArgs> parsed = ParseFlags("verify", args,
+                                                FlagSet()
+                                                    .Add("db", &o.db)
+                                                    .Add("from", &o.from)
+                                                    .Add("to", &o.to)
+                                                    .Add("head", &o.head)
+                                                    .Add("json", &o.json),
+                                                kVerifyHelp, &exit);
   if (!parsed) return exit;
-  std::int64_t from = absl::GetFlag(FLAGS_from), to = absl::GetFlag(FLAGS_to);
+  std::int64_t from = o.from, to = o.to;
   if (from < 0 || to < 0) return UsageError("verify", "--from and --to are seqs, never negative");
   if (to > 0 && from > to) {
     return UsageError("verify", absl::StrCat("--to ", to, " is before --from ", from));
   }
   std::optional<KeptHead> kept;
-  if (std::string text = absl::GetFlag(FLAGS_head); !text.empty()) {
+  if (const std::string& text = o.head; !text.empty()) {
     kept = ParseKeptHead(text);
     if (!kept) {
       return UsageError("verify", "--head \"" + json::Sanitize(text.substr(0, 200)) +
@@ -280,45 +272,20 @@ int RunVerifyCommand(std::span<const std::string> args) {
                         absl::StrCat("--head seq ", kept->seq, " is before --from ", from));
     }
   }
-  absl::StatusOr<std::string> path = DatabasePath();
+  absl::StatusOr<std::string> path = DatabasePath(o.db);
   if (!path.ok()) return UsageError("verify", ToStd(path.status().message()));
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
   if (!store.ok()) return Failure("verify", ToStd(store.status().message()));
 
-  // The head first: what is committed after it is not this walk's to check.
-  absl::StatusOr<store::ChainHead> head = (*store)->Head();
-  if (!head.ok()) return Failure("verify", ToStd(head.status().message()));
-  std::int64_t end = to > 0 ? std::min(to, head->seq) : head->seq;
-  store::ChainReport report;
-  report.from = std::max<std::int64_t>(from, 1);
-  report.to = end;
-  if (end >= report.from) {
-    absl::StatusOr<store::ChainReport> walked = (*store)->VerifyEvents(report.from, end);
-    if (!walked.ok()) return Failure("verify", ToStd(walked.status().message()));
-    report = *std::move(walked);
-  }
-  bool intact = !report.broken.has_value();
-  bool reached = to == 0 || head->seq >= to;
-  std::optional<std::string> kept_stored;  // the kept seq's hash now, if it is in the log
-  if (kept && kept->seq <= head->seq) {
-    absl::StatusOr<std::string> stored = (*store)->StoredHash(kept->seq);
-    if (stored.ok()) {
-      kept_stored = *stored;
-    } else if (!absl::IsNotFound(stored.status())) {
-      return Failure("verify", ToStd(stored.status().message()));
-    }
-  }
-  bool kept_matches = kept_stored.has_value() && *kept_stored == kept->hash;
-  // The rows are the state of the whole log: they are checked against it when the walk covers
-  // it all.
-  std::optional<RowAudit> rows;
-  if (report.from <= 1 && end == head->seq) {
-    absl::StatusOr<RowAudit> audited = AuditRows(**store);
-    if (!audited.ok()) return Failure("verify", ToStd(audited.status().message()));
-    rows = *std::move(audited);
-  }
-
-  if (absl::GetFlag(FLAGS_json)) {
+  absl::StatusOr<VerifyReport> verified = VerifyLog(**store, {from, to, kept});
+  if (!verified.ok()) return Failure("verify", ToStd(verified.status().message()));
+  const VerifyReport& v = *verified;
+  const store::ChainHead* head = &v.head;
+  const store::ChainReport& report = v.walk;
+  const std::optional<RowAudit>& rows = v.rows;
+  const std::optional<std::string>& kept_stored = v.kept_stored;
+  bool intact = v.Intact(), reached = v.reached, kept_matches = v.kept_matches;
+  if (o.json) {
     json::JsonObject out;
     out.Raw("head", json::JsonObject().Int("seq", head->seq).String("hash", head->hash).Build())
         .Int("from", report.from)
@@ -384,32 +351,38 @@ int RunVerifyCommand(std::span<const std::string> args) {
     }
     PrintRows(rows);
   }
-  bool rows_agree = !rows || rows->contradictions == 0;
-  bool ok = intact && reached && (!kept || kept_matches) && rows_agree;
-  return ok ? kExitOk : kExitFailure;
+  return v.Ok() ? kExitOk : kExitFailure;
 }
 
 int RunExportCommand(std::span<const std::string> args) {
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseFlags("export", args, kExportFlags, kExportHelp, &exit);
+  ExportOptions o;
+  std::optional<ParsedArgs> parsed = ParseFlags("export", args,
+                                                FlagSet()
+                                                    .Add("db", &o.db)
+                                                    .Add("run", &o.run)
+                                                    .Add("cursor", &o.cursor)
+                                                    .Add("once", &o.once)
+                                                    .Add("interval", &o.interval),
+                                                kExportHelp, &exit);
   if (!parsed) return exit;
-  absl::Duration interval = absl::GetFlag(FLAGS_interval);
+  absl::Duration interval = o.interval;
   if (interval <= absl::ZeroDuration()) return UsageError("export", "--interval must be positive");
-  absl::StatusOr<std::string> path = DatabasePath();
+  absl::StatusOr<std::string> path = DatabasePath(o.db);
   if (!path.ok()) return UsageError("export", ToStd(path.status().message()));
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
   if (!store.ok()) return Failure("export", ToStd(store.status().message()));
 
-  std::string cursor_path = absl::GetFlag(FLAGS_cursor);
+  const std::string& cursor_path = o.cursor;
   std::optional<exporter::FileCursor> file_cursor;
   if (!cursor_path.empty()) file_cursor.emplace(cursor_path);
   world::RealClock clock;
   exporter::FollowerOptions options;
   options.store = store->get();
-  options.run_id = absl::GetFlag(FLAGS_run);
+  options.run_id = o.run;
   options.cursor = file_cursor ? &*file_cursor : nullptr;
   options.interval = interval;
-  options.once = absl::GetFlag(FLAGS_once);
+  options.once = o.once;
   absl::StatusOr<exporter::Follower> follower = exporter::Follower::Create(options, clock);
   if (!follower.ok()) return Failure("export", ToStd(follower.status().message()));
 

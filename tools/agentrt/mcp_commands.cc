@@ -6,7 +6,6 @@
 #include <memory>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "mcp/class_policy.h"
@@ -26,13 +25,6 @@
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/mcp_shared.h"
 #include "tools/agentrt/real_world.h"
-#include "tools/agentrt/shared_flags.h"
-
-ABSL_FLAG(std::string, config, "", "agentrt mcp: the configuration file (docs/mcp.md)");
-ABSL_FLAG(std::string, server, "", "agentrt mcp pin|tools: only this configured server");
-ABSL_FLAG(std::string, tool, "", "agentrt mcp call: the tool, by the name the model sees");
-ABSL_FLAG(std::string, args, "{}", "agentrt mcp call: the call's arguments, a JSON object");
-ABSL_DECLARE_FLAG(std::string, resume);
 
 namespace agentrt::cli {
 namespace {
@@ -107,10 +99,34 @@ Exit status: 0 the call ran (or waits for an operator), 1 it was refused, failed
 made, 2 usage error.
 )";
 
+// What the mcp commands take; each names the flags it accepts (Flags).
+struct McpOptions {
+  std::string config;       // the configuration file (docs/mcp.md)
+  std::string server;       // pin, tools: only this configured server
+  std::string tool;         // call: the tool, by the name the model sees
+  std::string args = "{}";  // call: the call's arguments, a JSON object
+  std::string db;           // call: the database (default: the configuration's)
+  std::string resume;       // call: resume this run after its approval
+  bool json = false;
+  FlagSet Flags(std::initializer_list<std::string_view> names) {
+    FlagSet flags;
+    for (std::string_view name : names) {
+      if (name == "config") flags.Add("config", &config);
+      if (name == "server") flags.Add("server", &server);
+      if (name == "tool") flags.Add("tool", &tool);
+      if (name == "args") flags.Add("args", &args);
+      if (name == "db") flags.Add("db", &db);
+      if (name == "resume") flags.Add("resume", &resume);
+      if (name == "json") flags.Add("json", &json);
+    }
+    return flags;
+  }
+};
+
 // LoadConfig reads --config. Without one it prints the usage error and sets `*exit`; the
 // file's own errors are a failure (1), a missing flag a usage error (2), like any other.
-std::optional<mcp::Config> LoadConfig(std::string_view command, int* exit) {
-  std::string path = absl::GetFlag(FLAGS_config);
+std::optional<mcp::Config> LoadConfig(std::string_view command, const McpOptions& o, int* exit) {
+  const std::string& path = o.config;
   if (path.empty()) {
     *exit = UsageError(command, "--config FILE is required");
     return std::nullopt;
@@ -123,8 +139,9 @@ std::optional<mcp::Config> LoadConfig(std::string_view command, int* exit) {
   return *std::move(config);
 }
 
-std::vector<const mcp::ServerConfig*> Selected(const mcp::Config& config, bool* unknown) {
-  std::string only = absl::GetFlag(FLAGS_server);
+std::vector<const mcp::ServerConfig*> Selected(const mcp::Config& config, const McpOptions& o,
+                                               bool* unknown) {
+  const std::string& only = o.server;
   std::vector<const mcp::ServerConfig*> out;
   for (const mcp::ServerConfig& s : config.servers) {
     if (only.empty() || s.name == only) out.push_back(&s);
@@ -152,14 +169,15 @@ class CallAgent final : public Agent {
 };
 
 int Pin(std::span<const std::string> args) {
-  constexpr std::string_view kFlags[] = {"config", "server"};
+  McpOptions o;
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseFlags("mcp pin", args, kFlags, kPinHelp, &exit);
+  std::optional<ParsedArgs> parsed =
+      ParseFlags("mcp pin", args, o.Flags({"config", "server"}), kPinHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = LoadConfig("mcp pin", &exit);
+  std::optional<mcp::Config> config = LoadConfig("mcp pin", o, &exit);
   if (!config) return exit;
   bool unknown = false;
-  std::vector<const mcp::ServerConfig*> servers = Selected(*config, &unknown);
+  std::vector<const mcp::ServerConfig*> servers = Selected(*config, o, &unknown);
   if (unknown) return UsageError("mcp pin", "no configured server is named that");
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
   if (!world.ok()) return Failure("mcp pin", ToStd(world.status().message()));
@@ -186,19 +204,20 @@ int Pin(std::span<const std::string> args) {
   if (status == kExitOk) {
     std::cout << "Classify them in the configuration's rules, then check: agentrt mcp check "
                  "--config "
-              << json::Sanitize(absl::GetFlag(FLAGS_config)) << "\n";
+              << json::Sanitize(o.config) << "\n";
   }
   return status;
 }
 
 int Check(std::span<const std::string> args) {
-  constexpr std::string_view kFlags[] = {"config", "json"};
+  McpOptions o;
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseFlags("mcp check", args, kFlags, kCheckHelp, &exit);
+  std::optional<ParsedArgs> parsed =
+      ParseFlags("mcp check", args, o.Flags({"config", "json"}), kCheckHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = LoadConfig("mcp check", &exit);
+  std::optional<mcp::Config> config = LoadConfig("mcp check", o, &exit);
   if (!config) return exit;
-  bool json = absl::GetFlag(FLAGS_json);
+  bool json = o.json;
   int status = kExitOk;
   int registered = 0, refused = 0, unclassified = 0;
   mcp::ToolNames names;  // one model-visible name, one tool, across the servers
@@ -232,18 +251,19 @@ int Check(std::span<const std::string> args) {
 }
 
 int Tools(std::span<const std::string> args) {
-  constexpr std::string_view kFlags[] = {"config", "server", "json"};
+  McpOptions o;
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseFlags("mcp tools", args, kFlags, kToolsHelp, &exit);
+  std::optional<ParsedArgs> parsed =
+      ParseFlags("mcp tools", args, o.Flags({"config", "server", "json"}), kToolsHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = LoadConfig("mcp tools", &exit);
+  std::optional<mcp::Config> config = LoadConfig("mcp tools", o, &exit);
   if (!config) return exit;
   bool unknown = false;
-  std::vector<const mcp::ServerConfig*> servers = Selected(*config, &unknown);
+  std::vector<const mcp::ServerConfig*> servers = Selected(*config, o, &unknown);
   if (unknown) return UsageError("mcp tools", "no configured server is named that");
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
   if (!world.ok()) return Failure("mcp tools", ToStd(world.status().message()));
-  bool json_out = absl::GetFlag(FLAGS_json);
+  bool json_out = o.json;
   int status = kExitOk;
   for (const mcp::ServerConfig* s : servers) {
     mcp::Server server = mcp::ServerOf(*s);
@@ -303,18 +323,20 @@ int Tools(std::span<const std::string> args) {
 }
 
 int Call(std::span<const std::string> args) {
-  constexpr std::string_view kFlags[] = {"config", "tool", "args", "db", "resume", "json"};
+  McpOptions o;
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseFlags("mcp call", args, kFlags, kCallHelp, &exit);
+  std::optional<ParsedArgs> parsed =
+      ParseFlags("mcp call", args, o.Flags({"config", "tool", "args", "db", "resume", "json"}),
+                 kCallHelp, &exit);
   if (!parsed) return exit;
-  std::string resume = absl::GetFlag(FLAGS_resume);
-  std::string tool = absl::GetFlag(FLAGS_tool);
+  const std::string& resume = o.resume;
+  const std::string& tool = o.tool;
   if (resume.empty() == tool.empty()) {
     return UsageError("mcp call", "give --tool NAME (with --args) or --resume RUN");
   }
-  std::optional<mcp::Config> config = LoadConfig("mcp call", &exit);
+  std::optional<mcp::Config> config = LoadConfig("mcp call", o, &exit);
   if (!config) return exit;
-  std::string db = parsed->Given("db") ? absl::GetFlag(FLAGS_db) : config->database;
+  std::string db = parsed->Given("db") ? o.db : config->database;
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
   if (!world.ok()) return Failure("mcp call", ToStd(world.status().message()));
   const world::World& w = (*world)->world();
@@ -337,7 +359,7 @@ int Call(std::span<const std::string> args) {
   absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(db, *w.clock);
   if (!store.ok()) return Failure("mcp call", ToStd(store.status().message()));
   mcp::ClassPolicy policy(config->policy, configured.outcomes);
-  CallAgent agent(tool, absl::GetFlag(FLAGS_args));
+  CallAgent agent(tool, o.args);
   DriverOptions options;
   options.agent = &agent;
   options.policy = &policy;
@@ -355,7 +377,7 @@ int Call(std::span<const std::string> args) {
   if (!run.ok()) return Failure("mcp call", ToStd(run.status().message()));
   bool failed =
       run->status != RunStatus::kCompleted && run->status != RunStatus::kWaitingForApproval;
-  if (absl::GetFlag(FLAGS_json)) {
+  if (o.json) {
     // The machine form keeps the result as the server's bytes mapped it (canonical JSON); the
     // reader's own tooling decides how to show it.
     std::cout << json::JsonObject()
@@ -377,9 +399,8 @@ int Call(std::span<const std::string> args) {
               << "  agentrt show " << run->id << " --db " << json::Sanitize(db) << "\n"
               << "  agentrt approve " << run->id << " --db " << json::Sanitize(db)
               << " --by \"$USER\"\n"
-              << "and make it:\n  agentrt mcp call --config "
-              << json::Sanitize(absl::GetFlag(FLAGS_config)) << " --db " << json::Sanitize(db)
-              << " --resume " << run->id << "\n";
+              << "and make it:\n  agentrt mcp call --config " << json::Sanitize(o.config)
+              << " --db " << json::Sanitize(db) << " --resume " << run->id << "\n";
     return kExitOk;
   }
   if (failed) {

@@ -2,7 +2,6 @@
 
 #include <iostream>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/approvals.h"
 #include "runtime/base/string_view.h"
@@ -19,19 +18,26 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/operator_io.h"
-#include "tools/agentrt/shared_flags.h"
-
-ABSL_FLAG(std::string, approval, "",
-          "the approval to decide (default: the run's only pending one)");
-ABSL_FLAG(std::string, by, "", "who decides, recorded as given (default: $USER)");
-ABSL_FLAG(std::string, note, "", "a note recorded with the decision");
-ABSL_FLAG(bool, yes, false, "decide without asking (for scripts)");
 
 namespace agentrt::cli {
 namespace {
 
-constexpr std::string_view kDecideFlags[] = {"db", "approval", "by", "note", "yes", "json"};
-constexpr std::string_view kCancelFlags[] = {"db", "by", "note", "yes", "json"};
+// What approve, reject and cancel take (cancel names no approval).
+struct DecideOptions {
+  std::string db;
+  std::string approval;  // the approval to decide ("": the run's only pending one)
+  std::string by;        // who decides, recorded as given ("": $USER)
+  std::string note;      // recorded with the decision
+  bool yes = false;      // decide without asking (for scripts)
+  bool json = false;
+  FlagSet Flags(bool with_approval) {
+    FlagSet flags;
+    flags.Add("db", &db);
+    if (with_approval) flags.Add("approval", &approval);
+    flags.Add("by", &by).Add("note", &note).Add("yes", &yes).Add("json", &json);
+    return flags;
+  }
+};
 
 std::string DecideHelp(std::string_view verb) {
   return absl::StrCat(
@@ -119,18 +125,19 @@ struct Checked {
 };
 
 // `named`: --approval was given; `bypass` says how a script goes ahead without being asked.
-absl::StatusOr<Checked> CheckArgs(const ParsedArgs& parsed, bool named, std::string_view bypass) {
+absl::StatusOr<Checked> CheckArgs(const ParsedArgs& parsed, const DecideOptions& o, bool named,
+                                  std::string_view bypass) {
   if (parsed.positional.size() != 1) return absl::InvalidArgumentError("expected one RUN id");
   Checked c;
   c.run = parsed.positional[0];
-  absl::StatusOr<std::string> by = Who(absl::GetFlag(FLAGS_by));
+  absl::StatusOr<std::string> by = Who(o.by);
   if (!by.ok()) return by.status();
   c.by = *by;
-  absl::StatusOr<std::string> path = DatabasePath();
+  absl::StatusOr<std::string> path = DatabasePath(o.db);
   if (!path.ok()) return path.status();
   c.path = *path;
-  c.json = absl::GetFlag(FLAGS_json);
-  if (!named && !absl::GetFlag(FLAGS_yes)) {
+  c.json = o.json;
+  if (!named && !o.yes) {
     if (c.json || !StdinIsTerminal()) {
       return absl::InvalidArgumentError(absl::StrCat(
           c.json ? "--json never asks" : "standard input is not a terminal, so nobody can be asked",
@@ -143,15 +150,16 @@ absl::StatusOr<Checked> CheckArgs(const ParsedArgs& parsed, bool named, std::str
 
 int Decide(std::string_view verb, std::span<const std::string> args) {
   std::string command(verb);
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kDecideFlags);
+  DecideOptions o;
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, o.Flags(/*with_approval=*/true));
   if (!parsed.ok()) return UsageError(command, ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << DecideHelp(verb);
     return kExitOk;
   }
-  std::string named = absl::GetFlag(FLAGS_approval);
+  const std::string& named = o.approval;
   absl::StatusOr<Checked> c = CheckArgs(
-      *parsed, !named.empty(), "pass --yes, or name the approval with --approval, to decide");
+      *parsed, o, !named.empty(), "pass --yes, or name the approval with --approval, to decide");
   if (!c.ok()) return UsageError(command, ToStd(c.status().message()));
 
   absl::StatusOr<std::unique_ptr<store::Store>> store =
@@ -181,7 +189,7 @@ int Decide(std::string_view verb, std::span<const std::string> args) {
   TraceToStderr(**store);
   world::RealClock clock;
   // Bound to the hash of the block just printed: a row that changed since is refused.
-  Decider decider{c->by, absl::GetFlag(FLAGS_note), shown->hash};
+  Decider decider{c->by, o.note, shown->hash};
   absl::StatusOr<Approval> decided = verb == "approve"
                                          ? Approve(**store, clock, c->run, shown->id, decider)
                                          : Reject(**store, clock, c->run, shown->id, decider);
@@ -202,13 +210,14 @@ int RunApproveCommand(std::span<const std::string> args) { return Decide("approv
 int RunRejectCommand(std::span<const std::string> args) { return Decide("reject", args); }
 
 int RunCancelCommand(std::span<const std::string> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kCancelFlags);
+  DecideOptions o;
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, o.Flags(/*with_approval=*/false));
   if (!parsed.ok()) return UsageError("cancel", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kCancelHelp;
     return kExitOk;
   }
-  absl::StatusOr<Checked> c = CheckArgs(*parsed, /*named=*/false, "pass --yes to cancel");
+  absl::StatusOr<Checked> c = CheckArgs(*parsed, o, /*named=*/false, "pass --yes to cancel");
   if (!c.ok()) return UsageError("cancel", ToStd(c.status().message()));
   absl::StatusOr<std::unique_ptr<store::Store>> store =
       store::Store::OpenExisting(c->path, /*read_only=*/false);
@@ -232,8 +241,7 @@ int RunCancelCommand(std::span<const std::string> args) {
   }
   TraceToStderr(**store);
   world::RealClock clock;
-  absl::Status cancelled =
-      Cancel(**store, clock, c->run, Decider{c->by, absl::GetFlag(FLAGS_note)});
+  absl::Status cancelled = Cancel(**store, clock, c->run, Decider{c->by, o.note});
   if (!cancelled.ok()) return Failure("cancel", ToStd(cancelled.message()));
   return Report(**store, "cancel", c->run, nullptr, c->json);
 }

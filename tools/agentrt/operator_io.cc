@@ -6,14 +6,12 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/operator/view/approval_text.h"
 #include "runtime/world/clock.h"
 #include "tools/agentrt/command_line.h"
-#include "tools/agentrt/shared_flags.h"
 
 namespace agentrt::cli {
 
@@ -91,11 +89,7 @@ absl::StatusOr<std::string> Who(const std::string& by) {
   return absl::InvalidArgumentError("who decides is unknown: pass --by NAME (USER is not set)");
 }
 
-absl::StatusOr<Page> PageFlags(const ParsedArgs& parsed, std::int64_t default_limit,
-                               bool allow_zero_limit) {
-  Page page;
-  page.limit = parsed.Given("limit") ? absl::GetFlag(FLAGS_limit) : default_limit;
-  page.offset = parsed.Given("offset") ? absl::GetFlag(FLAGS_offset) : 0;
+absl::StatusOr<Page> PageFlags(Page page, bool allow_zero_limit) {
   if (page.limit < 0 || (page.limit == 0 && !allow_zero_limit)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--limit must be ", allow_zero_limit ? "0 (everything) or more" : "at least 1"));

@@ -41,14 +41,14 @@ std::string WaitingApprovalBlock(const Approval& approval, std::string_view db_p
 // neither is set.
 absl::StatusOr<std::string> Who(const std::string& by);
 
-// PageFlags reads --limit (default `default_limit` when not given) and --offset: both must be
-// non-negative; `allow_zero_limit` admits --limit 0 (everything). InvalidArgument otherwise.
+// PageFlags checks a listing's --limit and --offset (as parsed into `page`, which holds the
+// command's defaults): both must be non-negative; `allow_zero_limit` admits --limit 0
+// (everything). InvalidArgument otherwise.
 struct Page {
   std::int64_t limit = 0;
   std::int64_t offset = 0;
 };
-absl::StatusOr<Page> PageFlags(const ParsedArgs& parsed, std::int64_t default_limit,
-                               bool allow_zero_limit);
+absl::StatusOr<Page> PageFlags(Page page, bool allow_zero_limit);
 
 // MorePage is the line that says what a page left out: "... K more <noun>(s); rerun with
 // --offset X to see them (showing a of t)", or "" when nothing follows the page.

@@ -9,10 +9,10 @@
 #include "runtime/replay/cassette_file.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
-#include "tools/agentrt/demo_world.h"
-#include "tools/agentrt/model_demo.h"
+#include "tools/agentrt/demos/demo_world.h"
+#include "tools/agentrt/demos/model_demo.h"
+#include "tools/agentrt/demos/world_demo.h"
 #include "tools/agentrt/sim_record.h"
-#include "tools/agentrt/world_demo.h"
 
 namespace agentrt::cli {
 namespace {
@@ -35,8 +35,6 @@ audit log's chain head must be the recorded one. PATH must be a new database (cr
 Exit status: 0 the replay matched the recording, 1 it did not (or the cassette or database
 failed), 2 usage error.
 )";
-
-constexpr std::string_view kFlags[] = {"db"};
 
 }  // namespace
 
@@ -69,14 +67,15 @@ int ReplayCommand(const std::string& path, const std::string& db, std::string_vi
 }
 
 int RunReplayCommand(std::span<const std::string> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  std::string db_flag;
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, FlagSet().Add("db", &db_flag));
   if (!parsed.ok()) return UsageError("replay", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kHelp;
     return kExitOk;
   }
   if (parsed->positional.size() != 1) return UsageError("replay", "expected one CASSETTE");
-  absl::StatusOr<std::string> db = DatabasePath();
+  absl::StatusOr<std::string> db = DatabasePath(db_flag);
   if (!db.ok()) return UsageError("replay", ToStd(db.status().message()));
   return ReplayCommand(parsed->positional[0], *db, "replay");
 }

@@ -2,56 +2,17 @@
 
 #include <iostream>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
-#include "runtime/driver.h"
+#include "runtime/policy.h"
 #include "runtime/json/sanitize.h"
-#include "runtime/observe/trace/format.h"
 #include "runtime/operator/recheck.h"
-#include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
-#include "runtime/world/clock.h"
-#include "runtime/world/entropy.h"
-#include "runtime/world/real_scheduler.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
-#include "tools/agentrt/demo_tools.h"
-#include "tools/agentrt/mcp_demo.h"
-#include "tools/agentrt/model_demo.h"
-#include "tools/agentrt/shared_flags.h"
-#include "tools/agentrt/world_demo.h"
-
-ABSL_FLAG(std::string, resume, "", "agentrt demo scripted: resume this run after its approval");
 
 namespace agentrt::cli {
 namespace {
-
-constexpr char kDemoHelp[] =
-    R"(Usage: agentrt demo scripted --db PATH [--approval | --resume RUN]
-       agentrt demo model --db PATH (--record CASSETTE | --replay CASSETTE)
-                         (a model-backed agent, recorded and replayed: 'demo model --help')
-       agentrt demo mcp --db PATH [--resume RUN]
-                         (the real filesystem MCP server in a sandbox: a read allowed, a write
-                         approved by an operator: 'demo mcp --help')
-       agentrt demo world --db PATH [--record CASSETTE | --replay CASSETTE]
-                         (tools that start a process and ask an HTTP server, recorded and
-                         replayed: 'demo world --help')
-
-Runs a scripted agent against three in-memory tools and prints the persisted event trace:
-  1. read_file (read_only) on /etc/hosts: allowed and executed;
-  2. read_file with a number for its path: refused by the tool's JSON Schema, recorded, and
-     shown to the agent as an observation;
-  3. delete_file (destructive): denied by the default policy, an observation too;
-  4. finish (a terminal tool): completes the run with its result.
-The database is created if missing (mode 0600). Follow with 'agentrt verify --db PATH'.
-
-With --approval the script reaches send_report, a remote mutation: the default policy pauses
-the run for a human, and the commands to approve and resume it are printed. --resume RUN
-resumes it: exactly the approved call runs, then the agent finishes.
-
-Exit status: 0 the run completed, 1 it did not or the database failed, 2 usage error.
-)";
 
 constexpr char kRecheckHelp[] =
     R"(Usage: agentrt recheck [--db PATH] [--json] RUN
@@ -66,142 +27,36 @@ Exit status: 0 every re-checked evaluation is the same, 1 some differ or the run
 read, 2 usage error.
 )";
 
-constexpr std::string_view kDemoFlags[] = {"db", "resume"};
-
-// The demo's script is a plan the operator wrote, so its decisions say so.
-Decision ToolCallDecision(std::string tool, std::string args, std::string reason) {
-  Decision d = scripted::Call(std::move(tool), std::move(args), std::move(reason));
-  d.origin = "plan";
-  return d;
-}
-
-// The demo's events as trace lines (runtime/trace), payloads cut to keep the story readable.
-void PrintEvents(const std::vector<store::Event>& events) {
-  trace::TextOptions options;
-  options.max_payload_bytes = 400;
-  for (const store::Event& e : events) std::cout << trace::TextLine(e, options);
-}
-
-absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading() {
-  absl::StatusOr<std::string> path = DatabasePath();
+absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading(const std::string& db) {
+  absl::StatusOr<std::string> path = DatabasePath(db);
   if (!path.ok()) return path.status();
   return store::Store::OpenExisting(*path, /*read_only=*/true);
 }
 
 }  // namespace
 
-int RunDemoCommand(std::span<const std::string> args) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << kDemoHelp;
-    return args.empty() ? kExitUsage : kExitOk;
-  }
-  if (args[0] == "model") return RunModelDemo(args.subspan(1));
-  if (args[0] == "world") return RunWorldDemo(args.subspan(1));
-  if (args[0] == "mcp") return RunMcpDemo(args.subspan(1));
-  if (args[0] != "scripted") {
-    return UsageError("demo", "unknown demonstration \"" + json::Sanitize(args[0]) + "\"");
-  }
-  // --approval is this command's own switch (the approve command's --approval names an id).
-  std::vector<std::string> rest;
-  bool approval = false;
-  for (const std::string& a : args.subspan(1)) {
-    if (a == "--approval") {
-      approval = true;
-    } else {
-      rest.push_back(a);
-    }
-  }
-  int exit = kExitOk;
-  std::optional<ParsedArgs> parsed =
-      ParseFlags("demo scripted", rest, kDemoFlags, kDemoHelp, &exit);
-  if (!parsed) return exit;
-  std::string resume = absl::GetFlag(FLAGS_resume);
-  if (approval && !resume.empty()) {
-    return UsageError("demo scripted", "--approval and --resume are two separate runs");
-  }
-  absl::StatusOr<std::string> path = DatabasePath();
-  if (!path.ok()) return UsageError("demo scripted", ToStd(path.status().message()));
-
-  // The composition root: the real world (system clock, OS randomness, one scheduler thread for
-  // the lease heartbeat).
-  world::RealClock clock;
-  world::RealScheduler scheduler;
-  world::OsEntropy entropy;
-  absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(*path, clock);
-  if (!store.ok()) return Failure("demo scripted", ToStd(store.status().message()));
-  DemoTool read("read_file", "Read a text file.", SideEffect::kReadOnly, false,
-                R"({"text":"127.0.0.1 localhost\n"})", "read 20 bytes");
-  DemoTool remove("delete_file", "Delete a file.", SideEffect::kDestructive, false, "{}", "");
-  DemoTool send("send_report", "Send a report to the team's channel.", SideEffect::kRemoteMutation,
-                false, R"({"sent":true})", "report sent");
-  DemoTool finish("finish", "Report the answer and end the run.", SideEffect::kReadOnly, true,
-                  R"({"answer":"localhost is 127.0.0.1"})", "answered");
-  Decision finish_call =
-      ToolCallDecision("finish", R"({"summary":"localhost is 127.0.0.1"})", "done");
-  std::vector<Decision> script;
-  if (!resume.empty()) {
-    script = {finish_call};
-  } else if (approval) {
-    script = {ToolCallDecision("read_file", R"({"path":"/etc/hosts"})", "look up localhost"),
-              ToolCallDecision("send_report", R"({"summary":"localhost is 127.0.0.1"})",
-                               "tell the team")};
-  } else {
-    script = {ToolCallDecision("read_file", R"({"path":"/etc/hosts"})", "look up localhost"),
-              ToolCallDecision("read_file", R"({"path":42})", "a malformed request"),
-              ToolCallDecision("delete_file", R"({"path":"/etc/hosts"})", "a destructive request"),
-              finish_call};
-  }
-  ScriptedAgent agent(script);
-  std::unique_ptr<Policy> policy = DefaultPolicy();
-  DriverOptions options;
-  options.agent = &agent;
-  options.policy = policy.get();
-  options.tools = {&read, &remove, &send, &finish};
-  options.scheduler = &scheduler;
-  absl::StatusOr<std::unique_ptr<Driver>> driver = Driver::Create(**store, clock, entropy, options);
-  if (!driver.ok()) return Failure("demo scripted", ToStd(driver.status().message()));
-  std::size_t already = 0;
-  if (!resume.empty()) {
-    absl::StatusOr<std::vector<store::Event>> before = (*store)->ListEvents(resume);
-    if (before.ok()) already = before->size();
-  }
-  absl::StatusOr<Run> run = resume.empty() ? (*driver)->Start("Find the address of localhost")
-                                           : (*driver)->Resume(resume);
-  if (!run.ok()) return Failure("demo scripted", ToStd(run.status().message()));
-  absl::StatusOr<std::vector<store::Event>> events = (*store)->ListEvents(run->id);
-  if (!events.ok()) return Failure("demo scripted", ToStd(events.status().message()));
-  std::cout << "run " << run->id << " in " << *path << "\n";
-  PrintEvents(std::vector<store::Event>(
-      events->begin() + static_cast<std::ptrdiff_t>(std::min(already, events->size())),
-      events->end()));
-  std::cout << "run " << run->id << ": " << ToString(run->status) << " (" << run->reason
-            << ") after " << run->step_count << " steps\n";
-  if (run->status == RunStatus::kWaitingForApproval) {
-    std::cout << "\nThe run waits for a human. To approve the exact request shown above, then "
-                 "resume:\n  agentrt approve --db "
-              << *path << " " << run->id << " --by \"$USER\"\n  agentrt demo scripted --db "
-              << *path << " --resume " << run->id << "\n";
-    return kExitOk;
-  }
-  return run->status == RunStatus::kCompleted ? kExitOk : kExitFailure;
-}
-
 int RunRecheckCommand(std::span<const std::string> args) {
-  constexpr std::string_view kRecheckFlags[] = {"db", "json"};
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kRecheckFlags);
+  struct {
+    std::string db;
+    bool json = false;
+  } recheck;
+  absl::StatusOr<ParsedArgs> parsed =
+      ParseArgs(args, FlagSet().Add("db", &recheck.db).Add("json", &recheck.json));
   if (!parsed.ok()) return UsageError("recheck", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kRecheckHelp;
     return kExitOk;
   }
   if (parsed->positional.size() != 1) return UsageError("recheck", "expected one RUN id");
-  if (!DatabasePath().ok()) return UsageError("recheck", ToStd(DatabasePath().status().message()));
-  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading();
+  if (absl::StatusOr<std::string> path = DatabasePath(recheck.db); !path.ok()) {
+    return UsageError("recheck", ToStd(path.status().message()));
+  }
+  absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(recheck.db);
   if (!store.ok()) return Failure("recheck", ToStd(store.status().message()));
   std::unique_ptr<Policy> policy = DefaultPolicy();
   absl::StatusOr<RecheckReport> report = Recheck(**store, parsed->positional[0], *policy);
   if (!report.ok()) return Failure("recheck", ToStd(report.status().message()));
-  std::cout << (absl::GetFlag(FLAGS_json) ? RecheckJson(*report) + "\n" : FormatRecheck(*report));
+  std::cout << (recheck.json ? RecheckJson(*report) + "\n" : FormatRecheck(*report));
   return report->Same() ? kExitOk : kExitFailure;
 }
 

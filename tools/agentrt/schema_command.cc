@@ -2,7 +2,6 @@
 
 #include <iostream>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/file_util.h"
 #include "runtime/base/string_view.h"
@@ -10,8 +9,6 @@
 #include "runtime/json/sanitize.h"
 #include "runtime/schema/schema.h"
 #include "tools/agentrt/command_line.h"
-
-ABSL_FLAG(int, max_errors, 10, "agentrt schema validate: report at most this many errors");
 
 namespace agentrt::cli {
 namespace {
@@ -73,9 +70,14 @@ absl::StatusOr<schema::Schema> CompileFile(const std::string& path) {
   return compiled;
 }
 
+struct ValidateOptions {
+  int max_errors = 10;  // report at most this many errors
+};
+
 int RunValidate(std::span<const std::string> args) {
-  constexpr std::string_view kFlags[] = {"max_errors"};
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  ValidateOptions options;
+  absl::StatusOr<ParsedArgs> parsed =
+      ParseArgs(args, FlagSet().Add("max_errors", &options.max_errors));
   if (!parsed.ok()) return UsageError("schema validate", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kValidateHelp;
@@ -89,7 +91,7 @@ int RunValidate(std::span<const std::string> args) {
   if (schema_path == "-" && instance_path == "-") {
     return UsageError("schema validate", "SCHEMA and INSTANCE cannot both be standard input");
   }
-  int max_errors = absl::GetFlag(FLAGS_max_errors);
+  int max_errors = options.max_errors;
   if (max_errors < 1) return UsageError("schema validate", "--max_errors must be at least 1");
   absl::StatusOr<schema::Schema> compiled = CompileFile(schema_path);
   if (!compiled.ok()) return Refused("validate", ToStd(compiled.status().message()));

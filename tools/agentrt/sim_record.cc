@@ -12,7 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "mcp/class_policy.h"
@@ -37,10 +36,6 @@
 #include "tools/agentrt/mcp_shared.h"
 #include "tools/agentrt/real_world.h"
 #include "tools/agentrt/sim_script.h"
-
-ABSL_FLAG(std::string, script, "", "agentrt sim record: the agent's script (sim-script.md)");
-ABSL_FLAG(std::string, out, "", "agentrt sim record: the cassette to write (a new file)");
-ABSL_DECLARE_FLAG(std::string, config);
 
 namespace agentrt::cli {
 namespace {
@@ -258,13 +253,24 @@ bool IsSimRecording(const replay::CassetteHeader& header) {
 
 int RunSimRecord(std::span<const std::string> args) {
   const std::string command = "sim record";
-  constexpr std::string_view kFlags[] = {"config", "script", "out", "db"};
+  struct {
+    std::string config;  // the MCP configuration (docs/mcp.md)
+    std::string script;  // the agent's script (sim-script.md)
+    std::string out;     // the cassette to write (a new file)
+    std::string db;
+  } o;
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseFlags(command, args, kFlags, kRecordHelp, &exit);
+  std::optional<ParsedArgs> parsed = ParseFlags(command, args,
+                                                FlagSet()
+                                                    .Add("config", &o.config)
+                                                    .Add("script", &o.script)
+                                                    .Add("out", &o.out)
+                                                    .Add("db", &o.db),
+                                                kRecordHelp, &exit);
   if (!parsed) return exit;
-  const std::string config_path = absl::GetFlag(FLAGS_config);
-  const std::string script_path = absl::GetFlag(FLAGS_script);
-  const std::string out = absl::GetFlag(FLAGS_out);
+  const std::string config_path = o.config;
+  const std::string script_path = o.script;
+  const std::string out = o.out;
   if (config_path.empty() || script_path.empty() || out.empty()) {
     return UsageError(command, "--config FILE, --script SCRIPT and --out CASSETTE are required");
   }
@@ -273,7 +279,7 @@ int RunSimRecord(std::span<const std::string> args) {
     return UsageError(command, "cassette " + json::Sanitize(out) +
                                    " exists; record to a new file (recording never mixes runs)");
   }
-  const std::string db = parsed->Given("db") ? absl::GetFlag(FLAGS_db) : "";
+  const std::string db = o.db;
   if (parsed->Given("db") && db.empty()) return UsageError(command, "--db needs a path");
 
   // Everything the run depends on is read, and refused if bad, before anything starts.
@@ -348,15 +354,15 @@ int SimReplay(replay::Cassette cassette, const std::string& path, const std::str
 
 int RunSimReplay(std::span<const std::string> args) {
   const std::string command = "sim replay";
-  constexpr std::string_view kFlags[] = {"db"};
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  std::string db_flag;
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, FlagSet().Add("db", &db_flag));
   if (!parsed.ok()) return UsageError(command, ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kReplayHelp;
     return kExitOk;
   }
   if (parsed->positional.size() != 1) return UsageError(command, "expected one CASSETTE");
-  const std::string db = parsed->Given("db") ? absl::GetFlag(FLAGS_db) : "";
+  const std::string db = db_flag;
   if (parsed->Given("db") && db.empty()) return UsageError(command, "--db needs a path");
   const std::string& path = parsed->positional[0];
   absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(path);

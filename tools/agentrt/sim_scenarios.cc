@@ -12,7 +12,6 @@
 #include <thread>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/atomic_file.h"
 #include "runtime/base/string_view.h"
@@ -24,19 +23,6 @@
 #include "sim/swarm.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
-#include "tools/agentrt/shared_flags.h"
-
-ABSL_FLAG(std::string, junit, "", "agentrt sim run: also write the verdicts as JUnit XML here");
-ABSL_FLAG(std::int64_t, seeds, 100, "agentrt sim swarm: how many seeds to play per scenario");
-ABSL_FLAG(std::int64_t, first_seed, 1, "agentrt sim swarm: the first seed");
-ABSL_FLAG(std::int64_t, jobs, 1, "agentrt sim swarm: how many threads play seeds");
-ABSL_FLAG(std::string, shard, "", "agentrt sim swarm: play only shard I of K (I/K, from 0)");
-ABSL_FLAG(std::int64_t, seed, 0,
-          "agentrt sim run|shrink: play under this swarm seed's perturbations (shrink: the "
-          "failing seed)");
-ABSL_FLAG(std::string, write, "",
-          "agentrt sim shrink: where to write the shrunk scenario (default: <scenario>.shrunk."
-          "textproto beside it)");
 
 namespace agentrt::cli {
 namespace {
@@ -92,10 +78,6 @@ with the perturbations written out: `agentrt sim run` on it shows the failure wi
 Exit status: 0 it was shrunk and written, 1 it does not fail (or could not be read or
 written), 2 usage error.
 )";
-
-constexpr std::string_view kRunFlags[] = {"json", "junit", "db", "seed"};
-constexpr std::string_view kSwarmFlags[] = {"seeds", "first_seed", "jobs", "shard"};
-constexpr std::string_view kShrinkFlags[] = {"seed", "write"};
 
 std::string ShortHead(const std::string& head) { return head.empty() ? "-" : head.substr(0, 16); }
 
@@ -174,15 +156,17 @@ absl::Status WriteJunit(const std::string& path, const std::vector<Played>& play
   return absl::OkStatus();
 }
 
-int SimRun(const ParsedArgs& parsed) {
+}  // namespace
+
+int SimRun(const SimRunOptions& o) {
   const std::string command = "sim run";
-  if (parsed.positional.empty()) return UsageError(command, "name at least one scenario or folder");
-  absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(parsed.positional);
+  if (o.paths.empty()) return UsageError(command, "name at least one scenario or folder");
+  absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(o.paths);
   if (!files.ok()) return Failure(command, json::Sanitize(ToStd(files.status().message())));
   absl::StatusOr<std::unique_ptr<store::Store>> schema = sim::NewPlayDatabase();
   if (!schema.ok()) return Failure(command, ToStd(schema.status().message()));
   sim::JudgeOptions options;
-  options.db_dir = absl::GetFlag(FLAGS_db);
+  options.db_dir = o.db;
   options.reuse = schema->get();
   if (!options.db_dir.empty()) {
     std::error_code error;
@@ -192,9 +176,7 @@ int SimRun(const ParsedArgs& parsed) {
                                            error.message()));
     }
   }
-  std::optional<std::int64_t> seed;
-  if (parsed.Given("seed")) seed = absl::GetFlag(FLAGS_seed);
-  std::vector<Played> played = PlayAll(*files, options, seed);
+  std::vector<Played> played = PlayAll(*files, options, o.seed);
   std::size_t failed = 0;
   double wall = 0;
   absl::Duration virtual_time;
@@ -203,7 +185,7 @@ int SimRun(const ParsedArgs& parsed) {
     wall += p.wall_ms;
     virtual_time += p.verdict.virtual_time;
   }
-  if (absl::GetFlag(FLAGS_json)) {
+  if (o.json) {
     std::string list = "[";
     for (const Played& p : played) {
       if (list.size() > 1) list += ",";
@@ -241,7 +223,7 @@ int SimRun(const ParsedArgs& parsed) {
               << " failed (each played twice; " << static_cast<std::int64_t>(wall) << " ms wall, "
               << Seconds(virtual_time) << " virtual)\n";
   }
-  if (std::string junit = absl::GetFlag(FLAGS_junit); !junit.empty()) {
+  if (const std::string& junit = o.junit; !junit.empty()) {
     if (absl::Status s = WriteJunit(junit, played); !s.ok()) {
       return Failure(command, ToStd(s.message()));
     }
@@ -249,17 +231,17 @@ int SimRun(const ParsedArgs& parsed) {
   return failed == 0 ? kExitOk : kExitFailure;
 }
 
-int SimSwarm(const ParsedArgs& parsed) {
+int SimSwarm(const SimSwarmOptions& o) {
   const std::string command = "sim swarm";
-  if (parsed.positional.empty()) return UsageError(command, "name at least one scenario or folder");
-  std::int64_t seeds = absl::GetFlag(FLAGS_seeds);
-  std::int64_t first = absl::GetFlag(FLAGS_first_seed);
-  std::int64_t jobs = absl::GetFlag(FLAGS_jobs);
-  std::optional<sim::Shard> shard = sim::ParseShard(absl::GetFlag(FLAGS_shard));
+  if (o.paths.empty()) return UsageError(command, "name at least one scenario or folder");
+  std::int64_t seeds = o.seeds;
+  std::int64_t first = o.first_seed;
+  std::int64_t jobs = o.jobs;
+  std::optional<sim::Shard> shard = sim::ParseShard(o.shard);
   if (seeds < 1) return UsageError(command, "--seeds must be at least 1");
   if (jobs < 1 || jobs > 256) return UsageError(command, "--jobs must be from 1 to 256");
   if (!shard) return UsageError(command, "--shard must be I/K with 0 <= I < K");
-  absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(parsed.positional);
+  absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(o.paths);
   if (!files.ok()) return Failure(command, json::Sanitize(ToStd(files.status().message())));
 
   std::vector<sim::SwarmScenario> scenarios;
@@ -315,17 +297,16 @@ int SimSwarm(const ParsedArgs& parsed) {
   return swarm->failures.empty() && unreadable == 0 ? kExitOk : kExitFailure;
 }
 
-int SimShrink(const ParsedArgs& parsed) {
+int SimShrink(const SimShrinkOptions& o) {
   const std::string command = "sim shrink";
-  if (parsed.positional.size() != 1) return UsageError(command, "name exactly one scenario");
-  if (!parsed.Given("seed")) return UsageError(command, "--seed is required");
-  const std::string& file = parsed.positional[0];
+  if (!o.seed) return UsageError(command, "--seed is required");
+  const std::string& file = o.scenario;
   absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(file);
   if (!scenario.ok()) return Failure(command, json::Sanitize(ToStd(scenario.status().message())));
-  std::int64_t seed = absl::GetFlag(FLAGS_seed);
+  std::int64_t seed = *o.seed;
   absl::StatusOr<sim::Shrunk> shrunk = sim::ShrinkSeed(*scenario, seed);
   if (!shrunk.ok()) return Failure(command, json::Sanitize(ToStd(shrunk.status().message())));
-  std::string out = absl::GetFlag(FLAGS_write);
+  std::string out = o.write;
   if (out.empty()) {
     std::string stem =
         file.size() > 10 && file.ends_with(".textproto") ? file.substr(0, file.size() - 10) : file;
@@ -347,43 +328,46 @@ int SimShrink(const ParsedArgs& parsed) {
   return kExitOk;
 }
 
-// Parses `args` against `flags`, prints `help` on --help; returns the exit code, or nullopt to go
-// on.
-std::optional<int> Parse(std::string_view command, std::span<const std::string> args,
-                         std::span<const std::string_view> flags, std::string_view help,
-                         ParsedArgs* parsed) {
-  absl::StatusOr<ParsedArgs> result = ParseArgs(args, flags);
-  if (!result.ok()) return UsageError(command, ToStd(result.status().message()));
-  if (result->help) {
-    std::cout << help;
-    return kExitOk;
-  }
-  *parsed = *std::move(result);
-  return std::nullopt;
-}
-
-}  // namespace
-
 int RunSimRun(std::span<const std::string> args) {
-  ParsedArgs parsed;
-  if (std::optional<int> exit = Parse("sim run", args, kRunFlags, kRunHelp, &parsed)) return *exit;
-  return SimRun(parsed);
+  SimRunOptions o;
+  std::int64_t seed = 0;
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseCommand(
+      "sim run", args,
+      FlagSet().Add("json", &o.json).Add("junit", &o.junit).Add("db", &o.db).Add("seed", &seed),
+      kRunHelp, &exit);
+  if (!parsed) return exit;
+  o.paths = parsed->positional;
+  if (parsed->Given("seed")) o.seed = seed;
+  return SimRun(o);
 }
 
 int RunSimSwarm(std::span<const std::string> args) {
-  ParsedArgs parsed;
-  if (std::optional<int> exit = Parse("sim swarm", args, kSwarmFlags, kSwarmHelp, &parsed)) {
-    return *exit;
-  }
-  return SimSwarm(parsed);
+  SimSwarmOptions o;
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseCommand("sim swarm", args,
+                                                  FlagSet()
+                                                      .Add("seeds", &o.seeds)
+                                                      .Add("first_seed", &o.first_seed)
+                                                      .Add("jobs", &o.jobs)
+                                                      .Add("shard", &o.shard),
+                                                  kSwarmHelp, &exit);
+  if (!parsed) return exit;
+  o.paths = parsed->positional;
+  return SimSwarm(o);
 }
 
 int RunSimShrink(std::span<const std::string> args) {
-  ParsedArgs parsed;
-  if (std::optional<int> exit = Parse("sim shrink", args, kShrinkFlags, kShrinkHelp, &parsed)) {
-    return *exit;
-  }
-  return SimShrink(parsed);
+  SimShrinkOptions o;
+  std::int64_t seed = 0;
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseCommand(
+      "sim shrink", args, FlagSet().Add("seed", &seed).Add("write", &o.write), kShrinkHelp, &exit);
+  if (!parsed) return exit;
+  if (parsed->positional.size() != 1) return UsageError("sim shrink", "name exactly one scenario");
+  o.scenario = parsed->positional[0];
+  if (parsed->Given("seed")) o.seed = seed;
+  return SimShrink(o);
 }
 
 }  // namespace agentrt::cli

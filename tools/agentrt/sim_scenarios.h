@@ -4,13 +4,45 @@
 //   run     play scenarios (each twice), one verdict line each and a summary, JSON or JUnit;
 //   swarm   play scenarios under many seeds that perturb the world, checking the invariants;
 //   shrink  reduce a failing seed's scenario to a minimal one and write it.
-// Each takes the words after its subcommand; sim_command.h dispatches the `sim` family.
+// Each is its options (parsed from its own flags by Parse*), one call to the simulator
+// (sim/swarm.h, sim/shrink.h) and a renderer to standard output; the Run* functions take the
+// words after the subcommand (sim_command.h dispatches the `sim` family), the Sim* ones the
+// options, so a test calls a command in-process. Exit codes as command_line.h says.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace agentrt::cli {
+
+struct SimRunOptions {
+  std::vector<std::string> paths;    // scenario files and folders
+  bool json = false;                 // one JSON object instead of lines
+  std::string junit;                 // also write the verdicts as JUnit XML here
+  std::string db;                    // keep each scenario's databases in this folder
+  std::optional<std::int64_t> seed;  // play under this swarm seed's perturbations
+};
+
+struct SimSwarmOptions {
+  std::vector<std::string> paths;
+  std::int64_t seeds = 100;  // per scenario
+  std::int64_t first_seed = 1;
+  std::int64_t jobs = 1;  // threads playing seeds
+  std::string shard;      // "I/K": only shard I of K
+};
+
+struct SimShrinkOptions {
+  std::string scenario;
+  std::optional<std::int64_t> seed;  // the failing seed (required)
+  std::string write;  // where the shrunk scenario goes ("": <scenario>.shrunk.textproto)
+};
+
+int SimRun(const SimRunOptions& options);
+int SimSwarm(const SimSwarmOptions& options);
+int SimShrink(const SimShrinkOptions& options);
 
 int RunSimRun(std::span<const std::string> args);
 int RunSimSwarm(std::span<const std::string> args);

@@ -3,7 +3,6 @@
 #include <iostream>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/base/string_view.h"
@@ -17,12 +16,23 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/operator_io.h"
-#include "tools/agentrt/shared_flags.h"
 
 namespace agentrt::cli {
 namespace {
 
-constexpr std::string_view kReadFlags[] = {"db", "limit", "offset", "json"};
+// What the reading commands take: --db, --limit, --offset, --json.
+struct ReadOptions {
+  std::string db;
+  Page page;
+  bool json = false;
+  FlagSet Flags() {
+    return FlagSet()
+        .Add("db", &db)
+        .Add("limit", &page.limit)
+        .Add("offset", &page.offset)
+        .Add("json", &json);
+  }
+};
 constexpr std::int64_t kRunsDefaultLimit = 100;
 constexpr std::int64_t kRunsChunk = 500;
 constexpr std::int64_t kShowDefaultLimit = 500;
@@ -84,18 +94,19 @@ absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading(const std::string& 
 }  // namespace
 
 int RunRunsCommand(std::span<const std::string> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kReadFlags);
+  ReadOptions read{.page = {.limit = kRunsDefaultLimit}};
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, read.Flags());
   if (!parsed.ok()) return UsageError("runs", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kRunsHelp;
     return kExitOk;
   }
   if (!parsed->positional.empty()) return UsageError("runs", "runs takes no arguments");
-  absl::StatusOr<Page> page = PageFlags(*parsed, kRunsDefaultLimit, /*allow_zero_limit=*/true);
+  absl::StatusOr<Page> page = PageFlags(read.page, /*allow_zero_limit=*/true);
   if (!page.ok()) return UsageError("runs", ToStd(page.status().message()));
-  absl::StatusOr<std::string> path = DatabasePath();
+  absl::StatusOr<std::string> path = DatabasePath(read.db);
   if (!path.ok()) return UsageError("runs", ToStd(path.status().message()));
-  bool json = absl::GetFlag(FLAGS_json);
+  bool json = read.json;
 
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
   if (!store.ok()) return Failure("runs", ToStd(store.status().message()));
@@ -154,18 +165,19 @@ int RunRunsCommand(std::span<const std::string> args) {
 }
 
 int RunShowCommand(std::span<const std::string> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kReadFlags);
+  ReadOptions read{.page = {.limit = kShowDefaultLimit}};
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, read.Flags());
   if (!parsed.ok()) return UsageError("show", ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kShowHelp;
     return kExitOk;
   }
   if (parsed->positional.size() != 1) return UsageError("show", "expected one RUN id");
-  absl::StatusOr<Page> page = PageFlags(*parsed, kShowDefaultLimit, /*allow_zero_limit=*/false);
+  absl::StatusOr<Page> page = PageFlags(read.page, /*allow_zero_limit=*/false);
   if (!page.ok()) return UsageError("show", ToStd(page.status().message()));
-  absl::StatusOr<std::string> path = DatabasePath();
+  absl::StatusOr<std::string> path = DatabasePath(read.db);
   if (!path.ok()) return UsageError("show", ToStd(path.status().message()));
-  bool json = absl::GetFlag(FLAGS_json);
+  bool json = read.json;
   const std::string& run_id = parsed->positional[0];
 
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);

@@ -7,7 +7,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -20,23 +19,17 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 
-ABSL_FLAG(std::string, listen, "",
-          "agentrt webhook serve: HOST:PORT to listen on (port 0: any free port)");
-ABSL_FLAG(std::string, secret_file, "",
-          "agentrt webhook serve: the file holding the shared secret (mode 600, >= 32 bytes)");
-ABSL_FLAG(int, max_connections, agentrt::world::HttpServerOptions{}.max_connections,
-          "agentrt webhook serve: connections open at once; more are answered 503 at once");
-ABSL_FLAG(int, max_connections_per_address,
-          agentrt::world::HttpServerOptions{}.max_connections_per_address,
-          "agentrt webhook serve: connections open at once from one address (below "
-          "--max_connections)");
-
 namespace agentrt::cli {
 namespace {
 
 constexpr std::string_view kCommand = "webhook serve";
-constexpr std::string_view kFlags[] = {"db", "listen", "secret_file", "max_connections",
-                                       "max_connections_per_address"};
+struct WebhookOptions {
+  std::string db;
+  std::string listen;       // ADDRESS:PORT to listen on
+  std::string secret_file;  // the shared secret's file
+  int max_connections = world::HttpServerOptions{}.max_connections;
+  int max_connections_per_address = world::HttpServerOptions{}.max_connections_per_address;
+};
 
 constexpr char kHelp[] =
     R"(Usage: agentrt webhook serve [--db PATH] --listen HOST:PORT --secret_file FILE
@@ -104,7 +97,14 @@ class Log {
 }  // namespace
 
 int RunWebhookCommand(std::span<const std::string> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  WebhookOptions o;
+  absl::StatusOr<ParsedArgs> parsed =
+      ParseArgs(args, FlagSet()
+                          .Add("db", &o.db)
+                          .Add("listen", &o.listen)
+                          .Add("secret_file", &o.secret_file)
+                          .Add("max_connections", &o.max_connections)
+                          .Add("max_connections_per_address", &o.max_connections_per_address));
   if (!parsed.ok()) return UsageError(kCommand, ToStd(parsed.status().message()));
   if (parsed->help) {
     std::cout << kHelp;
@@ -113,7 +113,7 @@ int RunWebhookCommand(std::span<const std::string> args) {
   if (parsed->positional.size() != 1 || parsed->positional[0] != "serve") {
     return UsageError(kCommand, "expected: agentrt webhook serve");
   }
-  std::string listen = absl::GetFlag(FLAGS_listen);
+  const std::string& listen = o.listen;
   std::size_t colon = listen.rfind(':');
   int port = -1;
   if (colon == std::string::npos || colon == 0 ||
@@ -121,19 +121,19 @@ int RunWebhookCommand(std::span<const std::string> args) {
     return UsageError(kCommand, "--listen must be HOST:PORT, e.g. 127.0.0.1:8787");
   }
   std::string host = listen.substr(0, colon);
-  if (absl::GetFlag(FLAGS_secret_file).empty()) {
+  if (o.secret_file.empty()) {
     return UsageError(kCommand, "--secret_file is required");
   }
   world::HttpServerOptions options;
-  options.max_connections = absl::GetFlag(FLAGS_max_connections);
-  options.max_connections_per_address = absl::GetFlag(FLAGS_max_connections_per_address);
+  options.max_connections = o.max_connections;
+  options.max_connections_per_address = o.max_connections_per_address;
   if (absl::Status valid = world::Validate(options); !valid.ok()) {
     return UsageError(kCommand, ToStd(valid.message()));
   }
-  absl::StatusOr<std::string> path = DatabasePath();
+  absl::StatusOr<std::string> path = DatabasePath(o.db);
   if (!path.ok()) return UsageError(kCommand, ToStd(path.status().message()));
 
-  absl::StatusOr<std::string> secret = ReadSecret(absl::GetFlag(FLAGS_secret_file));
+  absl::StatusOr<std::string> secret = ReadSecret(o.secret_file);
   if (!secret.ok()) return Failure(kCommand, ToStd(secret.status().message()));
   world::RealClock clock;
   absl::StatusOr<std::unique_ptr<approver::Local>> local = approver::Local::Open(*path, clock);

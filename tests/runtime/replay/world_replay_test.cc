@@ -24,7 +24,7 @@
 #include "tests/support/fake_world.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
-#include "tools/agentrt/world_demo_tools.h"
+#include "tools/agentrt/demos/world_demo_tools.h"
 
 namespace agentrt::replay {
 namespace {

@@ -1,0 +1,127 @@
+// `agentrt sim run|swarm|shrink` called in-process with their options (sim_scenarios.h): what
+// each prints, the files it writes and its exit code, without starting the binary (its own
+// end-to-end tests are agentrt_sim_scenarios_cli_test).
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/base/atomic_file.h"
+#include "runtime/base/file_util.h"
+#include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
+#include "tools/agentrt/command_line.h"
+#include "tools/agentrt/sim_scenarios.h"
+
+namespace agentrt::cli {
+namespace {
+
+using test_support::TestFile;
+using test_support::TestFolder;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// Standard output, kept while it lives.
+class CapturedStdout {
+ public:
+  CapturedStdout() : old_(std::cout.rdbuf(out_.rdbuf())) {}
+  ~CapturedStdout() { std::cout.rdbuf(old_); }
+  std::string Text() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+  std::streambuf* old_;
+};
+
+const std::string kFixture =
+    std::string(AGENTRT_SOURCE_DIR) + "/fixtures/scenarios/default_policy.textproto";
+
+// A read the agent makes, expected (robustly) to end in a status no play gives: every seed fails.
+constexpr char kAlwaysFailing[] = R"(
+name: "failing"
+servers {
+  name: "fs"
+  tools {
+    name: "read"
+    input_schema_json: '{"type":"object","properties":{"path":{"type":"string"}}}'
+    calls { text: "a" }
+  }
+  rules_json: '{"read":{"side_effect":"read_only","timeout":"30s"}}'
+}
+agent {
+  steps { call { tool: "fs_read" args_json: '{"path":"a"}' } }
+  steps { complete_json: '{}' }
+}
+policy { read_only: ALLOW }
+expect { status: "cancelled" robust: true }
+)";
+
+TEST(SimRunCommandTest, PrintsOneJsonObjectAndPasses) {
+  CapturedStdout out;
+  int exit = SimRun({.paths = {kFixture}, .json = true});
+  EXPECT_EQ(exit, kExitOk);
+  EXPECT_THAT(out.Text(), StartsWith("{\"failed\":0,\"passed\":1,\"scenarios\":[{"));
+}
+
+TEST(SimRunCommandTest, KeepsBothPlaysDatabasesInTheFolderItCreates) {
+  std::filesystem::path dir = TestFolder() / "dbs";
+  CapturedStdout out;
+  int exit = SimRun({.paths = {kFixture}, .db = dir.string()});
+  EXPECT_EQ(exit, kExitOk) << out.Text();
+  EXPECT_THAT(out.Text(), HasSubstr("1 scenarios: 1 passed, 0 failed"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "default_policy.db"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "default_policy.2.db"));
+}
+
+TEST(SimRunCommandTest, UnderASeedThePerturbedPlaysMustAgree) {
+  CapturedStdout out;
+  EXPECT_EQ(SimRun({.paths = {kFixture}, .seed = 3}), kExitOk) << out.Text();
+  EXPECT_THAT(out.Text(), HasSubstr("PASS  default_policy"));
+}
+
+TEST(SimRunCommandTest, AFailingScenarioExitsOne) {
+  std::string file = TestFile("failing.textproto");
+  ASSERT_OK(WriteFileAtomically(file, kAlwaysFailing, "scenario"));
+  CapturedStdout out;
+  EXPECT_EQ(SimRun({.paths = {file}}), kExitFailure);
+  EXPECT_THAT(out.Text(), HasSubstr("FAIL  failing  status: expected cancelled"));
+}
+
+TEST(SimSwarmCommandTest, PrintsEachFailingSeedWithItsReproduction) {
+  std::string file = TestFile("failing.textproto");
+  ASSERT_OK(WriteFileAtomically(file, kAlwaysFailing, "scenario"));
+  CapturedStdout out;
+  int exit = SimSwarm({.paths = {file, kFixture}, .seeds = 2, .jobs = 2, .shard = "0/1"});
+  EXPECT_EQ(exit, kExitFailure);
+  EXPECT_THAT(out.Text(), HasSubstr("FAIL  failing seed 1: status: expected cancelled"));
+  EXPECT_THAT(out.Text(), HasSubstr("reproduce: agentrt sim shrink " + file + " --seed 2"));
+  EXPECT_THAT(out.Text(), HasSubstr("4 seeds over 2 scenarios: 2 failed, 0 unreadable"));
+}
+
+TEST(SimSwarmCommandTest, ABadShardOrJobCountIsAUsageError) {
+  EXPECT_EQ(SimSwarm({.paths = {kFixture}, .shard = "2/2"}), kExitUsage);
+  EXPECT_EQ(SimSwarm({.paths = {kFixture}, .jobs = 0}), kExitUsage);
+  EXPECT_EQ(SimSwarm({.paths = {kFixture}, .seeds = 0}), kExitUsage);
+}
+
+TEST(SimShrinkCommandTest, WritesTheShrunkScenarioBesideTheOriginal) {
+  std::string file = TestFile("failing.textproto");
+  ASSERT_OK(WriteFileAtomically(file, kAlwaysFailing, "scenario"));
+  CapturedStdout out;
+  EXPECT_EQ(SimShrink({.scenario = file, .seed = 4}), kExitOk);
+  std::string shrunk_path = TestFile("failing.shrunk.textproto");
+  EXPECT_THAT(out.Text(), HasSubstr("to " + shrunk_path));
+  absl::StatusOr<std::string> shrunk = ReadFile(shrunk_path);
+  ASSERT_OK(shrunk);
+  EXPECT_THAT(*shrunk, StartsWith("# Shrunk by: agentrt sim shrink " + file + " --seed 4\n"));
+  EXPECT_THAT(*shrunk, HasSubstr("name: \"failing-seed-4-shrunk\""));
+}
+
+TEST(SimShrinkCommandTest, WithoutASeedIsAUsageError) {
+  EXPECT_EQ(SimShrink({.scenario = kFixture}), kExitUsage);
+}
+
+}  // namespace
+}  // namespace agentrt::cli

@@ -1,0 +1,72 @@
+#include "tools/agentrt/demos/demo_world.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/json/sanitize.h"
+
+namespace agentrt::cli {
+
+std::unique_ptr<DemoWorld> DemoWorld::AsBuilt(const world::World& inner) {
+  std::unique_ptr<DemoWorld> w(new DemoWorld());
+  w->world_ = inner;
+  return w;
+}
+
+absl::StatusOr<std::unique_ptr<DemoWorld>> DemoWorld::Recording(const world::World& inner,
+                                                                const std::string& path,
+                                                                std::vector<std::string> program) {
+  std::unique_ptr<DemoWorld> w(new DemoWorld());
+  AGENTRT_ASSIGN_OR_RETURN(
+      w->recorder_, replay::CassetteRecorder::Create(
+                        path, {.created_by = "agentrt 0.1.0", .program = std::move(program)}));
+  w->recording_ = std::make_unique<replay::RecordingWorld>(inner, *w->recorder_);
+  w->world_ = w->recording_->world();
+  return w;
+}
+
+std::unique_ptr<DemoWorld> DemoWorld::Replaying(replay::Cassette cassette) {
+  std::unique_ptr<DemoWorld> w(new DemoWorld());
+  w->replaying_ = std::make_unique<replay::ReplayingWorld>(std::move(cassette));
+  w->world_ = w->replaying_->world();
+  return w;
+}
+
+agentrt::Model& DemoWorld::ModelFor(agentrt::Model& inner) {
+  if (recording_ != nullptr) return recording_->Record(inner);
+  if (replaying_ != nullptr) return replaying_->ReplayModel(inner.Name());
+  return inner;
+}
+
+absl::Status DemoWorld::Begin(store::Store& store) const {
+  if (recorder_ == nullptr && replaying_ == nullptr) return absl::OkStatus();
+  AGENTRT_ASSIGN_OR_RETURN(store::ChainHead head, store.Head());
+  if (head.seq != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the database already holds ", head.seq, " events; ",
+        recorder_ != nullptr ? "record" : "replay",
+        " into a new one (the chain head a cassette keeps covers the whole audit log)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> DemoWorld::Finish(store::Store& store) {
+  AGENTRT_ASSIGN_OR_RETURN(store::ChainHead head, store.Head());
+  if (recorder_ != nullptr) {
+    AGENTRT_RETURN_IF_ERROR(recorder_->status());
+    AGENTRT_RETURN_IF_ERROR(recorder_->SetChainHead(head));
+    return absl::StrCat("recorded every exchange with the world to ",
+                        json::Sanitize(recorder_->path()), ", with chain head seq ", head.seq, " ",
+                        head.hash);
+  }
+  if (replaying_ != nullptr) {
+    AGENTRT_RETURN_IF_ERROR(replaying_->Finish(head));
+    return absl::StrCat("replayed ", replaying_->cursor().served(),
+                        " exchanges in recorded order; chain head seq ", head.seq, " ", head.hash,
+                        ": the audit log is the recorded one, byte for byte");
+  }
+  return absl::StrCat("chain head seq ", head.seq, " ", head.hash);
+}
+
+}  // namespace agentrt::cli
