@@ -1,7 +1,7 @@
 // runtime/base/crc32c.h
 //
 // CRC-32C (Castagnoli), the checksum framed files carry per record so a reader tells a torn or
-// damaged record from a whole one. Masked as LevelDB's log does, so a record that holds its own
+// damaged record from a whole one. Masked (rotated and offset), so a record that holds its own
 // checksum's bytes does not checksum to itself by construction.
 #pragma once
 

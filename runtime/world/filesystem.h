@@ -2,7 +2,7 @@
 //
 // Files, injected: the operator's files (manifests, rules, configurations), cassettes and the
 // checks a store makes on its database's path are read, written and examined through a
-// Filesystem, as LevelDB's Env holds every file operation. So a test hands in a filesystem in
+// Filesystem, one interface for every file operation. So a test hands in a filesystem in
 // memory, or one that fails where it chooses, and a simulation decides what is on disk.
 // world::RealFilesystem (real_filesystem.h) is the operating system's.
 //

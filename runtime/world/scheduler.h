@@ -3,8 +3,7 @@
 // Background work, injected: timers and repeating tasks (the lease heartbeat; later deadlines
 // and retries that must fire while the caller is busy). Nothing in runtime/, mcp/ or providers/
 // starts a thread or waits on the system clock by itself; it asks a Scheduler, so the
-// composition root decides where and when the work runs (LevelDB's Env::Schedule is the
-// precedent).
+// composition root decides where and when the work runs.
 //
 //  - world::RealScheduler (real_scheduler.h) runs tasks on one thread of its own, on the system
 //    clock.

@@ -1,8 +1,8 @@
 // Durable intent (docs/architecture.md, "The store"; ADR 10): the store commits with
 // synchronous=NORMAL, so a power cut may lose the last commits — but never the record that a call
 // whose effect cannot be taken back started, because that commit is synced before the call runs.
-// Proven the way SQLite and LevelDB prove theirs: a VFS that forgets every write not synced
-// (power_cut_vfs.h) cuts the power at every write of a scripted run with side effects; each
+// Proven with a VFS that forgets every write not synced (power_cut_vfs.h): it cuts the power
+// at every write of a scripted run with side effects; each
 // disk it leaves is reopened and the run resumed, and then no side effect has run twice, what
 // was synced is there, the chain verifies and the file opened.
 #include <unistd.h>

@@ -1,15 +1,14 @@
 // tests/runtime/store/power_cut_vfs.h
 //
-// A SQLite VFS for tests that proves durability the way SQLite's test_vfs.c and LevelDB's
-// fault-injection env do: a shim over the default VFS that passes every call through, and
-// remembers, for every file, what it held when it was last synced. What a power cut leaves on
-// disk is exactly that: SaveDurable writes it out (a file never synced is absent; the
-// shared-memory index is never kept, SQLite rebuilds it from the WAL). Writes are counted, and a
-// hook runs before each one, so a test can take the power cut at every write of a run.
+// A SQLite VFS for tests that proves durability by injecting the faults a power cut makes: a shim
+// over the default VFS that passes every call through, and remembers, for every file, what it held
+// when it was last synced. What a power cut leaves on disk is exactly that: SaveDurable writes it
+// out (a file never synced is absent; the shared-memory index is never kept, SQLite rebuilds it
+// from the WAL). Writes are counted, and a hook runs before each one, so a test can take the power
+// cut at every write of a run.
 //
-// Test-only; one thread (the store serializes its connection). Register it before opening a
-// store with StoreOptions::vfs = name(); unregister it (destroy it) after every such store is
-// closed.
+// Test-only; one thread (the store serializes its connection). Register it before opening a store
+// with StoreOptions::vfs = name(); unregister it (destroy it) after every such store is closed.
 #pragma once
 
 #include <functional>
