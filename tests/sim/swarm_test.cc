@@ -17,6 +17,7 @@
 #include "sim/judge.h"
 #include "sim/scenario_file.h"
 #include "sim/shrink.h"
+#include "tests/sim/reads_scenario.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
@@ -31,26 +32,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Optional;
 
-// A read tool the agent calls twice, then completes.
-constexpr char kReads[] = R"(
-name: "reads"
-servers {
-  name: "fs"
-  tools {
-    name: "read"
-    input_schema_json: '{"type":"object","properties":{"path":{"type":"string"}}}'
-    calls { text: "a" }
-    calls { text: "b" }
-  }
-  rules_json: '{"read":{"side_effect":"read_only","timeout":"30s"}}'
-}
-agent {
-  steps { call { tool: "fs_read" args_json: '{"path":"a"}' } }
-  steps { call { tool: "fs_read" args_json: '{"path":"b"}' } }
-  steps { complete_json: '{}' }
-}
-policy { read_only: ALLOW }
-)";
+using test_scenarios::kReadsScenario;
 
 v1::Scenario Parse(std::string_view text) {
   absl::StatusOr<v1::Scenario> scenario = ParseScenario(text, "reads.textproto");
@@ -58,9 +40,9 @@ v1::Scenario Parse(std::string_view text) {
   return *scenario;
 }
 
-// kReads expecting an end no seed can give, robustly: every seed fails the same way.
+// kReadsScenario expecting an end no seed can give, robustly: every seed fails the same way.
 v1::Scenario AlwaysFailing() {
-  v1::Scenario scenario = Parse(kReads);
+  v1::Scenario scenario = Parse(kReadsScenario);
   scenario.mutable_expect()->set_status("cancelled");
   scenario.mutable_expect()->set_robust(true);
   return scenario;
@@ -73,7 +55,7 @@ std::vector<std::int64_t> SeedsOf(const SwarmResult& result) {
 }
 
 TEST(SwarmTest, TheVerdictsDoNotDependOnHowTheWorkersRun) {
-  std::vector<SwarmScenario> scenarios = {{"reads.textproto", Parse(kReads)},
+  std::vector<SwarmScenario> scenarios = {{"reads.textproto", Parse(kReadsScenario)},
                                           {"failing.textproto", AlwaysFailing()}};
   SwarmOptions options;
   options.seeds = 6;
@@ -137,7 +119,7 @@ TEST(SwarmTest, AShardIsIOfK) {
 }
 
 TEST(JudgeTest, UnderPerturbationsOnlyRobustExpectationsCount) {
-  v1::Scenario scenario = Parse(kReads);
+  v1::Scenario scenario = Parse(kReadsScenario);
   scenario.mutable_expect()->set_status("cancelled");
   EXPECT_THAT(Judge(scenario).difference, HasSubstr("status: expected cancelled"));
   // Perturbed, the expectations were the unperturbed story's: only the invariants count...
@@ -149,7 +131,7 @@ TEST(JudgeTest, UnderPerturbationsOnlyRobustExpectationsCount) {
 }
 
 TEST(JudgeTest, ASeedIsJudgedOverTheBaselinesAnswers) {
-  v1::Scenario scenario = Parse(kReads);
+  v1::Scenario scenario = Parse(kReadsScenario);
   Verdict baseline = Baseline(scenario);
   ASSERT_TRUE(baseline.passed) << baseline.difference;
   EXPECT_EQ(baseline.effects, 2u);
@@ -171,7 +153,7 @@ TEST(JudgeFileTest, AFileThatDoesNotReadFailsNamingIt) {
 
 TEST(JudgeFileTest, UnderASeedBothPerturbedPlaysAreKept) {
   std::string file = TestFile("reads.textproto");
-  ASSERT_OK(WriteFileAtomically(file, kReads, "scenario"));
+  ASSERT_OK(WriteFileAtomically(file, kReadsScenario, "scenario"));
   JudgeOptions options;
   options.db_dir = TestFolder().string();
   Verdict verdict = JudgeFile(file, options, 7);
@@ -194,7 +176,7 @@ TEST(ShrinkSeedTest, TheShrunkScenarioIsNamedForItsSeedAndStillFails) {
 }
 
 TEST(ShrinkSeedTest, ASeedThatDoesNotFailHasNothingToShrink) {
-  EXPECT_THAT(ShrinkSeed(Parse(kReads), 5),
+  EXPECT_THAT(ShrinkSeed(Parse(kReadsScenario), 5),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("does not fail")));
 }
 

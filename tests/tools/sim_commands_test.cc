@@ -6,10 +6,12 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/base/atomic_file.h"
 #include "runtime/base/file_util.h"
+#include "tests/sim/reads_scenario.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tools/agentrt/command_line.h"
@@ -38,25 +40,9 @@ class CapturedStdout {
 const std::string kFixture =
     std::string(AGENTRT_SOURCE_DIR) + "/fixtures/scenarios/default_policy.textproto";
 
-// A read the agent makes, expected (robustly) to end in a status no play gives: every seed fails.
-constexpr char kAlwaysFailing[] = R"(
-name: "failing"
-servers {
-  name: "fs"
-  tools {
-    name: "read"
-    input_schema_json: '{"type":"object","properties":{"path":{"type":"string"}}}'
-    calls { text: "a" }
-  }
-  rules_json: '{"read":{"side_effect":"read_only","timeout":"30s"}}'
-}
-agent {
-  steps { call { tool: "fs_read" args_json: '{"path":"a"}' } }
-  steps { complete_json: '{}' }
-}
-policy { read_only: ALLOW }
-expect { status: "cancelled" robust: true }
-)";
+// Every seed fails it, the same way.
+const std::string kAlwaysFailing = absl::StrCat(
+    sim::test_scenarios::kReadsScenario, sim::test_scenarios::kAlwaysFailingExpectation, "\n");
 
 TEST(SimRunCommandTest, PrintsOneJsonObjectAndPasses) {
   CapturedStdout out;
@@ -86,7 +72,7 @@ TEST(SimRunCommandTest, AFailingScenarioExitsOne) {
   ASSERT_OK(WriteFileAtomically(file, kAlwaysFailing, "scenario"));
   CapturedStdout out;
   EXPECT_EQ(SimRun({.paths = {file}}), kExitFailure);
-  EXPECT_THAT(out.Text(), HasSubstr("FAIL  failing  status: expected cancelled"));
+  EXPECT_THAT(out.Text(), HasSubstr("FAIL  reads  status: expected cancelled"));
 }
 
 TEST(SimSwarmCommandTest, PrintsEachFailingSeedWithItsReproduction) {
@@ -95,7 +81,7 @@ TEST(SimSwarmCommandTest, PrintsEachFailingSeedWithItsReproduction) {
   CapturedStdout out;
   int exit = SimSwarm({.paths = {file, kFixture}, .seeds = 2, .jobs = 2, .shard = "0/1"});
   EXPECT_EQ(exit, kExitFailure);
-  EXPECT_THAT(out.Text(), HasSubstr("FAIL  failing seed 1: status: expected cancelled"));
+  EXPECT_THAT(out.Text(), HasSubstr("FAIL  reads seed 1: status: expected cancelled"));
   EXPECT_THAT(out.Text(), HasSubstr("reproduce: agentrt sim shrink " + file + " --seed 2"));
   EXPECT_THAT(out.Text(), HasSubstr("4 seeds over 2 scenarios: 2 failed, 0 unreadable"));
 }
@@ -116,7 +102,7 @@ TEST(SimShrinkCommandTest, WritesTheShrunkScenarioBesideTheOriginal) {
   absl::StatusOr<std::string> shrunk = ReadFile(shrunk_path);
   ASSERT_OK(shrunk);
   EXPECT_THAT(*shrunk, StartsWith("# Shrunk by: agentrt sim shrink " + file + " --seed 4\n"));
-  EXPECT_THAT(*shrunk, HasSubstr("name: \"failing-seed-4-shrunk\""));
+  EXPECT_THAT(*shrunk, HasSubstr("name: \"reads-seed-4-shrunk\""));
 }
 
 TEST(SimShrinkCommandTest, WithoutASeedIsAUsageError) {

@@ -12,6 +12,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/marshalling.h"
@@ -41,7 +43,7 @@ struct ParsedArgs {
 // The flags one command accepts, each bound to a field of the command's options: parsing a
 // value writes the field, in absl's syntax for its type (absl/flags/marshalling.h: "true",
 // "1", "no"... for a bool; decimal or 0x for an integer, range-checked; "30s" for a duration).
-// The fields must outlive the parse.
+// The fields, and the names (string literals in practice), must outlive the parse.
 class FlagSet {
  public:
   template <typename T>

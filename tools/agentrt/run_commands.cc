@@ -4,9 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
-#include "runtime/policy.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/operator/recheck.h"
+#include "runtime/policy.h"
 #include "runtime/store/store.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
