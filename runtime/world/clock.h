@@ -34,7 +34,8 @@ class Clock {
 };
 
 // ClockWrapper forwards every call to a target clock: a clock that changes one call (records
-// it, watches it, skews it) derives from it and overrides only that call. The target is not owned and must outlive this.
+// it, watches it, skews it) derives from it and overrides only that call. The target is not owned
+// and must outlive this.
 class ClockWrapper : public Clock {
  public:
   explicit ClockWrapper(const Clock& target) : target_(target) {}

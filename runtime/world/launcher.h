@@ -117,7 +117,8 @@ class Launcher {
 
 // ProcessWrapper forwards every call to a target process it owns, and LauncherWrapper every
 // start to a target launcher it does not own: a launcher or process that changes one call (records
-// it, taps it, counts it) derives from them and overrides only that call. A LauncherWrapper's target must outlive it.
+// it, taps it, counts it) derives from them and overrides only that call. A LauncherWrapper's
+// target must outlive it.
 class ProcessWrapper : public Process {
  public:
   explicit ProcessWrapper(std::unique_ptr<Process> target) : target_(std::move(target)) {}

@@ -82,7 +82,8 @@ class Network {
 
 // HttpResponseWrapper forwards every call to a target response it owns, and NetworkWrapper every
 // request to a target network it does not own: a network or response that changes one call
-// (records it, counts it) derives from them and overrides only that call. A NetworkWrapper's target must outlive it.
+// (records it, counts it) derives from them and overrides only that call. A NetworkWrapper's target
+// must outlive it.
 class HttpResponseWrapper : public HttpResponse {
  public:
   explicit HttpResponseWrapper(std::unique_ptr<HttpResponse> target) : target_(std::move(target)) {}
