@@ -1,10 +1,14 @@
 #include "tools/agentrt/demos/demo_world.h"
 
+#include <filesystem>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
+#include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
+#include "tools/agentrt/command_line.h"
+#include "tools/agentrt/db_flag.h"
 
 namespace agentrt::cli {
 
@@ -67,6 +71,35 @@ absl::StatusOr<std::string> DemoWorld::Finish(store::Store& store) {
                         ": the audit log is the recorded one, byte for byte");
   }
   return absl::StrCat("chain head seq ", head.seq, " ", head.hash);
+}
+
+std::optional<RecordReplayFlags> ParseRecordReplay(const std::string& command,
+                                                   std::span<const std::string> args,
+                                                   std::string_view help, bool one_required,
+                                                   int* exit) {
+  RecordReplayFlags o;
+  std::optional<ParsedArgs> parsed = ParseFlags(
+      command, args, FlagSet().Add("db", &o.db).Add("record", &o.record).Add("replay", &o.replay),
+      help, exit);
+  if (!parsed) return std::nullopt;
+  std::optional<std::string> refused;
+  if (one_required && o.record.empty() == o.replay.empty()) {
+    refused = "give exactly one of --record CASSETTE or --replay CASSETTE";
+  } else if (!o.record.empty() && !o.replay.empty()) {
+    refused = "--record and --replay are two separate runs";
+  } else if (!o.record.empty() && std::filesystem::exists(o.record)) {
+    refused = "cassette " + json::Sanitize(o.record) +
+              " exists; record to a new file (recording never mixes runs)";
+  } else if (absl::StatusOr<std::string> path = DatabasePath(o.db); !path.ok()) {
+    refused = std::string(ToStd(path.status().message()));
+  } else {
+    o.db = *std::move(path);
+  }
+  if (refused) {
+    *exit = UsageError(command, *refused);
+    return std::nullopt;
+  }
+  return o;
 }
 
 }  // namespace agentrt::cli

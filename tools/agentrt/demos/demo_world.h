@@ -9,7 +9,9 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -63,5 +65,21 @@ class DemoWorld {
   std::unique_ptr<replay::RecordingWorld> recording_;
   std::unique_ptr<replay::ReplayingWorld> replaying_;
 };
+
+// The flags of a demonstration that can be recorded and replayed.
+struct RecordReplayFlags {
+  std::string db;      // the database path, resolved (its --db, else $AGENTRT_DB)
+  std::string record;  // record the run into this cassette (a new file)
+  std::string replay;  // replay the run from this cassette
+};
+
+// ParseRecordReplay reads `command`'s --db, --record and --replay (--help as ParseFlags does)
+// and refuses, as usage errors: --record with --replay; neither, when `one_required`; a
+// --record cassette that exists (recording never mixes runs); no database. nullopt with
+// `*exit` set when the command is done.
+std::optional<RecordReplayFlags> ParseRecordReplay(const std::string& command,
+                                                   std::span<const std::string> args,
+                                                   std::string_view help, bool one_required,
+                                                   int* exit);
 
 }  // namespace agentrt::cli

@@ -7,14 +7,12 @@
 // means the same events, byte for byte.
 #include "tools/agentrt/demos/model_demo.h"
 
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/driver.h"
-#include "runtime/json/sanitize.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/operator/view/display.h"
 #include "runtime/render/model_agent.h"
@@ -23,7 +21,6 @@
 #include "runtime/world/real_scheduler.h"
 #include "sim/scripted_model.h"
 #include "tools/agentrt/command_line.h"
-#include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demos/demo_tools.h"
 #include "tools/agentrt/replay_command.h"
 
@@ -51,11 +48,6 @@ Exit status: 0 the run completed (and, replaying, every exchange was served and 
 matched), 1 otherwise, 2 usage error.
 )";
 
-struct DemoOptions {
-  std::string db;
-  std::string record;  // record the run into this cassette (a new file)
-  std::string replay;  // replay the run from this cassette
-};
 constexpr std::string_view kModelName = "scripted-demo";
 constexpr std::string_view kGoal = "Find the address of localhost";
 
@@ -84,23 +76,11 @@ std::vector<ModelResponse> ScriptedAnswers() {
 int RunModelDemo(std::span<const std::string> args) {
   const std::string command = "demo model";
   int exit = kExitOk;
-  DemoOptions o;
-  std::optional<ParsedArgs> parsed = ParseFlags(
-      command, args, FlagSet().Add("db", &o.db).Add("record", &o.record).Add("replay", &o.replay),
-      kHelp, &exit);
-  if (!parsed) return exit;
-  const std::string& record = o.record;
-  const std::string& replay = o.replay;
-  if (record.empty() == replay.empty()) {
-    return UsageError(command, "give exactly one of --record CASSETTE or --replay CASSETTE");
-  }
-  if (!record.empty() && std::filesystem::exists(record)) {
-    return UsageError(command, "cassette " + json::Sanitize(record) +
-                                   " exists; record to a new file (recording never mixes runs)");
-  }
-  absl::StatusOr<std::string> path = DatabasePath(o.db);
-  if (!path.ok()) return UsageError(command, ToStd(path.status().message()));
-  if (!replay.empty()) return ReplayCommand(replay, *path, command);
+  std::optional<RecordReplayFlags> o =
+      ParseRecordReplay(command, args, kHelp, /*one_required=*/true, &exit);
+  if (!o) return exit;
+  if (!o->replay.empty()) return ReplayCommand(o->replay, o->db, command);
+  const std::string& record = o->record;
 
   // The world being recorded: deterministic, so the printed trace reads the same every time.
   // Leases are between processes, so they stay on wall time.
@@ -112,7 +92,7 @@ int RunModelDemo(std::span<const std::string> args) {
   absl::StatusOr<std::unique_ptr<DemoWorld>> world = DemoWorld::Recording(
       {.clock = &clock, .scheduler = &scheduler, .entropy = &entropy}, record, {"demo", "model"});
   if (!world.ok()) return Failure(command, ToStd(world.status().message()));
-  return PlayModelDemo(*path, **world);
+  return PlayModelDemo(o->db, **world);
 }
 
 int PlayModelDemo(const std::string& db, DemoWorld& world) {

@@ -8,14 +8,12 @@
 // real clock, ending at the recorded chain head.
 #include "tools/agentrt/demos/world_demo.h"
 
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/driver.h"
-#include "runtime/json/sanitize.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
@@ -25,7 +23,6 @@
 #include "runtime/world/real_launcher.h"
 #include "runtime/world/real_scheduler.h"
 #include "tools/agentrt/command_line.h"
-#include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demos/demo_tools.h"
 #include "tools/agentrt/demos/world_demo_tools.h"
 #include "tools/agentrt/replay_command.h"
@@ -57,11 +54,6 @@ Exit status: 0 the run completed (and, replaying, it matched the recording), 1 o
 2 usage error.
 )";
 
-struct DemoOptions {
-  std::string db;
-  std::string record;  // record the run into this cassette (a new file)
-  std::string replay;  // replay the run from this cassette
-};
 constexpr std::string_view kText = "the quick brown fox jumps over the lazy dog";
 
 // The team's status server, for the run's fetch.
@@ -89,23 +81,11 @@ class StatusService final : public world::HttpService {
 int RunWorldDemo(std::span<const std::string> args) {
   const std::string command = "demo world";
   int exit = kExitOk;
-  DemoOptions o;
-  std::optional<ParsedArgs> parsed = ParseFlags(
-      command, args, FlagSet().Add("db", &o.db).Add("record", &o.record).Add("replay", &o.replay),
-      kHelp, &exit);
-  if (!parsed) return exit;
-  const std::string& record = o.record;
-  const std::string& replay = o.replay;
-  if (!record.empty() && !replay.empty()) {
-    return UsageError(command, "--record and --replay are two separate runs");
-  }
-  if (!record.empty() && std::filesystem::exists(record)) {
-    return UsageError(command, "cassette " + json::Sanitize(record) +
-                                   " exists; record to a new file (recording never mixes runs)");
-  }
-  absl::StatusOr<std::string> path = DatabasePath(o.db);
-  if (!path.ok()) return UsageError(command, ToStd(path.status().message()));
-  if (!replay.empty()) return ReplayCommand(replay, *path, command);
+  std::optional<RecordReplayFlags> o =
+      ParseRecordReplay(command, args, kHelp, /*one_required=*/false, &exit);
+  if (!o) return exit;
+  if (!o->replay.empty()) return ReplayCommand(o->replay, o->db, command);
+  const std::string& record = o->record;
 
   // The composition root: the real world.
   world::RealClock clock;
@@ -130,7 +110,7 @@ int RunWorldDemo(std::span<const std::string> args) {
     if (!recording.ok()) return Failure(command, ToStd(recording.status().message()));
     world = *std::move(recording);
   }
-  return PlayWorldDemo(*path, base_url, *world);
+  return PlayWorldDemo(o->db, base_url, *world);
 }
 
 int PlayWorldDemo(const std::string& db, const std::string& base_url, DemoWorld& world) {
