@@ -23,58 +23,36 @@
 
 namespace agentrt::test_support {
 
-namespace tamper_internal {
-inline absl::Status Named(std::string_view what, std::string_view sql, const absl::Status& s) {
-  return absl::Status(s.code(), absl::StrCat("planting ", ToAbsl(what), " (", ToAbsl(sql),
-                                             ") failed: ", s.message()));
-}
-}  // namespace tamper_internal
-
-// Tamper runs `sql` (with `params`) in a write transaction of its own; returns the rows it
-// changed. Errors: the store's, naming `what` and the statement.
-inline absl::StatusOr<std::int64_t> Tamper(store::Store& store, std::string_view what,
-                                           std::string_view sql,
-                                           absl::Span<const store::SqlValue> params = {}) {
-  std::int64_t changed = 0;
-  absl::Status written = store.Write([&](store::Transaction& tx) -> absl::Status {
-    absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql, params);
-    if (!n.ok()) return n.status();
-    changed = *n;
-    return absl::OkStatus();
-  });
-  if (!written.ok()) return tamper_internal::Named(what, sql, written);
-  return changed;
-}
-
-// TamperIn runs `sql` inside a transaction the test already holds (several plants that must
-// commit together, or a plant beside a records-layer write).
+// TamperIn runs `sql` (with `params`) inside a transaction the test already holds (several
+// plants that must commit together, or a plant beside a records-layer write); returns the rows it
+// changed. Errors: the statement's, naming `what` and the statement.
 inline absl::StatusOr<std::int64_t> TamperIn(store::Transaction& tx, std::string_view what,
                                              std::string_view sql,
                                              absl::Span<const store::SqlValue> params = {}) {
   absl::StatusOr<std::int64_t> n = store::Sql::Exec(tx, sql, params);
-  if (!n.ok()) return tamper_internal::Named(what, sql, n.status());
+  if (!n.ok()) {
+    return absl::Status(n.status().code(),
+                        absl::StrCat("planting ", ToAbsl(what), " (", ToAbsl(sql),
+                                     ") failed: ", n.status().message()));
+  }
   return n;
 }
 
-// Peek reads rows the records layer does not show (columns as text), in a read transaction.
-inline absl::StatusOr<std::vector<store::SqlRow>> Peek(
-    store::Store& store, std::string_view what, std::string_view sql,
-    absl::Span<const store::SqlValue> params = {}) {
-  std::vector<store::SqlRow> rows;
-  absl::Status read = store.Read([&](store::Transaction& tx) -> absl::Status {
-    absl::StatusOr<std::vector<store::SqlRow>> r = store::Sql::Query(tx, sql, params);
-    if (!r.ok()) return r.status();
-    rows = *std::move(r);
-    return absl::OkStatus();
+// Tamper is TamperIn in a write transaction of its own.
+inline absl::StatusOr<std::int64_t> Tamper(store::Store& store, std::string_view what,
+                                           std::string_view sql,
+                                           absl::Span<const store::SqlValue> params = {}) {
+  absl::StatusOr<std::int64_t> changed;
+  absl::Status written = store.Write([&](store::Transaction& tx) {
+    changed = TamperIn(tx, what, sql, params);
+    return changed.status();
   });
-  if (!read.ok()) {
-    return absl::Status(read.code(), absl::StrCat("reading ", ToAbsl(what), " (", ToAbsl(sql),
-                                                  ") failed: ", read.message()));
-  }
-  return rows;
+  if (!written.ok()) return written;
+  return changed;
 }
 
-// PeekIn is Peek inside a transaction the test holds.
+// PeekIn reads rows the records layer does not show (columns as text) inside a transaction the
+// test holds. Errors: the statement's, naming `what` and the statement.
 inline absl::StatusOr<std::vector<store::SqlRow>> PeekIn(
     store::Transaction& tx, std::string_view what, std::string_view sql,
     absl::Span<const store::SqlValue> params = {}) {
@@ -84,6 +62,19 @@ inline absl::StatusOr<std::vector<store::SqlRow>> PeekIn(
                         absl::StrCat("reading ", ToAbsl(what), " (", ToAbsl(sql),
                                      ") failed: ", rows.status().message()));
   }
+  return rows;
+}
+
+// Peek is PeekIn in a read transaction of its own.
+inline absl::StatusOr<std::vector<store::SqlRow>> Peek(
+    store::Store& store, std::string_view what, std::string_view sql,
+    absl::Span<const store::SqlValue> params = {}) {
+  absl::StatusOr<std::vector<store::SqlRow>> rows;
+  absl::Status read = store.Read([&](store::Transaction& tx) {
+    rows = PeekIn(tx, what, sql, params);
+    return rows.status();
+  });
+  if (!read.ok()) return read;
   return rows;
 }
 
