@@ -276,8 +276,8 @@ absl::StatusOr<bool> Driver::Session::DecideAndAct() {
 // runs and its outcome is recorded.
 absl::StatusOr<bool> Driver::Session::ExecutePending() {
   if (state_.call() == nullptr) return absl::FailedPreconditionError("no allowed call to execute");
-  internal::AllowedCall p = *state_.call();
-  AGENTRT_RETURN_IF_ERROR(Move(internal::SessionState::Take{}));
+  internal::AllowedCall p;
+  AGENTRT_RETURN_IF_ERROR(Move(internal::SessionState::Take{&p}));
   // No tool starts once the caller cancelled: the step keeps its decision, still deciding.
   if (cancelled()) {
     AGENTRT_RETURN_IF_ERROR(WriteStagedDecision());

@@ -40,9 +40,13 @@ absl::Status SessionState::Apply(Event event) {
             if (s.call) return std::nullopt;
             return EnteringGrant{std::move(s.grant), std::move(e.call)};
           },
-          [](Allowed& s, Take&) -> std::optional<State> { return Driving{std::move(s.staged)}; },
-          [](EnteringGrant& s, Take&) -> std::optional<State> {
+          [](Allowed& s, Take& e) -> std::optional<State> {
+            if (e.into != nullptr) *e.into = std::move(s.call);
+            return Driving{std::move(s.staged)};
+          },
+          [](EnteringGrant& s, Take& e) -> std::optional<State> {
             if (!s.call) return std::nullopt;
+            if (e.into != nullptr) *e.into = *std::move(s.call);
             return EnteringGrant{std::move(s.grant), std::nullopt};
           },
           [](Driving& s, GrantResumed& e) -> std::optional<State> {
@@ -71,19 +75,12 @@ absl::Status SessionState::Apply(Event event) {
 }
 
 std::optional<RunStatus> SessionState::guard() const {
-  return std::visit(
-      Overloaded{
-          [](const Driving&) -> std::optional<RunStatus> { return RunStatus::kRunning; },
-          [](const Allowed&) -> std::optional<RunStatus> { return RunStatus::kRunning; },
-          [](const EnteringGrant&) -> std::optional<RunStatus> {
-            return RunStatus::kWaitingForApproval;
-          },
-          [](const FailingPaused&) -> std::optional<RunStatus> {
-            return RunStatus::kWaitingForApproval;
-          },
-          [](const Released&) -> std::optional<RunStatus> { return std::nullopt; },
-      },
-      state_);
+  if (released()) return std::nullopt;
+  if (std::holds_alternative<EnteringGrant>(state_) ||
+      std::holds_alternative<FailingPaused>(state_)) {
+    return RunStatus::kWaitingForApproval;
+  }
+  return RunStatus::kRunning;
 }
 
 const StagedDecision* SessionState::staged() const {

@@ -90,7 +90,10 @@ class SessionState {
   struct Allow {
     AllowedCall call;
   };
-  struct Take {};
+  // Takes the allowed call out of the state: moved into `*into` when set, else dropped.
+  struct Take {
+    AllowedCall* into = nullptr;
+  };
   struct GrantResumed {
     Grant grant;
   };

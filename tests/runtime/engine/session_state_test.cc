@@ -58,7 +58,9 @@ TEST(SessionStateTest, ALoopStepStagesItsDecisionWhichGoesAlongWithTheAllowedCal
   EXPECT_EQ(state.call()->decision.tool, "write");
   ASSERT_NE(state.staged(), nullptr) << "the decision commits with the call's start";
 
-  ASSERT_OK(state.Apply(State::Take{}));
+  AllowedCall taken;
+  ASSERT_OK(state.Apply(State::Take{&taken}));
+  EXPECT_EQ(taken.decision.tool, "write");
   EXPECT_EQ(state.name(), "Driving");
   EXPECT_EQ(state.call(), nullptr);
   ASSERT_NE(state.staged(), nullptr);
