@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/world/real_filesystem.h"
 #include "sim/judge.h"
 #include "sim/scenario_file.h"
 
@@ -26,13 +27,14 @@ namespace {
 std::vector<agentrt::sim::v1::Scenario>* LoadFixtures() {
   auto* scenarios = new std::vector<agentrt::sim::v1::Scenario>();
   std::string folder = std::string(AGENTRT_SOURCE_DIR) + "/fixtures/scenarios";
-  absl::StatusOr<std::vector<std::string>> files = agentrt::sim::ScenarioFiles({folder});
+  agentrt::world::RealFilesystem disk;
+  absl::StatusOr<std::vector<std::string>> files = agentrt::sim::ScenarioFiles(disk, {folder});
   if (!files.ok()) {
     std::fprintf(stderr, "scenario_fuzzer: %s\n", std::string(files.status().message()).c_str());
     std::abort();
   }
   for (const std::string& file : *files) {
-    absl::StatusOr<agentrt::sim::v1::Scenario> scenario = agentrt::sim::ReadScenario(file);
+    absl::StatusOr<agentrt::sim::v1::Scenario> scenario = agentrt::sim::ReadScenario(disk, file);
     if (!scenario.ok()) {
       std::fprintf(stderr, "scenario_fuzzer: %s\n",
                    std::string(scenario.status().message()).c_str());

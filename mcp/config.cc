@@ -11,7 +11,6 @@
 #include "mcp/duration.h"
 #include "mcp/errors.h"
 #include "mcp/internal/fields.h"
-#include "runtime/base/owned_file.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/intake.h"
@@ -219,8 +218,8 @@ absl::StatusOr<Config> ParseConfig(std::string_view bytes, const std::string& pa
   return config;
 }
 
-absl::StatusOr<Config> ReadConfig(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadOwned(path);
+absl::StatusOr<Config> ReadConfig(world::Filesystem& files, const std::string& path) {
+  absl::StatusOr<std::string> bytes = files.ReadOwned(path, world::kDefaultMaxFileBytes);
   if (!bytes.ok()) return WithContext("config", bytes.status());
   return ParseConfig(*bytes, path);
 }

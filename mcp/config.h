@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "mcp/rules.h"
 #include "runtime/types.h"
+#include "runtime/world/filesystem.h"
 
 namespace agentrt::mcp {
 
@@ -75,7 +76,7 @@ std::map<SideEffect, PolicyOutcome> DefaultProxyPolicy();
 //   `config <path>: max_pending must not be negative`
 //   `config <path>: status_tool "<n>" does not match ^[a-zA-Z0-9_-]{1,64}$`
 //   `config <path>: lease_ttl <d> is shorter than 3s`
-absl::StatusOr<Config> ReadConfig(const std::string& path);
+absl::StatusOr<Config> ReadConfig(world::Filesystem& files, const std::string& path);
 
 // ParseConfig is ReadConfig without the file: `bytes` as if read from `path`, which names the
 // file in errors and whose folder relative paths are resolved against. The same errors but

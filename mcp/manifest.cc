@@ -6,8 +6,6 @@
 #include "mcp/errors.h"
 #include "mcp/indented_json.h"
 #include "mcp/internal/fields.h"
-#include "runtime/base/atomic_file.h"
-#include "runtime/base/owned_file.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/canonical_json.h"
@@ -158,16 +156,17 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view bytes) {
   return manifest;
 }
 
-absl::StatusOr<Manifest> ReadManifest(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadOwned(path);
+absl::StatusOr<Manifest> ReadManifest(world::Filesystem& files, const std::string& path) {
+  absl::StatusOr<std::string> bytes = files.ReadOwned(path, world::kDefaultMaxFileBytes);
   if (!bytes.ok()) return WithContext("manifest", bytes.status());
   absl::StatusOr<Manifest> manifest = ParseManifest(*bytes);
   if (!manifest.ok()) return WithContext(absl::StrCat("manifest ", path), manifest.status());
   return manifest;
 }
 
-absl::Status WriteManifest(const std::string& path, const Manifest& manifest) {
-  return WriteFileAtomically(path, ManifestJson(manifest), "manifest");
+absl::Status WriteManifest(world::Filesystem& files, const std::string& path,
+                           const Manifest& manifest) {
+  return files.WriteAtomically(path, ManifestJson(manifest), "manifest");
 }
 
 }  // namespace agentrt::mcp

@@ -21,6 +21,7 @@
 #include "absl/time/time.h"
 #include "mcp/annotations.h"
 #include "mcp/listing.h"
+#include "runtime/world/filesystem.h"
 
 namespace agentrt::mcp {
 
@@ -63,9 +64,10 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view bytes);
 
 // ReadManifest reads the file at `path` through ReadOwned and parses it. Errors name the file:
 // `manifest: <ReadOwned error, which names the path>` or `manifest <path>: <parse error>`.
-absl::StatusOr<Manifest> ReadManifest(const std::string& path);
+absl::StatusOr<Manifest> ReadManifest(world::Filesystem& files, const std::string& path);
 
 // WriteManifest replaces the file at `path` with ManifestJson(manifest), atomically, mode 0600.
-absl::Status WriteManifest(const std::string& path, const Manifest& manifest);
+absl::Status WriteManifest(world::Filesystem& files, const std::string& path,
+                           const Manifest& manifest);
 
 }  // namespace agentrt::mcp

@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "mcp/errors.h"
 #include "mcp/internal/fields.h"
-#include "runtime/base/owned_file.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/canonical_json.h"
@@ -110,8 +109,8 @@ absl::StatusOr<Rules> ParseRules(json::Value object, std::string_view where, Rul
   return rules;
 }
 
-absl::StatusOr<Rules> ReadRules(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadOwned(path);
+absl::StatusOr<Rules> ReadRules(world::Filesystem& files, const std::string& path) {
+  absl::StatusOr<std::string> bytes = files.ReadOwned(path, world::kDefaultMaxFileBytes);
   if (!bytes.ok()) return WithContext("rules", bytes.status());
   std::string where = absl::StrCat("rules ", path);
   absl::StatusOr<json::Document> document = json::Parse(*bytes);

@@ -21,6 +21,7 @@
 #include "absl/time/time.h"
 #include "runtime/json/document.h"
 #include "runtime/types.h"
+#include "runtime/world/filesystem.h"
 
 namespace agentrt::mcp {
 
@@ -65,6 +66,6 @@ absl::StatusOr<Rules> ParseRules(json::Value object, std::string_view where,
 
 // ReadRules reads a rules file through ReadOwned and strict intake. Errors name the file:
 // `rules: <ReadOwned error, which names the path>`, `rules <path>: <intake or rule error>`.
-absl::StatusOr<Rules> ReadRules(const std::string& path);
+absl::StatusOr<Rules> ReadRules(world::Filesystem& files, const std::string& path);
 
 }  // namespace agentrt::mcp

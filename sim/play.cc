@@ -1,10 +1,5 @@
 #include "sim/play.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <functional>
 #include <map>
 #include <memory>
@@ -21,7 +16,6 @@
 #include "mcp/rules.h"
 #include "mcp/server.h"
 #include "runtime/approvals.h"
-#include "runtime/base/file_util.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/cancellation.h"
@@ -47,28 +41,21 @@ constexpr std::int64_t kStartUnixSeconds = 1767225600;
 constexpr absl::Duration kLeaseTtl = absl::Seconds(30);
 constexpr char kDefaultOperator[] = "sim-operator";
 
-// Creates the empty file a play's database goes in. Only ever a new one: scenarios are written
-// by others, and a play must never replace (or open, and so change) a file it did not make,
-// whether an earlier run's database, another file, or a symbolic link planted at the path. A
-// stale `-wal` beside it would be replayed into the new database, so that is refused too.
-absl::Status CreateDatabaseFile(const std::string& path) {
-  for (const std::string& file : {path + "-wal", path + "-shm"}) {
-    struct stat st;
-    if (::lstat(file.c_str(), &st) == 0) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(file, " exists already; a play's database is always new"));
-    }
-  }
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0 && errno == EEXIST) {
+// Opens the new database a play writes to a file. Only ever a new one (StoreOptions::only_new):
+// scenarios are written by others, and a play must never replace (or open, and so change) a
+// file it did not make, whether an earlier run's database, another file, or a symbolic link
+// planted at the path.
+absl::StatusOr<std::unique_ptr<store::Store>> OpenNewDatabase(const std::string& path,
+                                                              const world::Clock& clock) {
+  absl::StatusOr<std::unique_ptr<store::Store>> opened =
+      store::Store::Open(path, clock, {.only_new = true});
+  if (absl::IsAlreadyExists(opened.status())) {
     return absl::AlreadyExistsError(
-        absl::StrCat("database ", path,
-                     " exists already; a play never replaces a file (remove it, or keep "
-                     "the databases in a new folder)"));
+        absl::StrCat(opened.status().message(),
+                     "; a play never replaces a file (remove it, or keep the databases in a new "
+                     "folder)"));
   }
-  if (fd < 0) return ErrnoStatus(errno, absl::StrCat("create database ", path));
-  ::close(fd);
-  return absl::OkStatus();
+  return opened;
 }
 
 // The scenario's agent (a script, or the runtime's model-backed agent), which the simulator can
@@ -401,8 +388,7 @@ absl::StatusOr<Outcome> Player::Play() {
   } else if (options_.db_path.empty()) {
     AGENTRT_ASSIGN_OR_RETURN(owned, store::Store::OpenInMemory(migrations));
   } else {
-    AGENTRT_RETURN_IF_ERROR(CreateDatabaseFile(options_.db_path));
-    AGENTRT_ASSIGN_OR_RETURN(owned, store::Store::Open(options_.db_path, migrations));
+    AGENTRT_ASSIGN_OR_RETURN(owned, OpenNewDatabase(options_.db_path, migrations));
   }
   store::Store* const store = owned != nullptr ? owned.get() : options_.reuse;
   // However the play ends, a crash's fence does not outlive it: a reused database serves the

@@ -6,13 +6,13 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "mcp/duration.h"
 #include "mcp/rules.h"
-#include "runtime/base/file_util.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/events.h"
@@ -342,8 +342,8 @@ absl::StatusOr<v1::Scenario> ParseScenario(std::string_view text, std::string_vi
   return scenario;
 }
 
-absl::StatusOr<v1::Scenario> ReadScenario(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFile(path, kMaxScenarioFileBytes);
+absl::StatusOr<v1::Scenario> ReadScenario(world::Filesystem& files, const std::string& path) {
+  absl::StatusOr<std::string> text = files.ReadFile(path, kMaxScenarioFileBytes);
   if (absl::IsOutOfRange(text.status())) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": the file is past the limit of ",
                                                    kMaxScenarioFileBytes,
@@ -353,29 +353,32 @@ absl::StatusOr<v1::Scenario> ReadScenario(const std::string& path) {
   return ParseScenario(*text, path);
 }
 
-absl::StatusOr<std::vector<std::string>> ScenarioFiles(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
+absl::StatusOr<std::vector<std::string>> ScenarioFiles(world::Filesystem& files,
+                                                       const std::vector<std::string>& paths) {
+  std::vector<std::string> found;
   for (const std::string& path : paths) {
-    std::error_code error;
-    if (std::filesystem::is_directory(path, error)) {
-      std::vector<std::string> found;
-      for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".textproto") {
-          found.push_back(entry.path().string());
-        }
+    absl::StatusOr<world::FileInfo> info = files.Stat(path);
+    if (!info.ok()) return absl::NotFoundError(absl::StrCat("scenario ", path, " does not exist"));
+    if (info->type != world::FileInfo::Type::kDirectory) {
+      found.push_back(path);
+      continue;
+    }
+    absl::StatusOr<std::vector<std::string>> names = files.List(path);
+    if (!names.ok()) return names.status();
+    std::size_t before = found.size();
+    for (const std::string& name : *names) {  // sorted
+      std::string file = (std::filesystem::path(path) / name).string();
+      absl::StatusOr<world::FileInfo> entry = files.Stat(file);
+      if (absl::EndsWith(name, ".textproto") && entry.ok() &&
+          entry->type == world::FileInfo::Type::kRegular) {
+        found.push_back(std::move(file));
       }
-      if (found.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat("folder ", path, " holds no *.textproto"));
-      }
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else if (std::filesystem::exists(path, error)) {
-      files.push_back(path);
-    } else {
-      return absl::NotFoundError(absl::StrCat("scenario ", path, " does not exist"));
+    }
+    if (found.size() == before) {
+      return absl::InvalidArgumentError(absl::StrCat("folder ", path, " holds no *.textproto"));
     }
   }
-  return files;
+  return found;
 }
 
 absl::Duration ScenarioDuration(const std::string& text) {

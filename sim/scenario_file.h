@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "runtime/world/filesystem.h"
 #include "sim/proto/scenario.pb.h"
 
 namespace agentrt::sim {
@@ -30,7 +31,7 @@ absl::StatusOr<v1::Scenario> ParseScenario(std::string_view text, std::string_vi
 
 // ReadScenario reads and parses one file, of at most kMaxScenarioFileBytes. Errors: NotFound /
 // the read's, naming the file; InvalidArgument for a file past the limit.
-absl::StatusOr<v1::Scenario> ReadScenario(const std::string& path);
+absl::StatusOr<v1::Scenario> ReadScenario(world::Filesystem& files, const std::string& path);
 
 // CheckScenarioName: `name` can be the base of a file name in any folder, `<name>.db`, and
 // nothing else: 1 to kMaxScenarioNameBytes bytes of UTF-8, with no '/', '\', "..", C0 or C1
@@ -40,7 +41,8 @@ absl::Status CheckScenarioName(std::string_view name);
 // ScenarioFiles lists the scenarios PATHS name: a file as it is, a folder's `*.textproto`
 // files (not recursively), sorted by path. Errors: NotFound for a path that does not exist,
 // InvalidArgument for a folder without scenarios.
-absl::StatusOr<std::vector<std::string>> ScenarioFiles(const std::vector<std::string>& paths);
+absl::StatusOr<std::vector<std::string>> ScenarioFiles(world::Filesystem& files,
+                                                       const std::vector<std::string>& paths);
 
 // ScenarioDuration is the value of a duration field ParseScenario accepted ("30s", "250ms": the
 // syntax of the operator's files, mcp/duration.h); "" is zero.

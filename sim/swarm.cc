@@ -24,9 +24,9 @@ Verdict JudgeSeed(const v1::Scenario& scenario, const Verdict& baseline, std::in
   return Judge(Perturb(scenario, static_cast<std::uint64_t>(seed), baseline), options);
 }
 
-Verdict JudgeFile(const std::string& file, const JudgeOptions& options,
+Verdict JudgeFile(world::Filesystem& files, const std::string& file, const JudgeOptions& options,
                   std::optional<std::int64_t> seed) {
-  absl::StatusOr<v1::Scenario> scenario = ReadScenario(file);
+  absl::StatusOr<v1::Scenario> scenario = ReadScenario(files, file);
   if (!scenario.ok()) {
     Verdict verdict;
     verdict.name = file;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "runtime/world/filesystem.h"
 #include "sim/judge.h"
 #include "sim/proto/scenario.pb.h"
 
@@ -33,10 +34,10 @@ Verdict Baseline(const v1::Scenario& scenario, store::Store* reuse = nullptr);
 Verdict JudgeSeed(const v1::Scenario& scenario, const Verdict& baseline, std::int64_t seed,
                   JudgeOptions options);
 
-// JudgeFile is `sim run`'s verdict on one file: read, then judged as written, or under `seed`
-// (its baseline in memory, the perturbed plays where `options` says, played twice). A file that
-// does not read fails with the reason, named by its path.
-Verdict JudgeFile(const std::string& file, const JudgeOptions& options,
+// JudgeFile is `sim run`'s verdict on one file: read from `files`, then judged as written, or under
+// `seed` (its baseline in memory, the perturbed plays where `options` says, played twice). A file
+// that does not read fails with the reason, named by its path.
+Verdict JudgeFile(world::Filesystem& files, const std::string& file, const JudgeOptions& options,
                   std::optional<std::int64_t> seed);
 
 // A swarm plays only the seeds s with s % count == index: `count` machines split a swarm with no

@@ -4,9 +4,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/base/atomic_file.h"
 #include "runtime/base/crc32c.h"
-#include "runtime/base/file_util.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/replay/proto/cassette.pb.h"
@@ -154,8 +152,8 @@ absl::StatusOr<Cassette> ParseCassette(std::string_view bytes, std::string_view 
   return cassette;
 }
 
-absl::StatusOr<Cassette> ReadCassette(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadInput(path);
+absl::StatusOr<Cassette> ReadCassette(world::Filesystem& files, const std::string& path) {
+  absl::StatusOr<std::string> bytes = files.ReadFile(path, world::kDefaultMaxFileBytes);
   if (!bytes.ok()) {
     return absl::Status(bytes.status().code(),
                         absl::StrCat("read cassette: ", bytes.status().message()));
@@ -188,13 +186,14 @@ absl::StatusOr<std::string> SerializeCassette(const Cassette& cassette) {
   return out;
 }
 
-absl::Status WriteCassette(const std::string& path, const Cassette& cassette) {
+absl::Status WriteCassette(world::Filesystem& files, const std::string& path,
+                           const Cassette& cassette) {
   absl::StatusOr<std::string> bytes = SerializeCassette(cassette);
   if (!bytes.ok()) {
     return absl::Status(bytes.status().code(),
                         absl::StrCat("write cassette ", path, ": ", bytes.status().message()));
   }
-  return WriteFileAtomically(path, *bytes, "cassette");
+  return files.WriteAtomically(path, *bytes, "cassette");
 }
 
 }  // namespace agentrt::replay

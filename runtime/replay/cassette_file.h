@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/replay/cassette.h"
+#include "runtime/world/filesystem.h"
 
 namespace agentrt::replay {
 
@@ -41,7 +42,7 @@ absl::StatusOr<Cassette> ParseCassette(std::string_view bytes, std::string_view 
 
 // ReadCassette reads and parses the cassette file at `path`. Errors name the file: NotFound /
 // PermissionDenied from the OS, and ParseCassette's.
-absl::StatusOr<Cassette> ReadCassette(const std::string& path);
+absl::StatusOr<Cassette> ReadCassette(world::Filesystem& files, const std::string& path);
 
 // SerializeCassette is the file form of `cassette`: each session's header and exchanges, then
 // the chain head when one is set. Errors: FailedPrecondition for a cassette from a newer build
@@ -50,7 +51,8 @@ absl::StatusOr<std::string> SerializeCassette(const Cassette& cassette);
 
 // WriteCassette replaces the file at `path` with `cassette` atomically (runtime/base/
 // atomic_file.h). Errors: SerializeCassette's, and the OS's naming the file.
-absl::Status WriteCassette(const std::string& path, const Cassette& cassette);
+absl::Status WriteCassette(world::Filesystem& files, const std::string& path,
+                           const Cassette& cassette);
 
 // FrameRecord is one record in its file form, and FrameHeader a session's header record (for
 // the recorder, which appends them).

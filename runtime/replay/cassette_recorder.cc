@@ -18,7 +18,7 @@ CassetteRecorder::CassetteRecorder(CassetteHeader header) {
   memory_->StartSession(std::move(header));
 }
 
-CassetteRecorder::CassetteRecorder(std::string path, std::unique_ptr<AppendFile> file)
+CassetteRecorder::CassetteRecorder(std::string path, std::unique_ptr<world::AppendableFile> file)
     : path_(std::move(path)) {
   absl::MutexLock lock(&mu_);
   file_ = std::move(file);
@@ -26,17 +26,20 @@ CassetteRecorder::CassetteRecorder(std::string path, std::unique_ptr<AppendFile>
 
 CassetteRecorder::~CassetteRecorder() { Sync().IgnoreError(); }
 
-absl::StatusOr<std::unique_ptr<CassetteRecorder>> CassetteRecorder::Create(const std::string& path,
+absl::StatusOr<std::unique_ptr<CassetteRecorder>> CassetteRecorder::Create(world::Filesystem& files,
+                                                                           const std::string& path,
                                                                            CassetteHeader header) {
-  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<AppendFile> file, AppendFile::Create(path, "cassette"));
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<world::AppendableFile> file,
+                           files.CreateAppendable(path, "cassette"));
   AGENTRT_RETURN_IF_ERROR(file->Append(absl::StrCat(ToAbsl(kCassetteMagic), FrameHeader(header))));
   return std::unique_ptr<CassetteRecorder>(new CassetteRecorder(path, std::move(file)));
 }
 
-absl::StatusOr<std::unique_ptr<CassetteRecorder>> CassetteRecorder::Open(const std::string& path,
+absl::StatusOr<std::unique_ptr<CassetteRecorder>> CassetteRecorder::Open(world::Filesystem& files,
+                                                                         const std::string& path,
                                                                          CassetteHeader header) {
-  absl::StatusOr<Cassette> existing = ReadCassette(path);
-  if (absl::IsNotFound(existing.status())) return Create(path, std::move(header));
+  absl::StatusOr<Cassette> existing = ReadCassette(files, path);
+  if (absl::IsNotFound(existing.status())) return Create(files, path, std::move(header));
   if (!existing.ok()) return existing.status();
   if (!existing->torn().empty()) {
     return absl::FailedPreconditionError(
@@ -49,8 +52,8 @@ absl::StatusOr<std::unique_ptr<CassetteRecorder>> CassetteRecorder::Open(const s
         ": written by a newer build (it holds fields or kinds this build does not know); "
         "recording into it would mix formats"));
   }
-  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<AppendFile> file,
-                           AppendFile::OpenExisting(path, "cassette"));
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<world::AppendableFile> file,
+                           files.OpenAppendable(path, "cassette"));
   AGENTRT_RETURN_IF_ERROR(file->Append(FrameHeader(header)));
   return std::unique_ptr<CassetteRecorder>(new CassetteRecorder(path, std::move(file)));
 }

@@ -35,10 +35,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "runtime/base/append_file.h"
 #include "runtime/base/thread_identity.h"
 #include "runtime/model.h"
 #include "runtime/replay/cassette.h"
+#include "runtime/world/filesystem.h"
 
 namespace agentrt::replay {
 
@@ -56,13 +56,15 @@ class CassetteRecorder {
   // Create records into a new file at `path` (mode 0600; an existing file is refused with
   // AlreadyExists: recording never mixes runs). The header is written at once, so a path that
   // cannot be written fails here rather than at the first exchange.
-  static absl::StatusOr<std::unique_ptr<CassetteRecorder>> Create(const std::string& path,
+  static absl::StatusOr<std::unique_ptr<CassetteRecorder>> Create(world::Filesystem& files,
+                                                                  const std::string& path,
                                                                   CassetteHeader header);
   // Open appends a new recording session to the cassette at `path`, creating it when missing.
   // An existing cassette is read first with ReadCassette's checks; one whose last record is torn
   // or that a newer build wrote is refused (FailedPrecondition): appending would bury the cut or
   // mix formats.
-  static absl::StatusOr<std::unique_ptr<CassetteRecorder>> Open(const std::string& path,
+  static absl::StatusOr<std::unique_ptr<CassetteRecorder>> Open(world::Filesystem& files,
+                                                                const std::string& path,
                                                                 CassetteHeader header);
   ~CassetteRecorder();  // Sync
   CassetteRecorder(const CassetteRecorder&) = delete;
@@ -105,12 +107,12 @@ class CassetteRecorder {
   const std::string& path() const { return path_; }
 
  private:
-  CassetteRecorder(std::string path, std::unique_ptr<AppendFile> file);
+  CassetteRecorder(std::string path, std::unique_ptr<world::AppendableFile> file);
   absl::Status AppendLocked(const v1::Exchange& exchange) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string path_;
   mutable absl::Mutex mu_;
-  std::unique_ptr<AppendFile> file_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<world::AppendableFile> file_ ABSL_GUARDED_BY(mu_);
   std::optional<Cassette> memory_ ABSL_GUARDED_BY(mu_);
   absl::Status failed_ ABSL_GUARDED_BY(mu_);
   std::uint32_t numbered_[3] ABSL_GUARDED_BY(mu_) = {0, 0, 0};

@@ -15,6 +15,9 @@ RecordingWorld::RecordingWorld(const world::World& inner, CassetteRecorder& reco
   }
   if (inner.launcher != nullptr) world_.launcher = &launcher_.emplace(*inner.launcher, recorder);
   if (inner.network != nullptr) world_.network = &network_.emplace(*inner.network, recorder);
+  // Files are the program's inputs and outputs, not exchanges of the run (docs/decisions/
+  // 0020-files-are-a-world-interface.md): they pass through unrecorded.
+  world_.filesystem = inner.filesystem;
 }
 
 Model& RecordingWorld::Record(Model& model) {

@@ -32,7 +32,9 @@ inline constexpr char kIds[] = "ids";
 
 class RecordingWorld {
  public:
-  // Wraps every part of `inner` that is set (clock, scheduler and entropy are required).
+  // Wraps every part of `inner` that is set (clock, scheduler and entropy are required), but
+  // its filesystem, which is handed on as it is: what a program reads and writes as files are
+  // its inputs and outputs, not exchanges (docs/decisions/0020-files-are-a-world-interface.md).
   // `inner`'s parts and `recorder` must outlive this.
   RecordingWorld(const world::World& inner, CassetteRecorder& recorder);
 

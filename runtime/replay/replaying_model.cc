@@ -39,8 +39,9 @@ ReplayingModel::ReplayingModel(std::string name, const Cassette& cassette)
 }
 
 absl::StatusOr<std::unique_ptr<ReplayingModel>> ReplayingModel::OpenKeyed(std::string name,
+                                                                          world::Filesystem& files,
                                                                           const std::string& path) {
-  absl::StatusOr<Cassette> cassette = ReadCassette(path);
+  absl::StatusOr<Cassette> cassette = ReadCassette(files, path);
   if (!cassette.ok()) return cassette.status();
   return std::make_unique<ReplayingModel>(std::move(name), *cassette);
 }

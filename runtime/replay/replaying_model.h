@@ -38,6 +38,7 @@
 #include "runtime/model.h"
 #include "runtime/replay/cassette.h"
 #include "runtime/replay/replay_cursor.h"
+#include "runtime/world/filesystem.h"
 
 namespace agentrt::replay {
 
@@ -50,6 +51,7 @@ class ReplayingModel : public Model {
 
   // Open reads the cassette file at `path` for keyed replay (ReadCassette's checks and errors).
   static absl::StatusOr<std::unique_ptr<ReplayingModel>> OpenKeyed(std::string name,
+                                                                   world::Filesystem& files,
                                                                    const std::string& path);
 
   std::string Name() const override { return name_; }

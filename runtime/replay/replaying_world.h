@@ -27,6 +27,8 @@ namespace agentrt::replay {
 
 class ReplayingWorld {
  public:
+  // Serves every part from `cassette`. Its world has no filesystem: a replay's inputs are the
+  // cassette's (CassetteHeader::inputs), and the composition root writes what it keeps.
   explicit ReplayingWorld(Cassette cassette);
 
   const world::World& world() const { return world_; }

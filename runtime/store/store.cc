@@ -236,7 +236,7 @@ Store::~Store() = default;
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
                                                    const world::Clock& clock,
                                                    StoreOptions options) {
-  AGENTRT_RETURN_IF_ERROR(CreateIfMissing(path));
+  AGENTRT_RETURN_IF_ERROR(options.only_new ? CreateNew(path) : CreateIfMissing(path));
   AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/true));
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
                            Connection::Open(path, /*read_only=*/false, options.vfs));

@@ -56,6 +56,9 @@ struct StoreOptions {
   // The SQLite VFS the file is opened through; "" for SQLite's default. Tests use a
   // fault-injecting one to prove what survives a power cut.
   std::string vfs;
+  // Open only a database it creates: anything already at the path, or a `-wal` or `-shm`
+  // beside it, fails the open (AlreadyExists naming it) and is never opened or changed.
+  bool only_new = false;
 };
 
 struct WriteOptions {

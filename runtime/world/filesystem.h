@@ -11,13 +11,17 @@
 //    file, not writable by group or others, owned by user(); the checks hold for the bytes read
 //    (the real one checks the opened file, so a rename in between cannot swap them);
 //  - WriteAtomically leaves the old contents or the new, never a mix, mode 0600;
-//  - Lstat never follows a symbolic link, so a caller that refuses links (the store) sees one.
+//  - Lstat never follows a symbolic link, so a caller that refuses links (the store) sees one;
+//  - CreateAppendable makes only a new name (never through a link, never over a file), mode
+//    0600, and its name survives a power loss; what Append returned for survives this process
+//    crashing, what Sync returned for survives the machine crashing.
 // Errors name the path: NotFound when nothing is there, PermissionDenied when it may not be
 // reached, OutOfRange for a file over the caller's limit, InvalidArgument otherwise.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +31,10 @@
 
 namespace agentrt::world {
 
+// The bound on a file whose form sets none of its own (an operator's configuration, rules, a
+// manifest, a cassette): 256 MiB.
+inline constexpr std::size_t kDefaultMaxFileBytes = std::size_t{256} << 20;
+
 // What Stat and Lstat say of a name.
 struct FileInfo {
   enum class Type { kRegular, kDirectory, kSymlink, kOther };
@@ -35,6 +43,16 @@ struct FileInfo {
   std::uint32_t mode = 0;   // the permission bits (0777 at most)
   std::uint32_t owner = 0;  // the owner's user id
   bool operator==(const FileInfo&) const = default;
+};
+
+// A file that only grows (a cassette as it is recorded): Filesystem::CreateAppendable and
+// OpenAppendable hand one out. Errors name the file; after a failed Append the file may end
+// with part of the bytes (a reader tells a torn end from data).
+class AppendableFile {
+ public:
+  virtual ~AppendableFile() = default;
+  virtual absl::Status Append(std::string_view bytes) = 0;
+  virtual absl::Status Sync() = 0;
 };
 
 class Filesystem {
@@ -54,6 +72,15 @@ class Filesystem {
   // name `what` ("manifest") and the path, and leave the file as it was.
   virtual absl::Status WriteAtomically(const std::string& path, std::string_view bytes,
                                        std::string_view what) = 0;
+
+  // CreateAppendable makes a new, empty file at `path`, mode 0600, to append to: AlreadyExists
+  // when the name exists (a symbolic link, even a dangling one, included: what a link points to
+  // is never created). OpenAppendable appends to an existing file (NotFound when there is
+  // none). Errors name `what` ("cassette") and the path.
+  virtual absl::StatusOr<std::unique_ptr<AppendableFile>> CreateAppendable(
+      const std::string& path, std::string_view what) = 0;
+  virtual absl::StatusOr<std::unique_ptr<AppendableFile>> OpenAppendable(const std::string& path,
+                                                                         std::string_view what) = 0;
 
   // Stat describes what `path` names, following symbolic links; Lstat describes the name
   // itself (a link is kSymlink). NotFound when nothing is there.
@@ -88,6 +115,14 @@ class FilesystemWrapper : public Filesystem {
   absl::Status WriteAtomically(const std::string& path, std::string_view bytes,
                                std::string_view what) override {
     return target_.WriteAtomically(path, bytes, what);
+  }
+  absl::StatusOr<std::unique_ptr<AppendableFile>> CreateAppendable(const std::string& path,
+                                                                   std::string_view what) override {
+    return target_.CreateAppendable(path, what);
+  }
+  absl::StatusOr<std::unique_ptr<AppendableFile>> OpenAppendable(const std::string& path,
+                                                                 std::string_view what) override {
+    return target_.OpenAppendable(path, what);
   }
   absl::StatusOr<FileInfo> Stat(const std::string& path) override { return target_.Stat(path); }
   absl::StatusOr<FileInfo> Lstat(const std::string& path) override { return target_.Lstat(path); }

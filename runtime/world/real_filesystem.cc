@@ -6,14 +6,19 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/base/append_file.h"
 #include "runtime/base/atomic_file.h"
 #include "runtime/base/file_util.h"
 #include "runtime/base/owned_file.h"
 
 namespace agentrt::world {
 namespace {
+
+static_assert(kDefaultMaxFileBytes == kDefaultMaxInputBytes,
+              "an operator's file has one bound, read through the world or not");
 
 FileInfo InfoOf(const struct stat& st) {
   FileInfo info;
@@ -28,6 +33,22 @@ FileInfo InfoOf(const struct stat& st) {
   info.mode = st.st_mode & 0777;
   info.owner = st.st_uid;
   return info;
+}
+
+class RealAppendable final : public AppendableFile {
+ public:
+  explicit RealAppendable(std::unique_ptr<AppendFile> file) : file_(std::move(file)) {}
+  absl::Status Append(std::string_view bytes) override { return file_->Append(bytes); }
+  absl::Status Sync() override { return file_->Sync(); }
+
+ private:
+  std::unique_ptr<AppendFile> file_;
+};
+
+absl::StatusOr<std::unique_ptr<AppendableFile>> Appendable(
+    absl::StatusOr<std::unique_ptr<AppendFile>> file) {
+  if (!file.ok()) return file.status();
+  return std::make_unique<RealAppendable>(*std::move(file));
 }
 
 }  // namespace
@@ -45,6 +66,16 @@ absl::StatusOr<std::string> RealFilesystem::ReadOwned(const std::string& path,
 absl::Status RealFilesystem::WriteAtomically(const std::string& path, std::string_view bytes,
                                              std::string_view what) {
   return WriteFileAtomically(path, bytes, what);
+}
+
+absl::StatusOr<std::unique_ptr<AppendableFile>> RealFilesystem::CreateAppendable(
+    const std::string& path, std::string_view what) {
+  return Appendable(AppendFile::Create(path, what));
+}
+
+absl::StatusOr<std::unique_ptr<AppendableFile>> RealFilesystem::OpenAppendable(
+    const std::string& path, std::string_view what) {
+  return Appendable(AppendFile::OpenExisting(path, what));
 }
 
 absl::StatusOr<FileInfo> RealFilesystem::Stat(const std::string& path) {

@@ -14,6 +14,7 @@ class Entropy;
 class Environment;
 class Launcher;
 class Network;
+class Filesystem;
 
 struct World {
   const Clock* clock = nullptr;    // the run's clock: events, deadlines, retries
@@ -22,6 +23,7 @@ struct World {
   Launcher* launcher = nullptr;    // child processes (MCP stdio servers); may be null
   Network* network = nullptr;      // HTTP (MCP streamable HTTP, providers); may be null
   Environment* environment = nullptr;  // this process's variables (a child's PATH); may be null
+  Filesystem* filesystem = nullptr;    // files: an operator's, manifests, cassettes; may be null
 };
 
 }  // namespace agentrt::world

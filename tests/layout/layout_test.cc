@@ -1,11 +1,11 @@
 // The layout's plain facts, checked on the source tree itself (docs/architecture.md,
 // runtime/README.md): nothing in the engine touches the operating system's time, threads,
-// processes, sockets or files except through the injected world; every SQL statement lives in
-// the records layer or the store; nothing outside the engine includes its internals and only
-// the records layer reaches raw statements; dependencies point one way; public headers include
-// only public headers; tests make their temporary folders through TestFolder; the driver
-// session has no friends. Each rule names
-// the file and line that breaks it, and each is proved against a planted violation.
+// processes, sockets or files except through the injected world, nor the libraries files; every
+// SQL statement lives in the records layer or the store; nothing outside the engine includes its
+// internals and only the records layer reaches raw statements; dependencies point one way; public
+// headers include only public headers; tests make their temporary folders through TestFolder; the
+// driver session has no friends. Each rule names the file and line that breaks it, and each is
+// proved against a planted violation.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -141,8 +141,7 @@ std::vector<int> Find(const std::string& code, const std::string& token) {
 // on the tree and another can prove it finds a planted violation.
 
 // What only the world may reach: time, threads, processes, sockets and randomness; files are
-// listed apart (kFiles), for the simulator may still read and write its own until the world has
-// a filesystem.
+// listed apart (kFiles), for their rule reaches further (FilesOutsideTheWorld).
 constexpr const char* kTimeThreadsProcessesRandomness[] = {"std::thread",
                                                            "std::jthread",
                                                            "std::async",
@@ -170,9 +169,34 @@ constexpr const char* kTimeThreadsProcessesRandomness[] = {"std::thread",
                                                            "::getpid",
                                                            "::kill",
                                                            "::waitpid"};
-constexpr const char* kFiles[] = {"::open",  "::read",        "::write",       "::close",
-                                  "::fsync", "::rename",      "::unlink",      "mkostemps",
-                                  "fopen",   "std::ofstream", "std::ifstream", "std::fstream"};
+constexpr const char* kFiles[] = {"::open",
+                                  "::openat",
+                                  "::read",
+                                  "::write",
+                                  "::close",
+                                  "::fsync",
+                                  "::rename",
+                                  "::unlink",
+                                  "::stat",
+                                  "::lstat",
+                                  "::chmod",
+                                  "::mkdir",
+                                  "::opendir",
+                                  "::geteuid",
+                                  "mkostemps",
+                                  "fopen",
+                                  "std::ofstream",
+                                  "std::ifstream",
+                                  "std::fstream",
+                                  "std::filesystem::exists",
+                                  "std::filesystem::is_directory",
+                                  "std::filesystem::is_regular_file",
+                                  "std::filesystem::directory_iterator",
+                                  "std::filesystem::create_directories",
+                                  "std::filesystem::remove"};
+// runtime/base's file helpers, which world::RealFilesystem is built on.
+constexpr const char* kFileHelpers[] = {"runtime/base/file_util.h", "runtime/base/owned_file.h",
+                                        "runtime/base/atomic_file.h", "runtime/base/append_file.h"};
 
 // Where each token of `lists` appears in the sources `applies` selects, source by source.
 std::vector<std::string> Found(const std::vector<Source>& sources,
@@ -192,16 +216,43 @@ std::vector<std::string> Found(const std::vector<Source>& sources,
   return found;
 }
 
-// Time, threads, processes, sockets, files and randomness: only runtime/world (the injected
-// world), runtime/store (its SQLite file) and runtime/base (the shared file helpers) may. The
-// MCP client is held to the same rule: it reaches servers through the world only, so every
-// session can be recorded, replayed and simulated.
+// Time, threads, processes, sockets and randomness: only runtime/world (the injected world),
+// runtime/store (its SQLite file) and runtime/base may. The MCP client is held to the same rule:
+// it reaches servers through the world only, so every session can be recorded, replayed and
+// simulated.
 std::vector<std::string> OperatingSystemOutsideTheWorld(const std::vector<Source>& sources) {
   auto applies = [](const std::string& path) {
     return (Under(path, "runtime") || Under(path, "mcp")) && !Under(path, "runtime/world") &&
            !Under(path, "runtime/store") && !Under(path, "runtime/base");
   };
-  return Found(sources, applies, {kTimeThreadsProcessesRandomness, kFiles});
+  return Found(sources, applies, {kTimeThreadsProcessesRandomness});
+}
+
+// Files: the libraries (the runtime, the MCP client, the providers, the simulator) read and
+// write them only through a world::Filesystem, so a test or a simulation decides what is on
+// disk. Only runtime/base (the helpers) and runtime/world (RealFilesystem, the supervisor's
+// reads of /proc) touch files themselves, and runtime/store, whose file SQLite opens: its
+// checks must look at the very file SQLite will open, so they are made by name beside it
+// (docs/decisions/0020-files-are-a-world-interface.md). The command line and the test kit are
+// composition roots and build their RealFilesystem.
+std::vector<std::string> FilesOutsideTheWorld(const std::vector<Source>& sources) {
+  auto applies = [](const std::string& path) {
+    return (Under(path, "runtime") || Under(path, "mcp") || Under(path, "providers") ||
+            Under(path, "sim")) &&
+           !Under(path, "runtime/world") && !Under(path, "runtime/store") &&
+           !Under(path, "runtime/base");
+  };
+  std::vector<std::string> found = Found(sources, applies, {kFiles});
+  for (const Source& s : sources) {
+    if (!applies(s.path)) continue;
+    for (const auto& [line, header] : s.includes) {
+      if (std::find(std::begin(kFileHelpers), std::end(kFileHelpers), header) !=
+          std::end(kFileHelpers)) {
+        found.push_back(s.path + ":" + std::to_string(line) + ": includes " + header);
+      }
+    }
+  }
+  return found;
 }
 
 // The simulator (and the providers) start no thread or process and read no real clock or
@@ -411,6 +462,10 @@ TEST(LayoutTest, TheEngineReachesTheOperatingSystemOnlyThroughTheWorld) {
   EXPECT_THAT(OperatingSystemOutsideTheWorld(Tree()), ::testing::IsEmpty());
 }
 
+TEST(LayoutTest, TheLibrariesReachFilesOnlyThroughTheWorld) {
+  EXPECT_THAT(FilesOutsideTheWorld(Tree()), ::testing::IsEmpty());
+}
+
 TEST(LayoutTest, TheSimulatorStartsNoThreadAndReadsNoRealClock) {
   EXPECT_THAT(ThreadsClocksOrRandomnessInTheSimulator(Tree()), ::testing::IsEmpty());
 }
@@ -465,10 +520,25 @@ TEST(LayoutTest, TheLexerSeesCodeNotCommentsAndKeepsLiterals) {
 
 TEST(LayoutTest, APlantedOperatingSystemCallIsFound) {
   std::vector<Source> planted = {Lex("runtime/operator/x.cc", "\nauto t = absl::Now();\n"),
-                                 Lex("mcp/y.cc", "int fd = ::open(p, 0);\n"),
+                                 Lex("mcp/y.cc", "pid_t p = ::fork();\n"),
                                  Lex("runtime/world/real.cc", "auto t = absl::Now();\n")};
   EXPECT_THAT(OperatingSystemOutsideTheWorld(planted),
-              ::testing::ElementsAre("runtime/operator/x.cc:2: absl::Now", "mcp/y.cc:1: ::open"));
+              ::testing::ElementsAre("runtime/operator/x.cc:2: absl::Now", "mcp/y.cc:1: fork"));
+}
+
+TEST(LayoutTest, APlantedFileCallOrFileHelperOutsideTheWorldIsFound) {
+  std::vector<Source> planted = {
+      Lex("mcp/y.cc", "int fd = ::open(p, 0);\n"),
+      Lex("sim/play.cc", "\nstruct stat st;\nint rc = ::lstat(p, &st);\n"),
+      Lex("runtime/replay/x.cc", "#include \"runtime/base/atomic_file.h\"\n"),
+      Lex("providers/z.cc", "bool d = std::filesystem::is_directory(p);\n"),
+      Lex("runtime/world/real_filesystem.cc", "#include \"runtime/base/owned_file.h\"\n"),
+      Lex("runtime/store/file_security.cc", "int rc = ::lstat(p, &st);\n"),
+      Lex("tools/agentrt/x.cc", "std::ifstream in(path);\n")};  // a composition root may
+  EXPECT_THAT(FilesOutsideTheWorld(planted),
+              ::testing::ElementsAre("mcp/y.cc:1: ::open", "sim/play.cc:3: ::lstat",
+                                     "providers/z.cc:1: std::filesystem::is_directory",
+                                     "runtime/replay/x.cc:1: includes runtime/base/atomic_file.h"));
 }
 
 TEST(LayoutTest, APlantedThreadOrClockInTheSimulatorIsFound) {
@@ -476,7 +546,7 @@ TEST(LayoutTest, APlantedThreadOrClockInTheSimulatorIsFound) {
       Lex("sim/swarm.cc", "\nstd::vector<std::thread> workers;\n"),
       Lex("sim/judge.cc", "auto t = std::chrono::steady_clock::now();\n"),
       Lex("providers/x.cc", "std::random_device seed;\n"),
-      Lex("sim/play.cc", "int fd = ::open(p, 0);\n"),                // files: not yet the world's
+      Lex("sim/play.cc", "int fd = ::open(p, 0);\n"),                // files: their own rule
       Lex("testkit/internal/child.cc", "pid_t pid = ::fork();\n")};  // the kit may fork
   EXPECT_THAT(ThreadsClocksOrRandomnessInTheSimulator(planted),
               ::testing::ElementsAre("sim/swarm.cc:2: std::thread",

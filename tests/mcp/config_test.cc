@@ -14,6 +14,7 @@
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
@@ -51,11 +52,13 @@ std::string WriteConfig(const std::string& text, mode_t mode = 0600) {
   return path;
 }
 
-absl::Status ReadError(const std::string& text) { return ReadConfig(WriteConfig(text)).status(); }
+absl::Status ReadError(const std::string& text) {
+  return ReadConfig(test_support::RealFiles(), WriteConfig(text)).status();
+}
 
 TEST(ConfigTest, DefaultsAndRelativePaths) {
   std::string path = WriteConfig(ConfigText());
-  absl::StatusOr<Config> config = ReadConfig(path);
+  absl::StatusOr<Config> config = ReadConfig(test_support::RealFiles(), path);
   ASSERT_OK(config);
   std::string folder = std::filesystem::absolute(TestFolder()).lexically_normal().string();
   EXPECT_EQ(config->path, path);
@@ -88,7 +91,7 @@ TEST(ConfigTest, DefaultsAndRelativePaths) {
 }
 
 TEST(ConfigTest, ReadsEveryField) {
-  absl::StatusOr<Config> config = ReadConfig(WriteConfig(R"({
+  absl::StatusOr<Config> config = ReadConfig(test_support::RealFiles(), WriteConfig(R"({
     "database": "/var/lib/agentrt/../agentrt/proxy.db",
     "session": "Prod_1-a",
     "policy": {"read_only": "require_approval", "destructive": "deny"},
@@ -134,14 +137,15 @@ TEST(ConfigTest, ReadsEveryField) {
 
 TEST(ConfigTest, ZeroMaxPendingAndLeaseKeepTheirDefaults) {
   absl::StatusOr<Config> config =
-      ReadConfig(WriteConfig(ConfigText(R"(, "max_pending": 0, "lease_ttl": "0s")")));
+      ReadConfig(test_support::RealFiles(),
+                 WriteConfig(ConfigText(R"(, "max_pending": 0, "lease_ttl": "0s")")));
   ASSERT_OK(config);
   EXPECT_EQ(config->max_pending, 5);
   EXPECT_EQ(config->lease_ttl, absl::Seconds(30));
 }
 
 TEST(ConfigTest, RefusesUnknownFields) {
-  ASSERT_OK(ReadConfig(WriteConfig(ConfigText())));
+  ASSERT_OK(ReadConfig(test_support::RealFiles(), WriteConfig(ConfigText())));
   struct Row {
     std::string text;
     std::string error;
@@ -180,7 +184,7 @@ TEST(ConfigTest, RefusesAnUnsafeSessionName) {
   }
   std::string longest = absl::StrReplaceAll(
       ConfigText(), {{R"("session": "test")", R"("session": ")" + std::string(64, 'a') + "\""}});
-  EXPECT_OK(ReadConfig(WriteConfig(longest)));
+  EXPECT_OK(ReadConfig(test_support::RealFiles(), WriteConfig(longest)));
 }
 
 TEST(ConfigTest, RefusesWhatCouldReadTwoWays) {
@@ -201,7 +205,8 @@ TEST(ConfigTest, RefusesWhatCouldReadTwoWays) {
     SCOPED_TRACE(row.text);
     EXPECT_THAT(ReadError(row.text).message(), HasSubstr(row.error));
   }
-  EXPECT_OK(ReadConfig(WriteConfig(ConfigText(R"(, "lease_ttl": "3s")"))));
+  EXPECT_OK(
+      ReadConfig(test_support::RealFiles(), WriteConfig(ConfigText(R"(, "lease_ttl": "3s")"))));
 }
 
 TEST(ConfigTest, ChecksEachFieldInTheReferencesWords) {
@@ -287,7 +292,7 @@ TEST(ConfigTest, ChecksEachFieldInTheReferencesWords) {
        }) {
     SCOPED_TRACE(row.text);
     std::string path = WriteConfig(row.text);
-    absl::Status s = ReadConfig(path).status();
+    absl::Status s = ReadConfig(test_support::RealFiles(), path).status();
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(std::string(s.message()), HasSubstr("config " + path + ": " + row.error));
   }
@@ -305,12 +310,13 @@ TEST(ConfigTest, ParseConfigReadsBytesAsIfFromThePath) {
 
 TEST(ConfigTest, RefusesAFileOthersCanWrite) {
   std::string path = WriteConfig(ConfigText(), 0666);
-  absl::Status s = ReadConfig(path).status();
+  absl::Status s = ReadConfig(test_support::RealFiles(), path).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(s.message(), "config: " + path +
                              " has mode -rw-rw-rw-, which lets its group or others write it: "
                              "chmod go-w it");
-  EXPECT_EQ(ReadConfig(TestFile("none.json")).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(ReadConfig(test_support::RealFiles(), TestFile("none.json")).status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -12,12 +12,16 @@
 #include "gtest/gtest.h"
 #include "runtime/json/sha256.h"
 #include "runtime/world/timestamp.h"
+#include "tests/support/memory_filesystem.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
 namespace agentrt::mcp {
 namespace {
 
+using test_support::IsOkAndHolds;
+using test_support::StatusIs;
 using test_support::TestFile;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -227,34 +231,55 @@ TEST(ParseManifestTest, QuotesAHostileToolNameInItsErrors) {
 
 TEST(ManifestFileTest, WritesPrivatelyAndReadsBack) {
   std::string path = TestFile("fs.manifest.json");
-  ASSERT_OK(WriteManifest(path, FsManifest()));
+  ASSERT_OK(WriteManifest(test_support::RealFiles(), path, FsManifest()));
   struct stat st;
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  absl::StatusOr<Manifest> m = ReadManifest(path);
+  absl::StatusOr<Manifest> m = ReadManifest(test_support::RealFiles(), path);
   ASSERT_OK(m);
   EXPECT_EQ(*m, FsManifest());
 }
 
 TEST(ManifestFileTest, ErrorsNameTheFile) {
   std::string path = TestFile("m.json");
-  ASSERT_OK(WriteManifest(path, FsManifest()));
+  ASSERT_OK(WriteManifest(test_support::RealFiles(), path, FsManifest()));
   ASSERT_EQ(::chmod(path.c_str(), 0664), 0);
-  absl::StatusOr<Manifest> m = ReadManifest(path);
+  absl::StatusOr<Manifest> m = ReadManifest(test_support::RealFiles(), path);
   EXPECT_EQ(m.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(m.status().message()),
               StartsWith("manifest: " + path + " has mode -rw-rw-r--"));
 
   ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
   { std::ofstream(path, std::ios::binary | std::ios::trunc) << R"({"server":"fs",)"; }
-  m = ReadManifest(path);
+  m = ReadManifest(test_support::RealFiles(), path);
   EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(m.status().message()), StartsWith("manifest " + path + ": json: "));
 
-  m = ReadManifest(TestFile("missing.json"));
+  m = ReadManifest(test_support::RealFiles(), TestFile("missing.json"));
   EXPECT_EQ(m.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(m.status().message()),
               StartsWith("manifest: open " + TestFile("missing.json")));
+}
+
+// What a disk cannot show a test run by one user: a manifest another user wrote, and a disk
+// that refuses the write. Through the filesystem the loader is handed, both are planted.
+TEST(ManifestFileTest, AManifestAnotherUserOwnsIsRefusedAndAFailedWriteIsReported) {
+  test_support::MemoryFilesystem files(/*user=*/1000);
+  files.AddFolder("/etc/agentrt");
+  ASSERT_OK(WriteManifest(files, "/etc/agentrt/fs.json", FsManifest()));
+  EXPECT_THAT(ReadManifest(files, "/etc/agentrt/fs.json"), IsOkAndHolds(FsManifest()));
+
+  absl::StatusOr<std::string> bytes = files.ReadFile("/etc/agentrt/fs.json", 1 << 20);
+  ASSERT_OK(bytes);
+  files.AddFile("/etc/agentrt/theirs.json", *bytes, 0644, /*owner=*/0);
+  EXPECT_THAT(ReadManifest(files, "/etc/agentrt/theirs.json"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       StartsWith("manifest: /etc/agentrt/theirs.json (mode -rw-r--r--) is "
+                                  "owned by uid 0, not by the current user")));
+
+  files.Fail("/etc/agentrt/fs.json", absl::ResourceExhaustedError("no space left on device"));
+  EXPECT_THAT(WriteManifest(files, "/etc/agentrt/fs.json", FsManifest()),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("no space left")));
 }
 
 }  // namespace

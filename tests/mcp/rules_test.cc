@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
@@ -48,7 +49,7 @@ TEST(ReadRulesTest, ConvertsTheOperatorsFormat) {
     },
     "write_file": {"side_effect": "local_mutation"}
   })");
-  absl::StatusOr<Rules> rules = ReadRules(path);
+  absl::StatusOr<Rules> rules = ReadRules(test_support::RealFiles(), path);
   ASSERT_OK(rules);
   ASSERT_EQ(rules->size(), 2u);
   const Rule& read = rules->at("read_file");
@@ -102,7 +103,7 @@ TEST(ReadRulesTest, RefusesWhatItDoesNotKnowNamingTheFile) {
        }) {
     SCOPED_TRACE(row.text);
     std::string path = WriteFile("rules.json", row.text);
-    absl::StatusOr<Rules> rules = ReadRules(path);
+    absl::StatusOr<Rules> rules = ReadRules(test_support::RealFiles(), path);
     EXPECT_EQ(rules.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(rules.status().message(), HasSubstr("rules " + path + row.error));
   }
@@ -111,12 +112,13 @@ TEST(ReadRulesTest, RefusesWhatItDoesNotKnowNamingTheFile) {
 TEST(ReadRulesTest, RefusesAFileOthersCanWrite) {
   for (mode_t mode : {0620, 0602, 0666}) {
     std::string path = WriteFile("rules" + std::to_string(mode), "{}", mode);
-    absl::StatusOr<Rules> rules = ReadRules(path);
+    absl::StatusOr<Rules> rules = ReadRules(test_support::RealFiles(), path);
     EXPECT_EQ(rules.status().code(), absl::StatusCode::kFailedPrecondition);
     EXPECT_THAT(rules.status().message(), HasSubstr("rules: " + path + " has mode -rw-"));
   }
   for (mode_t mode : {0600, 0644, 0444}) {
-    EXPECT_OK(ReadRules(WriteFile("ok" + std::to_string(mode), "{}", mode)));
+    EXPECT_OK(
+        ReadRules(test_support::RealFiles(), WriteFile("ok" + std::to_string(mode), "{}", mode)));
   }
 }
 

@@ -23,6 +23,7 @@
 #include "runtime/json/sha256.h"
 #include "tests/mcp/real_servers.h"
 #include "tests/support/process_gone.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
@@ -62,7 +63,7 @@ class FilesystemServerTest : public ::testing::Test {
     WriteFile(copy, ReadFile(std::filesystem::path(AGENTRT_SOURCE_DIR) /
                              "fixtures/mcp/filesystem.rules.json"));
     EXPECT_EQ(::chmod(copy.c_str(), 0600), 0);
-    absl::StatusOr<Rules> rules = ReadRules(copy.string());
+    absl::StatusOr<Rules> rules = ReadRules(test_support::RealFiles(), copy.string());
     EXPECT_OK(rules);
     return rules.ok() ? *rules : Rules();
   }

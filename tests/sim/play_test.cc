@@ -17,6 +17,7 @@
 #include "sim/shrink.h"
 #include "sim/swarm.h"
 #include "sim/verdict.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
@@ -103,8 +104,8 @@ TEST(PlayTest, ADatabaseFilePlaysExactlyAsAFreshInMemoryOne) {
 }
 
 TEST(PlayTest, EveryFixturePlaysOnAReusedDatabaseExactlyAsOnAFreshOne) {
-  absl::StatusOr<std::vector<std::string>> files =
-      ScenarioFiles({std::string(AGENTRT_SOURCE_DIR) + "/fixtures/scenarios"});
+  absl::StatusOr<std::vector<std::string>> files = ScenarioFiles(
+      test_support::RealFiles(), {std::string(AGENTRT_SOURCE_DIR) + "/fixtures/scenarios"});
   ASSERT_OK(files);
   absl::StatusOr<std::unique_ptr<store::Store>> reused = NewPlayDatabase();
   ASSERT_OK(reused);
@@ -112,7 +113,7 @@ TEST(PlayTest, EveryFixturePlaysOnAReusedDatabaseExactlyAsOnAFreshOne) {
   options.reuse = reused->get();
   for (const std::string& file : *files) {
     SCOPED_TRACE(file);
-    absl::StatusOr<v1::Scenario> scenario = ReadScenario(file);
+    absl::StatusOr<v1::Scenario> scenario = ReadScenario(test_support::RealFiles(), file);
     ASSERT_OK(scenario);
     absl::StatusOr<Outcome> on_reused = Play(*scenario, options);
     ASSERT_OK(on_reused);

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/scenario_limits.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
@@ -202,7 +203,7 @@ TEST(ScenarioFileTest, AFilePastTheSizeLimitIsRefusedBeforeItIsParsed) {
                                                  "scenario file")));
   std::string path = test_support::TestFile("big.textproto");
   std::ofstream(path) << big;
-  absl::StatusOr<v1::Scenario> read = ReadScenario(path);
+  absl::StatusOr<v1::Scenario> read = ReadScenario(test_support::RealFiles(), path);
   EXPECT_EQ(read.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(
       read.status().message(),
@@ -214,12 +215,14 @@ TEST(ScenarioFileTest, FoldersListTheirScenariosSorted) {
   for (const char* name : {"b.textproto", "a.textproto", "notes.md"}) {
     std::ofstream(folder + "/" + name) << kGood;
   }
-  absl::StatusOr<std::vector<std::string>> files = ScenarioFiles({folder});
+  absl::StatusOr<std::vector<std::string>> files =
+      ScenarioFiles(test_support::RealFiles(), {folder});
   ASSERT_OK(files);
   ASSERT_EQ(files->size(), 2u);
   EXPECT_THAT((*files)[0], HasSubstr("a.textproto"));
   EXPECT_THAT((*files)[1], HasSubstr("b.textproto"));
-  EXPECT_TRUE(absl::IsNotFound(ScenarioFiles({folder + "/missing"}).status()));
+  EXPECT_TRUE(
+      absl::IsNotFound(ScenarioFiles(test_support::RealFiles(), {folder + "/missing"}).status()));
 }
 
 TEST(ScenarioFileTest, TheTextFormRoundTrips) {

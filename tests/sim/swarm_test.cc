@@ -18,6 +18,7 @@
 #include "sim/scenario_file.h"
 #include "sim/shrink.h"
 #include "tests/sim/reads_scenario.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 
@@ -144,7 +145,7 @@ TEST(JudgeTest, ASeedIsJudgedOverTheBaselinesAnswers) {
 
 TEST(JudgeFileTest, AFileThatDoesNotReadFailsNamingIt) {
   std::string missing = TestFile("missing.textproto");
-  Verdict verdict = JudgeFile(missing, {}, std::nullopt);
+  Verdict verdict = JudgeFile(test_support::RealFiles(), missing, {}, std::nullopt);
   EXPECT_FALSE(verdict.passed);
   EXPECT_EQ(verdict.name, missing);
   EXPECT_THAT(verdict.difference, HasSubstr("missing.textproto"));
@@ -156,7 +157,7 @@ TEST(JudgeFileTest, UnderASeedBothPerturbedPlaysAreKept) {
   ASSERT_OK(WriteFileAtomically(file, kReadsScenario, "scenario"));
   JudgeOptions options;
   options.db_dir = TestFolder().string();
-  Verdict verdict = JudgeFile(file, options, 7);
+  Verdict verdict = JudgeFile(test_support::RealFiles(), file, options, 7);
   EXPECT_TRUE(verdict.passed) << verdict.difference;
   EXPECT_THAT(verdict.status, Optional(RunStatus::kCompleted));
   // The baseline is played in memory: the files are the perturbed plays', the second for

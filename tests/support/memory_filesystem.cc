@@ -111,20 +111,70 @@ absl::StatusOr<std::string> MemoryFilesystem::ReadOwned(const std::string& path,
   return ReadFile(path, max_bytes);
 }
 
+absl::Status MemoryFilesystem::FolderOfExists(const std::string& path, std::string_view what,
+                                              std::string_view op) {
+  std::string folder = FolderOf(path);
+  if (folder.empty()) return absl::OkStatus();
+  auto it = nodes_.find(folder);
+  if (it == nodes_.end() || it->second.type != Type::kDirectory) {
+    return absl::NotFoundError(
+        absl::StrCat(ToAbsl(what), " ", path, ": ", ToAbsl(op), ": No such file or directory"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status MemoryFilesystem::WriteAtomically(const std::string& path, std::string_view bytes,
                                                std::string_view what) {
   absl::MutexLock lock(&mu_);
   if (absl::Status s = Planted(path); !s.ok()) return s;
-  std::string folder = FolderOf(path);
-  if (!folder.empty()) {
-    auto it = nodes_.find(folder);
-    if (it == nodes_.end() || it->second.type != Type::kDirectory) {
-      return absl::NotFoundError(absl::StrCat(
-          ToAbsl(what), " ", path, ": create a temporary file: No such file or directory"));
-    }
-  }
+  if (absl::Status s = FolderOfExists(path, what, "create a temporary file"); !s.ok()) return s;
   nodes_[path] = Node{Type::kRegular, std::string(bytes), 0600, user_};
   return absl::OkStatus();
+}
+
+// Appends through the filesystem by name, so a failure planted on the path after the file was
+// opened fails its appends and syncs too, and a file removed under it is NotFound.
+class MemoryFilesystem::Appendable final : public world::AppendableFile {
+ public:
+  Appendable(MemoryFilesystem& fs, std::string path) : fs_(fs), path_(std::move(path)) {}
+  absl::Status Append(std::string_view bytes) override { return fs_.AppendTo(path_, bytes); }
+  absl::Status Sync() override { return fs_.AppendTo(path_, ""); }
+
+ private:
+  MemoryFilesystem& fs_;
+  const std::string path_;
+};
+
+absl::Status MemoryFilesystem::AppendTo(const std::string& path, std::string_view bytes) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Node*> node = Find(path, /*follow=*/true, "append to");
+  if (!node.ok()) return node.status();
+  (*node)->bytes.append(bytes);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<world::AppendableFile>> MemoryFilesystem::CreateAppendable(
+    const std::string& path, std::string_view what) {
+  absl::MutexLock lock(&mu_);
+  if (absl::Status s = Planted(path); !s.ok()) return s;
+  if (nodes_.contains(path)) {
+    return absl::AlreadyExistsError(absl::StrCat(ToAbsl(what), " ", path, ": create: File exists"));
+  }
+  if (absl::Status s = FolderOfExists(path, what, "create"); !s.ok()) return s;
+  nodes_[path] = Node{Type::kRegular, "", 0600, user_};
+  return std::make_unique<Appendable>(*this, path);
+}
+
+absl::StatusOr<std::unique_ptr<world::AppendableFile>> MemoryFilesystem::OpenAppendable(
+    const std::string& path, std::string_view what) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Node*> node = Find(path, /*follow=*/true, absl::StrCat(ToAbsl(what), " open"));
+  if (!node.ok()) return node.status();
+  if ((*node)->type != Type::kRegular) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ToAbsl(what), " ", path, ": open: not a regular file"));
+  }
+  return std::make_unique<Appendable>(*this, path);
 }
 
 absl::StatusOr<world::FileInfo> MemoryFilesystem::Stat(const std::string& path) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,10 @@ class MemoryFilesystem final : public world::Filesystem {
   absl::StatusOr<std::string> ReadOwned(const std::string& path, std::size_t max_bytes) override;
   absl::Status WriteAtomically(const std::string& path, std::string_view bytes,
                                std::string_view what) override;
+  absl::StatusOr<std::unique_ptr<world::AppendableFile>> CreateAppendable(
+      const std::string& path, std::string_view what) override;
+  absl::StatusOr<std::unique_ptr<world::AppendableFile>> OpenAppendable(
+      const std::string& path, std::string_view what) override;
   absl::StatusOr<world::FileInfo> Stat(const std::string& path) override;
   absl::StatusOr<world::FileInfo> Lstat(const std::string& path) override;
   absl::StatusOr<std::vector<std::string>> List(const std::string& path) override;
@@ -54,6 +59,12 @@ class MemoryFilesystem final : public world::Filesystem {
   absl::StatusOr<Node*> Find(const std::string& path, bool follow, std::string_view op)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Planted(const std::string& path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // NotFound (naming `what`, the path and `op`) unless `path`'s folder is one.
+  absl::Status FolderOfExists(const std::string& path, std::string_view what, std::string_view op)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Appends `bytes` to the file at `path` (an AppendableFile's Append).
+  absl::Status AppendTo(const std::string& path, std::string_view bytes);
+  class Appendable;
 
   const std::uint32_t user_;
   absl::Mutex mu_;

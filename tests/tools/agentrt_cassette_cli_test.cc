@@ -18,6 +18,7 @@
 #include "runtime/replay/proto/cassette.pb.h"
 #include "runtime/replay/recording_model.h"
 #include "sim/scripted_model.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
@@ -64,7 +65,8 @@ class AgentrtCassetteCliTest : public ::testing::Test {
     sim::ScriptedModel inner(
         {Answer("4", R"({"t":"4"})"), Answer("2", "\xFF\xFE"), Answer("n", "<n>")}, {}, model);
     absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> recorder =
-        replay::CassetteRecorder::Create(path_, {.created_by = "agentrt", .notes = notes});
+        replay::CassetteRecorder::Create(test_support::RealFiles(), path_,
+                                         {.created_by = "agentrt", .notes = notes});
     ASSERT_OK(recorder);
     replay::RecordingModel recording(inner, **recorder);
     for (const char* q : {"roll", "roll", "name"}) {
@@ -266,7 +268,7 @@ TEST_F(AgentrtCassetteCliTest, DemoModelRecordsThenReplaysTheSameAuditLog) {
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   EXPECT_THAT(recorded.out, HasSubstr("COMPLETED (goal_completed) after 2 steps; 2 model call(s)"));
   EXPECT_THAT(recorded.out, HasSubstr("model.dispatched"));
-  absl::StatusOr<replay::Cassette> read = replay::ReadCassette(cassette);
+  absl::StatusOr<replay::Cassette> read = replay::ReadCassette(test_support::RealFiles(), cassette);
   ASSERT_OK(read);
   EXPECT_EQ(read->header().program, (std::vector<std::string>{"demo", "model"}));
   int models = 0;
@@ -312,7 +314,7 @@ TEST_F(AgentrtCassetteCliTest, DemoWorldRecordsARealProcessAndServerAndReplaysWi
   ASSERT_EQ(recorded.exit_code, 0) << recorded.out << recorded.err;
   EXPECT_THAT(recorded.out, HasSubstr("9 words"));
   EXPECT_THAT(recorded.out, HasSubstr("HTTP 200"));
-  absl::StatusOr<replay::Cassette> read = replay::ReadCassette(cassette);
+  absl::StatusOr<replay::Cassette> read = replay::ReadCassette(test_support::RealFiles(), cassette);
   ASSERT_OK(read);
   ASSERT_EQ(read->header().program.size(), 4u);
   EXPECT_THAT(read->header().program[3], StartsWith("http://127.0.0.1:"));
@@ -335,7 +337,7 @@ TEST_F(AgentrtCassetteCliTest, DemoWorldRecordsARealProcessAndServerAndReplaysWi
   }
   ASSERT_OK(edited.SetChainHead(read->chain_head()));
   std::string edited_path = (dir_ / "edited.cassette").string();
-  ASSERT_OK(replay::WriteCassette(edited_path, edited));
+  ASSERT_OK(replay::WriteCassette(test_support::RealFiles(), edited_path, edited));
   ProcessResult mismatch =
       Agentrt({"replay", edited_path, "--db", (dir_ / "mismatch.db").string()});
   EXPECT_EQ(mismatch.exit_code, 1);

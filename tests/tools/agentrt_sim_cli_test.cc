@@ -26,6 +26,7 @@
 #include "runtime/replay/cassette_file.h"
 #include "runtime/replay/cassette_recorder.h"
 #include "runtime/replay/proto/cassette.pb.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
@@ -63,7 +64,7 @@ std::string CopyOfCommitted() {
 }
 
 replay::Cassette ReadOrDie(const std::string& path) {
-  absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(path);
+  absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(test_support::RealFiles(), path);
   EXPECT_OK(cassette);
   return cassette.ok() ? *std::move(cassette) : replay::Cassette();
 }
@@ -81,7 +82,7 @@ void WriteEdited(const replay::Cassette& original, const std::string& path, std:
     ASSERT_OK(edited.Add(exchange));
   }
   ASSERT_OK(edited.SetChainHead(head));
-  ASSERT_OK(replay::WriteCassette(path, edited));
+  ASSERT_OK(replay::WriteCassette(test_support::RealFiles(), path, edited));
 }
 
 // The first exchange of the cassette for which `match` holds.
@@ -253,7 +254,8 @@ TEST(SimReplayCliTest, ACassetteAnotherProgramRecordedIsRefusedNamingIt) {
   std::string path = test_support::TestFile("demo.cassette");
   {
     absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> recorder =
-        replay::CassetteRecorder::Create(path, {.created_by = "test", .program = {"demo", "x"}});
+        replay::CassetteRecorder::Create(test_support::RealFiles(), path,
+                                         {.created_by = "test", .program = {"demo", "x"}});
     ASSERT_OK(recorder);
   }
   ProcessResult r = Agentrt({"sim", "replay", path});
@@ -263,7 +265,8 @@ TEST(SimReplayCliTest, ACassetteAnotherProgramRecordedIsRefusedNamingIt) {
   std::string bare = test_support::TestFile("bare.cassette");
   {
     absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> recorder =
-        replay::CassetteRecorder::Create(bare, {.program = {"sim", "record"}});
+        replay::CassetteRecorder::Create(test_support::RealFiles(), bare,
+                                         {.program = {"sim", "record"}});
     ASSERT_OK(recorder);
   }
   ProcessResult missing = Agentrt({"sim", "replay", bare});

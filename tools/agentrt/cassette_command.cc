@@ -14,6 +14,7 @@
 #include "runtime/replay/cassette_file.h"
 #include "runtime/replay/cassette_text.h"
 #include "runtime/replay/proto/cassette.pb.h"
+#include "runtime/world/real_filesystem.h"
 #include "tools/agentrt/command_line.h"
 
 namespace agentrt::cli {
@@ -214,7 +215,8 @@ int RunDump(std::span<const std::string> args) {
     return UsageError("cassette dump", "--bytes takes a number of bytes (0 for all)");
   }
   const std::string& path = parsed->positional[0];
-  absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(path);
+  world::RealFilesystem files;
+  absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(files, path);
   if (!cassette.ok()) {
     return Failure("cassette dump", json::Sanitize(ToStd(cassette.status().message())));
   }
@@ -235,7 +237,8 @@ int RunCheck(std::span<const std::string> args) {
   }
   if (parsed->positional.size() != 1) return UsageError("cassette check", "expected one CASSETTE");
   const std::string& path = parsed->positional[0];
-  absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(path);
+  world::RealFilesystem files;
+  absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(files, path);
   if (!cassette.ok()) {
     return Failure("cassette check", json::Sanitize(ToStd(cassette.status().message())));
   }

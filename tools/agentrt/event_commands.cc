@@ -23,6 +23,7 @@
 #include "runtime/row_audit.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
+#include "runtime/world/real_filesystem.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 
@@ -374,8 +375,9 @@ int RunExportCommand(std::span<const std::string> args) {
   if (!store.ok()) return Failure("export", ToStd(store.status().message()));
 
   const std::string& cursor_path = o.cursor;
+  world::RealFilesystem disk;
   std::optional<exporter::FileCursor> file_cursor;
-  if (!cursor_path.empty()) file_cursor.emplace(cursor_path);
+  if (!cursor_path.empty()) file_cursor.emplace(disk, cursor_path);
   world::RealClock clock;
   exporter::FollowerOptions options;
   options.store = store->get();

@@ -21,6 +21,7 @@
 #include "runtime/json/sha256.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
+#include "runtime/world/real_filesystem.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/mcp_shared.h"
@@ -131,7 +132,8 @@ std::optional<mcp::Config> LoadConfig(std::string_view command, const McpOptions
     *exit = UsageError(command, "--config FILE is required");
     return std::nullopt;
   }
-  absl::StatusOr<mcp::Config> config = mcp::ReadConfig(path);
+  world::RealFilesystem files;
+  absl::StatusOr<mcp::Config> config = mcp::ReadConfig(files, path);
   if (!config.ok()) {
     *exit = Failure(command, ToStd(config.status().message()));
     return std::nullopt;
@@ -188,7 +190,9 @@ int Pin(std::span<const std::string> args) {
       status = Failure("mcp pin", ToStd(manifest.status().message()));
       continue;
     }
-    if (absl::Status written = mcp::WriteManifest(s->manifest, *manifest); !written.ok()) {
+    if (absl::Status written =
+            mcp::WriteManifest(*(*world)->world().filesystem, s->manifest, *manifest);
+        !written.ok()) {
       status = Failure("mcp pin", ToStd(written.message()));
       continue;
     }
@@ -221,8 +225,9 @@ int Check(std::span<const std::string> args) {
   int status = kExitOk;
   int registered = 0, refused = 0, unclassified = 0;
   mcp::ToolNames names;  // one model-visible name, one tool, across the servers
+  world::RealFilesystem files;
   for (const mcp::ServerConfig& s : config->servers) {
-    absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(s.manifest);
+    absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(files, s.manifest);
     if (!manifest.ok()) {
       status = Failure("mcp check",
                        absl::StrCat(json::Sanitize(s.name), ": ", manifest.status().message(),
@@ -282,7 +287,7 @@ int Tools(std::span<const std::string> args) {
       continue;
     }
     (*session)->Close();
-    absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(s->manifest);
+    absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(*w.filesystem, s->manifest);
     std::vector<std::string> pins;
     for (const mcp::ListedTool& tool : *tools) {
       if (!manifest.ok()) {
@@ -343,7 +348,7 @@ int Call(std::span<const std::string> args) {
 
   std::vector<mcp::Manifest> manifests;
   for (const mcp::ServerConfig& s : config->servers) {
-    absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(s.manifest);
+    absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(*w.filesystem, s.manifest);
     if (!manifest.ok()) return Failure("mcp call", ToStd(manifest.status().message()));
     manifests.push_back(*std::move(manifest));
   }

@@ -1,8 +1,8 @@
 // tools/agentrt/real_world.h
 //
 // The real world a command runs in, built once by the command (its composition root): the
-// system clock, one scheduler thread, the operating system's randomness and environment, child
-// processes and HTTP. Destroyed in the reverse order, so children started through it are gone
+// system clock, one scheduler thread, the operating system's randomness, environment and files,
+// child processes and HTTP. Destroyed in the reverse order, so children started through it are gone
 // before the rest.
 #pragma once
 
@@ -13,6 +13,7 @@
 #include "runtime/world/curl_network.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/environment.h"
+#include "runtime/world/real_filesystem.h"
 #include "runtime/world/real_launcher.h"
 #include "runtime/world/real_scheduler.h"
 #include "runtime/world/world.h"
@@ -31,6 +32,7 @@ class RealWorld {
   world::RealScheduler scheduler_;
   world::OsEntropy entropy_;
   world::ProcessEnvironment environment_;
+  world::RealFilesystem files_;
   std::unique_ptr<world::RealLauncher> launcher_;
   std::unique_ptr<world::CurlNetwork> network_;
   world::World world_;
@@ -44,8 +46,8 @@ inline absl::StatusOr<std::unique_ptr<RealWorld>> RealWorld::Create(
   if (!net.ok()) return net.status();
   w->network_ = *std::move(net);
   w->launcher_ = std::make_unique<world::RealLauncher>(w->clock_);
-  w->world_ = {&w->clock_,         &w->scheduler_,    &w->entropy_,
-               w->launcher_.get(), w->network_.get(), &w->environment_};
+  w->world_ = {&w->clock_,        &w->scheduler_,   &w->entropy_, w->launcher_.get(),
+               w->network_.get(), &w->environment_, &w->files_};
   return w;
 }
 

@@ -7,6 +7,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/replay/cassette_file.h"
+#include "runtime/world/real_filesystem.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demos/demo_world.h"
@@ -39,7 +40,8 @@ failed), 2 usage error.
 }  // namespace
 
 int ReplayCommand(const std::string& path, const std::string& db, std::string_view command) {
-  absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(path);
+  world::RealFilesystem files;
+  absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(files, path);
   if (!cassette.ok()) return Failure(command, json::Sanitize(ToStd(cassette.status().message())));
   if (cassette->sessions().size() != 1) {
     return Failure(command, "cassette " + json::Sanitize(path) + " holds " +

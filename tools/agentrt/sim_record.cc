@@ -31,6 +31,7 @@
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
+#include "runtime/world/real_filesystem.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/mcp_shared.h"
@@ -292,9 +293,10 @@ int RunSimRecord(std::span<const std::string> args) {
   if (!real.ok()) return Failure(command, Message(real.status()));
   absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> recorder =
       replay::CassetteRecorder::Create(
-          out, {.created_by = "agentrt 0.1.0",
-                .program = {"sim", "record", "--config", config_path, "--script", script_path},
-                .inputs = in->files});
+          *(*real)->world().filesystem, out,
+          {.created_by = "agentrt 0.1.0",
+           .program = {"sim", "record", "--config", config_path, "--script", script_path},
+           .inputs = in->files});
   if (!recorder.ok()) return Failure(command, Message(recorder.status()));
   replay::RecordingWorld recording((*real)->world(), **recorder);
   world::RealClock store_clock;
@@ -365,7 +367,8 @@ int RunSimReplay(std::span<const std::string> args) {
   const std::string db = db_flag;
   if (parsed->Given("db") && db.empty()) return UsageError(command, "--db needs a path");
   const std::string& path = parsed->positional[0];
-  absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(path);
+  world::RealFilesystem files;
+  absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(files, path);
   if (!cassette.ok()) return Failure(command, Message(cassette.status()));
   return SimReplay(*std::move(cassette), path, db, command);
 }

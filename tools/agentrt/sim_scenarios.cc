@@ -17,6 +17,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/world/real_filesystem.h"
 #include "sim/judge.h"
 #include "sim/scenario_file.h"
 #include "sim/shrink.h"
@@ -118,9 +119,10 @@ struct Played {
 std::vector<Played> PlayAll(const std::vector<std::string>& files, const sim::JudgeOptions& opts,
                             std::optional<std::int64_t> seed) {
   std::vector<Played> played;
+  world::RealFilesystem disk;
   for (const std::string& file : files) {
     auto start = std::chrono::steady_clock::now();
-    sim::Verdict verdict = sim::JudgeFile(file, opts, seed);
+    sim::Verdict verdict = sim::JudgeFile(disk, file, opts, seed);
     double wall_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     played.push_back({file, std::move(verdict), wall_ms});
@@ -161,7 +163,8 @@ absl::Status WriteJunit(const std::string& path, const std::vector<Played>& play
 int SimRun(const SimRunOptions& o) {
   const std::string command = "sim run";
   if (o.paths.empty()) return UsageError(command, "name at least one scenario or folder");
-  absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(o.paths);
+  world::RealFilesystem disk;
+  absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(disk, o.paths);
   if (!files.ok()) return Failure(command, json::Sanitize(ToStd(files.status().message())));
   absl::StatusOr<std::unique_ptr<store::Store>> schema = sim::NewPlayDatabase();
   if (!schema.ok()) return Failure(command, ToStd(schema.status().message()));
@@ -241,14 +244,15 @@ int SimSwarm(const SimSwarmOptions& o) {
   if (seeds < 1) return UsageError(command, "--seeds must be at least 1");
   if (jobs < 1 || jobs > 256) return UsageError(command, "--jobs must be from 1 to 256");
   if (!shard) return UsageError(command, "--shard must be I/K with 0 <= I < K");
-  absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(o.paths);
+  world::RealFilesystem disk;
+  absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(disk, o.paths);
   if (!files.ok()) return Failure(command, json::Sanitize(ToStd(files.status().message())));
 
   std::vector<sim::SwarmScenario> scenarios;
   scenarios.reserve(files->size());
   int unreadable = 0;
   for (const std::string& file : *files) {
-    absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(file);
+    absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(disk, file);
     if (!scenario.ok()) {
       std::cout << "FAIL  " << json::Sanitize(ToStd(scenario.status().message())) << "\n";
       ++unreadable;
@@ -301,7 +305,8 @@ int SimShrink(const SimShrinkOptions& o) {
   const std::string command = "sim shrink";
   if (!o.seed) return UsageError(command, "--seed is required");
   const std::string& file = o.scenario;
-  absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(file);
+  world::RealFilesystem disk;
+  absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(disk, file);
   if (!scenario.ok()) return Failure(command, json::Sanitize(ToStd(scenario.status().message())));
   std::int64_t seed = *o.seed;
   absl::StatusOr<sim::Shrunk> shrunk = sim::ShrinkSeed(*scenario, seed);

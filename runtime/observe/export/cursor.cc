@@ -3,8 +3,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "runtime/base/atomic_file.h"
-#include "runtime/base/file_util.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
 
@@ -22,7 +20,7 @@ absl::Status CheckSeq(std::int64_t seq) {
 }  // namespace
 
 absl::StatusOr<std::int64_t> FileCursor::Load() {
-  absl::StatusOr<std::string> read = ReadFile(path_, kMaxCursorBytes);
+  absl::StatusOr<std::string> read = files_.ReadFile(path_, kMaxCursorBytes);
   if (absl::IsNotFound(read.status())) return 0;
   if (absl::IsOutOfRange(read.status())) {
     return absl::InvalidArgumentError(
@@ -54,7 +52,7 @@ absl::StatusOr<std::int64_t> FileCursor::Load() {
 
 absl::Status FileCursor::Save(std::int64_t seq) {
   if (absl::Status valid = CheckSeq(seq); !valid.ok()) return valid;
-  return WriteFileAtomically(path_, absl::StrCat(seq, "\n"), "cursor file");
+  return files_.WriteAtomically(path_, absl::StrCat(seq, "\n"), "cursor file");
 }
 
 absl::StatusOr<std::int64_t> MemCursor::Load() { return seq_; }

@@ -3,7 +3,7 @@
 // Where a follower (follower.h) keeps its place: the seq of the last event it delivered.
 //
 // FileCursor keeps it in a file (docs/formats/events.md): the seq in decimal and a newline.
-// A save replaces the file atomically (runtime/base/atomic_file.h: a fresh 0600 temporary
+// A save replaces the file atomically (Filesystem::WriteAtomically; on disk: a fresh 0600 temporary
 // beside it, synced, renamed over the old one, the folder synced), so a crash leaves either
 // the old or the new seq, never a torn one. A
 // missing file is seq 0 (nothing delivered yet); a file that does not hold exactly that form,
@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "runtime/world/filesystem.h"
 
 namespace agentrt::exporter {
 
@@ -33,7 +34,8 @@ class Cursor {
 
 class FileCursor final : public Cursor {
  public:
-  explicit FileCursor(std::string path) : path_(std::move(path)) {}
+  // The file at `path` on `files`, which must outlive this.
+  FileCursor(world::Filesystem& files, std::string path) : files_(files), path_(std::move(path)) {}
   // Errors: InvalidArgument naming the file for content that is not a seq, or a negative one;
   // the OS error naming the file when it cannot be read.
   absl::StatusOr<std::int64_t> Load() override;
@@ -42,6 +44,7 @@ class FileCursor final : public Cursor {
   const std::string& path() const { return path_; }
 
  private:
+  world::Filesystem& files_;
   std::string path_;
 };
 

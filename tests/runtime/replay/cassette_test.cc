@@ -26,6 +26,8 @@
 #include "runtime/replay/replay_cursor.h"
 #include "runtime/replay/replaying_model.h"
 #include "tests/runtime/model_fixtures.h"
+#include "tests/support/memory_filesystem.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 
 namespace agentrt::replay {
@@ -34,6 +36,7 @@ namespace {
 using ::agentrt::model_fixtures::Answer;
 using ::agentrt::model_fixtures::Ask;
 using ::agentrt::model_fixtures::TempDirTest;
+using ::agentrt::test_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -201,9 +204,9 @@ TEST_F(CassetteFileTest, EveryKindOfExchangeReadsBackExactly) {
   for (const v1::Exchange& e : all) ASSERT_OK(cassette.Add(e));
   ASSERT_OK(cassette.SetChainHead({42, std::string(64, 'f')}));
 
-  ASSERT_OK(WriteCassette(Path("c.cassette"), cassette));
+  ASSERT_OK(WriteCassette(test_support::RealFiles(), Path("c.cassette"), cassette));
   EXPECT_THAT(Files(), ElementsAre("c.cassette"));
-  absl::StatusOr<Cassette> read = ReadCassette(Path("c.cassette"));
+  absl::StatusOr<Cassette> read = ReadCassette(test_support::RealFiles(), Path("c.cassette"));
   ASSERT_OK(read);
   EXPECT_EQ(read->header(), cassette.header());
   EXPECT_EQ(read->chain_head(), cassette.chain_head());
@@ -311,7 +314,8 @@ TEST_F(CassetteFileTest, ACutAtAnyByteOfTheLastRecordKeepsEveryRecordBeforeIt) {
   EXPECT_THAT(read->torn(), HasSubstr("does not match its checksum"));
   // A recorder does not append after a torn record, and leaves the file as it was.
   std::string path = WriteBytes("torn.cassette", whole.substr(0, whole.size() - 3));
-  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path, {});
+  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
+      CassetteRecorder::Open(test_support::RealFiles(), path, {});
   EXPECT_EQ(recorder.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(recorder.status().message(), HasSubstr("its last record is torn"));
   EXPECT_EQ(Contents(path), whole.substr(0, whole.size() - 3));
@@ -343,22 +347,59 @@ TEST_F(CassetteFileTest, DamagedAndForeignFilesAreRefusedNamingTheFileAndTheReco
        }) {
     SCOPED_TRACE(c.name);
     std::string path = WriteBytes(c.name, c.bytes);
-    absl::StatusOr<Cassette> read = ReadCassette(path);
+    absl::StatusOr<Cassette> read = ReadCassette(test_support::RealFiles(), path);
     EXPECT_EQ(read.status().code(), c.code);
     EXPECT_THAT(read.status().message(), HasSubstr("cassette " + path + ": "));
     EXPECT_THAT(read.status().message(), HasSubstr(c.message));
     // A replay of it is refused before the first request, the same way, and a recorder
     // refuses to append to it and leaves it as it was.
-    EXPECT_EQ(ReplayingModel::OpenKeyed("m", path).status(), read.status());
-    EXPECT_EQ(CassetteRecorder::Open(path, {}).status(), read.status());
+    EXPECT_EQ(ReplayingModel::OpenKeyed("m", test_support::RealFiles(), path).status(),
+              read.status());
+    EXPECT_EQ(CassetteRecorder::Open(test_support::RealFiles(), path, {}).status(), read.status());
     EXPECT_EQ(Contents(path), c.bytes);
   }
 }
 
 TEST_F(CassetteFileTest, AMissingFileIsNotFoundNamingThePath) {
-  absl::StatusOr<Cassette> read = ReadCassette(Path("nope.cassette"));
+  absl::StatusOr<Cassette> read = ReadCassette(test_support::RealFiles(), Path("nope.cassette"));
   EXPECT_EQ(read.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(read.status().message(), HasSubstr(Path("nope.cassette")));
+}
+
+// The recorder writes through the filesystem it is handed: a cassette recorded on one in memory
+// reads back from it, a second session appends to it, and a disk that fails an append fails the
+// recording with the disk's reason.
+TEST(CassetteRecorderFilesTest, RecordsAndAppendsThroughTheFilesystemItIsHanded) {
+  test_support::MemoryFilesystem files;
+  files.AddFolder("/c");
+  {
+    absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
+        CassetteRecorder::Create(files, "/c/run.cassette", {.created_by = "first"});
+    ASSERT_OK(recorder);
+    ASSERT_OK((*recorder)->Record(ModelCall("q1", "a1")));
+  }
+  EXPECT_THAT(CassetteRecorder::Create(files, "/c/run.cassette", {}),
+              StatusIs(absl::StatusCode::kAlreadyExists));
+  {
+    absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
+        CassetteRecorder::Open(files, "/c/run.cassette", {.created_by = "second"});
+    ASSERT_OK(recorder);
+    ASSERT_OK((*recorder)->Record(ModelCall("q2", "a2")));
+  }
+  absl::StatusOr<Cassette> read = ReadCassette(files, "/c/run.cassette");
+  ASSERT_OK(read);
+  ASSERT_EQ(read->sessions().size(), 2u);
+  EXPECT_EQ(read->sessions()[1].created_by, "second");
+  ASSERT_EQ(read->size(), 2u);
+  EXPECT_EQ(read->session_of(1), 1u);
+
+  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
+      CassetteRecorder::Open(files, "/c/run.cassette", {});
+  ASSERT_OK(recorder);
+  files.Fail("/c/run.cassette", absl::DataLossError("the disk is gone"));
+  EXPECT_THAT((*recorder)->Record(ModelCall("q3", "a3")),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("the disk is gone")));
+  EXPECT_THAT((*recorder)->status(), StatusIs(absl::StatusCode::kDataLoss));
 }
 
 TEST_F(CassetteFileTest, ExchangesAReplayCouldNotTrustAreRefusedNamingTheExchange) {
@@ -581,7 +622,8 @@ TEST_F(CassetteFileTest, ANewerBuildsExchangesAreReadAndReplayedUpToThemButNever
 
   EXPECT_EQ(SerializeCassette(*read).status().code(), absl::StatusCode::kFailedPrecondition);
   std::string path = WriteBytes("newer.cassette", bytes);
-  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Open(path, {});
+  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
+      CassetteRecorder::Open(test_support::RealFiles(), path, {});
   EXPECT_EQ(recorder.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(recorder.status().message(), HasSubstr("written by a newer build"));
   EXPECT_EQ(Contents(path), bytes);  // untouched

@@ -21,6 +21,7 @@
 #include "runtime/replay/replaying_model.h"
 #include "sim/scripted_model.h"
 #include "tests/runtime/model_fixtures.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 
 namespace agentrt::replay {
@@ -103,9 +104,9 @@ TEST_F(ReplayTest, RawBytesRoundTripByteForByte) {
   Cassette cassette = Record({Ask("q")}, {Answer("a <>&", raw)});
   EXPECT_EQ(ModelAt(cassette, 0).raw(), raw);
 
-  ASSERT_OK(WriteCassette(Path("raw.cassette"), cassette));
+  ASSERT_OK(WriteCassette(test_support::RealFiles(), Path("raw.cassette"), cassette));
   absl::StatusOr<std::unique_ptr<ReplayingModel>> replay =
-      ReplayingModel::OpenKeyed("scripted", Path("raw.cassette"));
+      ReplayingModel::OpenKeyed("scripted", test_support::RealFiles(), Path("raw.cassette"));
   ASSERT_OK(replay);
   absl::StatusOr<ModelResponse> response = (*replay)->Generate(Ask("q"), kNoDeadline);
   ASSERT_OK(response);
@@ -139,7 +140,7 @@ TEST_F(ReplayTest, ReRecordingInANewRecorderReplacesTheKeysWholeSequence) {
   {
     ScriptedModel inner({Answer("old 1"), Answer("old 2"), Answer("kept")});
     absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
-        CassetteRecorder::Open(path, {.notes = "first"});
+        CassetteRecorder::Open(test_support::RealFiles(), path, {.notes = "first"});
     ASSERT_OK(recorder);
     RecordingModel recording(inner, **recorder);
     ASSERT_OK(recording.Generate(Ask("same"), kNoDeadline));
@@ -150,12 +151,12 @@ TEST_F(ReplayTest, ReRecordingInANewRecorderReplacesTheKeysWholeSequence) {
     // A new session asks "same" once: its shorter sequence replaces both old recordings.
     ScriptedModel inner({Answer("new 1")});
     absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
-        CassetteRecorder::Open(path, {.notes = "second"});
+        CassetteRecorder::Open(test_support::RealFiles(), path, {.notes = "second"});
     ASSERT_OK(recorder);
     RecordingModel recording(inner, **recorder);
     ASSERT_OK(recording.Generate(Ask("same"), kNoDeadline));
   }
-  absl::StatusOr<Cassette> cassette = ReadCassette(path);
+  absl::StatusOr<Cassette> cassette = ReadCassette(test_support::RealFiles(), path);
   ASSERT_OK(cassette);
   // Appended, never rewritten: both sessions are in the file, in order.
   ASSERT_EQ(cassette->sessions().size(), 2u);
@@ -213,22 +214,23 @@ TEST_F(ReplayTest, EveryCallIsOnDiskBeforeItReturnsInAnOwnerOnlyFile) {
   {
     ScriptedModel inner({Answer("one"), Answer("two"), Answer("three")}, {}, "m");
     absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
-        CassetteRecorder::Create(path, {.created_by = "agentrt test"});
+        CassetteRecorder::Create(test_support::RealFiles(), path, {.created_by = "agentrt test"});
     ASSERT_OK(recorder);
     // Created at once, with its header and no exchange.
-    absl::StatusOr<Cassette> empty = ReadCassette(path);
+    absl::StatusOr<Cassette> empty = ReadCassette(test_support::RealFiles(), path);
     ASSERT_OK(empty);
     EXPECT_EQ(empty->size(), 0u);
     EXPECT_EQ(empty->header().created_by, "agentrt test");
     // Recording never mixes runs: a second Create on the file is refused.
-    EXPECT_EQ(CassetteRecorder::Create(path, {}).status().code(), absl::StatusCode::kAlreadyExists);
+    EXPECT_EQ(CassetteRecorder::Create(test_support::RealFiles(), path, {}).status().code(),
+              absl::StatusCode::kAlreadyExists);
 
     RecordingModel recording(inner, **recorder);
     for (int i = 1; i <= 3; ++i) {
       ASSERT_OK(recording.Generate(Ask("q" + std::to_string(i)), kNoDeadline));
       // What is on disk after each call is the whole cassette so far: a crash at this point
       // would lose nothing recorded.
-      absl::StatusOr<Cassette> on_disk = ReadCassette(path);
+      absl::StatusOr<Cassette> on_disk = ReadCassette(test_support::RealFiles(), path);
       ASSERT_OK(on_disk);
       EXPECT_EQ(on_disk->size(), static_cast<std::size_t>(i));
       EXPECT_EQ(on_disk->torn(), "");
@@ -240,12 +242,13 @@ TEST_F(ReplayTest, EveryCallIsOnDiskBeforeItReturnsInAnOwnerOnlyFile) {
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 
-  absl::StatusOr<std::unique_ptr<ReplayingModel>> replay = ReplayingModel::OpenKeyed("m", path);
+  absl::StatusOr<std::unique_ptr<ReplayingModel>> replay =
+      ReplayingModel::OpenKeyed("m", test_support::RealFiles(), path);
   ASSERT_OK(replay);
   EXPECT_EQ(TextOf((*replay)->Generate(Ask("q2"), kNoDeadline)), "two");
   EXPECT_EQ(TextOf((*replay)->Generate(Ask("q1"), kNoDeadline)), "one");
   EXPECT_EQ(TextOf((*replay)->Generate(Ask("q3"), kNoDeadline)), "three");
-  absl::StatusOr<Cassette> cassette = ReadCassette(path);
+  absl::StatusOr<Cassette> cassette = ReadCassette(test_support::RealFiles(), path);
   ASSERT_OK(cassette);
   EXPECT_EQ(cassette->chain_head().seq, 7);
   EXPECT_EQ(cassette->chain_head().hash, std::string(64, 'a'));
@@ -258,7 +261,8 @@ TEST_F(ReplayTest, ACallWhoseRecordingFailsReturnsTheErrorAndTheFileKeepsEveryWh
   const std::string path = Path("run.cassette");
   ScriptedModel inner({Answer("small"), Answer(std::string(64 * 1024, 'x')), Answer("later")}, {},
                       "m");
-  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Create(path, {});
+  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
+      CassetteRecorder::Create(test_support::RealFiles(), path, {});
   ASSERT_OK(recorder);
   RecordingModel recording(inner, **recorder);
   ASSERT_OK(recording.Generate(Ask("q1"), kNoDeadline));
@@ -279,7 +283,7 @@ TEST_F(ReplayTest, ACallWhoseRecordingFailsReturnsTheErrorAndTheFileKeepsEveryWh
   ASSERT_EQ(::sigaction(SIGXFSZ, &previous, nullptr), 0);
   ASSERT_THAT(failed, Not(IsOk()));
   EXPECT_THAT(failed.status().message(), HasSubstr("cassette " + path + ": write: "));
-  absl::StatusOr<Cassette> on_disk = ReadCassette(path);
+  absl::StatusOr<Cassette> on_disk = ReadCassette(test_support::RealFiles(), path);
   ASSERT_OK(on_disk);
   ASSERT_EQ(on_disk->size(), 1u);  // the first exchange, whole; nothing of the second
   EXPECT_THAT(on_disk->torn(), HasSubstr("record 3 at byte "));
@@ -357,7 +361,8 @@ TEST_F(ReplayTest, TextThatIsNotUtf8IsRecordedAsReplacementCharactersWhileRawSta
 
 TEST_F(ReplayTest, ARecorderOnAFolderThatDoesNotExistFailsAtOpenNamingThePath) {
   std::string path = Path("missing/run.cassette");
-  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder = CassetteRecorder::Create(path, {});
+  absl::StatusOr<std::unique_ptr<CassetteRecorder>> recorder =
+      CassetteRecorder::Create(test_support::RealFiles(), path, {});
   EXPECT_EQ(recorder.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(recorder.status().message(), HasSubstr(path));
 }

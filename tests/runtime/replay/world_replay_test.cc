@@ -22,6 +22,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/support/fake_world.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tools/agentrt/demos/world_demo_tools.h"
@@ -210,8 +211,8 @@ TEST(WorldReplayTest, ARecordedRunReplaysToTheSameAuditLogWithNoWorldPresent) {
 TEST(WorldReplayTest, ARecordedRunReplaysFromItsFile) {
   Recording recording = Record();
   std::string path = test_support::TestFile("run.cassette");
-  ASSERT_OK(WriteCassette(path, recording.cassette));
-  absl::StatusOr<Cassette> read = ReadCassette(path);
+  ASSERT_OK(WriteCassette(test_support::RealFiles(), path, recording.cassette));
+  absl::StatusOr<Cassette> read = ReadCassette(test_support::RealFiles(), path);
   ASSERT_OK(read);
   EXPECT_OK(Replay(*read));
 }
@@ -281,7 +282,7 @@ TEST(WorldReplayTest, ExchangesLeftOverWhenTheRunEndsAreAnError) {
 TEST(WorldReplayTest, ACassetteCutMidRecordReplaysUpToTheCutAndSaysWhere) {
   Recording recording = Record();
   std::string path = test_support::TestFile("cut.cassette");
-  ASSERT_OK(WriteCassette(path, recording.cassette));
+  ASSERT_OK(WriteCassette(test_support::RealFiles(), path, recording.cassette));
   absl::StatusOr<std::string> bytes = ReadFile(path);
   ASSERT_OK(bytes);
   // Drop the chain head record and the middle of the exchange before it.

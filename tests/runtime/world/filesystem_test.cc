@@ -140,6 +140,35 @@ TEST_P(FilesystemTest, ListsAFolderSortedAndSetsModes) {
   EXPECT_THAT(fs().List(Path("nowhere")), StatusIs(absl::StatusCode::kNotFound));
 }
 
+TEST_P(FilesystemTest, AppendsToANewFileOnlyAndNeverThroughALink) {
+  absl::StatusOr<std::unique_ptr<AppendableFile>> file =
+      fs().CreateAppendable(Path("c.cassette"), "cassette");
+  ASSERT_OK(file);
+  ASSERT_OK((*file)->Append("ab"));
+  ASSERT_OK((*file)->Append("cd"));
+  ASSERT_OK((*file)->Sync());
+  EXPECT_THAT(fs().ReadFile(Path("c.cassette"), kLimit), IsOkAndHolds("abcd"));
+  EXPECT_THAT(fs().Stat(Path("c.cassette")),
+              IsOkAndHolds(::testing::Field(&FileInfo::mode, 0600u)));
+
+  // A second create of the name, and a create through a link (even a dangling one), refuse.
+  EXPECT_THAT(fs().CreateAppendable(Path("c.cassette"), "cassette"),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("cassette")));
+  disk_->Link("dangling", "nothing-here");
+  EXPECT_THAT(fs().CreateAppendable(Path("dangling"), "cassette"),
+              StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_THAT(fs().Lstat(Path("nothing-here")), StatusIs(absl::StatusCode::kNotFound));
+
+  // Reopened, it grows at its end; a missing file cannot be reopened.
+  absl::StatusOr<std::unique_ptr<AppendableFile>> again =
+      fs().OpenAppendable(Path("c.cassette"), "cassette");
+  ASSERT_OK(again);
+  ASSERT_OK((*again)->Append("ef"));
+  EXPECT_THAT(fs().ReadFile(Path("c.cassette"), kLimit), IsOkAndHolds("abcdef"));
+  EXPECT_THAT(fs().OpenAppendable(Path("gone.cassette"), "cassette"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr(Path("gone.cassette"))));
+}
+
 INSTANTIATE_TEST_SUITE_P(BothFilesystems, FilesystemTest, ::testing::Values("real", "memory"),
                          [](const auto& info) { return info.param; });
 

@@ -23,8 +23,9 @@ absl::StatusOr<std::unique_ptr<DemoWorld>> DemoWorld::Recording(const world::Wor
                                                                 std::vector<std::string> program) {
   std::unique_ptr<DemoWorld> w(new DemoWorld());
   AGENTRT_ASSIGN_OR_RETURN(
-      w->recorder_, replay::CassetteRecorder::Create(
-                        path, {.created_by = "agentrt 0.1.0", .program = std::move(program)}));
+      w->recorder_,
+      replay::CassetteRecorder::Create(
+          *inner.filesystem, path, {.created_by = "agentrt 0.1.0", .program = std::move(program)}));
   w->recording_ = std::make_unique<replay::RecordingWorld>(inner, *w->recorder_);
   w->world_ = w->recording_->world();
   return w;

@@ -165,24 +165,24 @@ int RunMcpDemo(std::span<const std::string> args) {
   absl::StatusOr<std::string> sandbox = Sandbox(folder);
   if (!sandbox.ok()) return Failure(command, ToStd(sandbox.status().message()));
   std::string manifest_path = (folder / "mcp-manifest.json").string();
-  absl::StatusOr<mcp::Rules> rules =
-      mcp::ReadRules((source / "fixtures/mcp/filesystem.rules.json").string());
-  if (!rules.ok()) return Failure(command, ToStd(rules.status().message()));
-
   absl::StatusOr<std::unique_ptr<RealWorld>> real = RealWorld::Create();
   if (!real.ok()) return Failure(command, ToStd(real.status().message()));
   const world::World& w = (*real)->world();
+  absl::StatusOr<mcp::Rules> rules =
+      mcp::ReadRules(*w.filesystem, (source / "fixtures/mcp/filesystem.rules.json").string());
+  if (!rules.ok()) return Failure(command, ToStd(rules.status().message()));
+
   mcp::Server server;
   server.name = "fs";
   server.command = {"node", entry.string(), *sandbox};
   server.connect_timeout = absl::Seconds(30);
   server.default_timeout = absl::Seconds(5);
 
-  absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(manifest_path);
+  absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(*w.filesystem, manifest_path);
   if (absl::IsNotFound(manifest.status())) {
     manifest = mcp::Pin(server, w);
     if (!manifest.ok()) return Failure(command, ToStd(manifest.status().message()));
-    if (absl::Status s = mcp::WriteManifest(manifest_path, *manifest); !s.ok()) {
+    if (absl::Status s = mcp::WriteManifest(*w.filesystem, manifest_path, *manifest); !s.ok()) {
       return Failure(command, ToStd(s.message()));
     }
     std::cout << "pinned " << manifest->tools.size() << " tools of the filesystem server to "

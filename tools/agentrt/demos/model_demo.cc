@@ -18,6 +18,7 @@
 #include "runtime/render/model_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
+#include "runtime/world/real_filesystem.h"
 #include "runtime/world/real_scheduler.h"
 #include "sim/scripted_model.h"
 #include "tools/agentrt/command_line.h"
@@ -89,8 +90,10 @@ int RunModelDemo(std::span<const std::string> args) {
       {.waits = world::ManualClock::Waits::kJump, .tick = absl::Milliseconds(1)});
   world::RealScheduler scheduler;
   world::SeededEntropy entropy(2026);
+  world::RealFilesystem files;
   absl::StatusOr<std::unique_ptr<DemoWorld>> world = DemoWorld::Recording(
-      {.clock = &clock, .scheduler = &scheduler, .entropy = &entropy}, record, {"demo", "model"});
+      {.clock = &clock, .scheduler = &scheduler, .entropy = &entropy, .filesystem = &files}, record,
+      {"demo", "model"});
   if (!world.ok()) return Failure(command, ToStd(world.status().message()));
   return PlayModelDemo(o->db, **world);
 }

@@ -20,6 +20,7 @@
 #include "runtime/world/curl_network.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/http_server.h"
+#include "runtime/world/real_filesystem.h"
 #include "runtime/world/real_launcher.h"
 #include "runtime/world/real_scheduler.h"
 #include "tools/agentrt/command_line.h"
@@ -100,7 +101,8 @@ int RunWorldDemo(std::span<const std::string> args) {
       world::HttpServer::Listen("127.0.0.1", 0, service);
   if (!server.ok()) return Failure(command, ToStd(server.status().message()));
   std::string base_url = absl::StrCat("http://127.0.0.1:", (*server)->port());
-  world::World real{&clock, &scheduler, &entropy, &launcher, network->get()};
+  world::RealFilesystem files;
+  world::World real{&clock, &scheduler, &entropy, &launcher, network->get(), nullptr, &files};
   std::unique_ptr<DemoWorld> world;
   if (record.empty()) {
     world = DemoWorld::AsBuilt(real);

@@ -24,6 +24,7 @@
 #include "runtime/observe/trace/format.h"
 #include "runtime/observe/trace/writer.h"
 #include "runtime/world/clock.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
@@ -248,7 +249,7 @@ TEST_F(FollowerTest, ReadOnlyLeavesTheFileUntouched) {
   std::string bytes = ReadFile(path_);
   {
     auto reader = OpenReader();
-    FileCursor cursor(cursor_path_);
+    FileCursor cursor(test_support::RealFiles(), cursor_path_);
     EXPECT_THAT(FollowOnce(*reader, &cursor, 7), SizeIs(30));
     EXPECT_THAT(FollowOnce(*reader, &cursor, 7), IsEmpty());
     absl::StatusOr<Follower> follower =
@@ -298,14 +299,14 @@ TEST_F(FollowerTest, ExactlyOnceAcrossRestarts) {
   Append("run-a", 10);
   {
     auto reader = OpenReader();
-    FileCursor cursor(cursor_path_);
+    FileCursor cursor(test_support::RealFiles(), cursor_path_);
     for (std::int64_t s : FollowOnce(*reader, &cursor, 3)) deliver(s);
   }
   EXPECT_EQ(ReadFile(cursor_path_), "10\n");
   Append("run-b", 5);
   {
     auto reader = OpenReader();
-    FileCursor cursor(cursor_path_);
+    FileCursor cursor(test_support::RealFiles(), cursor_path_);
     EXPECT_THAT(FollowOnce(*reader, &cursor, 3), ElementsAre(11, 12, 13, 14, 15));
   }
   for (std::int64_t s : Range(11, 15)) deliver(s);
@@ -313,7 +314,7 @@ TEST_F(FollowerTest, ExactlyOnceAcrossRestarts) {
   Append("run-a", 10);  // 16-25
   {
     auto reader = OpenReader();
-    FileCursor cursor(cursor_path_);
+    FileCursor cursor(test_support::RealFiles(), cursor_path_);
     absl::StatusOr<Follower> follower =
         Follower::Create(Opts(reader.get()).WithCursor(&cursor).Page(8), clock_);
     ASSERT_OK(follower);
@@ -334,7 +335,7 @@ TEST_F(FollowerTest, ExactlyOnceAcrossRestarts) {
   // A sink that fails: the cursor keeps what it took before the failure.
   {
     auto reader = OpenReader();
-    FileCursor cursor(cursor_path_);
+    FileCursor cursor(test_support::RealFiles(), cursor_path_);
     absl::StatusOr<Follower> follower =
         Follower::Create(Opts(reader.get()).WithCursor(&cursor).Once(), clock_);
     ASSERT_OK(follower);
@@ -348,7 +349,7 @@ TEST_F(FollowerTest, ExactlyOnceAcrossRestarts) {
   EXPECT_EQ(ReadFile(cursor_path_), "21\n");
   {
     auto reader = OpenReader();
-    FileCursor cursor(cursor_path_);
+    FileCursor cursor(test_support::RealFiles(), cursor_path_);
     for (std::int64_t s : FollowOnce(*reader, &cursor, 2)) deliver(s);
   }
   ASSERT_THAT(times, SizeIs(25));
@@ -403,7 +404,7 @@ TEST_F(FollowerTest, AtLeastOnceAfterAHardKill) {
     std::fclose(lines);
     ::close(to_child[1]);
     EXPECT_THAT(first, ElementsAreArray(Range(1, c.kill_after)));
-    FileCursor cursor(cursor_path_);
+    FileCursor cursor(test_support::RealFiles(), cursor_path_);
     EXPECT_EQ(*cursor.Load(), c.saved);
     auto reader = OpenReader();
     std::vector<std::int64_t> second = FollowOnce(*reader, &cursor, 4);
@@ -419,7 +420,7 @@ TEST_F(FollowerTest, LiveRunAndStopOnCancel) {
   Append("run-a", 2);
   auto reader = OpenReader();
   WatchedClock clock;
-  FileCursor cursor(cursor_path_);
+  FileCursor cursor(test_support::RealFiles(), cursor_path_);
   absl::StatusOr<Follower> follower =
       Follower::Create(Opts(reader.get()).WithCursor(&cursor), clock);
   ASSERT_OK(follower);
@@ -492,7 +493,7 @@ TEST_F(FollowerTest, HeadIsTheCursorsSeqAndItsStoredHash) {
   Append("run-a", 3);
   Append("run-b", 2);
   auto reader = OpenReader();
-  FileCursor cursor(cursor_path_);
+  FileCursor cursor(test_support::RealFiles(), cursor_path_);
   absl::StatusOr<Follower> follower = Follower::Create(
       {.store = reader.get(), .run_id = "run-a", .cursor = &cursor, .once = true}, clock_);
   ASSERT_OK(follower);
@@ -555,7 +556,7 @@ TEST_F(FollowerTest, AFailedWriteStopsTheFollowerBeforeTheCursorPassesIt) {
 }
 
 TEST_F(FollowerTest, FileCursorFormatAndRefusals) {
-  FileCursor cursor(cursor_path_);
+  FileCursor cursor(test_support::RealFiles(), cursor_path_);
   EXPECT_EQ(*cursor.Load(), 0);  // missing: nothing delivered yet
   ASSERT_OK(cursor.Save(42));
   EXPECT_EQ(ReadFile(cursor_path_), "42\n");
