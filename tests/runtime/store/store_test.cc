@@ -129,6 +129,29 @@ TEST_F(StoreTest, NewDatabaseFileIsCreatedOwnerOnly) {
   EXPECT_EQ(store->schema_version(), 6);
 }
 
+// StoreOptions::only_new opens only a database it creates: a file, a link (even dangling) or a
+// stale sidecar at the name is refused by name and left exactly as it was.
+TEST_F(StoreTest, OnlyNewRefusesAnythingAlreadyAtThePathAndLeavesItAsItWas) {
+  const StoreOptions only_new{.only_new = true};
+  ASSERT_OK(Store::Open(path_, clock_, only_new));
+  EXPECT_THAT(Store::Open(path_, clock_, only_new),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr(path_ + " exists already")));
+
+  std::string linked = (dir_ / "linked.db").string();
+  fs::create_symlink(dir_ / "nowhere.db", linked);
+  EXPECT_THAT(Store::Open(linked, clock_, only_new),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("linked.db exists already")));
+  EXPECT_FALSE(fs::exists(dir_ / "nowhere.db"));
+
+  std::string stale = (dir_ / "stale.db").string();
+  { std::ofstream(stale + "-wal") << "an earlier run's log"; }
+  EXPECT_THAT(Store::Open(stale, clock_, only_new),
+              StatusIs(absl::StatusCode::kAlreadyExists,
+                       HasSubstr("stale.db-wal exists already; a new database cannot have one")));
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_EQ(fs::file_size(stale + "-wal"), std::string("an earlier run's log").size());
+}
+
 TEST_F(StoreTest, AnInMemoryDatabaseEmptiesToAFreshOneAndAFileNeverDoes) {
   absl::StatusOr<std::unique_ptr<Store>> memory = Store::OpenInMemory(clock_);
   ASSERT_OK(memory);
