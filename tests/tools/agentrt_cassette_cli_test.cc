@@ -4,7 +4,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -13,21 +12,20 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/replay/cassette_file.h"
-#include "runtime/replay/cassette_recorder.h"
 #include "runtime/replay/model_key.h"
 #include "runtime/replay/proto/cassette.pb.h"
-#include "runtime/replay/recording_model.h"
-#include "sim/scripted_model.h"
 #include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
+#include "tests/tools/model_cassette.h"
 
 namespace agentrt {
 namespace {
 
 using ::agentrt::testing::Agentrt;
+using ::agentrt::testing::Ask;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
 using ::testing::ElementsAre;
@@ -36,23 +34,6 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-ModelRequest Ask(const std::string& text) {
-  ModelRequest request;
-  ContentBlock block;
-  block.type = "text";
-  block.text = text;
-  request.messages.push_back({"user", {block}});
-  return request;
-}
-
-ModelResponse Answer(const std::string& text, const std::string& raw) {
-  ModelResponse response;
-  response.text = text;
-  response.stop_reason = "end_turn";
-  response.raw = raw;
-  return response;
-}
-
 class AgentrtCassetteCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -60,19 +41,9 @@ class AgentrtCassetteCliTest : public ::testing::Test {
     path_ = (dir_ / "run.cassette").string();
   }
 
-  // Records "roll" twice and "name" once with model `model`, and a chain head.
+  // Records "roll" twice and "name" once with model `model`, and a chain head (model_cassette.h).
   void Record(const std::string& model, const std::string& notes = "") {
-    sim::ScriptedModel inner(
-        {Answer("4", R"({"t":"4"})"), Answer("2", "\xFF\xFE"), Answer("n", "<n>")}, {}, model);
-    absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> recorder =
-        replay::CassetteRecorder::Create(test_support::RealFiles(), path_,
-                                         {.created_by = "agentrt", .notes = notes});
-    ASSERT_OK(recorder);
-    replay::RecordingModel recording(inner, **recorder);
-    for (const char* q : {"roll", "roll", "name"}) {
-      ASSERT_OK(recording.Generate(Ask(q), absl::InfiniteFuture()));
-    }
-    ASSERT_OK((*recorder)->SetChainHead({12, std::string(64, 'c')}));
+    testing::RecordModelCassette(path_, model, notes);
   }
 
   std::string Bytes(const std::string& path) {
@@ -337,7 +308,7 @@ TEST_F(AgentrtCassetteCliTest, DemoWorldRecordsARealProcessAndServerAndReplaysWi
   }
   ASSERT_OK(edited.SetChainHead(read->chain_head()));
   std::string edited_path = (dir_ / "edited.cassette").string();
-  ASSERT_OK(replay::WriteCassette(test_support::RealFiles(), edited_path, edited));
+  ASSERT_OK(replay::WriteCassette(edited_path, edited));
   ProcessResult mismatch =
       Agentrt({"replay", edited_path, "--db", (dir_ / "mismatch.db").string()});
   EXPECT_EQ(mismatch.exit_code, 1);

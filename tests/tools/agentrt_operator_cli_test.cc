@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,16 +16,13 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/driver.h"
 #include "runtime/json/intake.h"
 #include "runtime/scripted_agent.h"
-#include "runtime/store/store.h"
-#include "runtime/world/clock.h"
-#include "runtime/world/entropy.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
+#include "tests/tools/run_database.h"
 
 namespace agentrt {
 namespace {
@@ -63,32 +61,6 @@ std::string Text(json::Value object, std::string_view key) {
   return v.has_value() && v->is_string() ? std::string(v->string_value()) : "";
 }
 
-class PostTool : public Tool {
- public:
-  ToolSpec Spec() const override {
-    return ToolSpec{"post",
-                    "Send a message.",
-                    R"({"type":"object"})",
-                    SideEffect::kRemoteMutation,
-                    absl::Seconds(5),
-                    false};
-  }
-  absl::StatusOr<ToolResult> Call(const ToolCall&) override {
-    return ToolResult{R"({"sent":true})", "sent"};
-  }
-};
-
-class ReadTool : public Tool {
- public:
-  ToolSpec Spec() const override {
-    return ToolSpec{"read",           "Read.", R"({"type":"object"})", SideEffect::kReadOnly,
-                    absl::Seconds(5), false};
-  }
-  absl::StatusOr<ToolResult> Call(const ToolCall&) override {
-    return ToolResult{R"({"text":"hi"})", "read 2 bytes"};
-  }
-};
-
 using ::agentrt::scripted::Call;
 using ::agentrt::scripted::Complete;
 
@@ -101,29 +73,15 @@ class AgentrtOperatorCliTest : public ::testing::Test {
     ::unsetenv("AGENTRT_DB");
     ::unsetenv("USER");
     ::setenv("TZ", "UTC", 1);
+    runs_.emplace(db_);
   }
 
-  // Drives run `id` through `script` with the default policy in this process, the way a
-  // consumer's program would, and closes the database again.
+  // The runs a consumer's program would have written (run_database.h).
   void Drive(const std::string& id, std::vector<Decision> script) {
-    clock_.Advance(absl::Minutes(1));
-    auto store = store::Store::Open(db_, clock_);
-    ASSERT_OK(store);
-    ScriptedAgent agent(std::move(script));
-    std::unique_ptr<Policy> policy = DefaultPolicy();
-    DriverOptions options;
-    options.agent = &agent;
-    options.policy = policy.get();
-    options.tools = {&post_, &read_};
-    options.scheduler = &lease_clock_;
-    auto driver = Driver::Create(**store, clock_, entropy_, options);
-    ASSERT_OK(driver);
-    ASSERT_OK((*driver)->StartWithId(id, "goal of " + id));
+    runs_->Drive(id, std::move(script));
   }
-
-  // A run waiting for approval of a post with `args`, after one read.
   void Waiting(const std::string& id, std::string args = R"({"to":"ops@example.com"})") {
-    Drive(id, {Call("read", "{}"), Call("post", std::move(args))});
+    runs_->Waiting(id, std::move(args));
   }
 
   // Edits the database the way anyone with write access to the file could.
@@ -155,12 +113,8 @@ class AgentrtOperatorCliTest : public ::testing::Test {
     return SqlText("SELECT status FROM approvals WHERE id = '" + id + "'");
   }
 
-  world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
-  world::ManualClock lease_clock_{absl::FromUnixSeconds(1'800'000'000)};
-  world::SeededEntropy entropy_{11};
-  PostTool post_;
-  ReadTool read_;
   std::string db_;
+  std::optional<testing::RunDatabase> runs_;
 };
 
 TEST_F(AgentrtOperatorCliTest, Runs_ListsAndEmitsJSON) {
@@ -202,7 +156,7 @@ TEST_F(AgentrtOperatorCliTest, Runs_ListsAndEmitsJSON) {
   // An existing database without runs.
   std::filesystem::remove(db_);
   for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(db_ + suffix);
-  ASSERT_OK(store::Store::Open(db_, clock_));
+  ASSERT_OK(runs_->Open());
   ProcessResult empty = Agentrt({"runs", "--db", db_});
   EXPECT_EQ(empty.exit_code, 0) << empty.err;
   EXPECT_EQ(empty.out, "no runs\n");

@@ -1,6 +1,5 @@
 #include "tools/agentrt/cassette_command.h"
 
-#include <iostream>
 #include <limits>
 
 #include "absl/strings/numbers.h"
@@ -98,35 +97,36 @@ std::string Summary(const std::string& path, const replay::Cassette& cassette) {
 
 // One line per exchange, its number right-aligned in `width` columns; a task run's exchanges
 // follow it, indented, numbered under it.
-void PrintExchangeText(const std::string& number, const replay::v1::Exchange& e,
+void PrintExchangeText(Io& io, const std::string& number, const replay::v1::Exchange& e,
                        std::size_t max_bytes, std::size_t width, int depth) {
   std::string indent(2 + 2 * depth, ' ');
   std::string pad(number.size() < width ? width - number.size() : 0, ' ');
-  std::cout << indent << pad << number << "  " << replay::DescribeExchange(e, max_bytes) << "\n";
+  io.out << indent << pad << number << "  " << replay::DescribeExchange(e, max_bytes) << "\n";
   if (replay::OpOf(e) != replay::Op::kTaskFiring) return;
   const auto& nested = e.scheduler().firing().nested();
   for (int i = 0; i < nested.size(); ++i) {
-    PrintExchangeText(absl::StrCat(number, ".", i + 1), nested[i], max_bytes, width, depth + 1);
+    PrintExchangeText(io, absl::StrCat(number, ".", i + 1), nested[i], max_bytes, width, depth + 1);
   }
 }
 
-void PrintText(const std::string& path, const replay::Cassette& cassette, std::size_t max_bytes) {
-  std::cout << Summary(path, cassette) << "\n";
+void PrintText(Io& io, const std::string& path, const replay::Cassette& cassette,
+               std::size_t max_bytes) {
+  io.out << Summary(path, cassette) << "\n";
   std::size_t width = absl::StrCat(cassette.size()).size();
   std::size_t session = std::numeric_limits<std::size_t>::max();
   for (std::size_t i = 0; i < cassette.size(); ++i) {
     if (cassette.session_of(i) != session) {
       session = cassette.session_of(i);
-      std::cout << SessionText(session, cassette.sessions()[session]) << "\n";
+      io.out << SessionText(session, cassette.sessions()[session]) << "\n";
     }
-    PrintExchangeText(absl::StrCat(i + 1), cassette.exchange(i), max_bytes, width, 0);
+    PrintExchangeText(io, absl::StrCat(i + 1), cassette.exchange(i), max_bytes, width, 0);
   }
   if (cassette.size() == 0 && !cassette.sessions().empty()) {
-    std::cout << SessionText(0, cassette.sessions()[0]) << "\n";
+    io.out << SessionText(0, cassette.sessions()[0]) << "\n";
   }
-  std::cout << ChainHeadText(cassette.chain_head()) << "\n";
+  io.out << ChainHeadText(cassette.chain_head()) << "\n";
   if (!cassette.torn().empty()) {
-    std::cout << "cut: the recording stops at " << json::Sanitize(cassette.torn()) << "\n";
+    io.out << "cut: the recording stops at " << json::Sanitize(cassette.torn()) << "\n";
   }
 }
 
@@ -138,25 +138,25 @@ std::string ProtoJson(const replay::v1::Exchange& e) {
   return out;
 }
 
-void PrintExchangeJson(const std::string& number, std::size_t session,
+void PrintExchangeJson(Io& io, const std::string& number, std::size_t session,
                        const replay::v1::Exchange& e) {
-  std::cout << json::JsonObject()
-                   .String("kind", "exchange")
-                   .String("exchange", number)
-                   .Int("session", static_cast<std::int64_t>(session + 1))
-                   .String("op", replay::OpName(replay::OpOf(e)))
-                   .String("text", replay::DescribeExchange(e, 0))
-                   .Raw("record", ProtoJson(e))
-                   .Build()
-            << "\n";
+  io.out << json::JsonObject()
+                .String("kind", "exchange")
+                .String("exchange", number)
+                .Int("session", static_cast<std::int64_t>(session + 1))
+                .String("op", replay::OpName(replay::OpOf(e)))
+                .String("text", replay::DescribeExchange(e, 0))
+                .Raw("record", ProtoJson(e))
+                .Build()
+         << "\n";
   if (replay::OpOf(e) != replay::Op::kTaskFiring) return;
   const auto& nested = e.scheduler().firing().nested();
   for (int i = 0; i < nested.size(); ++i) {
-    PrintExchangeJson(absl::StrCat(number, ".", i + 1), session, nested[i]);
+    PrintExchangeJson(io, absl::StrCat(number, ".", i + 1), session, nested[i]);
   }
 }
 
-void PrintJson(const replay::Cassette& cassette) {
+void PrintJson(Io& io, const replay::Cassette& cassette) {
   std::vector<std::string> sessions;
   for (const replay::CassetteHeader& h : cassette.sessions()) {
     std::vector<std::string> program;
@@ -180,94 +180,98 @@ void PrintJson(const replay::Cassette& cassette) {
     }
     sessions.push_back(session.Build());
   }
-  std::cout << json::JsonObject()
-                   .String("kind", "cassette")
-                   .Int("format_version", replay::kCassetteFormatVersion)
-                   .Raw("sessions", "[" + absl::StrJoin(sessions, ",") + "]")
-                   .Int("exchanges", static_cast<std::int64_t>(cassette.size()))
-                   .Raw("chain_head", json::JsonObject()
-                                          .Int("seq", cassette.chain_head().seq)
-                                          .String("hash", cassette.chain_head().hash)
-                                          .Build())
-                   .String("torn", cassette.torn())
-                   .Build()
-            << "\n";
+  io.out << json::JsonObject()
+                .String("kind", "cassette")
+                .Int("format_version", replay::kCassetteFormatVersion)
+                .Raw("sessions", "[" + absl::StrJoin(sessions, ",") + "]")
+                .Int("exchanges", static_cast<std::int64_t>(cassette.size()))
+                .Raw("chain_head", json::JsonObject()
+                                       .Int("seq", cassette.chain_head().seq)
+                                       .String("hash", cassette.chain_head().hash)
+                                       .Build())
+                .String("torn", cassette.torn())
+                .Build()
+         << "\n";
   for (std::size_t i = 0; i < cassette.size(); ++i) {
-    PrintExchangeJson(absl::StrCat(i + 1), cassette.session_of(i), cassette.exchange(i));
+    PrintExchangeJson(io, absl::StrCat(i + 1), cassette.session_of(i), cassette.exchange(i));
   }
 }
 
-int RunDump(std::span<const std::string> args) {
+int RunDump(std::span<const std::string> args, Io& io) {
   struct {
     bool json = false;
     std::string bytes = "120";  // of each body shown, 0 for all of them
   } dump;
   absl::StatusOr<ParsedArgs> parsed =
       ParseArgs(args, FlagSet().Add("json", &dump.json).Add("bytes", &dump.bytes));
-  if (!parsed.ok()) return UsageError("cassette dump", ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, "cassette dump", ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << kDumpHelp;
+    io.out << kDumpHelp;
     return kExitOk;
   }
-  if (parsed->positional.size() != 1) return UsageError("cassette dump", "expected one CASSETTE");
+  if (parsed->positional.size() != 1) {
+    return UsageError(io, "cassette dump", "expected one CASSETTE");
+  }
   std::size_t max_bytes = 0;
   if (!absl::SimpleAtoi(dump.bytes, &max_bytes)) {
-    return UsageError("cassette dump", "--bytes takes a number of bytes (0 for all)");
+    return UsageError(io, "cassette dump", "--bytes takes a number of bytes (0 for all)");
   }
   const std::string& path = parsed->positional[0];
   world::RealFilesystem files;
   absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(files, path);
   if (!cassette.ok()) {
-    return Failure("cassette dump", json::Sanitize(ToStd(cassette.status().message())));
+    return Failure(io, "cassette dump", json::Sanitize(ToStd(cassette.status().message())));
   }
   if (dump.json) {
-    PrintJson(*cassette);
+    PrintJson(io, *cassette);
   } else {
-    PrintText(path, *cassette, max_bytes);
+    PrintText(io, path, *cassette, max_bytes);
   }
   return kExitOk;  // the dispatch checks that the output arrived (CheckedStdout)
 }
 
-int RunCheck(std::span<const std::string> args) {
+int RunCheck(std::span<const std::string> args, Io& io) {
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args);
-  if (!parsed.ok()) return UsageError("cassette check", ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, "cassette check", ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << kCheckHelp;
+    io.out << kCheckHelp;
     return kExitOk;
   }
-  if (parsed->positional.size() != 1) return UsageError("cassette check", "expected one CASSETTE");
+  if (parsed->positional.size() != 1) {
+    return UsageError(io, "cassette check", "expected one CASSETTE");
+  }
   const std::string& path = parsed->positional[0];
   world::RealFilesystem files;
   absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(files, path);
   if (!cassette.ok()) {
-    return Failure("cassette check", json::Sanitize(ToStd(cassette.status().message())));
+    return Failure(io, "cassette check", json::Sanitize(ToStd(cassette.status().message())));
   }
-  std::cout << Summary(path, *cassette) << ", " << ChainHeadText(cassette->chain_head());
+  io.out << Summary(path, *cassette) << ", " << ChainHeadText(cassette->chain_head());
   if (!cassette->torn().empty()) {
-    std::cout << "; CUT: the recording stops at " << json::Sanitize(cassette->torn()) << "\n";
+    io.out << "; CUT: the recording stops at " << json::Sanitize(cassette->torn()) << "\n";
     return kExitFailure;
   }
   if (cassette->from_newer_build()) {
-    std::cout << "; a newer build wrote parts of it this build does not know, so it replays "
-                 "only up to the first of them\n";
+    io.out << "; a newer build wrote parts of it this build does not know, so it replays "
+              "only up to the first of them\n";
     return kExitFailure;
   }
-  std::cout << "; whole\n";
+  io.out << "; whole\n";
   return kExitOk;
 }
 
 }  // namespace
 
-int RunCassetteCommand(std::span<const std::string> args) {
-  if (args.empty()) return UsageError("cassette", "missing subcommand (dump, check)");
+int RunCassetteCommand(std::span<const std::string> args, Io& io) {
+  if (args.empty()) return UsageError(io, "cassette", "missing subcommand (dump, check)");
   const std::string& sub = args[0];
   if (sub == "--help" || sub == "-h" || sub == "help") {
-    std::cout << kCassetteHelp;
+    io.out << kCassetteHelp;
     return kExitOk;
   }
-  if (sub == "dump") return RunDump(args.subspan(1));
-  if (sub == "check") return RunCheck(args.subspan(1));
-  return UsageError("cassette", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
+  if (sub == "dump") return RunDump(args.subspan(1), io);
+  if (sub == "check") return RunCheck(args.subspan(1), io);
+  return UsageError(io, "cassette", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
 }
 
 }  // namespace agentrt::cli

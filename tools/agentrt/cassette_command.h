@@ -7,9 +7,11 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
 // RunCassetteCommand runs `agentrt cassette ARGS...` and returns the process exit code.
-int RunCassetteCommand(std::span<const std::string> args);
+int RunCassetteCommand(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

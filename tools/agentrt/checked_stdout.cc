@@ -59,11 +59,11 @@ CheckedStdout::~CheckedStdout() {
   std::cout.rdbuf(replaced_);
 }
 
-int CheckedStdout::Finish(std::string_view command, int exit) {
+int CheckedStdout::Finish(Io& io, std::string_view command, int exit) {
   std::cout.flush();
   if (std::cout.good() && buffer_.error() == 0) return exit;
   std::string reason = buffer_.error() != 0 ? std::strerror(buffer_.error()) : "a write failed";
-  return Failure(command, absl::StrCat("cannot write to standard output: ", reason));
+  return Failure(io, command, absl::StrCat("cannot write to standard output: ", reason));
 }
 
 }  // namespace agentrt::cli

@@ -1,11 +1,11 @@
 // tools/agentrt/checked_stdout.h
 //
-// Standard output that remembers why it failed. Every `agentrt` command prints through
-// std::cout; a command whose output did not arrive (a full disk, /dev/full, a closed pipe) has
-// lost what it found, so it must not exit 0. The stream's own state says only that a write
-// failed, and the C library forgets the reason with the bytes it drops, so CheckedStdout puts
-// a buffer of its own under std::cout that writes the file descriptor itself and keeps the
-// first error's errno.
+// Standard output that remembers why it failed. Every `agentrt` command the binary runs prints
+// through std::cout (its Io's `out`, io.h); a command whose output did not arrive (a full disk,
+// /dev/full, a closed pipe) has lost what it found, so it must not exit 0. The stream's own
+// state says only that a write failed, and the C library forgets the reason with the bytes it
+// drops, so CheckedStdout puts a buffer of its own under std::cout that writes the file
+// descriptor itself and keeps the first error's errno.
 //
 // The dispatch (commands.cc) makes one around every command. Not for use by two threads at
 // once (nor was std::cout's formatting).
@@ -13,6 +13,8 @@
 
 #include <streambuf>
 #include <string_view>
+
+#include "tools/agentrt/io.h"
 
 namespace agentrt::cli {
 
@@ -27,10 +29,10 @@ class CheckedStdout {
   CheckedStdout& operator=(const CheckedStdout&) = delete;
 
   // Finish flushes, then returns `exit` when every byte was written; otherwise it prints
-  // "agentrt <command>: cannot write to standard output: <reason>" to stderr and returns
+  // "agentrt <command>: cannot write to standard output: <reason>" to `io.err` and returns
   // kExitFailure, whatever the command found. A command that stops early on a failed write
   // returns kExitFailure and leaves the message to this.
-  int Finish(std::string_view command, int exit);
+  int Finish(Io& io, std::string_view command, int exit);
 
  private:
   class Buffer : public std::streambuf {

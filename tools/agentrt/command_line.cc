@@ -1,7 +1,6 @@
 #include "tools/agentrt/command_line.h"
 
 #include <algorithm>
-#include <iostream>
 #include <optional>
 #include <utility>
 
@@ -64,40 +63,42 @@ absl::StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args, const Fl
   return parsed;
 }
 
-std::optional<ParsedArgs> ParseCommand(std::string_view command, std::span<const std::string> args,
-                                       const FlagSet& flags, std::string_view help, int* exit) {
+std::optional<ParsedArgs> ParseCommand(Io& io, std::string_view command,
+                                       std::span<const std::string> args, const FlagSet& flags,
+                                       std::string_view help, int* exit) {
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, flags);
   if (!parsed.ok()) {
-    *exit = UsageError(command, ToStd(parsed.status().message()));
+    *exit = UsageError(io, command, ToStd(parsed.status().message()));
     return std::nullopt;
   }
   if (parsed->help) {
-    std::cout << help;
+    io.out << help;
     *exit = kExitOk;
     return std::nullopt;
   }
   return *std::move(parsed);
 }
 
-std::optional<ParsedArgs> ParseFlags(std::string_view command, std::span<const std::string> args,
-                                     const FlagSet& flags, std::string_view help, int* exit) {
-  std::optional<ParsedArgs> parsed = ParseCommand(command, args, flags, help, exit);
+std::optional<ParsedArgs> ParseFlags(Io& io, std::string_view command,
+                                     std::span<const std::string> args, const FlagSet& flags,
+                                     std::string_view help, int* exit) {
+  std::optional<ParsedArgs> parsed = ParseCommand(io, command, args, flags, help, exit);
   if (parsed && !parsed->positional.empty()) {
-    *exit = UsageError(command,
+    *exit = UsageError(io, command,
                        absl::StrCat("unexpected argument \"", ToAbsl(parsed->positional[0]), "\""));
     return std::nullopt;
   }
   return parsed;
 }
 
-int UsageError(std::string_view command, std::string_view message) {
-  std::cerr << "agentrt " << command << ": " << json::Sanitize(message) << "\n"
-            << "Run 'agentrt " << command << " --help' for usage.\n";
+int UsageError(Io& io, std::string_view command, std::string_view message) {
+  io.err << "agentrt " << command << ": " << json::Sanitize(message) << "\n"
+         << "Run 'agentrt " << command << " --help' for usage.\n";
   return kExitUsage;
 }
 
-int Failure(std::string_view command, std::string_view message) {
-  std::cerr << "agentrt " << command << ": " << json::Sanitize(message) << "\n";
+int Failure(Io& io, std::string_view command, std::string_view message) {
+  io.err << "agentrt " << command << ": " << json::Sanitize(message) << "\n";
   return kExitFailure;
 }
 

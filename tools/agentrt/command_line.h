@@ -19,6 +19,7 @@
 #include "absl/flags/marshalling.h"
 #include "absl/status/statusor.h"
 #include "runtime/base/string_view.h"
+#include "tools/agentrt/io.h"
 
 namespace agentrt::cli {
 
@@ -75,24 +76,26 @@ class FlagSet {
 absl::StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args, const FlagSet& flags = {});
 
 // ParseFlags is ParseArgs for a subcommand that takes flags and no other word, with what every
-// such subcommand does first: on --help it prints `help` to stdout and sets `*exit` to
+// such subcommand does first: on --help it prints `help` to `io.out` and sets `*exit` to
 // kExitOk; on a usage error, a positional word included, it prints it (UsageError) and sets
 // `*exit` to kExitUsage; both return nullopt. Otherwise it returns the parsed arguments.
-std::optional<ParsedArgs> ParseFlags(std::string_view command, std::span<const std::string> args,
-                                     const FlagSet& flags, std::string_view help, int* exit);
+std::optional<ParsedArgs> ParseFlags(Io& io, std::string_view command,
+                                     std::span<const std::string> args, const FlagSet& flags,
+                                     std::string_view help, int* exit);
 
 // ParseCommand is ParseArgs with --help and usage errors handled as ParseFlags does, positional
 // words allowed: nullopt (with `*exit` set) when the command is done.
-std::optional<ParsedArgs> ParseCommand(std::string_view command, std::span<const std::string> args,
-                                       const FlagSet& flags, std::string_view help, int* exit);
+std::optional<ParsedArgs> ParseCommand(Io& io, std::string_view command,
+                                       std::span<const std::string> args, const FlagSet& flags,
+                                       std::string_view help, int* exit);
 
-// UsageError prints "agentrt <command>: <message>" and the hint to run --help to stderr;
-// returns kExitUsage. Failure prints "agentrt <command>: <message>" to stderr; returns
+// UsageError prints "agentrt <command>: <message>" and the hint to run --help to `io.err`;
+// returns kExitUsage. Failure prints "agentrt <command>: <message>" to `io.err`; returns
 // kExitFailure. Both escape the message (json::Sanitize) as a whole, on one line: it echoes what
 // a user typed (a flag, a value, a path), read from the environment or a file, or a database or
 // a server chose, and escaping it where it is printed covers every such echo at once. (Text
 // escaped before comes through unchanged: Sanitize's output is its own fixed point.)
-int UsageError(std::string_view command, std::string_view message);
-int Failure(std::string_view command, std::string_view message);
+int UsageError(Io& io, std::string_view command, std::string_view message);
+int Failure(Io& io, std::string_view command, std::string_view message);
 
 }  // namespace agentrt::cli

@@ -16,6 +16,7 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/demos/demo_command.h"
 #include "tools/agentrt/event_commands.h"
+#include "tools/agentrt/io.h"
 #include "tools/agentrt/json_command.h"
 #include "tools/agentrt/mcp_commands.h"
 #include "tools/agentrt/operator_commands.h"
@@ -40,7 +41,7 @@ struct Command {
   std::string_view name;     // one word, or two for a command of a family ("json canon")
   std::string_view summary;  // one line, for `agentrt --help`
   Section section;
-  int (*run)(std::span<const std::string> words_after_first);
+  int (*run)(std::span<const std::string> words_after_first, Io& io);
 };
 
 // In the order `agentrt --help` lists them.
@@ -211,12 +212,12 @@ std::string DidYouMean(const std::vector<std::string_view>& names) {
   return text + "?";
 }
 
-int UnknownCommand(std::span<const std::string> args) {
+int UnknownCommand(std::span<const std::string> args, Io& io) {
   std::vector<std::string_view> names;
   for (const Command& c : kCommands) names.push_back(c.name);
-  std::cerr << "agentrt: unknown command \"" << json::Sanitize(args[0]) << "\""
-            << DidYouMean(ClosestCommands(names, args))
-            << "\nRun 'agentrt --help' for the list of commands.\n";
+  io.err << "agentrt: unknown command \"" << json::Sanitize(args[0]) << "\""
+         << DidYouMean(ClosestCommands(names, args))
+         << "\nRun 'agentrt --help' for the list of commands.\n";
   return kExitUsage;
 }
 
@@ -232,35 +233,46 @@ std::string CommandName(std::span<const std::string> args) {
   return json::Sanitize(args[0]);
 }
 
-int Dispatch(std::span<const std::string> args) {
+int Dispatch(std::span<const std::string> args, Io& io) {
   const std::string& word = args[0];
   if (word == "--help" || word == "-h" || word == "help") {
-    std::cout << HelpText();
+    io.out << HelpText();
     return kExitOk;
   }
   for (const Command& c : kCommands) {
-    if (FirstWord(c.name) == word) return c.run(args.subspan(1));
+    if (FirstWord(c.name) == word) return c.run(args.subspan(1), io);
   }
   // Not a command, so not in the table (the help would list it), but the one an operator
   // after an approval most expects: it gets the reason rather than a suggestion.
   if (word == "resume") {
-    std::cerr << "agentrt: there is no resume command: resuming a run needs the consumer's "
-                 "agent, tools and policy, so the consumer's program resumes it\n";
+    io.err << "agentrt: there is no resume command: resuming a run needs the consumer's "
+              "agent, tools and policy, so the consumer's program resumes it\n";
     return kExitUsage;
   }
-  return UnknownCommand(args);
+  return UnknownCommand(args, io);
 }
 
 }  // namespace
 
-int RunAgentrt(std::span<const std::string> args) {
+int RunAgentrt(std::span<const std::string> args, Io& io) {
   if (args.empty()) {
-    std::cerr << HelpText();
+    io.err << HelpText();
     return kExitUsage;
   }
+  return Dispatch(args, io);
+}
+
+int RunAgentrt(std::span<const std::string> args) {
+  Io io{.in = std::cin,
+        .out = std::cout,
+        .err = std::cerr,
+        .in_is_terminal = StdinIsTerminal(),
+        .err_is_terminal = ::isatty(STDERR_FILENO) == 1};
+  if (args.empty()) return RunAgentrt(args, io);
+  // Under std::cout, so `io.out` is checked: a command whose output was lost exits 1.
   CheckedStdout out(STDOUT_FILENO);
-  int exit = Dispatch(args);
-  return out.Finish(CommandName(args), exit);
+  int exit = RunAgentrt(args, io);
+  return out.Finish(io, CommandName(args), exit);
 }
 
 }  // namespace agentrt::cli

@@ -20,10 +20,12 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
-// RunAgentrt runs `agentrt ARGS...`, `args` being the words after the program name, and
-// returns the process exit status:
+// RunAgentrt runs `agentrt ARGS...`, `args` being the words after the program name, with the
+// process's streams (io.h), and returns the process exit status:
 //  - `--help`, `-h` or `help`: the help (a usage line, then every command with its summary)
 //    on standard output, 0. No words at all: the same help on standard error, 2.
 //  - A command's first word: whatever that command does.
@@ -31,6 +33,11 @@ namespace agentrt::cli {
 //  - Any other word: "unknown command" naming it (escaped for the terminal), the nearest
 //    commands when one is near (suggest.h) and a pointer to `agentrt --help`, on standard
 //    error, 2.
+// Standard output is checked (checked_stdout.h): 1 when it could not be written.
 int RunAgentrt(std::span<const std::string> args);
+
+// RunAgentrt with the streams `io` instead, the same in every other way but that `io.out` is
+// not checked (it is the caller's stream): what a test calls to run a command in-process.
+int RunAgentrt(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

@@ -3,7 +3,6 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <iostream>
 #include <optional>
 #include <thread>
 
@@ -135,50 +134,50 @@ std::string TruncatedRecord(std::int64_t total, std::int64_t returned, std::int6
 
 }  // namespace
 
-int RunEventsCommand(std::span<const std::string> args) {
+int RunEventsCommand(std::span<const std::string> args, Io& io) {
   EventsOptions o;
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, FlagSet()
                                                           .Add("db", &o.db)
                                                           .Add("limit", &o.limit)
                                                           .Add("offset", &o.offset)
                                                           .Add("json", &o.json));
-  if (!parsed.ok()) return UsageError("events", ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, "events", ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << kEventsHelp;
+    io.out << kEventsHelp;
     return kExitOk;
   }
-  if (parsed->positional.size() != 1) return UsageError("events", "expected one RUN id");
+  if (parsed->positional.size() != 1) return UsageError(io, "events", "expected one RUN id");
   std::int64_t limit = o.limit, offset = o.offset;
-  if (limit < 1) return UsageError("events", "--limit must be at least 1");
-  if (offset < 0) return UsageError("events", "--offset must not be negative");
+  if (limit < 1) return UsageError(io, "events", "--limit must be at least 1");
+  if (offset < 0) return UsageError(io, "events", "--offset must not be negative");
   absl::StatusOr<std::string> path = DatabasePath(o.db);
-  if (!path.ok()) return UsageError("events", ToStd(path.status().message()));
+  if (!path.ok()) return UsageError(io, "events", ToStd(path.status().message()));
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
-  if (!store.ok()) return Failure("events", ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, "events", ToStd(store.status().message()));
   const std::string& run = parsed->positional[0];
   absl::StatusOr<store::Store::EventPage> page = (*store)->ListEventsPage(run, limit, offset);
-  if (!page.ok()) return Failure("events", ToStd(page.status().message()));
+  if (!page.ok()) return Failure(io, "events", ToStd(page.status().message()));
   if (page->total == 0) {
     absl::Status known = ReadLease(**store, run).status();
-    if (!known.ok()) return Failure("events", ToStd(known.message()));
+    if (!known.ok()) return Failure(io, "events", ToStd(known.message()));
   }
   bool json = o.json;
   std::int64_t returned = static_cast<std::int64_t>(page->events.size());
   std::int64_t remaining = page->total - offset - returned;
   absl::Status written;
   if (json) {
-    trace::JsonlWriter writer(std::cout);
+    trace::JsonlWriter writer(io.out);
     for (const store::Event& e : page->events) written.Update(writer.Write(e));
     if (remaining > 0) {
-      trace::LineOutput out(std::cout);
+      trace::LineOutput out(io.out);
       written.Update(out.WriteLine(TruncatedRecord(page->total, returned, offset)));
     }
   } else {
     trace::TextOptions options;
     options.max_payload_bytes = kMaxTextPayloadBytes;
-    trace::TextWriter writer(std::cout, options);
+    trace::TextWriter writer(io.out, options);
     for (const store::Event& e : page->events) written.Update(writer.Write(e));
-    trace::LineOutput out(std::cout);
+    trace::LineOutput out(io.out);
     if (remaining > 0) {
       written.Update(out.WriteLine(absl::StrCat(
           "... ", remaining, " more event(s); rerun with --offset ", offset + returned, "\n")));
@@ -216,34 +215,34 @@ std::string RowsJson(const std::optional<RowAudit>& rows) {
       .Build();
 }
 
-void PrintRows(const std::optional<RowAudit>& rows) {
+void PrintRows(Io& io, const std::optional<RowAudit>& rows) {
   if (!rows) {
-    std::cout << "rows: not checked (the walk covers part of the log)\n";
+    io.out << "rows: not checked (the walk covers part of the log)\n";
     return;
   }
   if (rows->contradictions == 0) {
-    std::cout << "rows: " << rows->runs << " run(s), " << rows->steps << " step(s), "
-              << rows->approvals << " approval(s) agree with the chain\n";
+    io.out << "rows: " << rows->runs << " run(s), " << rows->steps << " step(s), "
+           << rows->approvals << " approval(s) agree with the chain\n";
     return;
   }
-  std::cout << "rows: " << rows->contradictions
-            << " row(s) contradict the chain (the database was changed outside agentrt):\n";
+  io.out << "rows: " << rows->contradictions
+         << " row(s) contradict the chain (the database was changed outside agentrt):\n";
   for (const RowContradiction& c : rows->first) {
-    std::cout << "  run " << json::Sanitize(c.run_id) << ", " << json::Sanitize(c.row) << ": "
-              << json::Sanitize(c.detail) << "\n";
+    io.out << "  run " << json::Sanitize(c.run_id) << ", " << json::Sanitize(c.row) << ": "
+           << json::Sanitize(c.detail) << "\n";
   }
   if (rows->contradictions > static_cast<std::int64_t>(rows->first.size())) {
-    std::cout << "  ... and "
-              << rows->contradictions - static_cast<std::int64_t>(rows->first.size()) << " more\n";
+    io.out << "  ... and " << rows->contradictions - static_cast<std::int64_t>(rows->first.size())
+           << " more\n";
   }
 }
 
 }  // namespace
 
-int RunVerifyCommand(std::span<const std::string> args) {
+int RunVerifyCommand(std::span<const std::string> args, Io& io) {
   int exit = kExitOk;
   VerifyOptions o;
-  std::optional<ParsedArgs> parsed = ParseFlags("verify", args,
+  std::optional<ParsedArgs> parsed = ParseFlags(io, "verify", args,
                                                 FlagSet()
                                                     .Add("db", &o.db)
                                                     .Add("from", &o.from)
@@ -253,33 +252,36 @@ int RunVerifyCommand(std::span<const std::string> args) {
                                                 kVerifyHelp, &exit);
   if (!parsed) return exit;
   std::int64_t from = o.from, to = o.to;
-  if (from < 0 || to < 0) return UsageError("verify", "--from and --to are seqs, never negative");
+  if (from < 0 || to < 0) {
+    return UsageError(io, "verify", "--from and --to are seqs, never negative");
+  }
   if (to > 0 && from > to) {
-    return UsageError("verify", absl::StrCat("--to ", to, " is before --from ", from));
+    return UsageError(io, "verify", absl::StrCat("--to ", to, " is before --from ", from));
   }
   std::optional<KeptHead> kept;
   if (const std::string& text = o.head; !text.empty()) {
     kept = ParseKeptHead(text);
     if (!kept) {
-      return UsageError("verify", "--head \"" + json::Sanitize(text.substr(0, 200)) +
-                                      "\" is not SEQ:HASH (a seq from 1 and 64 lowercase hex "
-                                      "digits)");
+      return UsageError(io, "verify",
+                        "--head \"" + json::Sanitize(text.substr(0, 200)) +
+                            "\" is not SEQ:HASH (a seq from 1 and 64 lowercase hex "
+                            "digits)");
     }
     if (to > 0 && kept->seq > to) {
-      return UsageError("verify", absl::StrCat("--head seq ", kept->seq, " is past --to ", to));
+      return UsageError(io, "verify", absl::StrCat("--head seq ", kept->seq, " is past --to ", to));
     }
     if (kept->seq < from) {
-      return UsageError("verify",
+      return UsageError(io, "verify",
                         absl::StrCat("--head seq ", kept->seq, " is before --from ", from));
     }
   }
   absl::StatusOr<std::string> path = DatabasePath(o.db);
-  if (!path.ok()) return UsageError("verify", ToStd(path.status().message()));
+  if (!path.ok()) return UsageError(io, "verify", ToStd(path.status().message()));
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
-  if (!store.ok()) return Failure("verify", ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, "verify", ToStd(store.status().message()));
 
   absl::StatusOr<VerifyReport> verified = VerifyLog(**store, {from, to, kept});
-  if (!verified.ok()) return Failure("verify", ToStd(verified.status().message()));
+  if (!verified.ok()) return Failure(io, "verify", ToStd(verified.status().message()));
   const VerifyReport& v = *verified;
   const store::ChainHead* head = &v.head;
   const store::ChainReport& report = v.walk;
@@ -313,52 +315,52 @@ int RunVerifyCommand(std::span<const std::string> args) {
                                .Build());
     }
     out.Raw("rows", RowsJson(rows));
-    std::cout << out.Build() << "\n";
+    io.out << out.Build() << "\n";
   } else {
     if (head->seq == 0) {
-      std::cout << "head: no events\n";
+      io.out << "head: no events\n";
     } else {
-      std::cout << "head: seq " << head->seq << " " << json::Sanitize(head->hash) << "\n";
+      io.out << "head: seq " << head->seq << " " << json::Sanitize(head->hash) << "\n";
     }
     if (report.broken) {
-      std::cout << "broken at seq " << report.broken->seq << ": " << report.broken->detail << "\n";
+      io.out << "broken at seq " << report.broken->seq << ": " << report.broken->detail << "\n";
       if (!report.broken->expected.empty() || !report.broken->found.empty()) {
-        std::cout << "  expected " << json::Sanitize(report.broken->expected) << "\n"
-                  << "  found    " << json::Sanitize(report.broken->found) << "\n";
+        io.out << "  expected " << json::Sanitize(report.broken->expected) << "\n"
+               << "  found    " << json::Sanitize(report.broken->found) << "\n";
       }
     } else if (report.checked == 0) {
-      std::cout << "intact: no events in the range\n";
+      io.out << "intact: no events in the range\n";
     } else {
       std::int64_t last = report.to;
-      std::cout << "intact: " << report.checked << " event(s), seq " << last - report.checked + 1
-                << " to " << last << "\nlast checked: seq " << last << " "
-                << json::Sanitize(report.hash) << "\n";
+      io.out << "intact: " << report.checked << " event(s), seq " << last - report.checked + 1
+             << " to " << last << "\nlast checked: seq " << last << " "
+             << json::Sanitize(report.hash) << "\n";
     }
     if (!reached) {
-      std::cout << "not reached: --to " << to << ", but the log ends at seq " << head->seq << "\n";
+      io.out << "not reached: --to " << to << ", but the log ends at seq " << head->seq << "\n";
     }
     if (kept) {
       if (kept_matches) {
-        std::cout << "kept head: seq " << kept->seq << " matches\n";
+        io.out << "kept head: seq " << kept->seq << " matches\n";
       } else if (kept_stored) {
-        std::cout << "kept head: seq " << kept->seq << " has another hash now: kept " << kept->hash
-                  << ", stored " << json::Sanitize(*kept_stored) << "\n";
+        io.out << "kept head: seq " << kept->seq << " has another hash now: kept " << kept->hash
+               << ", stored " << json::Sanitize(*kept_stored) << "\n";
       } else if (kept->seq > head->seq) {
-        std::cout << "kept head: seq " << kept->seq << " not reached: the log ends at seq "
-                  << head->seq << " (events after it were removed)\n";
+        io.out << "kept head: seq " << kept->seq << " not reached: the log ends at seq "
+               << head->seq << " (events after it were removed)\n";
       } else {
-        std::cout << "kept head: seq " << kept->seq << " is no longer in the log\n";
+        io.out << "kept head: seq " << kept->seq << " is no longer in the log\n";
       }
     }
-    PrintRows(rows);
+    PrintRows(io, rows);
   }
   return v.Ok() ? kExitOk : kExitFailure;
 }
 
-int RunExportCommand(std::span<const std::string> args) {
+int RunExportCommand(std::span<const std::string> args, Io& io) {
   int exit = kExitOk;
   ExportOptions o;
-  std::optional<ParsedArgs> parsed = ParseFlags("export", args,
+  std::optional<ParsedArgs> parsed = ParseFlags(io, "export", args,
                                                 FlagSet()
                                                     .Add("db", &o.db)
                                                     .Add("run", &o.run)
@@ -368,11 +370,13 @@ int RunExportCommand(std::span<const std::string> args) {
                                                 kExportHelp, &exit);
   if (!parsed) return exit;
   absl::Duration interval = o.interval;
-  if (interval <= absl::ZeroDuration()) return UsageError("export", "--interval must be positive");
+  if (interval <= absl::ZeroDuration()) {
+    return UsageError(io, "export", "--interval must be positive");
+  }
   absl::StatusOr<std::string> path = DatabasePath(o.db);
-  if (!path.ok()) return UsageError("export", ToStd(path.status().message()));
+  if (!path.ok()) return UsageError(io, "export", ToStd(path.status().message()));
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
-  if (!store.ok()) return Failure("export", ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, "export", ToStd(store.status().message()));
 
   const std::string& cursor_path = o.cursor;
   world::RealFilesystem disk;
@@ -386,7 +390,7 @@ int RunExportCommand(std::span<const std::string> args) {
   options.interval = interval;
   options.once = o.once;
   absl::StatusOr<exporter::Follower> follower = exporter::Follower::Create(options, clock);
-  if (!follower.ok()) return Failure("export", ToStd(follower.status().message()));
+  if (!follower.ok()) return Failure(io, "export", ToStd(follower.status().message()));
 
   // A closed pipe is a write error the follower stops on (with its cursor saved), not a
   // signal that ends the process between a write and the save.
@@ -408,21 +412,21 @@ int RunExportCommand(std::span<const std::string> args) {
       clock.Wake();
     }
   });
-  exporter::JsonlSink sink(std::cout);
+  exporter::JsonlSink sink(io.out);
   absl::Status followed = follower->Follow(sink, &stop);
   if (!stop.HasBeenNotified()) pthread_kill(waiter.native_handle(), SIGUSR1);
   waiter.join();
   if (file_cursor) {
     absl::StatusOr<store::ChainHead> head = follower->Head();
     if (head.ok() && head->seq > 0) {
-      std::cerr << "head " << head->seq << ":" << json::Sanitize(head->hash) << "\n";
+      io.err << "head " << head->seq << ":" << json::Sanitize(head->hash) << "\n";
     } else if (!head.ok() && followed.ok()) {
       followed = head.status();
     }
   }
   // A write that failed stopped the follower; the dispatch says why (CheckedStdout).
-  if (!followed.ok() && !std::cout.good()) return kExitFailure;
-  if (!followed.ok()) return Failure("export", ToStd(followed.message()));
+  if (!followed.ok() && !io.out.good()) return kExitFailure;
+  if (!followed.ok()) return Failure(io, "export", ToStd(followed.message()));
   return kExitOk;
 }
 

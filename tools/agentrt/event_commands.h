@@ -14,10 +14,12 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
-int RunEventsCommand(std::span<const std::string> args);
-int RunVerifyCommand(std::span<const std::string> args);
-int RunExportCommand(std::span<const std::string> args);
+int RunEventsCommand(std::span<const std::string> args, Io& io);
+int RunVerifyCommand(std::span<const std::string> args, Io& io);
+int RunExportCommand(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

@@ -1,13 +1,11 @@
 #include "tools/agentrt/json_command.h"
 
-#include <iostream>
-
-#include "runtime/base/file_util.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
 #include "tools/agentrt/command_line.h"
+#include "tools/agentrt/io.h"
 
 namespace agentrt::cli {
 namespace {
@@ -49,39 +47,39 @@ differ only in key order, whitespace, escapes or number spelling (1.0 and 1) has
 Exit status: 0 printed, 1 the input was refused or unreadable, 2 usage error.
 )";
 
-int RunCanonOrHash(std::string_view name, std::span<const std::string> args, bool hash) {
+int RunCanonOrHash(std::string_view name, std::span<const std::string> args, bool hash, Io& io) {
   std::string command = std::string("json ") + std::string(name);
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args);
-  if (!parsed.ok()) return UsageError(command, ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, command, ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << (hash ? kHashHelp : kCanonHelp);
+    io.out << (hash ? kHashHelp : kCanonHelp);
     return kExitOk;
   }
-  if (parsed->positional.size() > 1) return UsageError(command, "expected at most one FILE");
+  if (parsed->positional.size() > 1) return UsageError(io, command, "expected at most one FILE");
   std::string path = parsed->positional.empty() ? "-" : parsed->positional[0];
-  absl::StatusOr<std::string> bytes = ReadInput(path);
-  if (!bytes.ok()) return Failure(command, ToStd(bytes.status().message()));
+  absl::StatusOr<std::string> bytes = ReadInput(io, path);
+  if (!bytes.ok()) return Failure(io, command, ToStd(bytes.status().message()));
   absl::StatusOr<std::string> canonical = json::Canonicalize(*bytes);
   if (!canonical.ok()) {
     std::string where = path == "-" ? "standard input" : path;
-    return Failure(command, where + ": " + std::string(ToStd(canonical.status().message())));
+    return Failure(io, command, where + ": " + std::string(ToStd(canonical.status().message())));
   }
-  std::cout << (hash ? json::Sha256Hex(*canonical) : *canonical) << "\n";
+  io.out << (hash ? json::Sha256Hex(*canonical) : *canonical) << "\n";
   return kExitOk;  // the dispatch checks that the output arrived (CheckedStdout)
 }
 
 }  // namespace
 
-int RunJsonCommand(std::span<const std::string> args) {
-  if (args.empty()) return UsageError("json", "missing subcommand (canon or hash)");
+int RunJsonCommand(std::span<const std::string> args, Io& io) {
+  if (args.empty()) return UsageError(io, "json", "missing subcommand (canon or hash)");
   const std::string& sub = args[0];
   if (sub == "--help" || sub == "-h" || sub == "help") {
-    std::cout << kJsonHelp;
+    io.out << kJsonHelp;
     return kExitOk;
   }
-  if (sub == "canon") return RunCanonOrHash(sub, args.subspan(1), /*hash=*/false);
-  if (sub == "hash") return RunCanonOrHash(sub, args.subspan(1), /*hash=*/true);
-  return UsageError("json", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
+  if (sub == "canon") return RunCanonOrHash(sub, args.subspan(1), /*hash=*/false, io);
+  if (sub == "hash") return RunCanonOrHash(sub, args.subspan(1), /*hash=*/true, io);
+  return UsageError(io, "json", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
 }
 
 }  // namespace agentrt::cli

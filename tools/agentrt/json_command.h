@@ -7,9 +7,11 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
 // RunJsonCommand runs `agentrt json ARGS...` and returns the process exit code.
-int RunJsonCommand(std::span<const std::string> args);
+int RunJsonCommand(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

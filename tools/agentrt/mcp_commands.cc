@@ -1,7 +1,6 @@
 #include "tools/agentrt/mcp_commands.h"
 
 #include <algorithm>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <vector>
@@ -126,16 +125,17 @@ struct McpOptions {
 
 // LoadConfig reads --config. Without one it prints the usage error and sets `*exit`; the
 // file's own errors are a failure (1), a missing flag a usage error (2), like any other.
-std::optional<mcp::Config> LoadConfig(std::string_view command, const McpOptions& o, int* exit) {
+std::optional<mcp::Config> LoadConfig(Io& io, std::string_view command, const McpOptions& o,
+                                      int* exit) {
   const std::string& path = o.config;
   if (path.empty()) {
-    *exit = UsageError(command, "--config FILE is required");
+    *exit = UsageError(io, command, "--config FILE is required");
     return std::nullopt;
   }
   world::RealFilesystem files;
   absl::StatusOr<mcp::Config> config = mcp::ReadConfig(files, path);
   if (!config.ok()) {
-    *exit = Failure(command, ToStd(config.status().message()));
+    *exit = Failure(io, command, ToStd(config.status().message()));
     return std::nullopt;
   }
   return *std::move(config);
@@ -170,56 +170,56 @@ class CallAgent final : public Agent {
   const std::string args_;
 };
 
-int Pin(std::span<const std::string> args) {
+int Pin(std::span<const std::string> args, Io& io) {
   McpOptions o;
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed =
-      ParseFlags("mcp pin", args, o.Flags({"config", "server"}), kPinHelp, &exit);
+      ParseFlags(io, "mcp pin", args, o.Flags({"config", "server"}), kPinHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = LoadConfig("mcp pin", o, &exit);
+  std::optional<mcp::Config> config = LoadConfig(io, "mcp pin", o, &exit);
   if (!config) return exit;
   bool unknown = false;
   std::vector<const mcp::ServerConfig*> servers = Selected(*config, o, &unknown);
-  if (unknown) return UsageError("mcp pin", "no configured server is named that");
+  if (unknown) return UsageError(io, "mcp pin", "no configured server is named that");
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
-  if (!world.ok()) return Failure("mcp pin", ToStd(world.status().message()));
+  if (!world.ok()) return Failure(io, "mcp pin", ToStd(world.status().message()));
   int status = kExitOk;
   for (const mcp::ServerConfig* s : servers) {
     absl::StatusOr<mcp::Manifest> manifest = mcp::Pin(mcp::ServerOf(*s), (*world)->world());
     if (!manifest.ok()) {
-      status = Failure("mcp pin", ToStd(manifest.status().message()));
+      status = Failure(io, "mcp pin", ToStd(manifest.status().message()));
       continue;
     }
     if (absl::Status written =
             mcp::WriteManifest(*(*world)->world().filesystem, s->manifest, *manifest);
         !written.ok()) {
-      status = Failure("mcp pin", ToStd(written.message()));
+      status = Failure(io, "mcp pin", ToStd(written.message()));
       continue;
     }
     std::vector<mcp::ListedTool> tools;
     for (const auto& [name, pinned] : manifest->tools) {
       tools.push_back({pinned.name, pinned.description, pinned.input_schema, pinned.annotations});
     }
-    std::cout << json::Sanitize(s->name) << ": pinned " << tools.size() << " tools to "
-              << json::Sanitize(s->manifest)
-              << ", with the server's own hints, which classify nothing:\n"
-              << ListingLines(tools);
+    io.out << json::Sanitize(s->name) << ": pinned " << tools.size() << " tools to "
+           << json::Sanitize(s->manifest)
+           << ", with the server's own hints, which classify nothing:\n"
+           << ListingLines(tools);
   }
   if (status == kExitOk) {
-    std::cout << "Classify them in the configuration's rules, then check: agentrt mcp check "
-                 "--config "
-              << json::Sanitize(o.config) << "\n";
+    io.out << "Classify them in the configuration's rules, then check: agentrt mcp check "
+              "--config "
+           << json::Sanitize(o.config) << "\n";
   }
   return status;
 }
 
-int Check(std::span<const std::string> args) {
+int Check(std::span<const std::string> args, Io& io) {
   McpOptions o;
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed =
-      ParseFlags("mcp check", args, o.Flags({"config", "json"}), kCheckHelp, &exit);
+      ParseFlags(io, "mcp check", args, o.Flags({"config", "json"}), kCheckHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = LoadConfig("mcp check", o, &exit);
+  std::optional<mcp::Config> config = LoadConfig(io, "mcp check", o, &exit);
   if (!config) return exit;
   bool json = o.json;
   int status = kExitOk;
@@ -229,7 +229,7 @@ int Check(std::span<const std::string> args) {
   for (const mcp::ServerConfig& s : config->servers) {
     absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(files, s.manifest);
     if (!manifest.ok()) {
-      status = Failure("mcp check",
+      status = Failure(io, "mcp check",
                        absl::StrCat(json::Sanitize(s.name), ": ", manifest.status().message(),
                                     " (pin it first: agentrt mcp pin --config ",
                                     json::Sanitize(config->path), ")"));
@@ -238,36 +238,36 @@ int Check(std::span<const std::string> args) {
     absl::StatusOr<mcp::Report> report =
         mcp::Classify(mcp::ServerOf(s), *manifest, s.rules, &names);
     if (!report.ok()) {
-      status = Failure("mcp check", ToStd(report.status().message()));
+      status = Failure(io, "mcp check", ToStd(report.status().message()));
       continue;
     }
-    std::cout << (json ? report->Json() + "\n" : report->Text());
+    io.out << (json ? report->Json() + "\n" : report->Text());
     registered += static_cast<int>(report->registered.size());
     refused += static_cast<int>(report->refused.size());
     unclassified += static_cast<int>(report->unclassified.size());
     if (!report->refused.empty()) status = kExitFailure;
   }
   if (!json) {
-    std::cout << registered << " registered, " << refused << " refused, " << unclassified
-              << " unclassified across " << config->servers.size()
-              << (config->servers.size() == 1 ? " server\n" : " servers\n");
+    io.out << registered << " registered, " << refused << " refused, " << unclassified
+           << " unclassified across " << config->servers.size()
+           << (config->servers.size() == 1 ? " server\n" : " servers\n");
   }
   return status;
 }
 
-int Tools(std::span<const std::string> args) {
+int Tools(std::span<const std::string> args, Io& io) {
   McpOptions o;
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed =
-      ParseFlags("mcp tools", args, o.Flags({"config", "server", "json"}), kToolsHelp, &exit);
+      ParseFlags(io, "mcp tools", args, o.Flags({"config", "server", "json"}), kToolsHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = LoadConfig("mcp tools", o, &exit);
+  std::optional<mcp::Config> config = LoadConfig(io, "mcp tools", o, &exit);
   if (!config) return exit;
   bool unknown = false;
   std::vector<const mcp::ServerConfig*> servers = Selected(*config, o, &unknown);
-  if (unknown) return UsageError("mcp tools", "no configured server is named that");
+  if (unknown) return UsageError(io, "mcp tools", "no configured server is named that");
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
-  if (!world.ok()) return Failure("mcp tools", ToStd(world.status().message()));
+  if (!world.ok()) return Failure(io, "mcp tools", ToStd(world.status().message()));
   bool json_out = o.json;
   int status = kExitOk;
   for (const mcp::ServerConfig* s : servers) {
@@ -276,13 +276,13 @@ int Tools(std::span<const std::string> args) {
     absl::Time deadline = w.clock->Now() + mcp::ConnectTimeout(server);
     absl::StatusOr<std::unique_ptr<mcp::Session>> session = mcp::Connect(server, w, deadline);
     if (!session.ok()) {
-      status = Failure("mcp tools", ToStd(session.status().message()));
+      status = Failure(io, "mcp tools", ToStd(session.status().message()));
       continue;
     }
     absl::StatusOr<std::vector<mcp::ListedTool>> tools = mcp::ListAll(**session, deadline);
     if (!tools.ok()) {
       status = Failure(
-          "mcp tools",
+          io, "mcp tools",
           ToStd(mcp::Fail(server, "list tools", **session, tools.status(), *w.clock).message()));
       continue;
     }
@@ -317,39 +317,39 @@ int Tools(std::span<const std::string> args) {
             .Raw("input_schema", tool.input_schema)
             .String("pin", pins[i]);
         if (tool.annotations) o.Raw("annotations", tool.annotations->json);
-        std::cout << o.Build() << "\n";
+        io.out << o.Build() << "\n";
       }
       continue;
     }
-    std::cout << json::Sanitize(s->name) << ": " << tools->size() << " tools\n"
-              << ListingLines(*tools, pins);
+    io.out << json::Sanitize(s->name) << ": " << tools->size() << " tools\n"
+           << ListingLines(*tools, pins);
   }
   return status;
 }
 
-int Call(std::span<const std::string> args) {
+int Call(std::span<const std::string> args, Io& io) {
   McpOptions o;
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed =
-      ParseFlags("mcp call", args, o.Flags({"config", "tool", "args", "db", "resume", "json"}),
+      ParseFlags(io, "mcp call", args, o.Flags({"config", "tool", "args", "db", "resume", "json"}),
                  kCallHelp, &exit);
   if (!parsed) return exit;
   const std::string& resume = o.resume;
   const std::string& tool = o.tool;
   if (resume.empty() == tool.empty()) {
-    return UsageError("mcp call", "give --tool NAME (with --args) or --resume RUN");
+    return UsageError(io, "mcp call", "give --tool NAME (with --args) or --resume RUN");
   }
-  std::optional<mcp::Config> config = LoadConfig("mcp call", o, &exit);
+  std::optional<mcp::Config> config = LoadConfig(io, "mcp call", o, &exit);
   if (!config) return exit;
   std::string db = parsed->Given("db") ? o.db : config->database;
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
-  if (!world.ok()) return Failure("mcp call", ToStd(world.status().message()));
+  if (!world.ok()) return Failure(io, "mcp call", ToStd(world.status().message()));
   const world::World& w = (*world)->world();
 
   std::vector<mcp::Manifest> manifests;
   for (const mcp::ServerConfig& s : config->servers) {
     absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(*w.filesystem, s.manifest);
-    if (!manifest.ok()) return Failure("mcp call", ToStd(manifest.status().message()));
+    if (!manifest.ok()) return Failure(io, "mcp call", ToStd(manifest.status().message()));
     manifests.push_back(*std::move(manifest));
   }
   mcp::ConfiguredTools configured = mcp::LoadConfigured(*config, manifests, w);
@@ -357,12 +357,13 @@ int Call(std::span<const std::string> args) {
   if (!tool.empty() &&
       std::none_of(tools.begin(), tools.end(), [&](Tool* t) { return t->Spec().name == tool; })) {
     // What each load said.
-    std::cerr << configured.reports;
-    return Failure("mcp call", "no registered tool is named \"" + json::Sanitize(tool) +
-                                   "\" (the lines above say what each server registered)");
+    io.err << configured.reports;
+    return Failure(io, "mcp call",
+                   "no registered tool is named \"" + json::Sanitize(tool) +
+                       "\" (the lines above say what each server registered)");
   }
   absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(db, *w.clock);
-  if (!store.ok()) return Failure("mcp call", ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, "mcp call", ToStd(store.status().message()));
   mcp::ClassPolicy policy(config->policy, configured.outcomes);
   CallAgent agent(tool, o.args);
   DriverOptions options;
@@ -373,63 +374,63 @@ int Call(std::span<const std::string> args) {
   options.lease_ttl = config->lease_ttl;
   absl::StatusOr<std::unique_ptr<Driver>> driver =
       Driver::Create(**store, *w.clock, *w.entropy, options);
-  if (!driver.ok()) return Failure("mcp call", ToStd(driver.status().message()));
+  if (!driver.ok()) return Failure(io, "mcp call", ToStd(driver.status().message()));
   Limits limits;
   limits.max_steps = 2;
   absl::StatusOr<Run> run =
       resume.empty() ? (*driver)->Start(absl::StrCat("call ", tool, " from the shell"), limits)
                      : (*driver)->Resume(resume);
-  if (!run.ok()) return Failure("mcp call", ToStd(run.status().message()));
+  if (!run.ok()) return Failure(io, "mcp call", ToStd(run.status().message()));
   bool failed =
       run->status != RunStatus::kCompleted && run->status != RunStatus::kWaitingForApproval;
   if (o.json) {
     // The machine form keeps the result as the server's bytes mapped it (canonical JSON); the
     // reader's own tooling decides how to show it.
-    std::cout << json::JsonObject()
-                     .String("run", run->id)
-                     .String("database", db)
-                     .String("status", ToString(run->status))
-                     .StringIfSet("reason", run->reason)
-                     .StringIfSet("reason_detail", run->reason_detail)
-                     .RawIfSet("result", run->result)
-                     .Build()
-              << "\n";
+    io.out << json::JsonObject()
+                  .String("run", run->id)
+                  .String("database", db)
+                  .String("status", ToString(run->status))
+                  .StringIfSet("reason", run->reason)
+                  .StringIfSet("reason_detail", run->reason_detail)
+                  .RawIfSet("result", run->result)
+                  .Build()
+           << "\n";
     return failed ? kExitFailure : kExitOk;
   }
-  std::cout << "run " << run->id << " in " << json::Sanitize(db) << ": " << ToString(run->status);
-  if (!run->reason.empty()) std::cout << " (" << json::Sanitize(run->reason) << ")";
-  std::cout << "\n";
+  io.out << "run " << run->id << " in " << json::Sanitize(db) << ": " << ToString(run->status);
+  if (!run->reason.empty()) io.out << " (" << json::Sanitize(run->reason) << ")";
+  io.out << "\n";
   if (run->status == RunStatus::kWaitingForApproval) {
-    std::cout << "The call waits for an operator. See it, then approve exactly it:\n"
-              << "  agentrt show " << run->id << " --db " << json::Sanitize(db) << "\n"
-              << "  agentrt approve " << run->id << " --db " << json::Sanitize(db)
-              << " --by \"$USER\"\n"
-              << "and make it:\n  agentrt mcp call --config " << json::Sanitize(o.config)
-              << " --db " << json::Sanitize(db) << " --resume " << run->id << "\n";
+    io.out << "The call waits for an operator. See it, then approve exactly it:\n"
+           << "  agentrt show " << run->id << " --db " << json::Sanitize(db) << "\n"
+           << "  agentrt approve " << run->id << " --db " << json::Sanitize(db)
+           << " --by \"$USER\"\n"
+           << "and make it:\n  agentrt mcp call --config " << json::Sanitize(o.config) << " --db "
+           << json::Sanitize(db) << " --resume " << run->id << "\n";
     return kExitOk;
   }
   if (failed) {
-    return Failure("mcp call",
+    return Failure(io, "mcp call",
                    json::Sanitize(run->reason_detail.empty() ? run->reason : run->reason_detail));
   }
   // The result is what the server sent, mapped: canonical JSON escapes only C0 controls, so
   // bidi overrides, C1 controls (U+009B is CSI to many terminals), DEL and invisible or
   // line-separating characters would reach the terminal as they are.
-  std::cout << json::Sanitize(run->result) << "\n";
+  io.out << json::Sanitize(run->result) << "\n";
   return kExitOk;
 }
 
 }  // namespace
 
-int RunMcpCommand(std::span<const std::string> args) {
-  if (args.empty()) return UsageError("mcp", "missing subcommand (pin, check, tools, call)");
+int RunMcpCommand(std::span<const std::string> args, Io& io) {
+  if (args.empty()) return UsageError(io, "mcp", "missing subcommand (pin, check, tools, call)");
   const std::string& sub = args[0];
-  if (sub == "--help" || sub == "-h" || sub == "help") return std::cout << kHelp, kExitOk;
-  if (sub == "pin") return Pin(args.subspan(1));
-  if (sub == "check") return Check(args.subspan(1));
-  if (sub == "tools") return Tools(args.subspan(1));
-  if (sub == "call") return Call(args.subspan(1));
-  return UsageError("mcp", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
+  if (sub == "--help" || sub == "-h" || sub == "help") return io.out << kHelp, kExitOk;
+  if (sub == "pin") return Pin(args.subspan(1), io);
+  if (sub == "check") return Check(args.subspan(1), io);
+  if (sub == "tools") return Tools(args.subspan(1), io);
+  if (sub == "call") return Call(args.subspan(1), io);
+  return UsageError(io, "mcp", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
 }
 
 }  // namespace agentrt::cli

@@ -13,8 +13,10 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
-int RunMcpCommand(std::span<const std::string> args);
+int RunMcpCommand(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

@@ -1,7 +1,5 @@
 #include "tools/agentrt/operator_commands.h"
 
-#include <iostream>
-
 #include "absl/strings/str_cat.h"
 #include "runtime/approvals.h"
 #include "runtime/base/string_view.h"
@@ -76,41 +74,40 @@ Exit status: 0 cancelled, 1 refused, declined or failed, 2 usage error (also: no
 confirmation).
 )";
 
-// Writes each event the command commits to standard error as a trace line (local time).
-void TraceToStderr(store::Store& store) {
-  store.AddObserver([](const store::Event& e) {
+// Writes each event the command commits to `io.err` as a trace line (local time).
+void TraceToErr(Io& io, store::Store& store) {
+  store.AddObserver([&io](const store::Event& e) {
     trace::TextOptions options;
     options.zone = absl::LocalTimeZone();
     options.max_payload_bytes = 8000;
-    std::cerr << trace::TextLine(e, options) << std::flush;
+    io.err << trace::TextLine(e, options) << std::flush;
   });
 }
 
 // The report after a decision: the run as it now is (and the approval, for a decision).
-int Report(store::Store& store, std::string_view command, std::string_view run_id,
+int Report(Io& io, store::Store& store, std::string_view command, std::string_view run_id,
            const Approval* decided, bool json) {
   absl::StatusOr<Run> run = ReadRun(store, run_id);
-  if (!run.ok()) return Failure(command, ToStd(run.status().message()));
+  if (!run.ok()) return Failure(io, command, ToStd(run.status().message()));
   absl::StatusOr<view::RunSummary> summary = view::Summary(store, *run);
-  if (!summary.ok()) return Failure(command, ToStd(summary.status().message()));
+  if (!summary.ok()) return Failure(io, command, ToStd(summary.status().message()));
   if (json) {
     json::JsonObject out;
     out.Raw("run", view::ToJson(*summary));
     if (decided != nullptr) out.Raw("approval", view::ApprovalJson(view::BoundApproval(*decided)));
-    std::cout << out.Build() << "\n";
+    io.out << out.Build() << "\n";
     return kExitOk;
   }
   if (decided != nullptr) {
-    std::cout << "approval " << json::Sanitize(decided->id) << ": "
-              << view::DisplayStatusOf(*decided) << " by " << json::Sanitize(decided->decided_by)
-              << "\n";
+    io.out << "approval " << json::Sanitize(decided->id) << ": " << view::DisplayStatusOf(*decided)
+           << " by " << json::Sanitize(decided->decided_by) << "\n";
   }
-  std::cout << "run " << json::Sanitize(summary->id) << ": " << view::DisplayStatusOf(*summary);
-  if (!summary->reason.empty()) std::cout << " (" << json::Sanitize(summary->reason) << ")";
-  std::cout << "\n";
+  io.out << "run " << json::Sanitize(summary->id) << ": " << view::DisplayStatusOf(*summary);
+  if (!summary->reason.empty()) io.out << " (" << json::Sanitize(summary->reason) << ")";
+  io.out << "\n";
   if (decided != nullptr && decided->status == ApprovalStatus::kApproved &&
       summary->status == RunStatus::kWaitingForApproval) {
-    std::cout << "the run stays waiting until the consumer resumes it\n";
+    io.out << "the run stays waiting until the consumer resumes it\n";
   }
   return kExitOk;
 }
@@ -125,8 +122,8 @@ struct Checked {
 };
 
 // `named`: --approval was given; `bypass` says how a script goes ahead without being asked.
-absl::StatusOr<Checked> CheckArgs(const ParsedArgs& parsed, const DecideOptions& o, bool named,
-                                  std::string_view bypass) {
+absl::StatusOr<Checked> CheckArgs(const Io& io, const ParsedArgs& parsed, const DecideOptions& o,
+                                  bool named, std::string_view bypass) {
   if (parsed.positional.size() != 1) return absl::InvalidArgumentError("expected one RUN id");
   Checked c;
   c.run = parsed.positional[0];
@@ -138,7 +135,7 @@ absl::StatusOr<Checked> CheckArgs(const ParsedArgs& parsed, const DecideOptions&
   c.path = *path;
   c.json = o.json;
   if (!named && !o.yes) {
-    if (c.json || !StdinIsTerminal()) {
+    if (c.json || !io.in_is_terminal) {
       return absl::InvalidArgumentError(absl::StrCat(
           c.json ? "--json never asks" : "standard input is not a terminal, so nobody can be asked",
           ": ", ToAbsl(bypass)));
@@ -148,45 +145,48 @@ absl::StatusOr<Checked> CheckArgs(const ParsedArgs& parsed, const DecideOptions&
   return c;
 }
 
-int Decide(std::string_view verb, std::span<const std::string> args) {
+int Decide(std::string_view verb, std::span<const std::string> args, Io& io) {
   std::string command(verb);
   DecideOptions o;
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, o.Flags(/*with_approval=*/true));
-  if (!parsed.ok()) return UsageError(command, ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, command, ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << DecideHelp(verb);
+    io.out << DecideHelp(verb);
     return kExitOk;
   }
   const std::string& named = o.approval;
-  absl::StatusOr<Checked> c = CheckArgs(
-      *parsed, o, !named.empty(), "pass --yes, or name the approval with --approval, to decide");
-  if (!c.ok()) return UsageError(command, ToStd(c.status().message()));
+  absl::StatusOr<Checked> c =
+      CheckArgs(io, *parsed, o, !named.empty(),
+                "pass --yes, or name the approval with --approval, to decide");
+  if (!c.ok()) return UsageError(io, command, ToStd(c.status().message()));
 
   absl::StatusOr<std::unique_ptr<store::Store>> store =
       store::Store::OpenExisting(c->path, /*read_only=*/false);
-  if (!store.ok()) return Failure(command, ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, command, ToStd(store.status().message()));
   absl::StatusOr<Run> run = ReadRun(**store, c->run);
-  if (!run.ok()) return Failure(command, ToStd(run.status().message()));
+  if (!run.ok()) return Failure(io, command, ToStd(run.status().message()));
   if (run->status != RunStatus::kWaitingForApproval) {
-    return Failure(command,
+    return Failure(io, command,
                    absl::StrCat("run ", json::Sanitize(c->run), " is ", view::DisplayStatusOf(*run),
                                 ", not waiting for approval"));
   }
   absl::StatusOr<Approval> shown = PendingApproval(**store, c->run, named);
-  if (!shown.ok()) return Failure(command, ToStd(shown.status().message()));
-  if (!c->json) std::cout << WaitingApprovalBlock(*shown, "") << std::flush;
+  if (!shown.ok()) return Failure(io, command, ToStd(shown.status().message()));
+  if (!c->json) io.out << WaitingApprovalBlock(*shown, "") << std::flush;
   if (c->ask) {
-    switch (Ask(absl::StrCat(verb == "approve" ? "Approve" : "Reject", " approval ",
-                             json::Sanitize(shown->id), " of run ", json::Sanitize(c->run), "?"))) {
+    std::string question =
+        absl::StrCat(verb == "approve" ? "Approve" : "Reject", " approval ",
+                     json::Sanitize(shown->id), " of run ", json::Sanitize(c->run), "?");
+    switch (Ask(io, question)) {
       case Answer::kYes:
         break;
       case Answer::kNo:
-        return Failure(command, "declined at the prompt; nothing decided");
+        return Failure(io, command, "declined at the prompt; nothing decided");
       case Answer::kNoAnswer:
-        return UsageError(command, "no answer at the prompt (end of input); nothing decided");
+        return UsageError(io, command, "no answer at the prompt (end of input); nothing decided");
     }
   }
-  TraceToStderr(**store);
+  TraceToErr(io, **store);
   world::RealClock clock;
   // Bound to the hash of the block just printed: a row that changed since is refused.
   Decider decider{c->by, o.note, shown->hash};
@@ -195,55 +195,62 @@ int Decide(std::string_view verb, std::span<const std::string> args) {
                                          : Reject(**store, clock, c->run, shown->id, decider);
   if (!decided.ok()) {
     if (decided.status().code() == absl::StatusCode::kAborted) {
-      return Failure(command, absl::StrCat("approval ", json::Sanitize(shown->id),
-                                           " changed after it was shown; run the command "
-                                           "again to see it"));
+      return Failure(io, command,
+                     absl::StrCat("approval ", json::Sanitize(shown->id),
+                                  " changed after it was shown; run the command "
+                                  "again to see it"));
     }
-    return Failure(command, ToStd(decided.status().message()));
+    return Failure(io, command, ToStd(decided.status().message()));
   }
-  return Report(**store, command, c->run, &*decided, c->json);
+  return Report(io, **store, command, c->run, &*decided, c->json);
 }
 
 }  // namespace
 
-int RunApproveCommand(std::span<const std::string> args) { return Decide("approve", args); }
-int RunRejectCommand(std::span<const std::string> args) { return Decide("reject", args); }
+int RunApproveCommand(std::span<const std::string> args, Io& io) {
+  return Decide("approve", args, io);
+}
+int RunRejectCommand(std::span<const std::string> args, Io& io) {
+  return Decide("reject", args, io);
+}
 
-int RunCancelCommand(std::span<const std::string> args) {
+int RunCancelCommand(std::span<const std::string> args, Io& io) {
   DecideOptions o;
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, o.Flags(/*with_approval=*/false));
-  if (!parsed.ok()) return UsageError("cancel", ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, "cancel", ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << kCancelHelp;
+    io.out << kCancelHelp;
     return kExitOk;
   }
-  absl::StatusOr<Checked> c = CheckArgs(*parsed, o, /*named=*/false, "pass --yes to cancel");
-  if (!c.ok()) return UsageError("cancel", ToStd(c.status().message()));
+  absl::StatusOr<Checked> c = CheckArgs(io, *parsed, o, /*named=*/false, "pass --yes to cancel");
+  if (!c.ok()) return UsageError(io, "cancel", ToStd(c.status().message()));
   absl::StatusOr<std::unique_ptr<store::Store>> store =
       store::Store::OpenExisting(c->path, /*read_only=*/false);
-  if (!store.ok()) return Failure("cancel", ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, "cancel", ToStd(store.status().message()));
   absl::StatusOr<Run> run = ReadRun(**store, c->run);
-  if (!run.ok()) return Failure("cancel", ToStd(run.status().message()));
+  if (!run.ok()) return Failure(io, "cancel", ToStd(run.status().message()));
   if (IsTerminal(run->status)) {
-    return Failure("cancel", absl::StrCat("run ", json::Sanitize(c->run), " is already ",
-                                          view::DisplayStatusOf(*run)));
+    return Failure(
+        io, "cancel",
+        absl::StrCat("run ", json::Sanitize(c->run), " is already ", view::DisplayStatusOf(*run)));
   }
   if (c->ask) {
-    switch (Ask(absl::StrCat("Cancel run ", json::Sanitize(c->run), " (",
-                             ToAbsl(ToString(run->status)), ")?"))) {
+    switch (Ask(io, absl::StrCat("Cancel run ", json::Sanitize(c->run), " (",
+                                 ToAbsl(ToString(run->status)), ")?"))) {
       case Answer::kYes:
         break;
       case Answer::kNo:
-        return Failure("cancel", "declined at the prompt; nothing cancelled");
+        return Failure(io, "cancel", "declined at the prompt; nothing cancelled");
       case Answer::kNoAnswer:
-        return UsageError("cancel", "no answer at the prompt (end of input); nothing cancelled");
+        return UsageError(io, "cancel",
+                          "no answer at the prompt (end of input); nothing cancelled");
     }
   }
-  TraceToStderr(**store);
+  TraceToErr(io, **store);
   world::RealClock clock;
   absl::Status cancelled = Cancel(**store, clock, c->run, Decider{c->by, o.note});
-  if (!cancelled.ok()) return Failure("cancel", ToStd(cancelled.message()));
-  return Report(**store, "cancel", c->run, nullptr, c->json);
+  if (!cancelled.ok()) return Failure(io, "cancel", ToStd(cancelled.message()));
+  return Report(io, **store, "cancel", c->run, nullptr, c->json);
 }
 
 }  // namespace agentrt::cli

@@ -14,10 +14,12 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
-int RunApproveCommand(std::span<const std::string> args);
-int RunRejectCommand(std::span<const std::string> args);
-int RunCancelCommand(std::span<const std::string> args);
+int RunApproveCommand(std::span<const std::string> args, Io& io);
+int RunRejectCommand(std::span<const std::string> args, Io& io);
+int RunCancelCommand(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

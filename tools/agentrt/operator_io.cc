@@ -1,10 +1,6 @@
 #include "tools/agentrt/operator_io.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdlib>
-#include <iostream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -15,24 +11,14 @@
 
 namespace agentrt::cli {
 
-bool StdinIsTerminal() {
-  struct stat in;
-  if (::fstat(STDIN_FILENO, &in) != 0 || !S_ISCHR(in.st_mode)) return false;
-  struct stat null;
-  if (::stat("/dev/null", &null) == 0 && null.st_dev == in.st_dev && null.st_ino == in.st_ino) {
-    return false;
-  }
-  return true;
-}
-
-Answer Ask(std::string_view question) {
-  std::cout << question << " [y/N] " << std::flush;
+Answer Ask(Io& io, std::string_view question) {
+  io.out << question << " [y/N] " << std::flush;
   std::string line;
   bool newline = false;
   char c;
   // Read byte by byte up to the line's end, keeping at most 64 bytes: an endless line (a
   // device that never sends one) must not fill memory.
-  while (::read(STDIN_FILENO, &c, 1) == 1) {
+  while (io.in.get(c)) {
     if (c == '\n') {
       newline = true;
       break;
@@ -40,7 +26,7 @@ Answer Ask(std::string_view question) {
     if (line.size() < 64) line.push_back(c);
   }
   if (!newline && line.empty()) {
-    std::cout << "\n";
+    io.out << "\n";
     return Answer::kNoAnswer;
   }
   std::string answer = absl::AsciiStrToLower(absl::StripAsciiWhitespace(line));

@@ -1,8 +1,8 @@
 // tools/agentrt/operator_io.h
 //
 // What the operator commands (runs, show, approve, reject, cancel) share about talking to a
-// person: whether standard input is a terminal one can be asked at, asking, quoting a path so
-// it can be pasted back into a shell, and the block that shows a waiting approval.
+// person: asking at a terminal, quoting a path so it can be pasted back into a shell, and the
+// block that shows a waiting approval.
 #pragma once
 
 #include <cstdint>
@@ -13,19 +13,16 @@
 #include "absl/status/statusor.h"
 #include "runtime/types.h"
 #include "tools/agentrt/command_line.h"
+#include "tools/agentrt/io.h"
 
 namespace agentrt::cli {
 
-// StdinIsTerminal: standard input is a character device other than /dev/null (compared by
-// device and inode, so another name for it is recognized too). Only then is anyone asked.
-bool StdinIsTerminal();
-
 enum class Answer { kYes, kNo, kNoAnswer };
 
-// Ask writes `question` and " [y/N] " to standard output and reads one line (at most 64 bytes
-// are looked at): "y" or "yes" in any case is kYes, end of input before a line is kNoAnswer,
-// anything else kNo.
-Answer Ask(std::string_view question);
+// Ask writes `question` and " [y/N] " to `io.out` and reads one line from `io.in` (at most 64
+// bytes are looked at): "y" or "yes" in any case is kYes, end of input before a line is
+// kNoAnswer, anything else kNo. A command asks only when `io.in_is_terminal`.
+Answer Ask(Io& io, std::string_view question);
 
 // ShellQuote quotes `text` for a POSIX shell with single quotes ('it'\''s'). ShellWord leaves
 // a word of only letters, digits and ._-/:@+=, bare.

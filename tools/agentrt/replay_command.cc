@@ -1,6 +1,5 @@
 #include "tools/agentrt/replay_command.h"
 
-#include <iostream>
 #include <vector>
 
 #include "absl/strings/str_join.h"
@@ -39,47 +38,52 @@ failed), 2 usage error.
 
 }  // namespace
 
-int ReplayCommand(const std::string& path, const std::string& db, std::string_view command) {
+int ReplayCommand(const std::string& path, const std::string& db, std::string_view command,
+                  Io& io) {
   world::RealFilesystem files;
   absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(files, path);
-  if (!cassette.ok()) return Failure(command, json::Sanitize(ToStd(cassette.status().message())));
+  if (!cassette.ok()) {
+    return Failure(io, command, json::Sanitize(ToStd(cassette.status().message())));
+  }
   if (cassette->sessions().size() != 1) {
-    return Failure(command, "cassette " + json::Sanitize(path) + " holds " +
-                                std::to_string(cassette->sessions().size()) +
-                                " recording sessions; replay re-runs one recorded run");
+    return Failure(io, command,
+                   "cassette " + json::Sanitize(path) + " holds " +
+                       std::to_string(cassette->sessions().size()) +
+                       " recording sessions; replay re-runs one recorded run");
   }
   std::vector<std::string> program = cassette->header().program;
   std::string named = json::Sanitize(absl::StrJoin(program, " "));
   if (program.size() == 2 && program[0] == "demo" && program[1] == "model") {
     std::unique_ptr<DemoWorld> world = DemoWorld::Replaying(*std::move(cassette));
-    return PlayModelDemo(db, *world);
+    return PlayModelDemo(db, *world, io);
   }
   if (program.size() == 4 && program[0] == "demo" && program[1] == "world" &&
       program[2] == "--base-url") {
     std::string base_url = program[3];
     std::unique_ptr<DemoWorld> world = DemoWorld::Replaying(*std::move(cassette));
-    return PlayWorldDemo(db, base_url, *world);
+    return PlayWorldDemo(db, base_url, *world, io);
   }
   if (IsSimRecording(cassette->header())) {
-    return SimReplay(*std::move(cassette), path, db, command);
+    return SimReplay(*std::move(cassette), path, db, command, io);
   }
-  return Failure(command, "cassette " + json::Sanitize(path) + " was recorded by \"" + named +
-                              "\", which agentrt cannot re-run (it re-runs its own "
-                              "demonstrations; a product replays its runs with runtime/replay)");
+  return Failure(io, command,
+                 "cassette " + json::Sanitize(path) + " was recorded by \"" + named +
+                     "\", which agentrt cannot re-run (it re-runs its own "
+                     "demonstrations; a product replays its runs with runtime/replay)");
 }
 
-int RunReplayCommand(std::span<const std::string> args) {
+int RunReplayCommand(std::span<const std::string> args, Io& io) {
   std::string db_flag;
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, FlagSet().Add("db", &db_flag));
-  if (!parsed.ok()) return UsageError("replay", ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, "replay", ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << kHelp;
+    io.out << kHelp;
     return kExitOk;
   }
-  if (parsed->positional.size() != 1) return UsageError("replay", "expected one CASSETTE");
+  if (parsed->positional.size() != 1) return UsageError(io, "replay", "expected one CASSETTE");
   absl::StatusOr<std::string> db = DatabasePath(db_flag);
-  if (!db.ok()) return UsageError("replay", ToStd(db.status().message()));
-  return ReplayCommand(parsed->positional[0], *db, "replay");
+  if (!db.ok()) return UsageError(io, "replay", ToStd(db.status().message()));
+  return ReplayCommand(parsed->positional[0], *db, "replay", io);
 }
 
 }  // namespace agentrt::cli

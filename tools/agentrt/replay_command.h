@@ -9,12 +9,15 @@
 #include <string>
 #include <string_view>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
-int RunReplayCommand(std::span<const std::string> args);
+int RunReplayCommand(std::span<const std::string> args, Io& io);
 
 // ReplayCommand replays the cassette at `cassette` into the database at `db`, reporting
 // failures as `command`. Returns the exit status.
-int ReplayCommand(const std::string& cassette, const std::string& db, std::string_view command);
+int ReplayCommand(const std::string& cassette, const std::string& db, std::string_view command,
+                  Io& io);
 
 }  // namespace agentrt::cli

@@ -1,7 +1,5 @@
 #include "tools/agentrt/run_commands.h"
 
-#include <iostream>
-
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
@@ -35,28 +33,28 @@ absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading(const std::string& 
 
 }  // namespace
 
-int RunRecheckCommand(std::span<const std::string> args) {
+int RunRecheckCommand(std::span<const std::string> args, Io& io) {
   struct {
     std::string db;
     bool json = false;
   } recheck;
   absl::StatusOr<ParsedArgs> parsed =
       ParseArgs(args, FlagSet().Add("db", &recheck.db).Add("json", &recheck.json));
-  if (!parsed.ok()) return UsageError("recheck", ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, "recheck", ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << kRecheckHelp;
+    io.out << kRecheckHelp;
     return kExitOk;
   }
-  if (parsed->positional.size() != 1) return UsageError("recheck", "expected one RUN id");
+  if (parsed->positional.size() != 1) return UsageError(io, "recheck", "expected one RUN id");
   if (absl::StatusOr<std::string> path = DatabasePath(recheck.db); !path.ok()) {
-    return UsageError("recheck", ToStd(path.status().message()));
+    return UsageError(io, "recheck", ToStd(path.status().message()));
   }
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(recheck.db);
-  if (!store.ok()) return Failure("recheck", ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, "recheck", ToStd(store.status().message()));
   std::unique_ptr<Policy> policy = DefaultPolicy();
   absl::StatusOr<RecheckReport> report = Recheck(**store, parsed->positional[0], *policy);
-  if (!report.ok()) return Failure("recheck", ToStd(report.status().message()));
-  std::cout << (recheck.json ? RecheckJson(*report) + "\n" : FormatRecheck(*report));
+  if (!report.ok()) return Failure(io, "recheck", ToStd(report.status().message()));
+  io.out << (recheck.json ? RecheckJson(*report) + "\n" : FormatRecheck(*report));
   return report->Same() ? kExitOk : kExitFailure;
 }
 

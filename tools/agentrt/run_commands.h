@@ -9,8 +9,10 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
-int RunRecheckCommand(std::span<const std::string> args);
+int RunRecheckCommand(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

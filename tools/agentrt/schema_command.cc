@@ -1,14 +1,12 @@
 #include "tools/agentrt/schema_command.h"
 
-#include <iostream>
-
 #include "absl/strings/str_cat.h"
-#include "runtime/base/file_util.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/schema/schema.h"
 #include "tools/agentrt/command_line.h"
+#include "tools/agentrt/io.h"
 
 namespace agentrt::cli {
 namespace {
@@ -54,13 +52,13 @@ Exit status: 0 compiled, 2 refused or unreadable, or usage error.
 std::string Where(const std::string& path) { return path == "-" ? "standard input" : path; }
 
 // A refused schema or an unreadable input: said as a failure is, but exit 2 (the help's).
-int Refused(std::string_view command, std::string_view message) {
-  Failure(absl::StrCat("schema ", ToAbsl(command)), message);
+int Refused(Io& io, std::string_view command, std::string_view message) {
+  Failure(io, absl::StrCat("schema ", ToAbsl(command)), message);
   return kExitUsage;
 }
 
-absl::StatusOr<schema::Schema> CompileFile(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadInput(path);
+absl::StatusOr<schema::Schema> CompileFile(Io& io, const std::string& path) {
+  absl::StatusOr<std::string> bytes = ReadInput(io, path);
   if (!bytes.ok()) return bytes.status();
   absl::StatusOr<schema::Schema> compiled = schema::Schema::Compile(*bytes);
   if (!compiled.ok()) {
@@ -74,70 +72,70 @@ struct ValidateOptions {
   int max_errors = 10;  // report at most this many errors
 };
 
-int RunValidate(std::span<const std::string> args) {
+int RunValidate(std::span<const std::string> args, Io& io) {
   ValidateOptions options;
   absl::StatusOr<ParsedArgs> parsed =
       ParseArgs(args, FlagSet().Add("max_errors", &options.max_errors));
-  if (!parsed.ok()) return UsageError("schema validate", ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, "schema validate", ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << kValidateHelp;
+    io.out << kValidateHelp;
     return kExitOk;
   }
   if (parsed->positional.size() != 2) {
-    return UsageError("schema validate", "expected SCHEMA and INSTANCE");
+    return UsageError(io, "schema validate", "expected SCHEMA and INSTANCE");
   }
   const std::string& schema_path = parsed->positional[0];
   const std::string& instance_path = parsed->positional[1];
   if (schema_path == "-" && instance_path == "-") {
-    return UsageError("schema validate", "SCHEMA and INSTANCE cannot both be standard input");
+    return UsageError(io, "schema validate", "SCHEMA and INSTANCE cannot both be standard input");
   }
   int max_errors = options.max_errors;
-  if (max_errors < 1) return UsageError("schema validate", "--max_errors must be at least 1");
-  absl::StatusOr<schema::Schema> compiled = CompileFile(schema_path);
-  if (!compiled.ok()) return Refused("validate", ToStd(compiled.status().message()));
-  absl::StatusOr<std::string> bytes = ReadInput(instance_path);
-  if (!bytes.ok()) return Refused("validate", ToStd(bytes.status().message()));
+  if (max_errors < 1) return UsageError(io, "schema validate", "--max_errors must be at least 1");
+  absl::StatusOr<schema::Schema> compiled = CompileFile(io, schema_path);
+  if (!compiled.ok()) return Refused(io, "validate", ToStd(compiled.status().message()));
+  absl::StatusOr<std::string> bytes = ReadInput(io, instance_path);
+  if (!bytes.ok()) return Refused(io, "validate", ToStd(bytes.status().message()));
   absl::StatusOr<json::Document> instance = json::Parse(*bytes);
   if (!instance.ok()) {
-    return Refused("validate",
+    return Refused(io, "validate",
                    Where(instance_path) + ": " + std::string(ToStd(instance.status().message())));
   }
   schema::ValidationResult result =
       compiled->Validate(instance->root(), static_cast<std::size_t>(max_errors));
   if (result.valid) {
-    std::cout << "valid\n";
+    io.out << "valid\n";
     return kExitOk;
   }
-  std::cout << "invalid\n" << result.Summary();
+  io.out << "invalid\n" << result.Summary();
   return kExitFailure;
 }
 
-int RunCheck(std::span<const std::string> args) {
+int RunCheck(std::span<const std::string> args, Io& io) {
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args);
-  if (!parsed.ok()) return UsageError("schema check", ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, "schema check", ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << kCheckHelp;
+    io.out << kCheckHelp;
     return kExitOk;
   }
-  if (parsed->positional.size() != 1) return UsageError("schema check", "expected SCHEMA");
-  absl::StatusOr<schema::Schema> compiled = CompileFile(parsed->positional[0]);
-  if (!compiled.ok()) return Refused("check", ToStd(compiled.status().message()));
-  std::cout << "ok: compiled as " << schema::DraftName(compiled->draft()) << "\n";
+  if (parsed->positional.size() != 1) return UsageError(io, "schema check", "expected SCHEMA");
+  absl::StatusOr<schema::Schema> compiled = CompileFile(io, parsed->positional[0]);
+  if (!compiled.ok()) return Refused(io, "check", ToStd(compiled.status().message()));
+  io.out << "ok: compiled as " << schema::DraftName(compiled->draft()) << "\n";
   return kExitOk;
 }
 
 }  // namespace
 
-int RunSchemaCommand(std::span<const std::string> args) {
-  if (args.empty()) return UsageError("schema", "missing subcommand (validate or check)");
+int RunSchemaCommand(std::span<const std::string> args, Io& io) {
+  if (args.empty()) return UsageError(io, "schema", "missing subcommand (validate or check)");
   const std::string& sub = args[0];
   if (sub == "--help" || sub == "-h" || sub == "help") {
-    std::cout << kSchemaHelp;
+    io.out << kSchemaHelp;
     return kExitOk;
   }
-  if (sub == "validate") return RunValidate(args.subspan(1));
-  if (sub == "check") return RunCheck(args.subspan(1));
-  return UsageError("schema", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
+  if (sub == "validate") return RunValidate(args.subspan(1), io);
+  if (sub == "check") return RunCheck(args.subspan(1), io);
+  return UsageError(io, "schema", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
 }
 
 }  // namespace agentrt::cli

@@ -7,9 +7,11 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
 // RunSchemaCommand runs `agentrt schema ARGS...` and returns the process exit code.
-int RunSchemaCommand(std::span<const std::string> args);
+int RunSchemaCommand(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

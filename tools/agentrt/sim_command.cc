@@ -1,7 +1,5 @@
 #include "tools/agentrt/sim_command.h"
 
-#include <iostream>
-
 #include "runtime/json/sanitize.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/sim_record.h"
@@ -32,18 +30,18 @@ Run 'agentrt sim SUBCOMMAND --help' for details.
 
 }  // namespace
 
-int RunSimCommand(std::span<const std::string> args) {
+int RunSimCommand(std::span<const std::string> args, Io& io) {
   if (args.empty()) {
-    return UsageError("sim", "missing subcommand (run, swarm, shrink, record, replay)");
+    return UsageError(io, "sim", "missing subcommand (run, swarm, shrink, record, replay)");
   }
   const std::string& sub = args[0];
-  if (sub == "--help" || sub == "-h" || sub == "help") return std::cout << kHelp, kExitOk;
-  if (sub == "run") return RunSimRun(args.subspan(1));
-  if (sub == "swarm") return RunSimSwarm(args.subspan(1));
-  if (sub == "shrink") return RunSimShrink(args.subspan(1));
-  if (sub == "record") return RunSimRecord(args.subspan(1));
-  if (sub == "replay") return RunSimReplay(args.subspan(1));
-  return UsageError("sim", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
+  if (sub == "--help" || sub == "-h" || sub == "help") return io.out << kHelp, kExitOk;
+  if (sub == "run") return RunSimRun(args.subspan(1), io);
+  if (sub == "swarm") return RunSimSwarm(args.subspan(1), io);
+  if (sub == "shrink") return RunSimShrink(args.subspan(1), io);
+  if (sub == "record") return RunSimRecord(args.subspan(1), io);
+  if (sub == "replay") return RunSimReplay(args.subspan(1), io);
+  return UsageError(io, "sim", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
 }
 
 }  // namespace agentrt::cli

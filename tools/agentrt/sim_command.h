@@ -9,11 +9,13 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
 // RunSimCommand runs `agentrt sim ARGS...`, `args` being the words after "sim". Returns the exit
 // status: `--help` prints the family's help (0); no subcommand or an unknown one is a usage
 // error naming it (2).
-int RunSimCommand(std::span<const std::string> args);
+int RunSimCommand(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

@@ -6,7 +6,6 @@
 #include "tools/agentrt/sim_record.h"
 
 #include <filesystem>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -213,10 +212,11 @@ absl::StatusOr<std::unique_ptr<store::Store>> NewStore(const std::string& db,
 // Play is the run, the same whether `world` is recorded or replayed: every server loaded,
 // then the script played by a driver under the configuration's policy, then every session
 // closed (so a recording holds each server's end before its chain head). Prints the load
-// reports, then the run's trace. Errors: the driver's.
-absl::StatusOr<Run> Play(const SimInputs& in, const world::World& world, store::Store& store) {
+// reports, then the run's trace, to `io.out`. Errors: the driver's.
+absl::StatusOr<Run> Play(const SimInputs& in, const world::World& world, store::Store& store,
+                         Io& io) {
   mcp::ConfiguredTools configured = mcp::LoadConfigured(in.config, in.manifests, world);
-  std::cout << configured.reports;
+  io.out << configured.reports;
   mcp::ClassPolicy policy(in.config.policy, configured.outcomes);
   ScriptedAgent agent(in.script.steps);
   DriverOptions options;
@@ -237,10 +237,10 @@ absl::StatusOr<Run> Play(const SimInputs& in, const world::World& world, store::
   if (!events.ok()) return events.status();
   trace::TextOptions trace_options;
   trace_options.max_payload_bytes = 300;
-  for (const store::Event& e : *events) std::cout << trace::TextLine(e, trace_options);
-  std::cout << "run " << run->id << ": " << ToString(run->status);
-  if (!run->reason.empty()) std::cout << " (" << json::Sanitize(run->reason) << ")";
-  std::cout << " after " << run->step_count << " steps\n";
+  for (const store::Event& e : *events) io.out << trace::TextLine(e, trace_options);
+  io.out << "run " << run->id << ": " << ToString(run->status);
+  if (!run->reason.empty()) io.out << " (" << json::Sanitize(run->reason) << ")";
+  io.out << " after " << run->step_count << " steps\n";
   return run;
 }
 
@@ -252,7 +252,7 @@ bool IsSimRecording(const replay::CassetteHeader& header) {
   return header.program.size() >= 2 && header.program[0] == "sim" && header.program[1] == "record";
 }
 
-int RunSimRecord(std::span<const std::string> args) {
+int RunSimRecord(std::span<const std::string> args, Io& io) {
   const std::string command = "sim record";
   struct {
     std::string config;  // the MCP configuration (docs/mcp.md)
@@ -261,7 +261,7 @@ int RunSimRecord(std::span<const std::string> args) {
     std::string db;
   } o;
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseFlags(command, args,
+  std::optional<ParsedArgs> parsed = ParseFlags(io, command, args,
                                                 FlagSet()
                                                     .Add("config", &o.config)
                                                     .Add("script", &o.script)
@@ -273,104 +273,109 @@ int RunSimRecord(std::span<const std::string> args) {
   const std::string script_path = o.script;
   const std::string out = o.out;
   if (config_path.empty() || script_path.empty() || out.empty()) {
-    return UsageError(command, "--config FILE, --script SCRIPT and --out CASSETTE are required");
+    return UsageError(io, command,
+                      "--config FILE, --script SCRIPT and --out CASSETTE are required");
   }
   std::error_code error;
   if (std::filesystem::exists(out, error)) {
-    return UsageError(command, "cassette " + json::Sanitize(out) +
-                                   " exists; record to a new file (recording never mixes runs)");
+    return UsageError(io, command,
+                      "cassette " + json::Sanitize(out) +
+                          " exists; record to a new file (recording never mixes runs)");
   }
   const std::string db = o.db;
-  if (parsed->Given("db") && db.empty()) return UsageError(command, "--db needs a path");
+  if (parsed->Given("db") && db.empty()) return UsageError(io, command, "--db needs a path");
 
   // Everything the run depends on is read, and refused if bad, before anything starts.
   absl::StatusOr<SimInputs> in = ReadInputs(config_path, script_path);
-  if (!in.ok()) return Failure(command, Message(in.status()));
+  if (!in.ok()) return Failure(io, command, Message(in.status()));
 
   // The composition root: the real world, recorded. Declared in this order so the recording
   // parts go before the recorder, and the recorder before the world it recorded.
   absl::StatusOr<std::unique_ptr<RealWorld>> real = RealWorld::Create();
-  if (!real.ok()) return Failure(command, Message(real.status()));
+  if (!real.ok()) return Failure(io, command, Message(real.status()));
   absl::StatusOr<std::unique_ptr<replay::CassetteRecorder>> recorder =
       replay::CassetteRecorder::Create(
           *(*real)->world().filesystem, out,
           {.created_by = "agentrt 0.1.0",
            .program = {"sim", "record", "--config", config_path, "--script", script_path},
            .inputs = in->files});
-  if (!recorder.ok()) return Failure(command, Message(recorder.status()));
+  if (!recorder.ok()) return Failure(io, command, Message(recorder.status()));
   replay::RecordingWorld recording((*real)->world(), **recorder);
   world::RealClock store_clock;
   absl::StatusOr<std::unique_ptr<store::Store>> store = NewStore(db, store_clock);
-  if (!store.ok()) return Failure(command, Message(store.status()));
+  if (!store.ok()) return Failure(io, command, Message(store.status()));
 
-  absl::StatusOr<Run> run = Play(*in, recording.world(), **store);
+  absl::StatusOr<Run> run = Play(*in, recording.world(), **store, io);
   if (!run.ok()) {
-    return Failure(command, Message(run.status()) + " (the cassette " + json::Sanitize(out) +
-                                " has no chain head: it cannot be replayed)");
+    return Failure(io, command,
+                   Message(run.status()) + " (the cassette " + json::Sanitize(out) +
+                       " has no chain head: it cannot be replayed)");
   }
   absl::StatusOr<store::ChainHead> head = (*store)->Head();
-  if (!head.ok()) return Failure(command, Message(head.status()));
-  if (absl::Status s = (*recorder)->status(); !s.ok()) return Failure(command, Message(s));
+  if (!head.ok()) return Failure(io, command, Message(head.status()));
+  if (absl::Status s = (*recorder)->status(); !s.ok()) return Failure(io, command, Message(s));
   if (absl::Status s = (*recorder)->SetChainHead(*head); !s.ok()) {
-    return Failure(command, Message(s));
+    return Failure(io, command, Message(s));
   }
-  std::cout << "recorded every exchange with the world to " << json::Sanitize(out)
-            << ", with chain head seq " << head->seq << " " << head->hash << "\n"
-            << "replay it offline, with no server: agentrt sim replay " << json::Sanitize(out)
-            << "\n";
+  io.out << "recorded every exchange with the world to " << json::Sanitize(out)
+         << ", with chain head seq " << head->seq << " " << head->hash << "\n"
+         << "replay it offline, with no server: agentrt sim replay " << json::Sanitize(out) << "\n";
   return kExitOk;
 }
 
 int SimReplay(replay::Cassette cassette, const std::string& path, const std::string& db,
-              std::string_view command) {
+              std::string_view command, Io& io) {
   const std::string named = "cassette " + json::Sanitize(path);
   if (cassette.sessions().size() != 1) {
-    return Failure(command, absl::StrCat(named, " holds ", cassette.sessions().size(),
-                                         " recording sessions; a replay re-runs one"));
+    return Failure(io, command,
+                   absl::StrCat(named, " holds ", cassette.sessions().size(),
+                                " recording sessions; a replay re-runs one"));
   }
   if (!IsSimRecording(cassette.header())) {
-    return Failure(command,
+    return Failure(io, command,
                    absl::StrCat(named, " was recorded by \"",
                                 json::Sanitize(absl::StrJoin(cassette.header().program, " ")),
                                 "\", not by agentrt sim record"));
   }
   absl::StatusOr<SimInputs> in = InputsOf(cassette.header());
-  if (!in.ok()) return Failure(command, named + ": " + Message(in.status()));
+  if (!in.ok()) return Failure(io, command, named + ": " + Message(in.status()));
 
   replay::ReplayingWorld replaying(std::move(cassette));
   world::RealClock store_clock;
   absl::StatusOr<std::unique_ptr<store::Store>> store = NewStore(db, store_clock);
-  if (!store.ok()) return Failure(command, Message(store.status()));
-  absl::StatusOr<Run> run = Play(*in, replaying.world(), **store);
+  if (!store.ok()) return Failure(io, command, Message(store.status()));
+  absl::StatusOr<Run> run = Play(*in, replaying.world(), **store, io);
   // The first difference from the recording is the cause of whatever went wrong after it.
-  if (absl::Status s = replaying.cursor().status(); !s.ok()) return Failure(command, Message(s));
-  if (!run.ok()) return Failure(command, Message(run.status()));
+  if (absl::Status s = replaying.cursor().status(); !s.ok()) {
+    return Failure(io, command, Message(s));
+  }
+  if (!run.ok()) return Failure(io, command, Message(run.status()));
   absl::StatusOr<store::ChainHead> head = (*store)->Head();
-  if (!head.ok()) return Failure(command, Message(head.status()));
-  if (absl::Status s = replaying.Finish(*head); !s.ok()) return Failure(command, Message(s));
-  std::cout << "replayed " << replaying.cursor().served()
-            << " exchanges in recorded order; chain head seq " << head->seq << " " << head->hash
-            << ": the audit log is the recorded one, byte for byte\n";
+  if (!head.ok()) return Failure(io, command, Message(head.status()));
+  if (absl::Status s = replaying.Finish(*head); !s.ok()) return Failure(io, command, Message(s));
+  io.out << "replayed " << replaying.cursor().served()
+         << " exchanges in recorded order; chain head seq " << head->seq << " " << head->hash
+         << ": the audit log is the recorded one, byte for byte\n";
   return kExitOk;
 }
 
-int RunSimReplay(std::span<const std::string> args) {
+int RunSimReplay(std::span<const std::string> args, Io& io) {
   const std::string command = "sim replay";
   std::string db_flag;
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, FlagSet().Add("db", &db_flag));
-  if (!parsed.ok()) return UsageError(command, ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, command, ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << kReplayHelp;
+    io.out << kReplayHelp;
     return kExitOk;
   }
-  if (parsed->positional.size() != 1) return UsageError(command, "expected one CASSETTE");
+  if (parsed->positional.size() != 1) return UsageError(io, command, "expected one CASSETTE");
   const std::string db = db_flag;
-  if (parsed->Given("db") && db.empty()) return UsageError(command, "--db needs a path");
+  if (parsed->Given("db") && db.empty()) return UsageError(io, command, "--db needs a path");
   const std::string& path = parsed->positional[0];
   world::RealFilesystem files;
   absl::StatusOr<replay::Cassette> cassette = replay::ReadCassette(files, path);
-  if (!cassette.ok()) return Failure(command, Message(cassette.status()));
-  return SimReplay(*std::move(cassette), path, db, command);
+  if (!cassette.ok()) return Failure(io, command, Message(cassette.status()));
+  return SimReplay(*std::move(cassette), path, db, command, io);
 }
 
 }  // namespace agentrt::cli

@@ -16,15 +16,16 @@
 #include <string_view>
 
 #include "runtime/replay/cassette.h"
+#include "tools/agentrt/io.h"
 
 namespace agentrt::cli {
 
 // `agentrt sim record --config F --script S --out CASSETTE [--db PATH]`; `args` are the words
 // after "sim record". Returns the exit status.
-int RunSimRecord(std::span<const std::string> args);
+int RunSimRecord(std::span<const std::string> args, Io& io);
 
 // `agentrt sim replay CASSETTE [--db PATH]`; `args` are the words after "sim replay".
-int RunSimReplay(std::span<const std::string> args);
+int RunSimReplay(std::span<const std::string> args, Io& io);
 
 // IsSimRecording: whether `header` is the header of a session `agentrt sim record` wrote.
 bool IsSimRecording(const replay::CassetteHeader& header);
@@ -33,6 +34,6 @@ bool IsSimRecording(const replay::CassetteHeader& header);
 // when empty), reporting failures as `command` (`agentrt replay` calls it too). Returns the
 // exit status.
 int SimReplay(replay::Cassette cassette, const std::string& path, const std::string& db,
-              std::string_view command);
+              std::string_view command, Io& io);
 
 }  // namespace agentrt::cli

@@ -1,13 +1,10 @@
 // `agentrt sim run | swarm | shrink`: the simulator's commands (docs/simulator.md).
 #include "tools/agentrt/sim_scenarios.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <iostream>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -160,14 +157,14 @@ absl::Status WriteJunit(const std::string& path, const std::vector<Played>& play
 
 }  // namespace
 
-int SimRun(const SimRunOptions& o) {
+int SimRun(const SimRunOptions& o, Io& io) {
   const std::string command = "sim run";
-  if (o.paths.empty()) return UsageError(command, "name at least one scenario or folder");
+  if (o.paths.empty()) return UsageError(io, command, "name at least one scenario or folder");
   world::RealFilesystem disk;
   absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(disk, o.paths);
-  if (!files.ok()) return Failure(command, json::Sanitize(ToStd(files.status().message())));
+  if (!files.ok()) return Failure(io, command, json::Sanitize(ToStd(files.status().message())));
   absl::StatusOr<std::unique_ptr<store::Store>> schema = sim::NewPlayDatabase();
-  if (!schema.ok()) return Failure(command, ToStd(schema.status().message()));
+  if (!schema.ok()) return Failure(io, command, ToStd(schema.status().message()));
   sim::JudgeOptions options;
   options.db_dir = o.db;
   options.reuse = schema->get();
@@ -175,8 +172,9 @@ int SimRun(const SimRunOptions& o) {
     std::error_code error;
     std::filesystem::create_directories(options.db_dir, error);
     if (error) {
-      return Failure(command, absl::StrCat("cannot create ", json::Sanitize(options.db_dir), ": ",
-                                           error.message()));
+      return Failure(
+          io, command,
+          absl::StrCat("cannot create ", json::Sanitize(options.db_dir), ": ", error.message()));
     }
   }
   std::vector<Played> played = PlayAll(*files, options, o.seed);
@@ -205,48 +203,48 @@ int SimRun(const SimRunOptions& o) {
                   .Build();
     }
     list += "]";
-    std::cout << json::JsonObject()
-                     .Raw("scenarios", list)
-                     .Int("passed", static_cast<std::int64_t>(played.size() - failed))
-                     .Int("failed", static_cast<std::int64_t>(failed))
-                     .Build()
-              << "\n";
+    io.out << json::JsonObject()
+                  .Raw("scenarios", list)
+                  .Int("passed", static_cast<std::int64_t>(played.size() - failed))
+                  .Int("failed", static_cast<std::int64_t>(failed))
+                  .Build()
+           << "\n";
   } else {
     for (const Played& p : played) {
-      std::cout << (p.verdict.passed ? "PASS  " : "FAIL  ") << json::Sanitize(p.verdict.name);
+      io.out << (p.verdict.passed ? "PASS  " : "FAIL  ") << json::Sanitize(p.verdict.name);
       if (p.verdict.passed) {
-        std::cout << "  " << sim::StatusText(p.verdict) << ", " << p.verdict.events << " events, "
-                  << p.verdict.effects << " effects, head " << ShortHead(p.verdict.chain_head)
-                  << ", virtual " << Seconds(p.verdict.virtual_time) << "\n";
+        io.out << "  " << sim::StatusText(p.verdict) << ", " << p.verdict.events << " events, "
+               << p.verdict.effects << " effects, head " << ShortHead(p.verdict.chain_head)
+               << ", virtual " << Seconds(p.verdict.virtual_time) << "\n";
       } else {
-        std::cout << "  " << json::Sanitize(p.verdict.difference) << "\n";
+        io.out << "  " << json::Sanitize(p.verdict.difference) << "\n";
       }
     }
-    std::cout << played.size() << " scenarios: " << played.size() - failed << " passed, " << failed
-              << " failed (each played twice; " << static_cast<std::int64_t>(wall) << " ms wall, "
-              << Seconds(virtual_time) << " virtual)\n";
+    io.out << played.size() << " scenarios: " << played.size() - failed << " passed, " << failed
+           << " failed (each played twice; " << static_cast<std::int64_t>(wall) << " ms wall, "
+           << Seconds(virtual_time) << " virtual)\n";
   }
   if (const std::string& junit = o.junit; !junit.empty()) {
     if (absl::Status s = WriteJunit(junit, played); !s.ok()) {
-      return Failure(command, ToStd(s.message()));
+      return Failure(io, command, ToStd(s.message()));
     }
   }
   return failed == 0 ? kExitOk : kExitFailure;
 }
 
-int SimSwarm(const SimSwarmOptions& o) {
+int SimSwarm(const SimSwarmOptions& o, Io& io) {
   const std::string command = "sim swarm";
-  if (o.paths.empty()) return UsageError(command, "name at least one scenario or folder");
+  if (o.paths.empty()) return UsageError(io, command, "name at least one scenario or folder");
   std::int64_t seeds = o.seeds;
   std::int64_t first = o.first_seed;
   std::int64_t jobs = o.jobs;
   std::optional<sim::Shard> shard = sim::ParseShard(o.shard);
-  if (seeds < 1) return UsageError(command, "--seeds must be at least 1");
-  if (jobs < 1 || jobs > 256) return UsageError(command, "--jobs must be from 1 to 256");
-  if (!shard) return UsageError(command, "--shard must be I/K with 0 <= I < K");
+  if (seeds < 1) return UsageError(io, command, "--seeds must be at least 1");
+  if (jobs < 1 || jobs > 256) return UsageError(io, command, "--jobs must be from 1 to 256");
+  if (!shard) return UsageError(io, command, "--shard must be I/K with 0 <= I < K");
   world::RealFilesystem disk;
   absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(disk, o.paths);
-  if (!files.ok()) return Failure(command, json::Sanitize(ToStd(files.status().message())));
+  if (!files.ok()) return Failure(io, command, json::Sanitize(ToStd(files.status().message())));
 
   std::vector<sim::SwarmScenario> scenarios;
   scenarios.reserve(files->size());
@@ -254,7 +252,7 @@ int SimSwarm(const SimSwarmOptions& o) {
   for (const std::string& file : *files) {
     absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(disk, file);
     if (!scenario.ok()) {
-      std::cout << "FAIL  " << json::Sanitize(ToStd(scenario.status().message())) << "\n";
+      io.out << "FAIL  " << json::Sanitize(ToStd(scenario.status().message())) << "\n";
       ++unreadable;
       continue;
     }
@@ -271,46 +269,46 @@ int SimSwarm(const SimSwarmOptions& o) {
     worker();
     for (std::thread& t : threads) t.join();
   };
-  bool terminal = ::isatty(STDERR_FILENO) == 1;
-  options.progress = [terminal](std::size_t done, std::size_t total, std::size_t failed) {
+  bool terminal = io.err_is_terminal;
+  options.progress = [terminal, &io](std::size_t done, std::size_t total, std::size_t failed) {
     if (terminal && (done % 50 == 0 || done == total)) {
-      std::cerr << "\r" << done << "/" << total << " seeds played, " << failed << " failed"
-                << std::flush;
+      io.err << "\r" << done << "/" << total << " seeds played, " << failed << " failed"
+             << std::flush;
     } else if (!terminal && total >= 1000 && done % (total / 10) == 0) {
       // A log (a soak, a CI job) gets a line at every tenth of a long swarm.
-      std::cerr << done << "/" << total << " seeds played, " << failed << " failed\n";
+      io.err << done << "/" << total << " seeds played, " << failed << " failed\n";
     }
   };
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<sim::SwarmResult> swarm = sim::RunSwarm(scenarios, options);
-  if (!swarm.ok()) return Failure(command, ToStd(swarm.status().message()));
-  if (terminal) std::cerr << "\n";
+  if (!swarm.ok()) return Failure(io, command, ToStd(swarm.status().message()));
+  if (terminal) io.err << "\n";
   for (const sim::SwarmFailure& f : swarm->failures) {
-    std::cout << "FAIL  " << json::Sanitize(f.scenario->scenario.name()) << " seed " << f.seed
-              << ": " << json::Sanitize(f.verdict.difference)
-              << "\n      reproduce: agentrt sim shrink " << json::Sanitize(f.scenario->file)
-              << " --seed " << f.seed << "\n";
+    io.out << "FAIL  " << json::Sanitize(f.scenario->scenario.name()) << " seed " << f.seed << ": "
+           << json::Sanitize(f.verdict.difference) << "\n      reproduce: agentrt sim shrink "
+           << json::Sanitize(f.scenario->file) << " --seed " << f.seed << "\n";
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << swarm->plays << " seeds over " << scenarios.size() << " scenarios"
-            << (shard->count > 1 ? absl::StrCat(" (shard ", shard->index, "/", shard->count, ")")
-                                 : "")
-            << ": " << swarm->failures.size() << " failed, " << unreadable << " unreadable ("
-            << static_cast<std::int64_t>(seconds * 1000) << " ms, "
-            << static_cast<std::int64_t>(swarm->plays / std::max(seconds, 1e-9)) << " plays/s)\n";
+  io.out << swarm->plays << " seeds over " << scenarios.size() << " scenarios"
+         << (shard->count > 1 ? absl::StrCat(" (shard ", shard->index, "/", shard->count, ")") : "")
+         << ": " << swarm->failures.size() << " failed, " << unreadable << " unreadable ("
+         << static_cast<std::int64_t>(seconds * 1000) << " ms, "
+         << static_cast<std::int64_t>(swarm->plays / std::max(seconds, 1e-9)) << " plays/s)\n";
   return swarm->failures.empty() && unreadable == 0 ? kExitOk : kExitFailure;
 }
 
-int SimShrink(const SimShrinkOptions& o) {
+int SimShrink(const SimShrinkOptions& o, Io& io) {
   const std::string command = "sim shrink";
-  if (!o.seed) return UsageError(command, "--seed is required");
+  if (!o.seed) return UsageError(io, command, "--seed is required");
   const std::string& file = o.scenario;
   world::RealFilesystem disk;
   absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(disk, file);
-  if (!scenario.ok()) return Failure(command, json::Sanitize(ToStd(scenario.status().message())));
+  if (!scenario.ok()) {
+    return Failure(io, command, json::Sanitize(ToStd(scenario.status().message())));
+  }
   std::int64_t seed = *o.seed;
   absl::StatusOr<sim::Shrunk> shrunk = sim::ShrinkSeed(*scenario, seed);
-  if (!shrunk.ok()) return Failure(command, json::Sanitize(ToStd(shrunk.status().message())));
+  if (!shrunk.ok()) return Failure(io, command, json::Sanitize(ToStd(shrunk.status().message())));
   std::string out = o.write;
   if (out.empty()) {
     std::string stem =
@@ -326,31 +324,31 @@ int SimShrink(const SimShrinkOptions& o) {
   // Replaced atomically: a symbolic link someone left at the path is replaced, never followed,
   // so the write lands where the path says, beside the scenario (or at --write).
   if (absl::Status written = WriteFileAtomically(out, text, "shrunk scenario"); !written.ok()) {
-    return Failure(command, json::Sanitize(ToStd(written.message())));
+    return Failure(io, command, json::Sanitize(ToStd(written.message())));
   }
-  std::cout << "shrunk in " << shrunk->plays << " plays to " << json::Sanitize(out)
-            << "\nit fails with: " << json::Sanitize(shrunk->verdict.difference) << "\n";
+  io.out << "shrunk in " << shrunk->plays << " plays to " << json::Sanitize(out)
+         << "\nit fails with: " << json::Sanitize(shrunk->verdict.difference) << "\n";
   return kExitOk;
 }
 
-int RunSimRun(std::span<const std::string> args) {
+int RunSimRun(std::span<const std::string> args, Io& io) {
   SimRunOptions o;
   std::int64_t seed = 0;
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed = ParseCommand(
-      "sim run", args,
+      io, "sim run", args,
       FlagSet().Add("json", &o.json).Add("junit", &o.junit).Add("db", &o.db).Add("seed", &seed),
       kRunHelp, &exit);
   if (!parsed) return exit;
   o.paths = parsed->positional;
   if (parsed->Given("seed")) o.seed = seed;
-  return SimRun(o);
+  return SimRun(o, io);
 }
 
-int RunSimSwarm(std::span<const std::string> args) {
+int RunSimSwarm(std::span<const std::string> args, Io& io) {
   SimSwarmOptions o;
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseCommand("sim swarm", args,
+  std::optional<ParsedArgs> parsed = ParseCommand(io, "sim swarm", args,
                                                   FlagSet()
                                                       .Add("seeds", &o.seeds)
                                                       .Add("first_seed", &o.first_seed)
@@ -359,20 +357,23 @@ int RunSimSwarm(std::span<const std::string> args) {
                                                   kSwarmHelp, &exit);
   if (!parsed) return exit;
   o.paths = parsed->positional;
-  return SimSwarm(o);
+  return SimSwarm(o, io);
 }
 
-int RunSimShrink(std::span<const std::string> args) {
+int RunSimShrink(std::span<const std::string> args, Io& io) {
   SimShrinkOptions o;
   std::int64_t seed = 0;
   int exit = kExitOk;
-  std::optional<ParsedArgs> parsed = ParseCommand(
-      "sim shrink", args, FlagSet().Add("seed", &seed).Add("write", &o.write), kShrinkHelp, &exit);
+  std::optional<ParsedArgs> parsed =
+      ParseCommand(io, "sim shrink", args, FlagSet().Add("seed", &seed).Add("write", &o.write),
+                   kShrinkHelp, &exit);
   if (!parsed) return exit;
-  if (parsed->positional.size() != 1) return UsageError("sim shrink", "name exactly one scenario");
+  if (parsed->positional.size() != 1) {
+    return UsageError(io, "sim shrink", "name exactly one scenario");
+  }
   o.scenario = parsed->positional[0];
   if (parsed->Given("seed")) o.seed = seed;
-  return SimShrink(o);
+  return SimShrink(o, io);
 }
 
 }  // namespace agentrt::cli

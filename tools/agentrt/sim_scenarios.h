@@ -5,7 +5,7 @@
 //   swarm   play scenarios under many seeds that perturb the world, checking the invariants;
 //   shrink  reduce a failing seed's scenario to a minimal one and write it.
 // Each is its options (parsed from its own flags by Parse*), one call to the simulator
-// (sim/swarm.h, sim/shrink.h) and a renderer to standard output; the Run* functions take the
+// (sim/swarm.h, sim/shrink.h) and a renderer to `io.out` (io.h); the Run* functions take the
 // words after the subcommand (sim_command.h dispatches the `sim` family), the Sim* ones the
 // options, so a test calls a command in-process. Exit codes as command_line.h says.
 #pragma once
@@ -15,6 +15,8 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include "tools/agentrt/io.h"
 
 namespace agentrt::cli {
 
@@ -40,12 +42,12 @@ struct SimShrinkOptions {
   std::string write;  // where the shrunk scenario goes ("": <scenario>.shrunk.textproto)
 };
 
-int SimRun(const SimRunOptions& options);
-int SimSwarm(const SimSwarmOptions& options);
-int SimShrink(const SimShrinkOptions& options);
+int SimRun(const SimRunOptions& options, Io& io);
+int SimSwarm(const SimSwarmOptions& options, Io& io);
+int SimShrink(const SimShrinkOptions& options, Io& io);
 
-int RunSimRun(std::span<const std::string> args);
-int RunSimSwarm(std::span<const std::string> args);
-int RunSimShrink(std::span<const std::string> args);
+int RunSimRun(std::span<const std::string> args, Io& io);
+int RunSimSwarm(std::span<const std::string> args, Io& io);
+int RunSimShrink(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

@@ -1,6 +1,5 @@
 #include "tools/agentrt/view_commands.h"
 
-#include <iostream>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -71,7 +70,7 @@ Exit status: 0 shown, 1 no such run or the database could not be read, 2 usage e
 std::string OrDash(std::string_view text) { return text.empty() ? "-" : std::string(text); }
 
 // Prints rows as columns two spaces apart; the last column is not padded.
-void PrintTable(const std::vector<std::vector<std::string>>& rows) {
+void PrintTable(Io& io, const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> widths;
   for (const auto& row : rows) {
     widths.resize(std::max(widths.size(), row.size()));
@@ -83,7 +82,7 @@ void PrintTable(const std::vector<std::vector<std::string>>& rows) {
       line += row[i];
       if (i + 1 < row.size()) line.append(widths[i] - row[i].size() + 2, ' ');
     }
-    std::cout << line << "\n";
+    io.out << line << "\n";
   }
 }
 
@@ -93,35 +92,35 @@ absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading(const std::string& 
 
 }  // namespace
 
-int RunRunsCommand(std::span<const std::string> args) {
+int RunRunsCommand(std::span<const std::string> args, Io& io) {
   ReadOptions read{.page = {.limit = kRunsDefaultLimit}};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, read.Flags());
-  if (!parsed.ok()) return UsageError("runs", ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, "runs", ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << kRunsHelp;
+    io.out << kRunsHelp;
     return kExitOk;
   }
-  if (!parsed->positional.empty()) return UsageError("runs", "runs takes no arguments");
+  if (!parsed->positional.empty()) return UsageError(io, "runs", "runs takes no arguments");
   absl::StatusOr<Page> page = PageFlags(read.page, /*allow_zero_limit=*/true);
-  if (!page.ok()) return UsageError("runs", ToStd(page.status().message()));
+  if (!page.ok()) return UsageError(io, "runs", ToStd(page.status().message()));
   absl::StatusOr<std::string> path = DatabasePath(read.db);
-  if (!path.ok()) return UsageError("runs", ToStd(path.status().message()));
+  if (!path.ok()) return UsageError(io, "runs", ToStd(path.status().message()));
   bool json = read.json;
 
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
-  if (!store.ok()) return Failure("runs", ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, "runs", ToStd(store.status().message()));
   std::vector<view::RunSummary> runs;
   std::int64_t total = 0;
   if (page->limit > 0) {
     absl::StatusOr<view::RunsPageResult> read = view::RunsPage(**store, page->limit, page->offset);
-    if (!read.ok()) return Failure("runs", ToStd(read.status().message()));
+    if (!read.ok()) return Failure(io, "runs", ToStd(read.status().message()));
     runs = std::move(read->runs);
     total = read->total;
   } else {
     // Everything, read a chunk at a time so no single read holds the whole table.
     for (std::int64_t offset = page->offset;; offset += kRunsChunk) {
       absl::StatusOr<view::RunsPageResult> read = view::RunsPage(**store, kRunsChunk, offset);
-      if (!read.ok()) return Failure("runs", ToStd(read.status().message()));
+      if (!read.ok()) return Failure(io, "runs", ToStd(read.status().message()));
       total = read->total;
       std::size_t got = read->runs.size();
       for (view::RunSummary& r : read->runs) runs.push_back(std::move(r));
@@ -140,11 +139,11 @@ int RunRunsCommand(std::span<const std::string> args) {
         .Int("limit", page->limit)
         .Int("offset", page->offset);
     if (truncated) out.Bool("truncated", true);
-    std::cout << out.Build() << "\n";
+    io.out << out.Build() << "\n";
     return kExitOk;
   }
   if (total == 0) {
-    std::cout << "no runs\n";
+    io.out << "no runs\n";
     return kExitOk;
   }
   std::vector<std::vector<std::string>> rows = {
@@ -157,34 +156,34 @@ int RunRunsCommand(std::span<const std::string> args) {
                     OrDash(json::Sanitize(r.pending_approval_id)),
                     OrDash(json::Truncate(json::Sanitize(r.goal), kGoalColumnBytes))});
   }
-  PrintTable(rows);
+  PrintTable(io, rows);
   if (std::string more = MorePage("run", shown, page->offset, total); !more.empty()) {
-    std::cout << more << "\n";
+    io.out << more << "\n";
   }
   return kExitOk;
 }
 
-int RunShowCommand(std::span<const std::string> args) {
+int RunShowCommand(std::span<const std::string> args, Io& io) {
   ReadOptions read{.page = {.limit = kShowDefaultLimit}};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, read.Flags());
-  if (!parsed.ok()) return UsageError("show", ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, "show", ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << kShowHelp;
+    io.out << kShowHelp;
     return kExitOk;
   }
-  if (parsed->positional.size() != 1) return UsageError("show", "expected one RUN id");
+  if (parsed->positional.size() != 1) return UsageError(io, "show", "expected one RUN id");
   absl::StatusOr<Page> page = PageFlags(read.page, /*allow_zero_limit=*/false);
-  if (!page.ok()) return UsageError("show", ToStd(page.status().message()));
+  if (!page.ok()) return UsageError(io, "show", ToStd(page.status().message()));
   absl::StatusOr<std::string> path = DatabasePath(read.db);
-  if (!path.ok()) return UsageError("show", ToStd(path.status().message()));
+  if (!path.ok()) return UsageError(io, "show", ToStd(path.status().message()));
   bool json = read.json;
   const std::string& run_id = parsed->positional[0];
 
   absl::StatusOr<std::unique_ptr<store::Store>> store = OpenForReading(*path);
-  if (!store.ok()) return Failure("show", ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, "show", ToStd(store.status().message()));
   absl::StatusOr<view::RunDetailPage> detail =
       view::DetailPage(**store, run_id, page->limit, page->offset);
-  if (!detail.ok()) return Failure("show", ToStd(detail.status().message()));
+  if (!detail.ok()) return Failure(io, "show", ToStd(detail.status().message()));
   auto shown = static_cast<std::int64_t>(detail->steps.size());
 
   if (json) {
@@ -205,14 +204,14 @@ int RunShowCommand(std::span<const std::string> args) {
     if (detail->waiting.has_value()) {
       out.Raw("waiting_approval", view::ApprovalJson(view::BoundApproval(*detail->waiting)));
     }
-    std::cout << out.Build() << "\n";
+    io.out << out.Build() << "\n";
     return kExitOk;
   }
 
   const view::RunSummary& run = detail->run;
   absl::TimeZone local = absl::LocalTimeZone();
-  auto line = [](std::string_view name, std::string_view value) {
-    std::cout << name << std::string(10 - name.size(), ' ') << json::Sanitize(value) << "\n";
+  auto line = [&io](std::string_view name, std::string_view value) {
+    io.out << name << std::string(10 - name.size(), ' ') << json::Sanitize(value) << "\n";
   };
   line("run", run.id);
   line("goal", OrDash(run.goal));
@@ -228,17 +227,17 @@ int RunShowCommand(std::span<const std::string> args) {
        absl::StrCat(run.model_calls, " call(s), ", run.input_tokens, " in, ", run.output_tokens,
                     " out, estimated ", view::DisplayMoney(run.estimated_cost_micros)));
   for (const Approval& a : detail->pending) {
-    std::cout << "\n" << WaitingApprovalBlock(a, *path);
+    io.out << "\n" << WaitingApprovalBlock(a, *path);
   }
   if (std::string more =
           MorePage("pending approval", static_cast<std::int64_t>(detail->pending.size()),
                    page->offset, detail->pending_total);
       !more.empty()) {
-    std::cout << more << "\n";
+    io.out << more << "\n";
   }
-  std::cout << "\n";
+  io.out << "\n";
   if (detail->steps_total == 0) {
-    std::cout << "no steps\n";
+    io.out << "no steps\n";
     return kExitOk;
   }
   std::vector<std::vector<std::string>> rows = {
@@ -249,10 +248,10 @@ int RunShowCommand(std::span<const std::string> args) {
                     OrDash(json::Sanitize(s.policy)), OrDash(json::Sanitize(s.observation)),
                     OrDash(json::Sanitize(s.summary))});
   }
-  PrintTable(rows);
+  PrintTable(io, rows);
   if (std::string more = MorePage("step", shown, page->offset, detail->steps_total);
       !more.empty()) {
-    std::cout << more << "\n";
+    io.out << more << "\n";
   }
   return kExitOk;
 }

@@ -10,9 +10,11 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
-int RunRunsCommand(std::span<const std::string> args);
-int RunShowCommand(std::span<const std::string> args);
+int RunRunsCommand(std::span<const std::string> args, Io& io);
+int RunShowCommand(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

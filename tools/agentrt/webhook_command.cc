@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
-#include <iostream>
+#include <ostream>
 #include <sstream>
 
 #include "absl/strings/numbers.h"
@@ -82,21 +82,24 @@ absl::StatusOr<std::string> ReadSecret(const std::string& path) {
   return secret;
 }
 
-// One line an event; requests are served on several threads at once.
+// One line an event to `err`; requests are served on several threads at once, and the lock
+// keeps their lines whole.
 class Log {
  public:
+  explicit Log(std::ostream& err) : err_(err) {}
   void operator()(const store::Event& e) {
     absl::MutexLock lock(&mu_);
-    std::cerr << e.at << " " << e.type << " " << json::Sanitize(e.payload_json) << std::endl;
+    err_ << e.at << " " << e.type << " " << json::Sanitize(e.payload_json) << std::endl;
   }
 
  private:
   absl::Mutex mu_;
+  std::ostream& err_;
 };
 
 }  // namespace
 
-int RunWebhookCommand(std::span<const std::string> args) {
+int RunWebhookCommand(std::span<const std::string> args, Io& io) {
   WebhookOptions o;
   absl::StatusOr<ParsedArgs> parsed =
       ParseArgs(args, FlagSet()
@@ -105,48 +108,48 @@ int RunWebhookCommand(std::span<const std::string> args) {
                           .Add("secret_file", &o.secret_file)
                           .Add("max_connections", &o.max_connections)
                           .Add("max_connections_per_address", &o.max_connections_per_address));
-  if (!parsed.ok()) return UsageError(kCommand, ToStd(parsed.status().message()));
+  if (!parsed.ok()) return UsageError(io, kCommand, ToStd(parsed.status().message()));
   if (parsed->help) {
-    std::cout << kHelp;
+    io.out << kHelp;
     return kExitOk;
   }
   if (parsed->positional.size() != 1 || parsed->positional[0] != "serve") {
-    return UsageError(kCommand, "expected: agentrt webhook serve");
+    return UsageError(io, kCommand, "expected: agentrt webhook serve");
   }
   const std::string& listen = o.listen;
   std::size_t colon = listen.rfind(':');
   int port = -1;
   if (colon == std::string::npos || colon == 0 ||
       !absl::SimpleAtoi(listen.substr(colon + 1), &port) || port < 0 || port > 65535) {
-    return UsageError(kCommand, "--listen must be HOST:PORT, e.g. 127.0.0.1:8787");
+    return UsageError(io, kCommand, "--listen must be HOST:PORT, e.g. 127.0.0.1:8787");
   }
   std::string host = listen.substr(0, colon);
   if (o.secret_file.empty()) {
-    return UsageError(kCommand, "--secret_file is required");
+    return UsageError(io, kCommand, "--secret_file is required");
   }
   world::HttpServerOptions options;
   options.max_connections = o.max_connections;
   options.max_connections_per_address = o.max_connections_per_address;
   if (absl::Status valid = world::Validate(options); !valid.ok()) {
-    return UsageError(kCommand, ToStd(valid.message()));
+    return UsageError(io, kCommand, ToStd(valid.message()));
   }
   absl::StatusOr<std::string> path = DatabasePath(o.db);
-  if (!path.ok()) return UsageError(kCommand, ToStd(path.status().message()));
+  if (!path.ok()) return UsageError(io, kCommand, ToStd(path.status().message()));
 
   absl::StatusOr<std::string> secret = ReadSecret(o.secret_file);
-  if (!secret.ok()) return Failure(kCommand, ToStd(secret.status().message()));
+  if (!secret.ok()) return Failure(io, kCommand, ToStd(secret.status().message()));
   world::RealClock clock;
   absl::StatusOr<std::unique_ptr<approver::Local>> local = approver::Local::Open(*path, clock);
-  if (!local.ok()) return Failure(kCommand, ToStd(local.status().message()));
+  if (!local.ok()) return Failure(io, kCommand, ToStd(local.status().message()));
   approver::webhook::Config config;
   config.approver = local->get();
   config.secret = *secret;
   config.clock = &clock;
-  Log log;
+  Log log(io.err);
   config.observer = [&log](const store::Event& e) { log(e); };
   absl::StatusOr<std::unique_ptr<approver::webhook::Handler>> handler =
       approver::webhook::Handler::Create(std::move(config));
-  if (!handler.ok()) return Failure(kCommand, ToStd(handler.status().message()));
+  if (!handler.ok()) return Failure(io, kCommand, ToStd(handler.status().message()));
 
   // The serving threads inherit this mask, so the signals reach only sigwait below.
   sigset_t stop;
@@ -156,12 +159,12 @@ int RunWebhookCommand(std::span<const std::string> args) {
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   absl::StatusOr<std::unique_ptr<world::HttpServer>> server =
       world::HttpServer::Listen(host, port, **handler, options);
-  if (!server.ok()) return Failure(kCommand, ToStd(server.status().message()));
-  std::cout << "listening on http://" << host << ":" << (*server)->port() << std::endl;
+  if (!server.ok()) return Failure(io, kCommand, ToStd(server.status().message()));
+  io.out << "listening on http://" << host << ":" << (*server)->port() << std::endl;
   int received = 0;
   sigwait(&stop, &received);
   (*server)->Stop();
-  std::cout << "stopped" << std::endl;
+  io.out << "stopped" << std::endl;
   return kExitOk;
 }
 

@@ -16,8 +16,10 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
-int RunWebhookCommand(std::span<const std::string> args);
+int RunWebhookCommand(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

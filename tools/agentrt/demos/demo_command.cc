@@ -1,7 +1,5 @@
 #include "tools/agentrt/demos/demo_command.h"
 
-#include <iostream>
-
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/driver.h"
@@ -61,24 +59,24 @@ Decision ToolCallDecision(std::string tool, std::string args, std::string reason
 }
 
 // The demo's events as trace lines (runtime/trace), payloads cut to keep the story readable.
-void PrintEvents(const std::vector<store::Event>& events) {
+void PrintEvents(Io& io, const std::vector<store::Event>& events) {
   trace::TextOptions options;
   options.max_payload_bytes = 400;
-  for (const store::Event& e : events) std::cout << trace::TextLine(e, options);
+  for (const store::Event& e : events) io.out << trace::TextLine(e, options);
 }
 
 }  // namespace
 
-int RunDemoCommand(std::span<const std::string> args) {
+int RunDemoCommand(std::span<const std::string> args, Io& io) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << kDemoHelp;
+    io.out << kDemoHelp;
     return args.empty() ? kExitUsage : kExitOk;
   }
-  if (args[0] == "model") return RunModelDemo(args.subspan(1));
-  if (args[0] == "world") return RunWorldDemo(args.subspan(1));
-  if (args[0] == "mcp") return RunMcpDemo(args.subspan(1));
+  if (args[0] == "model") return RunModelDemo(args.subspan(1), io);
+  if (args[0] == "world") return RunWorldDemo(args.subspan(1), io);
+  if (args[0] == "mcp") return RunMcpDemo(args.subspan(1), io);
   if (args[0] != "scripted") {
-    return UsageError("demo", "unknown demonstration \"" + json::Sanitize(args[0]) + "\"");
+    return UsageError(io, "demo", "unknown demonstration \"" + json::Sanitize(args[0]) + "\"");
   }
   // --approval is this command's own switch (the approve command's --approval names an id).
   std::vector<std::string> rest;
@@ -93,15 +91,15 @@ int RunDemoCommand(std::span<const std::string> args) {
   int exit = kExitOk;
   DemoOptions demo;
   std::optional<ParsedArgs> parsed =
-      ParseFlags("demo scripted", rest, FlagSet().Add("db", &demo.db).Add("resume", &demo.resume),
-                 kDemoHelp, &exit);
+      ParseFlags(io, "demo scripted", rest,
+                 FlagSet().Add("db", &demo.db).Add("resume", &demo.resume), kDemoHelp, &exit);
   if (!parsed) return exit;
   const std::string& resume = demo.resume;
   if (approval && !resume.empty()) {
-    return UsageError("demo scripted", "--approval and --resume are two separate runs");
+    return UsageError(io, "demo scripted", "--approval and --resume are two separate runs");
   }
   absl::StatusOr<std::string> path = DatabasePath(demo.db);
-  if (!path.ok()) return UsageError("demo scripted", ToStd(path.status().message()));
+  if (!path.ok()) return UsageError(io, "demo scripted", ToStd(path.status().message()));
 
   // The composition root: the real world (system clock, OS randomness, one scheduler thread for
   // the lease heartbeat).
@@ -109,7 +107,7 @@ int RunDemoCommand(std::span<const std::string> args) {
   world::RealScheduler scheduler;
   world::OsEntropy entropy;
   absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(*path, clock);
-  if (!store.ok()) return Failure("demo scripted", ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, "demo scripted", ToStd(store.status().message()));
   DemoTool read("read_file", "Read a text file.", SideEffect::kReadOnly, false,
                 R"({"text":"127.0.0.1 localhost\n"})", "read 20 bytes");
   DemoTool remove("delete_file", "Delete a file.", SideEffect::kDestructive, false, "{}", "");
@@ -140,7 +138,7 @@ int RunDemoCommand(std::span<const std::string> args) {
   options.tools = {&read, &remove, &send, &finish};
   options.scheduler = &scheduler;
   absl::StatusOr<std::unique_ptr<Driver>> driver = Driver::Create(**store, clock, entropy, options);
-  if (!driver.ok()) return Failure("demo scripted", ToStd(driver.status().message()));
+  if (!driver.ok()) return Failure(io, "demo scripted", ToStd(driver.status().message()));
   std::size_t already = 0;
   if (!resume.empty()) {
     absl::StatusOr<std::vector<store::Event>> before = (*store)->ListEvents(resume);
@@ -148,20 +146,20 @@ int RunDemoCommand(std::span<const std::string> args) {
   }
   absl::StatusOr<Run> run = resume.empty() ? (*driver)->Start("Find the address of localhost")
                                            : (*driver)->Resume(resume);
-  if (!run.ok()) return Failure("demo scripted", ToStd(run.status().message()));
+  if (!run.ok()) return Failure(io, "demo scripted", ToStd(run.status().message()));
   absl::StatusOr<std::vector<store::Event>> events = (*store)->ListEvents(run->id);
-  if (!events.ok()) return Failure("demo scripted", ToStd(events.status().message()));
-  std::cout << "run " << run->id << " in " << *path << "\n";
-  PrintEvents(std::vector<store::Event>(
-      events->begin() + static_cast<std::ptrdiff_t>(std::min(already, events->size())),
-      events->end()));
-  std::cout << "run " << run->id << ": " << ToString(run->status) << " (" << run->reason
-            << ") after " << run->step_count << " steps\n";
+  if (!events.ok()) return Failure(io, "demo scripted", ToStd(events.status().message()));
+  io.out << "run " << run->id << " in " << *path << "\n";
+  std::size_t first = std::min(already, events->size());
+  PrintEvents(io, std::vector<store::Event>(events->begin() + static_cast<std::ptrdiff_t>(first),
+                                            events->end()));
+  io.out << "run " << run->id << ": " << ToString(run->status) << " (" << run->reason << ") after "
+         << run->step_count << " steps\n";
   if (run->status == RunStatus::kWaitingForApproval) {
-    std::cout << "\nThe run waits for a human. To approve the exact request shown above, then "
-                 "resume:\n  agentrt approve --db "
-              << *path << " " << run->id << " --by \"$USER\"\n  agentrt demo scripted --db "
-              << *path << " --resume " << run->id << "\n";
+    io.out << "\nThe run waits for a human. To approve the exact request shown above, then "
+              "resume:\n  agentrt approve --db "
+           << *path << " " << run->id << " --by \"$USER\"\n  agentrt demo scripted --db " << *path
+           << " --resume " << run->id << "\n";
     return kExitOk;
   }
   return run->status == RunStatus::kCompleted ? kExitOk : kExitFailure;

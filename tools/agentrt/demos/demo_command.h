@@ -14,8 +14,10 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
-int RunDemoCommand(std::span<const std::string> args);
+int RunDemoCommand(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

@@ -74,14 +74,14 @@ absl::StatusOr<std::string> DemoWorld::Finish(store::Store& store) {
   return absl::StrCat("chain head seq ", head.seq, " ", head.hash);
 }
 
-std::optional<RecordReplayFlags> ParseRecordReplay(const std::string& command,
+std::optional<RecordReplayFlags> ParseRecordReplay(Io& io, const std::string& command,
                                                    std::span<const std::string> args,
                                                    std::string_view help, bool one_required,
                                                    int* exit) {
   RecordReplayFlags o;
   std::optional<ParsedArgs> parsed = ParseFlags(
-      command, args, FlagSet().Add("db", &o.db).Add("record", &o.record).Add("replay", &o.replay),
-      help, exit);
+      io, command, args,
+      FlagSet().Add("db", &o.db).Add("record", &o.record).Add("replay", &o.replay), help, exit);
   if (!parsed) return std::nullopt;
   std::optional<std::string> refused;
   if (one_required && o.record.empty() == o.replay.empty()) {
@@ -97,7 +97,7 @@ std::optional<RecordReplayFlags> ParseRecordReplay(const std::string& command,
     o.db = *std::move(path);
   }
   if (refused) {
-    *exit = UsageError(command, *refused);
+    *exit = UsageError(io, command, *refused);
     return std::nullopt;
   }
   return o;

@@ -23,6 +23,7 @@
 #include "runtime/replay/replaying_world.h"
 #include "runtime/store/store.h"
 #include "runtime/world/world.h"
+#include "tools/agentrt/io.h"
 
 namespace agentrt::cli {
 
@@ -77,7 +78,7 @@ struct RecordReplayFlags {
 // and refuses, as usage errors: --record with --replay; neither, when `one_required`; a
 // --record cassette that exists (recording never mixes runs); no database. nullopt with
 // `*exit` set when the command is done.
-std::optional<RecordReplayFlags> ParseRecordReplay(const std::string& command,
+std::optional<RecordReplayFlags> ParseRecordReplay(Io& io, const std::string& command,
                                                    std::span<const std::string> args,
                                                    std::string_view help, bool one_required,
                                                    int* exit);

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -133,22 +132,23 @@ absl::StatusOr<std::string> Sandbox(const std::filesystem::path& folder) {
 
 }  // namespace
 
-int RunMcpDemo(std::span<const std::string> args) {
+int RunMcpDemo(std::span<const std::string> args, Io& io) {
   const std::string command = "demo mcp";
   int exit = kExitOk;
   McpDemoOptions o;
   std::optional<ParsedArgs> parsed = ParseFlags(
-      command, args, FlagSet().Add("db", &o.db).Add("resume", &o.resume).Add("servers", &o.servers),
-      kHelp, &exit);
+      io, command, args,
+      FlagSet().Add("db", &o.db).Add("resume", &o.resume).Add("servers", &o.servers), kHelp, &exit);
   if (!parsed) return exit;
   absl::StatusOr<std::string> db = DatabasePath(o.db);
-  if (!db.ok()) return UsageError(command, ToStd(db.status().message()));
+  if (!db.ok()) return UsageError(io, command, ToStd(db.status().message()));
   std::filesystem::path folder =
       std::filesystem::absolute(std::filesystem::path(*db)).parent_path();
   if (std::error_code error; !std::filesystem::is_directory(folder, error)) {
-    return Failure(command, absl::StrCat("the database's folder ", json::Sanitize(folder.string()),
-                                         " does not exist; create it, or name a database in a "
-                                         "folder that does"));
+    return Failure(io, command,
+                   absl::StrCat("the database's folder ", json::Sanitize(folder.string()),
+                                " does not exist; create it, or name a database in a "
+                                "folder that does"));
   }
   const std::string& resume = o.resume;
   std::filesystem::path source = AGENTRT_SOURCE_DIR;
@@ -157,20 +157,21 @@ int RunMcpDemo(std::span<const std::string> args) {
                         : std::filesystem::path(o.servers);
   std::filesystem::path entry = servers / "server-filesystem/dist/index.js";
   if (!std::filesystem::exists(entry)) {
-    return Failure(command, absl::StrCat("the filesystem server is not installed at ",
-                                         json::Sanitize(entry.string()),
-                                         " (install it: cd fixtures/servers && npm ci "
-                                         "--ignore-scripts)"));
+    return Failure(
+        io, command,
+        absl::StrCat("the filesystem server is not installed at ", json::Sanitize(entry.string()),
+                     " (install it: cd fixtures/servers && npm ci "
+                     "--ignore-scripts)"));
   }
   absl::StatusOr<std::string> sandbox = Sandbox(folder);
-  if (!sandbox.ok()) return Failure(command, ToStd(sandbox.status().message()));
+  if (!sandbox.ok()) return Failure(io, command, ToStd(sandbox.status().message()));
   std::string manifest_path = (folder / "mcp-manifest.json").string();
   absl::StatusOr<std::unique_ptr<RealWorld>> real = RealWorld::Create();
-  if (!real.ok()) return Failure(command, ToStd(real.status().message()));
+  if (!real.ok()) return Failure(io, command, ToStd(real.status().message()));
   const world::World& w = (*real)->world();
   absl::StatusOr<mcp::Rules> rules =
       mcp::ReadRules(*w.filesystem, (source / "fixtures/mcp/filesystem.rules.json").string());
-  if (!rules.ok()) return Failure(command, ToStd(rules.status().message()));
+  if (!rules.ok()) return Failure(io, command, ToStd(rules.status().message()));
 
   mcp::Server server;
   server.name = "fs";
@@ -181,17 +182,17 @@ int RunMcpDemo(std::span<const std::string> args) {
   absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(*w.filesystem, manifest_path);
   if (absl::IsNotFound(manifest.status())) {
     manifest = mcp::Pin(server, w);
-    if (!manifest.ok()) return Failure(command, ToStd(manifest.status().message()));
+    if (!manifest.ok()) return Failure(io, command, ToStd(manifest.status().message()));
     if (absl::Status s = mcp::WriteManifest(*w.filesystem, manifest_path, *manifest); !s.ok()) {
-      return Failure(command, ToStd(s.message()));
+      return Failure(io, command, ToStd(s.message()));
     }
-    std::cout << "pinned " << manifest->tools.size() << " tools of the filesystem server to "
-              << json::Sanitize(manifest_path) << "\n";
+    io.out << "pinned " << manifest->tools.size() << " tools of the filesystem server to "
+           << json::Sanitize(manifest_path) << "\n";
   }
-  if (!manifest.ok()) return Failure(command, ToStd(manifest.status().message()));
+  if (!manifest.ok()) return Failure(io, command, ToStd(manifest.status().message()));
   mcp::LoadResult loaded = mcp::Load(server, &*manifest, *rules, w);
-  if (loaded.report) std::cout << loaded.report->Text();
-  if (!loaded.status.ok()) return Failure(command, ToStd(loaded.status.message()));
+  if (loaded.report) io.out << loaded.report->Text();
+  if (!loaded.status.ok()) return Failure(io, command, ToStd(loaded.status.message()));
 
   DemoTool finish("finish", "Report what was done and end the run.", SideEffect::kReadOnly, true,
                   R"({"done":true})", "finished");
@@ -213,7 +214,7 @@ int RunMcpDemo(std::span<const std::string> args) {
   ScriptedAgent agent(script);
   SandboxPolicy policy;
   absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(*db, *w.clock);
-  if (!store.ok()) return Failure(command, ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, command, ToStd(store.status().message()));
   DriverOptions options;
   options.agent = &agent;
   options.policy = &policy;
@@ -221,7 +222,7 @@ int RunMcpDemo(std::span<const std::string> args) {
   options.scheduler = w.scheduler;
   absl::StatusOr<std::unique_ptr<Driver>> driver =
       Driver::Create(**store, *w.clock, *w.entropy, options);
-  if (!driver.ok()) return Failure(command, ToStd(driver.status().message()));
+  if (!driver.ok()) return Failure(io, command, ToStd(driver.status().message()));
   std::size_t already = 0;
   if (!resume.empty()) {
     absl::StatusOr<std::vector<store::Event>> before = (*store)->ListEvents(resume);
@@ -232,23 +233,23 @@ int RunMcpDemo(std::span<const std::string> args) {
   absl::StatusOr<Run> run =
       resume.empty() ? (*driver)->Start("Read the sandbox's README, then leave notes", limits)
                      : (*driver)->Resume(resume);
-  if (!run.ok()) return Failure(command, ToStd(run.status().message()));
+  if (!run.ok()) return Failure(io, command, ToStd(run.status().message()));
   absl::StatusOr<std::vector<store::Event>> events = (*store)->ListEvents(run->id);
-  if (!events.ok()) return Failure(command, ToStd(events.status().message()));
+  if (!events.ok()) return Failure(io, command, ToStd(events.status().message()));
   trace::TextOptions trace_options;
   trace_options.max_payload_bytes = 300;
   for (std::size_t i = std::min(already, events->size()); i < events->size(); ++i) {
-    std::cout << trace::TextLine((*events)[i], trace_options);
+    io.out << trace::TextLine((*events)[i], trace_options);
   }
-  std::cout << "run " << run->id << ": " << ToString(run->status);
-  if (!run->reason.empty()) std::cout << " (" << json::Sanitize(run->reason) << ")";
-  std::cout << " after " << run->step_count << " steps\n";
+  io.out << "run " << run->id << ": " << ToString(run->status);
+  if (!run->reason.empty()) io.out << " (" << json::Sanitize(run->reason) << ")";
+  io.out << " after " << run->step_count << " steps\n";
   if (run->status == RunStatus::kWaitingForApproval) {
-    std::cout << "\nThe write waits for a human. See exactly what it would write, approve it, "
-                 "then resume:\n  agentrt show "
-              << run->id << " --db " << json::Sanitize(*db) << "\n  agentrt approve " << run->id
-              << " --db " << json::Sanitize(*db) << " --by \"$USER\"\n  agentrt demo mcp --db "
-              << json::Sanitize(*db) << " --resume " << run->id << "\n";
+    io.out << "\nThe write waits for a human. See exactly what it would write, approve it, "
+              "then resume:\n  agentrt show "
+           << run->id << " --db " << json::Sanitize(*db) << "\n  agentrt approve " << run->id
+           << " --db " << json::Sanitize(*db) << " --by \"$USER\"\n  agentrt demo mcp --db "
+           << json::Sanitize(*db) << " --resume " << run->id << "\n";
     return kExitOk;
   }
   return run->status == RunStatus::kCompleted ? kExitOk : kExitFailure;

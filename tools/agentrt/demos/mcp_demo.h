@@ -8,8 +8,10 @@
 #include <span>
 #include <string>
 
+#include "tools/agentrt/io.h"
+
 namespace agentrt::cli {
 
-int RunMcpDemo(std::span<const std::string> args);
+int RunMcpDemo(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

@@ -7,7 +7,6 @@
 // means the same events, byte for byte.
 #include "tools/agentrt/demos/model_demo.h"
 
-#include <iostream>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -74,13 +73,13 @@ std::vector<ModelResponse> ScriptedAnswers() {
 
 }  // namespace
 
-int RunModelDemo(std::span<const std::string> args) {
+int RunModelDemo(std::span<const std::string> args, Io& io) {
   const std::string command = "demo model";
   int exit = kExitOk;
   std::optional<RecordReplayFlags> o =
-      ParseRecordReplay(command, args, kHelp, /*one_required=*/true, &exit);
+      ParseRecordReplay(io, command, args, kHelp, /*one_required=*/true, &exit);
   if (!o) return exit;
-  if (!o->replay.empty()) return ReplayCommand(o->replay, o->db, command);
+  if (!o->replay.empty()) return ReplayCommand(o->replay, o->db, command, io);
   const std::string& record = o->record;
 
   // The world being recorded: deterministic, so the printed trace reads the same every time.
@@ -94,18 +93,18 @@ int RunModelDemo(std::span<const std::string> args) {
   absl::StatusOr<std::unique_ptr<DemoWorld>> world = DemoWorld::Recording(
       {.clock = &clock, .scheduler = &scheduler, .entropy = &entropy, .filesystem = &files}, record,
       {"demo", "model"});
-  if (!world.ok()) return Failure(command, ToStd(world.status().message()));
-  return PlayModelDemo(o->db, **world);
+  if (!world.ok()) return Failure(io, command, ToStd(world.status().message()));
+  return PlayModelDemo(o->db, **world, io);
 }
 
-int PlayModelDemo(const std::string& db, DemoWorld& world) {
+int PlayModelDemo(const std::string& db, DemoWorld& world, Io& io) {
   const std::string command = "demo model";
   // The store's own clock only stamps its migrations, which are not part of the run.
   world::RealClock store_clock;
   absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(db, store_clock);
-  if (!store.ok()) return Failure(command, ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, command, ToStd(store.status().message()));
   if (absl::Status fresh = world.Begin(**store); !fresh.ok()) {
-    return Failure(command, ToStd(fresh.message()));
+    return Failure(io, command, ToStd(fresh.message()));
   }
   // The stand-in provider; a replay never asks it.
   sim::ScriptedModel provider(ScriptedAnswers(), std::vector<absl::Status>{},
@@ -132,29 +131,29 @@ int PlayModelDemo(const std::string& db, DemoWorld& world) {
   options.model.prices[std::string(kModelName)] = Price{3'000'000, 15'000'000, 300'000};
   absl::StatusOr<std::unique_ptr<Driver>> driver =
       Driver::Create(**store, *world.world().clock, *world.world().entropy, std::move(options));
-  if (!driver.ok()) return Failure(command, ToStd(driver.status().message()));
+  if (!driver.ok()) return Failure(io, command, ToStd(driver.status().message()));
   Limits limits;
   limits.max_model_calls = 10;
   limits.max_output_tokens_per_call = 512;
   limits.max_total_tokens = 20'000;
   absl::StatusOr<Run> run = (*driver)->Start(kGoal, limits);
-  if (!run.ok()) return Failure(command, ToStd(run.status().message()));
+  if (!run.ok()) return Failure(io, command, ToStd(run.status().message()));
 
   absl::StatusOr<std::vector<store::Event>> events = (*store)->ListEvents(run->id);
-  if (!events.ok()) return Failure(command, ToStd(events.status().message()));
+  if (!events.ok()) return Failure(io, command, ToStd(events.status().message()));
   trace::TextOptions trace_options;
   trace_options.max_payload_bytes = 300;
-  for (const store::Event& e : *events) std::cout << trace::TextLine(e, trace_options);
-  std::cout << "run " << run->id << ": " << ToString(run->status) << " (" << run->reason
-            << ") after " << run->step_count << " steps; " << run->model_calls << " model call(s), "
-            << run->input_tokens << " in, " << run->output_tokens << " out, estimated "
-            << view::DisplayMoney(run->estimated_cost_micros) << "\n";
+  for (const store::Event& e : *events) io.out << trace::TextLine(e, trace_options);
+  io.out << "run " << run->id << ": " << ToString(run->status) << " (" << run->reason << ") after "
+         << run->step_count << " steps; " << run->model_calls << " model call(s), "
+         << run->input_tokens << " in, " << run->output_tokens << " out, estimated "
+         << view::DisplayMoney(run->estimated_cost_micros) << "\n";
 
   absl::StatusOr<std::string> finished = world.Finish(**store);
-  if (!finished.ok()) return Failure(command, ToStd(finished.status().message()));
-  std::cout << *finished << "\n";
+  if (!finished.ok()) return Failure(io, command, ToStd(finished.status().message()));
+  io.out << *finished << "\n";
   if (world.recording()) {
-    std::cout << "replay it into a new database:\n  agentrt replay CASSETTE --db NEW.db\n";
+    io.out << "replay it into a new database:\n  agentrt replay CASSETTE --db NEW.db\n";
   }
   return run->status == RunStatus::kCompleted ? kExitOk : kExitFailure;
 }

@@ -9,13 +9,14 @@
 #include <string>
 
 #include "tools/agentrt/demos/demo_world.h"
+#include "tools/agentrt/io.h"
 
 namespace agentrt::cli {
 
-int RunModelDemo(std::span<const std::string> args);
+int RunModelDemo(std::span<const std::string> args, Io& io);
 
 // The demonstration itself over the database at `db`, in `world` (agentrt replay calls it with a
 // replaying world). Returns the exit status.
-int PlayModelDemo(const std::string& db, DemoWorld& world);
+int PlayModelDemo(const std::string& db, DemoWorld& world, Io& io);
 
 }  // namespace agentrt::cli

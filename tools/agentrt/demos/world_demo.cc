@@ -8,7 +8,6 @@
 // real clock, ending at the recorded chain head.
 #include "tools/agentrt/demos/world_demo.h"
 
-#include <iostream>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -79,13 +78,13 @@ class StatusService final : public world::HttpService {
 
 }  // namespace
 
-int RunWorldDemo(std::span<const std::string> args) {
+int RunWorldDemo(std::span<const std::string> args, Io& io) {
   const std::string command = "demo world";
   int exit = kExitOk;
   std::optional<RecordReplayFlags> o =
-      ParseRecordReplay(command, args, kHelp, /*one_required=*/false, &exit);
+      ParseRecordReplay(io, command, args, kHelp, /*one_required=*/false, &exit);
   if (!o) return exit;
-  if (!o->replay.empty()) return ReplayCommand(o->replay, o->db, command);
+  if (!o->replay.empty()) return ReplayCommand(o->replay, o->db, command, io);
   const std::string& record = o->record;
 
   // The composition root: the real world.
@@ -95,11 +94,11 @@ int RunWorldDemo(std::span<const std::string> args) {
   world::RealLauncher launcher(clock);
   absl::StatusOr<std::unique_ptr<world::CurlNetwork>> network =
       world::CurlNetwork::Create(clock, {.loopback_only = true});
-  if (!network.ok()) return Failure(command, ToStd(network.status().message()));
+  if (!network.ok()) return Failure(io, command, ToStd(network.status().message()));
   StatusService service;
   absl::StatusOr<std::unique_ptr<world::HttpServer>> server =
       world::HttpServer::Listen("127.0.0.1", 0, service);
-  if (!server.ok()) return Failure(command, ToStd(server.status().message()));
+  if (!server.ok()) return Failure(io, command, ToStd(server.status().message()));
   std::string base_url = absl::StrCat("http://127.0.0.1:", (*server)->port());
   world::RealFilesystem files;
   world::World real{&clock, &scheduler, &entropy, &launcher, network->get(), nullptr, &files};
@@ -109,20 +108,20 @@ int RunWorldDemo(std::span<const std::string> args) {
   } else {
     absl::StatusOr<std::unique_ptr<DemoWorld>> recording =
         DemoWorld::Recording(real, record, {"demo", "world", "--base-url", base_url});
-    if (!recording.ok()) return Failure(command, ToStd(recording.status().message()));
+    if (!recording.ok()) return Failure(io, command, ToStd(recording.status().message()));
     world = *std::move(recording);
   }
-  return PlayWorldDemo(o->db, base_url, *world);
+  return PlayWorldDemo(o->db, base_url, *world, io);
 }
 
-int PlayWorldDemo(const std::string& db, const std::string& base_url, DemoWorld& world) {
+int PlayWorldDemo(const std::string& db, const std::string& base_url, DemoWorld& world, Io& io) {
   const std::string command = "demo world";
   // The store's own clock only stamps its migrations, which are not part of the run.
   world::RealClock store_clock;
   absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(db, store_clock);
-  if (!store.ok()) return Failure(command, ToStd(store.status().message()));
+  if (!store.ok()) return Failure(io, command, ToStd(store.status().message()));
   if (absl::Status fresh = world.Begin(**store); !fresh.ok()) {
-    return Failure(command, ToStd(fresh.message()));
+    return Failure(io, command, ToStd(fresh.message()));
   }
   CountWordsTool count(*world.world().launcher);
   FetchTool fetch(*world.world().network, base_url);
@@ -142,22 +141,22 @@ int PlayWorldDemo(const std::string& db, const std::string& base_url, DemoWorld&
   options.scheduler = world.world().scheduler;
   absl::StatusOr<std::unique_ptr<Driver>> driver =
       Driver::Create(**store, *world.world().clock, *world.world().entropy, options);
-  if (!driver.ok()) return Failure(command, ToStd(driver.status().message()));
+  if (!driver.ok()) return Failure(io, command, ToStd(driver.status().message()));
   absl::StatusOr<Run> run = (*driver)->Start("Measure the note and read the news");
-  if (!run.ok()) return Failure(command, ToStd(run.status().message()));
+  if (!run.ok()) return Failure(io, command, ToStd(run.status().message()));
   absl::StatusOr<std::vector<store::Event>> events = (*store)->ListEvents(run->id);
-  if (!events.ok()) return Failure(command, ToStd(events.status().message()));
+  if (!events.ok()) return Failure(io, command, ToStd(events.status().message()));
   trace::TextOptions trace_options;
   trace_options.max_payload_bytes = 300;
-  for (const store::Event& e : *events) std::cout << trace::TextLine(e, trace_options);
-  std::cout << "run " << run->id << ": " << ToString(run->status) << " (" << run->reason
-            << ") after " << run->step_count << " steps\n";
+  for (const store::Event& e : *events) io.out << trace::TextLine(e, trace_options);
+  io.out << "run " << run->id << ": " << ToString(run->status) << " (" << run->reason << ") after "
+         << run->step_count << " steps\n";
   absl::StatusOr<std::string> finished = world.Finish(**store);
-  if (!finished.ok()) return Failure(command, ToStd(finished.status().message()));
-  std::cout << *finished << "\n";
+  if (!finished.ok()) return Failure(io, command, ToStd(finished.status().message()));
+  io.out << *finished << "\n";
   if (world.recording()) {
-    std::cout << "replay it into a new database, with no process and no server:\n"
-                 "  agentrt replay CASSETTE --db NEW.db\n";
+    io.out << "replay it into a new database, with no process and no server:\n"
+              "  agentrt replay CASSETTE --db NEW.db\n";
   }
   return run->status == RunStatus::kCompleted ? kExitOk : kExitFailure;
 }

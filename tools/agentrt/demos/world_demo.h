@@ -9,13 +9,14 @@
 #include <string>
 
 #include "tools/agentrt/demos/demo_world.h"
+#include "tools/agentrt/io.h"
 
 namespace agentrt::cli {
 
-int RunWorldDemo(std::span<const std::string> args);
+int RunWorldDemo(std::span<const std::string> args, Io& io);
 
 // The demonstration itself over the database at `db`, in `world`, its fetch tool asking the
 // server at `base_url` (agentrt replay calls it with a replaying world). Returns the exit status.
-int PlayWorldDemo(const std::string& db, const std::string& base_url, DemoWorld& world);
+int PlayWorldDemo(const std::string& db, const std::string& base_url, DemoWorld& world, Io& io);
 
 }  // namespace agentrt::cli
