@@ -308,7 +308,7 @@ TEST_F(AgentrtCassetteCliTest, DemoWorldRecordsARealProcessAndServerAndReplaysWi
   }
   ASSERT_OK(edited.SetChainHead(read->chain_head()));
   std::string edited_path = (dir_ / "edited.cassette").string();
-  ASSERT_OK(replay::WriteCassette(edited_path, edited));
+  ASSERT_OK(replay::WriteCassette(test_support::RealFiles(), edited_path, edited));
   ProcessResult mismatch =
       Agentrt({"replay", edited_path, "--db", (dir_ / "mismatch.db").string()});
   EXPECT_EQ(mismatch.exit_code, 1);
