@@ -60,30 +60,10 @@ class Driver::Session {
   // driver's claim on the run. Not an event; no clock is read. Once per session.
   absl::Status ReleaseLease();
 
-  absl::Time LeaseNow() const { return driver_.lease_clock().Now(); }
-  std::string LeaseExpiry() const {
-    return world::FormatTimestamp(LeaseNow() + driver_.options_.lease_ttl);
-  }
-
-  // A stored row the runtime cannot read means it cannot know what happened: the run fails
-  // (internal_error), every step in flight fails with the cause, and no damaged row is
-  // rewritten otherwise.
-  absl::StatusOr<Run> FailInternal(std::string_view cause);
-
-  std::string Damage() const;
-
   // Resumes a run found RUNNING (its owner died) or INTERRUPTED (without reconciliation): take the
   // lease over, mark the steps in flight interrupted, and pause a side effect whose outcome is
   // unknown for an operator.
   absl::StatusOr<Run> ResumeInterrupted();
-
-  // Applies the consumer's reconciliation; nullopt means "continue".
-  std::optional<absl::StatusOr<Run>> Reconciled(std::optional<std::size_t> executing);
-
-  // A tool that may have changed the world was executing when its process stopped: the outcome
-  // is unknown, so the runtime does not run it again on its own; an operator decides (ADR 6).
-  absl::Status InterruptedPause(std::size_t index, Tool* tool,
-                                const PolicyDecision* reconciled = nullptr);
 
   // Resumes a run paused for approval: only the latest approval of
   // the awaiting step can grant; its hash is verified; the tool must still be registered and
@@ -92,16 +72,12 @@ class Driver::Session {
   // again. Then the loop goes on.
   absl::StatusOr<Run> ResumeApproved();
 
-  // After a resume: the driver's loop goes on; a gate attaching hands the run back.
-  absl::StatusOr<Run> Continue();
-
   // Drives the run until it ends or pauses. A write refused because the run was moved by
   // someone else (an operator's cancel, say) returns the run as that writer left it.
   absl::StatusOr<Run> Loop();
 
-  // Whether the caller cancelled; Cancelled() is the status the call then returns.
+  // Whether the caller cancelled.
   bool cancelled() const { return cancellation_ != nullptr && cancellation_->cancelled(); }
-  absl::Status Cancelled() const;
 
   // What a proposal leads to: the step ended and the loop goes on, the run stopped (ended or
   // paused), or the call is allowed and waits to be executed.
@@ -152,6 +128,34 @@ class Driver::Session {
   std::unique_ptr<internal::LeaseHeartbeat> Heartbeat() const;
 
  private:
+  // Only the session's own steps call these: the driver and the gate session go through the
+  // members above.
+  absl::Time LeaseNow() const { return driver_.lease_clock().Now(); }
+  std::string LeaseExpiry() const {
+    return world::FormatTimestamp(LeaseNow() + driver_.options_.lease_ttl);
+  }
+
+  // A stored row the runtime cannot read means it cannot know what happened: the run fails
+  // (internal_error), every step in flight fails with the cause, and no damaged row is
+  // rewritten otherwise.
+  absl::StatusOr<Run> FailInternal(std::string_view cause);
+
+  std::string Damage() const;
+
+  // Applies the consumer's reconciliation; nullopt means "continue".
+  std::optional<absl::StatusOr<Run>> Reconciled(std::optional<std::size_t> executing);
+
+  // A tool that may have changed the world was executing when its process stopped: the outcome
+  // is unknown, so the runtime does not run it again on its own; an operator decides (ADR 6).
+  absl::Status InterruptedPause(std::size_t index, Tool* tool,
+                                const PolicyDecision* reconciled = nullptr);
+
+  // After a resume: the driver's loop goes on; a gate attaching hands the run back.
+  absl::StatusOr<Run> Continue();
+
+  // The status a cancelled call returns.
+  absl::Status Cancelled() const;
+
   absl::StatusOr<Run> Iterate();
 
   absl::Time Now() { return driver_.clock_.Now(); }

@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
+#include "tests/support/lines.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
@@ -27,6 +28,7 @@ extern char** environ;
 namespace agentrt {
 namespace {
 
+using ::agentrt::test_support::Lines;
 using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
@@ -35,13 +37,6 @@ using ::testing::MatchesRegex;
 using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines = absl::StrSplit(text, '\n');
-  EXPECT_EQ(lines.back(), "") << "output does not end with a newline";
-  lines.pop_back();
-  return lines;
-}
 
 json::Document ParseOrDie(const std::string& text) {
   absl::StatusOr<json::Document> doc = json::Parse(text);

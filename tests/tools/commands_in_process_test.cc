@@ -16,6 +16,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
+#include "tests/support/lines.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
@@ -30,6 +31,7 @@ namespace {
 
 using ::agentrt::scripted::Call;
 using ::agentrt::scripted::Complete;
+using ::agentrt::test_support::Lines;
 using ::agentrt::test_support::TestFile;
 using ::agentrt::testing::AgentrtInProcess;
 using ::agentrt::testing::InProcessResult;
@@ -42,13 +44,6 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines = absl::StrSplit(text, '\n');
-  EXPECT_EQ(lines.back(), "") << "output does not end with a newline";
-  lines.pop_back();
-  return lines;
-}
 
 std::string WrittenFile(const std::string& name, const std::string& bytes) {
   std::string path = TestFile(name);

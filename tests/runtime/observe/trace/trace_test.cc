@@ -15,6 +15,7 @@
 #include "runtime/observe/trace/writer.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
+#include "tests/support/lines.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
@@ -23,6 +24,7 @@ namespace agentrt::trace {
 namespace {
 
 namespace fs = std::filesystem;
+using ::agentrt::test_support::Lines;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 using ::testing::Not;
@@ -38,13 +40,6 @@ store::Event MakeEvent(std::string type, std::string payload, std::string step =
                       std::move(type),
                       std::move(payload),
                       "abc"};
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines = absl::StrSplit(text, '\n');
-  EXPECT_EQ(lines.back(), "") << "output does not end with a newline";
-  lines.pop_back();
-  return lines;
 }
 
 // A stream whose every write fails, as a closed pipe does.

@@ -9,10 +9,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/operator/view/bound.h"
+#include "tests/support/lines.h"
 
 namespace agentrt::view {
 namespace {
 
+using ::agentrt::test_support::Lines;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
@@ -29,13 +31,6 @@ Approval SendReport() {
               R"("spec":{"name":"send_report"},"step_id":"s1"})";
   a.hash = "abc123";
   return a;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines = absl::StrSplit(text, '\n');
-  EXPECT_EQ(lines.back(), "") << "the text ends with a newline";
-  lines.pop_back();
-  return lines;
 }
 
 TEST(ApprovalTextTest, WaitingApprovalShowsHeaderFieldsTrailerAndClosingLine) {
