@@ -156,7 +156,11 @@ Step DecodeStep(const SqlRow& r, std::string_view run_id) {
   if (!r[4].empty()) {
     if (absl::StatusOr<json::Document> o = json::Parse(r[4]); o.ok()) {
       Observation obs;
-      obs.kind = Parse(text(*o, "kind"), kObservationKinds).value_or(ObservationKind::kToolResult);
+      // A kind the runtime never writes is damage, like an unknown status: read as the error it
+      // may be (never as a result an agent could act on) and named.
+      std::optional<ObservationKind> kind = Parse(text(*o, "kind"), kObservationKinds);
+      obs.kind = kind.value_or(ObservationKind::kToolError);
+      if (!kind) s.decode_error += "observation: kind is not an observation kind; ";
       obs.content = text(*o, "content");
       obs.summary = text(*o, "summary");
       obs.content_hash = text(*o, "content_hash");

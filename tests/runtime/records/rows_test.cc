@@ -159,6 +159,22 @@ TEST_F(RowsTest, AStepStatusTheRuntimeNeverWritesIsDamageNotAState) {
   EXPECT_THAT(page.steps[0].decode_error, HasSubstr("status: not a step status"));
 }
 
+TEST_F(RowsTest, AnObservationKindTheRuntimeNeverWritesIsDamageNotAResult) {
+  ASSERT_OK(Write([](store::Transaction& tx) -> absl::Status {
+    AGENTRT_RETURN_IF_ERROR(InsertStep(tx, "s", "r", 0, "2027-01-15T08:00:01.000000000Z"));
+    return test_support::TamperIn(
+               tx, "an observation kind the runtime never writes",
+               R"(UPDATE steps SET observation_json = '{"kind":"tool_rezult","content":"ok"}')")
+        .status();
+  }));
+  std::vector<Step> steps = *agentrt::ReadSteps(*store_, "r");
+  ASSERT_EQ(steps.size(), 1u);
+  ASSERT_TRUE(steps[0].observation.has_value());
+  EXPECT_EQ(steps[0].observation->kind, ObservationKind::kToolError);
+  EXPECT_EQ(steps[0].observation->content, "ok");
+  EXPECT_THAT(steps[0].decode_error, HasSubstr("observation: kind is not an observation kind"));
+}
+
 TEST_F(RowsTest, ReadLeaseReadsTheStoredLeaseAndNamesAnUnknownRun) {
   RunLease held = *ReadLease(*store_, "r");
   EXPECT_EQ(held.owner, "me");
