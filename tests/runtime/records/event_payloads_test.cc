@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "runtime/scripted_agent.h"
 #include "tests/runtime/approval_story.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::records {
 namespace {
@@ -19,7 +20,7 @@ template <typename Payload>
 std::vector<Payload> All(store::Store& store) {
   std::vector<Payload> out;
   absl::StatusOr<std::vector<store::Event>> events = store.ListEvents("run-1");
-  EXPECT_TRUE(events.ok()) << events.status();
+  EXPECT_OK(events);
   if (!events.ok()) return out;
   for (const store::Event& e : *events) {
     std::optional<Payload> p = DecodeIf<Payload>(e);
@@ -42,7 +43,7 @@ TEST_F(EventPayloadsTest, ARunsOwnEventsDecodeToWhatItRecorded) {
   limits.max_steps = 7;
   ASSERT_EQ(Drive({testing::Post("alice")}, "", limits)->status, RunStatus::kWaitingForApproval);
   Approval approval = Only();
-  ASSERT_TRUE(Approve(*store_, clock_, "run-1", approval.id, Decider{"ops", "fine"}).ok());
+  ASSERT_OK(Approve(*store_, clock_, "run-1", approval.id, Decider{"ops", "fine"}));
   ASSERT_EQ(Drive({scripted::Complete()}, "run-1")->status, RunStatus::kCompleted);
 
   std::vector<RunCreated> created = All<RunCreated>(*store_);
