@@ -68,6 +68,7 @@ absl::StatusOr<Outcome> PlayNumbered(const v1::Scenario& scenario, const JudgeOp
                                      int play) {
   PlayOptions play_options;
   play_options.reuse = options.reuse;
+  play_options.files = options.files;
   AGENTRT_ASSIGN_OR_RETURN(play_options.db_path, DbPath(options.db_dir, scenario.name(), play));
   return Play(scenario, play_options);
 }

@@ -47,11 +47,11 @@ struct JudgeOptions {
   // Where the audit databases go (`<dir>/<name>.db`, `<name>.2.db` for the second play); ""
   // keeps them in memory. Each is created new (PlayOptions::db_path): a file already there, of
   // an earlier run, of another scenario of the same name, or any other, fails the play and is
-  // left as it was.
+  // left as it was. They are written through `files`, which must then be set.
   std::string db_dir;
-  // Optional, not owned, one judge at a time: the database in-memory plays empty and reuse
-  // (play.h).
-  store::Store* reuse = nullptr;
+  world::Filesystem* files = nullptr;
+  // Optional, not owned, one judge at a time: the database plays empty and reuse (play.h).
+  PlayDatabase* reuse = nullptr;
   // False: the scenario as written, its expectations checked before the invariants. True: the
   // scenario under perturbations, the invariants checked first and the expectations only when
   // the scenario says they are robust.
@@ -62,7 +62,7 @@ struct JudgeOptions {
 
 // The options of a perturbed play, played once: what a swarm's seed and a shrink's candidate
 // are judged with.
-inline JudgeOptions PerturbedOnce(store::Store* reuse = nullptr) {
+inline JudgeOptions PerturbedOnce(PlayDatabase* reuse = nullptr) {
   return JudgeOptions{.reuse = reuse, .perturbed = true, .determinism = false};
 }
 

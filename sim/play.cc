@@ -41,21 +41,35 @@ constexpr std::int64_t kStartUnixSeconds = 1767225600;
 constexpr absl::Duration kLeaseTtl = absl::Seconds(30);
 constexpr char kDefaultOperator[] = "sim-operator";
 
-// Opens the new database a play writes to a file. Only ever a new one (StoreOptions::only_new):
-// scenarios are written by others, and a play must never replace (or open, and so change) a
-// file it did not make, whether an earlier run's database, another file, or a symbolic link
-// planted at the path.
-absl::StatusOr<std::unique_ptr<store::Store>> OpenNewDatabase(const std::string& path,
-                                                              const world::Clock& clock) {
-  absl::StatusOr<std::unique_ptr<store::Store>> opened =
-      store::Store::Open(path, clock, {.only_new = true});
-  if (absl::IsAlreadyExists(opened.status())) {
-    return absl::AlreadyExistsError(
-        absl::StrCat(opened.status().message(),
-                     "; a play never replaces a file (remove it, or keep the databases in a new "
-                     "folder)"));
+// A play's database file is only ever a new one: scenarios are written by others, and a play
+// must never replace (or open, and so change) a file it did not make, whether an earlier run's
+// database, another file, or a symbolic link planted at the path; a stale `-wal` beside it
+// would be replayed into the database by whoever opens it, so that is refused too.
+absl::Status AlreadyThere(const std::string& what) {
+  return absl::AlreadyExistsError(
+      absl::StrCat(what,
+                   " exists already; a play never replaces a file (remove it, or keep the "
+                   "databases in a new folder)"));
+}
+
+absl::Status CheckNewDatabaseFile(world::Filesystem& files, const std::string& path) {
+  if (files.Lstat(path).ok()) return AlreadyThere(absl::StrCat("database ", path));
+  for (const std::string& sidecar : {path + "-wal", path + "-shm"}) {
+    if (files.Lstat(sidecar).ok()) return AlreadyThere(sidecar);
   }
-  return opened;
+  return absl::OkStatus();
+}
+
+// Writes the play's database, as it is on the simulator's disk, to a new file at `path`.
+absl::Status WriteDatabaseFile(world::Filesystem& files, const std::string& path,
+                               const std::string& bytes) {
+  AGENTRT_RETURN_IF_ERROR(CheckNewDatabaseFile(files, path));
+  absl::StatusOr<std::unique_ptr<world::AppendableFile>> file =
+      files.CreateAppendable(path, "database");
+  if (absl::IsAlreadyExists(file.status())) return AlreadyThere(absl::StrCat("database ", path));
+  if (!file.ok()) return file.status();
+  AGENTRT_RETURN_IF_ERROR((*file)->Append(bytes));
+  return (*file)->Sync();
 }
 
 // The scenario's agent (a script, or the runtime's model-backed agent), which the simulator can
@@ -378,22 +392,27 @@ absl::StatusOr<Outcome> Player::Play() {
     return std::move(outcome_);
   }
 
-  // Migrations are stamped by a clock of their own, so a fresh database, a file and a reused
-  // one leave the run's clock at the same reading: one scenario, one chain head.
-  world::ManualClock migrations(absl::FromUnixSeconds(kStartUnixSeconds));
-  // The running runtime's database: borrowed (PlayOptions::reuse) or owned.
-  std::unique_ptr<store::Store> owned;
-  if (options_.db_path.empty() && options_.reuse != nullptr) {
-    AGENTRT_RETURN_IF_ERROR(options_.reuse->EmptyInMemory());
-  } else if (options_.db_path.empty()) {
-    AGENTRT_ASSIGN_OR_RETURN(owned, store::Store::OpenInMemory(migrations));
-  } else {
-    AGENTRT_ASSIGN_OR_RETURN(owned, OpenNewDatabase(options_.db_path, migrations));
+  // The running runtime's database, on the simulator's disk: borrowed (PlayOptions::reuse) and
+  // emptied, or owned. Its migrations are stamped by a clock of their own, so a fresh database
+  // and a reused one leave the run's clock at the same reading: one scenario, one chain head.
+  if (!options_.db_path.empty()) {
+    if (options_.files == nullptr) {
+      return absl::InvalidArgumentError("a play's database file needs PlayOptions::files");
+    }
+    AGENTRT_RETURN_IF_ERROR(CheckNewDatabaseFile(*options_.files, options_.db_path));
   }
-  store::Store* const store = owned != nullptr ? owned.get() : options_.reuse;
-  // However the play ends, a crash's fence does not outlive it: a reused database serves the
-  // worker's next play.
-  absl::Cleanup unfence = [store] { store->Unfence(); };
+  std::unique_ptr<PlayDatabase> owned;
+  PlayDatabase* db = options_.reuse;
+  if (db != nullptr) {
+    AGENTRT_RETURN_IF_ERROR(db->Empty());
+  } else {
+    AGENTRT_ASSIGN_OR_RETURN(owned, PlayDatabase::Create());
+    db = owned.get();
+  }
+  store::Store* const store = &db->store();
+  // However the play ends, a crash does not outlive it: a reused database serves the worker's
+  // next play.
+  absl::Cleanup recover = [db] { db->disk().Recover(); };
   agent_ = std::make_unique<SimAgent>(InnerAgent(scenario_.agent()));
   if (!scenario_.agent().model().empty()) model_ = ModelOf(scenario_.agent());
   policy_ = PolicyOf(scenario_);
@@ -403,14 +422,14 @@ absl::StatusOr<Outcome> Player::Play() {
   std::string run_id = entropy_.NewId();
 
   // The running runtime's: the crash cancels the dead one's session, the restart makes anew.
-  // From the crash on, the database refuses every write (Store::Fence): it stays exactly what
-  // the crash left, whatever the dead runtime still tries on its way out.
+  // From the crash on, the disk refuses every write (SimDisk::Crash): the database stays
+  // exactly what the crash left, whatever the dead runtime still tries on its way out.
   auto cancellation = std::make_unique<Cancellation>();
   std::uint32_t crash_at = scenario_.crash().after_call();
   ledger_.on_call = [&](std::size_t call) {
     if (crash_at == 0 || call != crash_at || outcome_.crashed) return;
     outcome_.crashed = true;
-    store->Fence(absl::UnavailableError("the runtime crashed: nothing more is written"));
+    db->disk().Crash();
     connected->launcher->Kill();
     connected->network->Kill();
     agent_->set_dead(true);
@@ -428,7 +447,7 @@ absl::StatusOr<Outcome> Player::Play() {
     // database holds what the crash left.
     driver.reset();
     connected.reset();
-    store->Unfence();
+    db->disk().Recover();
     MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
     connected = Connect();
     LoadAll(*connected, /*report=*/false);
@@ -468,15 +487,25 @@ absl::StatusOr<Outcome> Player::Play() {
   }
   AGENTRT_ASSIGN_OR_RETURN(store::ChainHead head, store->Head());
   outcome_.chain_head = head.hash;
+  if (!options_.db_path.empty()) {
+    AGENTRT_RETURN_IF_ERROR(WriteDatabaseFile(*options_.files, options_.db_path,
+                                              db->disk().Contents(PlayDatabase::kName)));
+  }
   Finish(start);
   return std::move(outcome_);
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<store::Store>> NewPlayDatabase() {
-  world::ManualClock clock(absl::FromUnixSeconds(kStartUnixSeconds));
-  return store::Store::OpenInMemory(clock);
+absl::StatusOr<std::unique_ptr<PlayDatabase>> PlayDatabase::Create() {
+  std::unique_ptr<PlayDatabase> db(new PlayDatabase());
+  AGENTRT_ASSIGN_OR_RETURN(db->disk_, SimDisk::Create());
+  world::ManualClock migrations(absl::FromUnixSeconds(kStartUnixSeconds));
+  AGENTRT_ASSIGN_OR_RETURN(
+      db->store_,
+      store::Store::Open(kName, migrations, {.vfs = db->disk_->name(), .files_on_vfs = true}));
+  db->disk_->Snapshot();
+  return db;
 }
 
 absl::StatusOr<Outcome> Play(const v1::Scenario& scenario, const PlayOptions& options) {

@@ -5,19 +5,21 @@
 // scenario's fake servers), then the real parts run on top, unchanged: each server is pinned
 // (mcp::Pin) while it presents its pin-time tools and loaded (mcp::Load) under the operator's
 // rules while it presents its load-time ones; a Driver runs the scripted agent under the
-// scenario's class policy over a real SQLite store; each pause for approval gets the scenario's
-// next approval and the run is resumed; a crash kills the runtime right after the chosen call
-// reached its server (the runtime's database is what it had committed by then: the dead
-// runtime's later writes are lost with it), and the runtime restarts from it after its lease
-// expired and resumes the run. With a database file, the file holds the restarted runtime's
-// database when Play returns. Everything happens on the calling
-// thread; the same scenario always gives the same bytes, events and chain head.
+// scenario's class policy over a real SQLite store, on the simulator's own disk (sim_disk.h);
+// each pause for approval gets the scenario's next approval and the run is resumed; a crash
+// kills the runtime right after the chosen call reached its server (the disk crashes with it:
+// the runtime's database is what it had committed by then, the dead runtime's later writes are
+// lost), and the runtime restarts from it after its lease expired and resumes the run. With a
+// database file, the database as the play left it is written to the file when Play returns.
+// Everything happens on the calling thread; the same scenario always gives the same bytes, events
+// and chain head.
 //
 // Play reports what happened (Outcome); verdict.h compares it with what the scenario expects
 // and checks the invariants.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,22 +29,46 @@
 #include "mcp/report.h"
 #include "runtime/store/store.h"
 #include "runtime/types.h"
+#include "runtime/world/filesystem.h"
 #include "sim/fake_server.h"
 #include "sim/proto/scenario.pb.h"
+#include "sim/sim_disk.h"
 
 namespace agentrt::sim {
 
+// A play's database on the simulator's disk: created and migrated once, emptied for each play.
+class PlayDatabase {
+ public:
+  // The name of the database on its disk.
+  static constexpr char kName[] = "play.db";
+
+  // Create makes the disk and a migrated database on it. Errors: the store's.
+  static absl::StatusOr<std::unique_ptr<PlayDatabase>> Create();
+
+  store::Store& store() { return *store_; }
+  SimDisk& disk() { return *disk_; }
+  // Empty puts the database back as Create left it, keeping the store's connection and its
+  // prepared statements (SimDisk::Restore). Errors: FailedPrecondition inside a transaction.
+  absl::Status Empty() { return disk_->Restore(); }
+
+ private:
+  PlayDatabase() = default;
+  std::unique_ptr<SimDisk> disk_;  // declared first: it outlives the store's connection
+  std::unique_ptr<store::Store> store_;
+};
+
 struct PlayOptions {
-  // Where the audit database goes: "" keeps it in memory. The play creates the file, new: a
-  // file (or symbolic link) already at the path, or SQLite's `-wal` or `-shm` beside it, fails
-  // the play (AlreadyExists) and is never opened, replaced or removed. No file is made when
-  // nothing registers (there is no run).
+  // Where the audit database is kept once the play ends: "" keeps it only in memory. The play
+  // writes the file new, through `files`, which must then be set: a file (or symbolic link)
+  // already at the path, or SQLite's `-wal` or `-shm` beside it, fails the play (AlreadyExists)
+  // before it starts and is never opened, replaced or removed. No file is made when nothing
+  // registers (there is no run).
   std::string db_path;
-  // Optional, not owned, one play at a time: an in-memory database (NewPlayDatabase) that the
-  // play empties and plays on instead of creating and migrating its own, keeping its
-  // connection's prepared statements: a thread playing many scenarios (a swarm's worker, a
-  // benchmark) gives each play the same one. Ignored with db_path.
-  store::Store* reuse = nullptr;
+  world::Filesystem* files = nullptr;
+  // Optional, not owned, one play at a time: a database (PlayDatabase::Create) that the play
+  // empties and plays on instead of making its own, keeping its connection's prepared statements: a
+  // thread playing many scenarios (a swarm's worker, a benchmark) gives each play the same one.
+  PlayDatabase* reuse = nullptr;
   std::uint64_t seed = 1;  // the world's entropy (ids)
 };
 
@@ -69,10 +95,6 @@ struct Outcome {
   std::uint32_t answers = 0;              // how many answers the servers sent
   std::uint32_t answers_before_run = 0;   // of which before the run started (pin and load)
 };
-
-// NewPlayDatabase is an empty in-memory database with every migration applied, for
-// PlayOptions::reuse. Errors: the store's.
-absl::StatusOr<std::unique_ptr<store::Store>> NewPlayDatabase();
 
 // Play plays `scenario` (already checked by scenario_file.h). Errors: only what stops the
 // simulator itself (a database it cannot open); everything the scenario provokes is in the

@@ -104,7 +104,7 @@ std::vector<v1::Scenario> Candidates(const v1::Scenario& s) {
 
 absl::StatusOr<Shrunk> Shrink(const v1::Scenario& failing,
                               const std::function<Verdict(const v1::Scenario&)>& judge) {
-  absl::StatusOr<std::unique_ptr<store::Store>> schema = NewPlayDatabase();
+  absl::StatusOr<std::unique_ptr<PlayDatabase>> schema = PlayDatabase::Create();
   if (!schema.ok()) return schema.status();
   JudgeOptions options = PerturbedOnce(schema->get());
   auto play = judge ? judge : [&](const v1::Scenario& s) { return Judge(s, options); };

@@ -14,7 +14,7 @@
 
 namespace agentrt::sim {
 
-Verdict Baseline(const v1::Scenario& scenario, store::Store* reuse) {
+Verdict Baseline(const v1::Scenario& scenario, PlayDatabase* reuse) {
   return Judge(scenario, PerturbedOnce(reuse));
 }
 
@@ -61,7 +61,7 @@ absl::StatusOr<SwarmResult> RunSwarm(const std::vector<SwarmScenario>& scenarios
     const Verdict* baseline;
     std::int64_t seed;
   };
-  absl::StatusOr<std::unique_ptr<store::Store>> schema = NewPlayDatabase();
+  absl::StatusOr<std::unique_ptr<PlayDatabase>> schema = PlayDatabase::Create();
   if (!schema.ok()) return schema.status();
   std::vector<Verdict> baselines;
   baselines.reserve(scenarios.size());
@@ -82,7 +82,7 @@ absl::StatusOr<SwarmResult> RunSwarm(const std::vector<SwarmScenario>& scenarios
   absl::Status worker_error;                                   // guarded by mu
   auto worker = [&] {
     // Each worker plays on a database of its own, emptied before each play (sim/play.h).
-    absl::StatusOr<std::unique_ptr<store::Store>> own = NewPlayDatabase();
+    absl::StatusOr<std::unique_ptr<PlayDatabase>> own = PlayDatabase::Create();
     if (!own.ok()) {
       absl::MutexLock lock(&mu);
       worker_error.Update(own.status());

@@ -27,7 +27,7 @@ namespace agentrt::sim {
 
 // Baseline is the scenario's unperturbed play judged as a perturbed one, in memory: what a seed
 // chooses among (Verdict::answers, answers_before_run, effects).
-Verdict Baseline(const v1::Scenario& scenario, store::Store* reuse = nullptr);
+Verdict Baseline(const v1::Scenario& scenario, PlayDatabase* reuse = nullptr);
 
 // JudgeSeed judges `scenario` under `seed`'s perturbations (Perturb over `baseline`), with
 // `options` made perturbed; `options.determinism` is kept.

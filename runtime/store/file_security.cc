@@ -12,44 +12,18 @@
 
 namespace agentrt::store {
 
-namespace {
-
-// Creates `path` with O_EXCL, which fails on any existing name, a symbolic link (even a
-// dangling one) included: what a link points to is never created. The name did not exist, so
-// this process held no lock on it that closing the descriptor could drop. Returns errno (0 when
-// created).
-int CreateExclusive(const std::string& path) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return errno;
-  ::close(fd);
-  return 0;
-}
-
-absl::Status CannotCreate(const std::string& path, int err) {
-  return absl::PermissionDeniedError(
-      absl::StrCat("database ", path, ": cannot create: ", std::strerror(err)));
-}
-
-}  // namespace
-
 absl::Status CreateIfMissing(const std::string& path) {
-  // A link found here is refused by name by SecureFiles.
-  int err = CreateExclusive(path);
-  return err == 0 || err == EEXIST ? absl::OkStatus() : CannotCreate(path, err);
-}
-
-absl::Status CreateNew(const std::string& path) {
-  for (const std::string& sidecar : {path + "-wal", path + "-shm"}) {
-    struct stat st;
-    if (::lstat(sidecar.c_str(), &st) == 0) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(sidecar, " exists already; a new database cannot have one"));
-    }
+  // O_EXCL fails on any existing name, a symbolic link (even a dangling one) included: what a
+  // link points to is never created; SecureFiles then refuses the link by name. The name did not
+  // exist, so this process held no lock on it that closing the descriptor could drop.
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::close(fd);
+    return absl::OkStatus();
   }
-  int err = CreateExclusive(path);
-  if (err == EEXIST)
-    return absl::AlreadyExistsError(absl::StrCat("database ", path, " exists already"));
-  return err == 0 ? absl::OkStatus() : CannotCreate(path, err);
+  if (errno == EEXIST) return absl::OkStatus();
+  return absl::PermissionDeniedError(
+      absl::StrCat("database ", path, ": cannot create: ", std::strerror(errno)));
 }
 
 // Every check is by name (lstat, chmod), never through a descriptor of our own: closing any

@@ -161,11 +161,12 @@ std::string FileUri(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
-                                                             bool read_only,
-                                                             const std::string& vfs) {
+                                                             bool read_only, const std::string& vfs,
+                                                             bool on_os_disk) {
   int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   AGENTRT_ASSIGN_OR_RETURN(sqlite3 * db,
-                           OpenDatabase(WithRealFolder(path), path, flags | SQLITE_OPEN_NOFOLLOW,
+                           OpenDatabase(on_os_disk ? WithRealFolder(path) : path, path,
+                                        flags | (on_os_disk ? SQLITE_OPEN_NOFOLLOW : 0),
                                         vfs.empty() ? nullptr : vfs.c_str()));
   return std::unique_ptr<Connection>(new Connection(db, path));
 }

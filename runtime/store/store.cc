@@ -236,10 +236,13 @@ Store::~Store() = default;
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
                                                    const world::Clock& clock,
                                                    StoreOptions options) {
-  AGENTRT_RETURN_IF_ERROR(options.only_new ? CreateNew(path) : CreateIfMissing(path));
-  AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/true));
+  const bool on_os_disk = !options.files_on_vfs;
+  if (on_os_disk) {
+    AGENTRT_RETURN_IF_ERROR(CreateIfMissing(path));
+    AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/true));
+  }
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
-                           Connection::Open(path, /*read_only=*/false, options.vfs));
+                           Connection::Open(path, /*read_only=*/false, options.vfs, on_os_disk));
   std::unique_ptr<Store> store(new Store(std::move(connection), path, false));
   store->sync_durable_writes_ = options.durability == Durability::kNormal;
   {
@@ -247,7 +250,11 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
     Connection& c = *store->connection_;
     // The first statement that touches the file: a corrupt file or one that is not a
     // database fails here, with SQLite's reason, before anything is written.
-    AGENTRT_RETURN_IF_ERROR(WithPath(path, c.ExecRetryingBusy("PRAGMA journal_mode=WAL")));
+    // A disk that keeps its files itself is in memory: its journal is kept in SQLite's memory
+    // too (StoreOptions::files_on_vfs).
+    AGENTRT_RETURN_IF_ERROR(WithPath(
+        path,
+        c.ExecRetryingBusy(on_os_disk ? "PRAGMA journal_mode=WAL" : "PRAGMA journal_mode=MEMORY")));
     AGENTRT_RETURN_IF_ERROR(WithPath(
         path, c.Exec(options.durability == Durability::kFull ? "PRAGMA synchronous=FULL"
                                                              : "PRAGMA synchronous=NORMAL")));
@@ -256,7 +263,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
   AGENTRT_RETURN_IF_ERROR(store->CheckSchema());
   AGENTRT_RETURN_IF_ERROR(store->Migrate(clock));
   // WAL and shared-memory files exist now: hold them to the same rules.
-  AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/true));
+  if (on_os_disk) AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/true));
   return store;
 }
 
@@ -297,26 +304,6 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& c
   }
   AGENTRT_RETURN_IF_ERROR(store->Migrate(clock));
   return store;
-}
-
-absl::Status Store::EmptyInMemory() {
-  if (path_ != ":memory:") {
-    return absl::FailedPreconditionError(
-        absl::StrCat("database ", path_, " is a file; only an in-memory database is emptied"));
-  }
-  return Write([](Transaction& tx) -> absl::Status {
-    // The rows that name a run go before the runs, so no foreign key is ever dangling. (Not
-    // PRAGMA defer_foreign_keys: a flag pragma expires every prepared statement of the
-    // connection, which then compiles them all again; the simulator empties before each play.)
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> tables,
-        tx.Query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-                 "'sqlite_%' AND name <> 'schema_migrations' ORDER BY name = 'runs', name"));
-    for (const SqlRow& table : tables) {
-      AGENTRT_RETURN_IF_ERROR(tx.Exec(absl::StrCat("DELETE FROM \"", table.at(0), "\"")).status());
-    }
-    return tx.Exec("DELETE FROM sqlite_sequence WHERE name <> 'schema_migrations'").status();
-  });
 }
 
 // Refuses a schema holding triggers or views (they could run SQL on our writes or disguise
@@ -412,16 +399,6 @@ absl::Status Store::Migrate(const world::Clock& clock) {
   });
 }
 
-void Store::Fence(absl::Status why) {
-  absl::MutexLock lock(&mu_);
-  fence_ = why.ok() ? absl::InternalError("fenced") : std::move(why);
-}
-
-void Store::Unfence() {
-  absl::MutexLock lock(&mu_);
-  fence_ = absl::OkStatus();
-}
-
 absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, WriteOptions options) {
   if (read_only_) {
     return absl::FailedPreconditionError(absl::StrCat("database ", path_, " was opened read-only"));
@@ -430,7 +407,6 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
   std::vector<EventObserver> observers;
   {
     absl::MutexLock lock(&mu_);
-    if (!fence_.ok()) return fence_;
     // SQLite refuses to change the safety level inside a transaction, so a durable write raises
     // it around its own: with synchronous=FULL the commit syncs the WAL, which makes it and
     // every earlier commit durable.

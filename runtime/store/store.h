@@ -56,9 +56,12 @@ struct StoreOptions {
   // The SQLite VFS the file is opened through; "" for SQLite's default. Tests use a
   // fault-injecting one to prove what survives a power cut.
   std::string vfs;
-  // Open only a database it creates: anything already at the path, or a `-wal` or `-shm`
-  // beside it, fails the open (AlreadyExists naming it) and is never opened or changed.
-  bool only_new = false;
+  // The VFS keeps its files itself, in memory (the simulator's disk, sim/sim_disk.h): the path is
+  // a name on it, not the operating system's, so none of the checks on the file's name and mode
+  // is made, and the rollback journal is kept in SQLite's memory (journal_mode=MEMORY; WAL needs
+  // shared memory, which such a disk has not). A crash of such a disk must refuse a write
+  // transaction before it begins (SimDisk::Crash does), since no journal on it could undo one.
+  bool files_on_vfs = false;
 };
 
 struct WriteOptions {
@@ -148,22 +151,8 @@ class Store {
                                                              bool read_only);
   // OpenInMemory is a private database for tests.
   static absl::StatusOr<std::unique_ptr<Store>> OpenInMemory(const world::Clock& clock);
-  // EmptyInMemory removes every row a run writes (runs, steps, approvals, model calls, specs,
-  // events) and the event sequence's memory, keeping the record of the migrations: the
-  // database is then as a freshly migrated one, and its connection keeps its prepared
-  // statements. For the simulator, which plays thousands of scenarios on one private database.
-  // Only an in-memory database can be emptied (FailedPrecondition otherwise): no audit log on
-  // disk is ever emptied through it.
-  absl::Status EmptyInMemory();
 
   ~Store();
-
-  // Fence makes every later Write fail with `why` before it begins, writing nothing, until
-  // Unfence: the database stays what a process that died at this moment would leave, while
-  // reads go on. The simulator crashes a runtime this way and resumes the run on the same
-  // database. `why` must not be OK.
-  void Fence(absl::Status why);
-  void Unfence();
 
   // Write runs `fn` in one IMMEDIATE transaction: committed if it returns OK, rolled back
   // otherwise (its error returned) or if it throws (the exception propagates). After a
@@ -233,7 +222,6 @@ class Store {
     std::string hash;
   };
   RememberedHead head_ ABSL_GUARDED_BY(mu_);
-  absl::Status fence_ ABSL_GUARDED_BY(mu_);  // OK unless Fence refuses every write
   std::vector<EventObserver> observers_ ABSL_GUARDED_BY(mu_);
   std::string path_;
   bool read_only_;

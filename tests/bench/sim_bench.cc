@@ -88,7 +88,7 @@ v1::Scenario ScenarioOf(std::string_view name) {
 void BM_SimScenario(benchmark::State& state, std::string name) {
   v1::Scenario scenario = ScenarioOf(name);
   // As a swarm's worker plays: one database, emptied before each play (play.h).
-  absl::StatusOr<std::unique_ptr<store::Store>> reused = NewPlayDatabase();
+  absl::StatusOr<std::unique_ptr<PlayDatabase>> reused = PlayDatabase::Create();
   if (!reused.ok()) std::abort();
   PlayOptions options;
   options.reuse = reused->get();

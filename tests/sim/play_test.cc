@@ -98,6 +98,7 @@ TEST(PlayTest, ADatabaseFilePlaysExactlyAsAFreshInMemoryOne) {
   v1::Scenario scenario = Parse(kBase);
   PlayOptions options;
   options.db_path = test_support::TestFile("play.db");
+  options.files = &test_support::RealFiles();
   absl::StatusOr<Outcome> file = Play(scenario, options);
   ASSERT_OK(file);
   EXPECT_EQ(file->chain_head, PlayOk(scenario).chain_head);
@@ -107,7 +108,7 @@ TEST(PlayTest, EveryFixturePlaysOnAReusedDatabaseExactlyAsOnAFreshOne) {
   absl::StatusOr<std::vector<std::string>> files = ScenarioFiles(
       test_support::RealFiles(), {std::string(AGENTRT_SOURCE_DIR) + "/fixtures/scenarios"});
   ASSERT_OK(files);
-  absl::StatusOr<std::unique_ptr<store::Store>> reused = NewPlayDatabase();
+  absl::StatusOr<std::unique_ptr<PlayDatabase>> reused = PlayDatabase::Create();
   ASSERT_OK(reused);
   PlayOptions options;
   options.reuse = reused->get();
@@ -163,14 +164,14 @@ TEST(JudgeTest, DatabasesAreOnlyEverNewFilesInsideTheFolder) {
   std::filesystem::create_directories(dir);
   v1::Scenario scenario = Parse(kBase);
   scenario.set_name("../outside");
-  Verdict escaped = Judge(scenario, {.db_dir = dir.string()});
+  Verdict escaped = Judge(scenario, {.db_dir = dir.string(), .files = &test_support::RealFiles()});
   EXPECT_FALSE(escaped.passed);
   EXPECT_THAT(escaped.difference, HasSubstr("the scenario's name cannot name a database file"));
   EXPECT_FALSE(std::filesystem::exists(test_support::TestFolder() / "outside.db"));
 
   scenario.set_name("kept");
   std::ofstream(dir / "kept.db") << "notes, not a database";
-  Verdict existing = Judge(scenario, {.db_dir = dir.string()});
+  Verdict existing = Judge(scenario, {.db_dir = dir.string(), .files = &test_support::RealFiles()});
   EXPECT_FALSE(existing.passed);
   EXPECT_THAT(existing.difference, HasSubstr("kept.db exists already"));
   std::ifstream kept(dir / "kept.db");
@@ -181,14 +182,15 @@ TEST(JudgeTest, DatabasesAreOnlyEverNewFilesInsideTheFolder) {
   scenario.set_name("linked");
   std::ofstream(dir / "target") << "precious";
   std::filesystem::create_symlink(dir / "target", dir / "linked.2.db");
-  Verdict linked = Judge(scenario, {.db_dir = dir.string()});
+  Verdict linked = Judge(scenario, {.db_dir = dir.string(), .files = &test_support::RealFiles()});
   EXPECT_THAT(linked.difference, HasSubstr("linked.2.db exists already"));
   std::ifstream target(dir / "target");
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(target)), std::istreambuf_iterator<char>()),
             "precious");
 
   scenario.set_name("fresh");
-  EXPECT_TRUE(Judge(scenario, {.db_dir = dir.string()}).passed);
+  EXPECT_TRUE(
+      Judge(scenario, {.db_dir = dir.string(), .files = &test_support::RealFiles()}).passed);
   EXPECT_TRUE(std::filesystem::exists(dir / "fresh.db"));
   EXPECT_TRUE(std::filesystem::exists(dir / "fresh.2.db"));
 }
@@ -233,6 +235,7 @@ TEST(PlayTest, AfterACrashTheDatabaseFileHoldsTheRestartedRuntimesRun) {
   scenario.mutable_crash()->set_after_call(2);
   PlayOptions options;
   options.db_path = test_support::TestFile("crash.db");
+  options.files = &test_support::RealFiles();
   absl::StatusOr<Outcome> outcome = Play(scenario, options);
   ASSERT_OK(outcome);
   absl::StatusOr<std::unique_ptr<store::Store>> file =

@@ -157,6 +157,7 @@ TEST(JudgeFileTest, UnderASeedBothPerturbedPlaysAreKept) {
   ASSERT_OK(WriteFileAtomically(file, kReadsScenario, "scenario"));
   JudgeOptions options;
   options.db_dir = TestFolder().string();
+  options.files = &test_support::RealFiles();
   Verdict verdict = JudgeFile(test_support::RealFiles(), file, options, 7);
   EXPECT_TRUE(verdict.passed) << verdict.difference;
   EXPECT_THAT(verdict.status, Optional(RunStatus::kCompleted));

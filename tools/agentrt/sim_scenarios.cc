@@ -163,10 +163,11 @@ int SimRun(const SimRunOptions& o, Io& io) {
   world::RealFilesystem disk;
   absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(disk, o.paths);
   if (!files.ok()) return Failure(io, command, json::Sanitize(ToStd(files.status().message())));
-  absl::StatusOr<std::unique_ptr<store::Store>> schema = sim::NewPlayDatabase();
+  absl::StatusOr<std::unique_ptr<sim::PlayDatabase>> schema = sim::PlayDatabase::Create();
   if (!schema.ok()) return Failure(io, command, ToStd(schema.status().message()));
   sim::JudgeOptions options;
   options.db_dir = o.db;
+  options.files = &disk;
   options.reuse = schema->get();
   if (!options.db_dir.empty()) {
     std::error_code error;

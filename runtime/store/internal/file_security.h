@@ -15,12 +15,6 @@ namespace agentrt::store {
 // ever created where a link points.
 absl::Status CreateIfMissing(const std::string& path);
 
-// CreateNew creates `path` empty with mode 0600, and only that: AlreadyExists naming the file
-// when anything is at the name (a file, a folder, a symbolic link even dangling) or a `-wal` or
-// `-shm` is beside it (SQLite would replay a stale WAL into the new database). Nothing that
-// exists is opened or changed.
-absl::Status CreateNew(const std::string& path);
-
 // SecureFiles checks `path` and any existing `-wal`/`-shm` by name, without ever opening them
 // (closing a descriptor would drop this process's SQLite locks on the file): each must be a
 // regular file, not a symbolic link, not writable by group or others, and the sidecars owned by

@@ -61,8 +61,10 @@ class Connection {
   // write access; otherwise it is created when missing. `vfs` names the SQLite VFS to open it
   // through ("" for SQLite's default). Neither Open follows a symbolic link that is the file
   // itself or one of its sidecars (PermissionDenied): links among its folders are followed.
+  // `on_os_disk` false: `path` is a name on a VFS that keeps its files itself, used as it is.
   static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& path, bool read_only,
-                                                          const std::string& vfs = "");
+                                                          const std::string& vfs = "",
+                                                          bool on_os_disk = true);
   // OpenImmutable opens `path` read-only as a file nothing changes while it is open (SQLite's
   // immutable=1): no lock, no -shm, nothing created. For a database in a directory this
   // process cannot write, where SQLite cannot make the WAL index a reader needs.

@@ -129,59 +129,6 @@ TEST_F(StoreTest, NewDatabaseFileIsCreatedOwnerOnly) {
   EXPECT_EQ(store->schema_version(), 6);
 }
 
-// StoreOptions::only_new opens only a database it creates: a file, a link (even dangling) or a
-// stale sidecar at the name is refused by name and left exactly as it was.
-TEST_F(StoreTest, OnlyNewRefusesAnythingAlreadyAtThePathAndLeavesItAsItWas) {
-  const StoreOptions only_new{.only_new = true};
-  ASSERT_OK(Store::Open(path_, clock_, only_new));
-  EXPECT_THAT(Store::Open(path_, clock_, only_new),
-              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr(path_ + " exists already")));
-
-  std::string linked = (dir_ / "linked.db").string();
-  fs::create_symlink(dir_ / "nowhere.db", linked);
-  EXPECT_THAT(Store::Open(linked, clock_, only_new),
-              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("linked.db exists already")));
-  EXPECT_FALSE(fs::exists(dir_ / "nowhere.db"));
-
-  std::string stale = (dir_ / "stale.db").string();
-  { std::ofstream(stale + "-wal") << "an earlier run's log"; }
-  EXPECT_THAT(Store::Open(stale, clock_, only_new),
-              StatusIs(absl::StatusCode::kAlreadyExists,
-                       HasSubstr("stale.db-wal exists already; a new database cannot have one")));
-  EXPECT_FALSE(fs::exists(stale));
-  EXPECT_EQ(fs::file_size(stale + "-wal"), std::string("an earlier run's log").size());
-}
-
-TEST_F(StoreTest, AnInMemoryDatabaseEmptiesToAFreshOneAndAFileNeverDoes) {
-  absl::StatusOr<std::unique_ptr<Store>> memory = Store::OpenInMemory(clock_);
-  ASSERT_OK(memory);
-  WriteRun(**memory, "run-a", 3);
-  // A row that names the run (foreign keys are on): emptying removes it before the run.
-  ASSERT_OK((*memory)->Write([](Transaction& tx) {
-    return test_support::TamperIn(tx, "a step that names the run",
-                                  "INSERT INTO steps (id, run_id, idx, status, started_at) "
-                                  "VALUES ('s', 'run-a', 0, 'DECIDING', '')")
-        .status();
-  }));
-  absl::StatusOr<std::unique_ptr<Store>> fresh = Store::OpenInMemory(clock_);
-  ASSERT_OK(fresh);
-  WriteRun(**fresh, "run-b", 2);
-  ASSERT_OK((*memory)->EmptyInMemory());
-  EXPECT_TRUE((*memory)->ListEvents("run-a")->empty());
-  EXPECT_EQ((*memory)->Head()->seq, 0);
-  // The next run numbers and chains its events as on a fresh database.
-  WriteRun(**memory, "run-b", 2);
-  EXPECT_EQ((*memory)->Head()->seq, 2);
-  EXPECT_EQ((*memory)->Head()->hash, (*fresh)->Head()->hash);
-  EXPECT_EQ((*memory)->schema_version(), 6);
-
-  auto file = OpenOrDie();
-  WriteRun(*file, "run-a", 1);
-  absl::Status refused = file->EmptyInMemory();
-  EXPECT_TRUE(absl::IsFailedPrecondition(refused)) << refused;
-  EXPECT_EQ(file->Head()->seq, 1);
-}
-
 TEST_F(StoreTest, EventsSurviveCloseAndReopenAndTheChainVerifies) {
   {
     auto store = OpenOrDie();
@@ -269,34 +216,6 @@ TEST_F(StoreTest, ARawChangeToEventsInAWriteIsNeverTakenForTheHead) {
   EXPECT_EQ((*all)[1].seq, 3);  // never reused
   EXPECT_EQ((*all)[1].hash, EventHash((*all)[0].hash, EventFields{3, "run-b", "", (*all)[1].at,
                                                                   "test.event", R"({"i":0})"}));
-}
-
-// A fenced store is what a process that died at that moment leaves: every write is refused
-// with the fence's reason and writes nothing, reads go on, and once unfenced the next event
-// follows the last one committed before the fence.
-TEST_F(StoreTest, AFencedStoreRefusesEveryWriteUntilUnfenced) {
-  auto store = OpenOrDie();
-  WriteRun(*store, "run-a", 2);
-  ChainHead before = *store->Head();
-  store->Fence(absl::UnavailableError("crashed"));
-  bool ran = false;
-  absl::Status refused = store->Write([&](Transaction&) {
-    ran = true;
-    return absl::OkStatus();
-  });
-  EXPECT_TRUE(absl::IsUnavailable(refused)) << refused;
-  EXPECT_EQ(refused.message(), "crashed");
-  EXPECT_FALSE(ran);
-  EXPECT_THAT(*store->ListEvents("run-a"), SizeIs(2));
-  EXPECT_EQ(store->Head()->seq, before.seq);
-  store->Unfence();
-  WriteRun(*store, "run-b", 1);
-  absl::StatusOr<std::vector<Event>> all = store->ListEvents("");
-  ASSERT_OK(all);
-  ASSERT_THAT(*all, SizeIs(3));
-  EXPECT_EQ((*all)[2].seq, 3);
-  EXPECT_EQ((*all)[2].hash, EventHash(before.hash, EventFields{3, "run-b", "", (*all)[2].at,
-                                                               "test.event", R"({"i":0})"}));
 }
 
 TEST_F(StoreTest, RolledBackWriteLeavesNothingAndNoGap) {
