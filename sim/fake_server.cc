@@ -244,7 +244,8 @@ Reply FakeServer::CallTool(std::string_view id, std::string_view name, std::stri
     reply.answered = true;
     return Perturbed(std::move(reply));
   }
-  ledger_->effects.push_back(Effect{config_.name(), std::string(name), std::move(arguments)});
+  ledger_->effects.push_back(
+      Effect{config_.name(), std::string(name), std::move(arguments), ledger_->restarted});
   if (ledger_->on_call) ledger_->on_call(ledger_->effects.size());
   std::size_t n = calls_[std::string(name)]++;
   v1::Call call;

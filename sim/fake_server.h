@@ -35,14 +35,16 @@ enum class ServerPhase { kPin, kLoad };
 // One tools/call that reached a server.
 struct Effect {
   std::string server;
-  std::string tool;       // the server's name for it
-  std::string arguments;  // canonical JSON of the call's arguments ({} when none)
+  std::string tool;            // the server's name for it
+  std::string arguments;       // canonical JSON of the call's arguments ({} when none)
+  bool after_restart = false;  // made by the runtime restarted after a crash
 };
 
 // What the servers of one scenario saw, shared by all of them. `on_call` (optional) runs as
 // each call arrives, after it is recorded: the runner crashes the runtime from there.
 struct Ledger {
   std::vector<Effect> effects;
+  bool restarted = false;  // the runtime was restarted: the calls from now on are the new one's
   std::function<void(std::size_t call_number)> on_call;
 };
 

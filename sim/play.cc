@@ -310,7 +310,9 @@ void Player::LoadAll(ProcessesAndConnections& connected, bool report) {
   std::vector<mcp::LoadResult> results = mcp::LoadAll(pinned, WorldOf(connected));
   for (std::size_t i = 0; i < results.size(); ++i) {
     mcp::LoadResult& loaded = results[i];
-    if (report && loaded.report) outcome_.reports.push_back(*loaded.report);
+    if (loaded.report) {
+      (report ? outcome_.reports : outcome_.restart_reports).push_back(*loaded.report);
+    }
     if (report && !loaded.status.ok()) {
       outcome_.load_errors.push_back(
           absl::StrCat(pinned[i].server.name, ": ", loaded.status.message()));
@@ -443,6 +445,7 @@ absl::StatusOr<Outcome> Player::Play() {
     if (!outcome_.crashed || restarted) return run;
     restarted = true;
     ledger_.on_call = nullptr;
+    ledger_.restarted = true;
     // The dead runtime's session and connections are gone; the servers are not, and the
     // database holds what the crash left.
     driver.reset();

@@ -77,6 +77,9 @@ struct Outcome {
   std::vector<std::string> pin_errors;   // "<server>: <error>", per server that failed to pin
   std::vector<std::string> load_errors;  // "<server>: <error>", per server that failed to load
   std::vector<mcp::Report> reports;      // per server loaded, in the scenario's order
+  // What the runtime restarted after a crash loaded, per server: its own authority, which can
+  // differ from the first load's (a server that failed to load then may load now).
+  std::vector<mcp::Report> restart_reports;
   // What each server offered at load time, by server (its live tool names); for the report
   // invariant.
   std::vector<std::pair<std::string, std::vector<std::string>>> offered;

@@ -81,16 +81,24 @@ bool ArgumentsWithin(std::string_view subset, std::string_view superset) {
 
 // Invariant 1.
 void CheckEffects(const Outcome& outcome, std::vector<std::string>& broken) {
-  // The model-visible name of each (server, tool).
-  std::map<std::pair<std::string, std::string>, std::string> names;
-  for (const mcp::Report& report : outcome.reports) {
-    for (const mcp::Registered& r : report.registered) names[{report.server, r.tool}] = r.name;
-  }
+  // The model-visible name of each (server, tool), as the runtime that made the call registered
+  // it: the first one, or the one restarted after a crash (which loaded the servers again).
+  using Names = std::map<std::pair<std::string, std::string>, std::string>;
+  auto names_of = [](const std::vector<mcp::Report>& reports) {
+    Names names;
+    for (const mcp::Report& report : reports) {
+      for (const mcp::Registered& r : report.registered) names[{report.server, r.tool}] = r.name;
+    }
+    return names;
+  };
+  const Names first = names_of(outcome.reports);
+  const Names restarted = names_of(outcome.restart_reports);
   // Each start is used by one effect at most: a second effect matching it ran twice.
   Executions executions = ReadExecutions(outcome.events);
   std::vector<bool> used(executions.starts.size(), false);
   for (std::size_t i = 0; i < outcome.effects.size(); ++i) {
     const Effect& effect = outcome.effects[i];
+    const Names& names = effect.after_restart ? restarted : first;
     auto name = names.find({effect.server, effect.tool});
     std::string described =
         absl::StrCat("call ", i + 1, " to ", json::Quoted(effect.server), "/",

@@ -27,6 +27,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
+using ::testing::SizeIs;
 
 // A read tool and a write tool; the agent reads, writes (allowed), completes.
 constexpr char kBase[] = R"(
@@ -256,6 +257,47 @@ TEST(VerdictTest, AnEffectNobodyAuthorizedBreaksTheFirstInvariant) {
   outcome.effects.push_back(outcome.effects.back());
   EXPECT_THAT(BrokenInvariants(outcome),
               ::testing::ElementsAre(HasSubstr("effect without authority or twice")));
+}
+
+// A server whose first load timed out loads when the runtime restarts after a crash: the
+// restarted runtime's calls to it are authorized by its own load, not the first one's (a swarm
+// seed found the verdict judging them by the first load's). A call the restarted runtime makes
+// to a tool only the first load registered is still caught.
+TEST(VerdictTest, TheRestartedRuntimesCallsAreJudgedByItsOwnLoad) {
+  v1::Scenario scenario = Parse(R"pb(
+    servers {
+      name: "a_b"
+      tools { name: "c" }
+      rules_json: '{"c":{"side_effect":"read_only","timeout":"5s"}}'
+    }
+    servers {
+      name: "a"
+      tools { name: "b_c" }
+      tools { name: "d" }
+      rules_json: '{"b_c":{"side_effect":"read_only","timeout":"5s"},'
+                  '"d":{"side_effect":"read_only","timeout":"5s"}}'
+    }
+    agent {
+      steps { call { tool: "a_b_c" } }
+      steps { call { tool: "a_d" } }
+    }
+    policy { read_only: ALLOW }
+    crash { after_call: 1 }
+    perturbations { at_answer: 8 clock_jump: "427s" }
+  )pb");
+  absl::StatusOr<Outcome> played = Play(scenario);
+  ASSERT_OK(played);
+  Outcome outcome = *std::move(played);
+  ASSERT_THAT(outcome.load_errors, ::testing::ElementsAre(HasSubstr("timed out")));
+  ASSERT_THAT(outcome.effects, SizeIs(2));
+  EXPECT_FALSE(outcome.effects[0].after_restart);
+  EXPECT_TRUE(outcome.effects[1].after_restart);
+  EXPECT_THAT(BrokenInvariants(outcome), IsEmpty());
+
+  outcome.restart_reports.clear();
+  EXPECT_THAT(BrokenInvariants(outcome),
+              ::testing::Contains(HasSubstr("call 2 to \"a\"/\"d\" {} reached a tool that was "
+                                            "never registered")));
 }
 
 TEST(VerdictTest, AStartTheDenyingPolicyNeverAllowedIsCaught) {
