@@ -26,6 +26,9 @@ void Print(const agentrt::Decision& d) {
             << d.reason << "\"\n";
 }
 
+}  // namespace
+
+// Run by example_main.cc.
 absl::Status Example() {
   agentrt::ModelResponse with_call;
   with_call.text = "Let me look that up.";
@@ -67,16 +70,6 @@ absl::Status Example() {
   }
   std::cout << "run: " << agentrt::ToString(run.status) << "\n";
   return absl::OkStatus();
-}
-
-}  // namespace
-
-int main() {
-  if (absl::Status status = Example(); !status.ok()) {
-    std::cerr << status << "\n";
-    return 1;
-  }
-  return 0;
 }
 
 // Output:

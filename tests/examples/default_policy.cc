@@ -51,6 +51,9 @@ class DeleteFile final : public agentrt::Tool {
   int calls = 0;
 };
 
+}  // namespace
+
+// Run by example_main.cc.
 absl::Status Example() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);
@@ -89,16 +92,6 @@ absl::Status Example() {
   std::cout << "delete_file ran " << delete_file.calls << " times\n";
   std::cout << "run: " << agentrt::ToString(run.status) << " (" << run.reason << ")\n";
   return absl::OkStatus();
-}
-
-}  // namespace
-
-int main() {
-  if (absl::Status status = Example(); !status.ok()) {
-    std::cerr << status << "\n";
-    return 1;
-  }
-  return 0;
 }
 
 // Output:

@@ -51,6 +51,9 @@ absl::StatusOr<std::unique_ptr<agentrt::Driver>> NewDriver(agentrt::store::Store
   return agentrt::Driver::Create(store, clock, entropy, std::move(options));
 }
 
+}  // namespace
+
+// Run by example_main.cc.
 absl::Status Example() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);
@@ -90,16 +93,6 @@ absl::Status Example() {
             << run.step_count << " steps\n";
   std::cout << "send_email calls: " << send_email.calls << "\n";
   return absl::OkStatus();
-}
-
-}  // namespace
-
-int main() {
-  if (absl::Status status = Example(); !status.ok()) {
-    std::cerr << status << "\n";
-    return 1;
-  }
-  return 0;
 }
 
 // Output:

@@ -49,6 +49,9 @@ void Print(const agentrt::Message& message) {
   std::cout << "\n";
 }
 
+}  // namespace
+
+// Run by example_main.cc.
 absl::Status Example() {
   agentrt::StepInput input;
   input.run.id = "run-1";
@@ -76,16 +79,6 @@ absl::Status Example() {
                            agentrt::render::Messages(input, options));
   for (const agentrt::Message& message : messages) Print(message);
   return absl::OkStatus();
-}
-
-}  // namespace
-
-int main() {
-  if (absl::Status status = Example(); !status.ok()) {
-    std::cerr << status << "\n";
-    return 1;
-  }
-  return 0;
 }
 
 // Output:

@@ -72,6 +72,9 @@ class RefundPolicy final : public agentrt::Policy {
   std::string Id() const override { return "refunds/v1"; }
 };
 
+}  // namespace
+
+// Run by example_main.cc.
 absl::Status Example() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);
@@ -118,16 +121,6 @@ absl::Status Example() {
     std::cout << "approval: " << agentrt::ToString(a.status) << " " << a.capability << "\n";
   }
   return absl::OkStatus();
-}
-
-}  // namespace
-
-int main() {
-  if (absl::Status status = Example(); !status.ok()) {
-    std::cerr << status << "\n";
-    return 1;
-  }
-  return 0;
 }
 
 // Output:

@@ -32,6 +32,9 @@ class Publish final : public agentrt::Tool {
   }
 };
 
+}  // namespace
+
+// Run by example_main.cc.
 absl::Status Example() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);
@@ -66,16 +69,6 @@ absl::Status Example() {
   std::cout << "after approving: " << absl::StatusCodeToString(none.status().code()) << ": "
             << none.status().message() << "\n";
   return absl::OkStatus();
-}
-
-}  // namespace
-
-int main() {
-  if (absl::Status status = Example(); !status.ok()) {
-    std::cerr << status << "\n";
-    return 1;
-  }
-  return 0;
 }
 
 // Output:

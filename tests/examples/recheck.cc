@@ -56,6 +56,9 @@ class ReviewWrites final : public agentrt::Policy {
   std::string Id() const override { return "review-writes/v2"; }
 };
 
+}  // namespace
+
+// Run by example_main.cc.
 absl::Status Example() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);
@@ -85,16 +88,6 @@ absl::Status Example() {
   std::cout << agentrt::FormatRecheck(report);
   std::cout << "same: " << (report.Same() ? "yes" : "no") << "\n";
   return absl::OkStatus();
-}
-
-}  // namespace
-
-int main() {
-  if (absl::Status status = Example(); !status.ok()) {
-    std::cerr << status << "\n";
-    return 1;
-  }
-  return 0;
 }
 
 // The report's lines are longer than the column limit; clang-format keeps them whole.
