@@ -28,7 +28,6 @@ void Print(const agentrt::Decision& d) {
 
 }  // namespace
 
-// Run by example_main.cc.
 absl::Status Example() {
   agentrt::ModelResponse with_call;
   with_call.text = "Let me look that up.";

@@ -53,7 +53,6 @@ class DeleteFile final : public agentrt::Tool {
 
 }  // namespace
 
-// Run by example_main.cc.
 absl::Status Example() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);

@@ -53,7 +53,6 @@ absl::StatusOr<std::unique_ptr<agentrt::Driver>> NewDriver(agentrt::store::Store
 
 }  // namespace
 
-// Run by example_main.cc.
 absl::Status Example() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);

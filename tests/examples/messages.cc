@@ -51,7 +51,6 @@ void Print(const agentrt::Message& message) {
 
 }  // namespace
 
-// Run by example_main.cc.
 absl::Status Example() {
   agentrt::StepInput input;
   input.run.id = "run-1";

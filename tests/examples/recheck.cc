@@ -58,7 +58,6 @@ class ReviewWrites final : public agentrt::Policy {
 
 }  // namespace
 
-// Run by example_main.cc.
 absl::Status Example() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);
