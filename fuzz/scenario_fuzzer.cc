@@ -54,7 +54,7 @@ std::vector<agentrt::sim::v1::Scenario>* LoadFixtures() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::vector<agentrt::sim::v1::Scenario>* fixtures = LoadFixtures();
-  static agentrt::store::Store* schema = agentrt::sim::NewPlayDatabase()->release();
+  static agentrt::sim::PlayDatabase* database = agentrt::sim::PlayDatabase::Create()->release();
   if (size == 0 || fixtures->empty()) return 0;
   agentrt::sim::v1::Scenario scenario = (*fixtures)[data[0] % fixtures->size()];
   for (std::size_t i = 1; i + 4 <= size && scenario.perturbations_size() < 8; i += 4) {
@@ -70,7 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     agentrt::sim::SetPerturbation(data[i + 2], std::uint64_t{data[i + 3]} * 250, p);
   }
   agentrt::sim::Verdict verdict =
-      agentrt::sim::Judge(scenario, agentrt::sim::PerturbedOnce(schema));
+      agentrt::sim::Judge(scenario, agentrt::sim::PerturbedOnce(database));
   // Outcomes may change under perturbation; an invariant, and the simulator itself, may not.
   if (!verdict.passed && (verdict.difference.rfind("invariant broken", 0) == 0 ||
                           verdict.difference.rfind("the simulator failed", 0) == 0)) {
