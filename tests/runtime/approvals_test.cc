@@ -121,8 +121,7 @@ TEST_F(ApprovalsTest, ApprovalExpiresAtTheNextDecisionByTheDecidersClock) {
   std::size_t before = store_->ListEvents("run-1")->size();
   absl::StatusOr<Approval> late = Approve(*store_, clock_, "run-1", pending.id, Decider{"ops", ""});
   EXPECT_THAT(TypesAfter(before), ElementsAre("approval.decided", "run.finished"));
-  ASSERT_THAT(late, Not(IsOk()));
-  EXPECT_THAT(late.status().message(), HasSubstr("had expired"));
+  ASSERT_THAT(late, StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("had expired")));
   agentrt::Run run = *ReadRun(*store_, "run-1");
   EXPECT_EQ(run.status, RunStatus::kCancelled);
   EXPECT_EQ(run.reason, "approval_expired");
@@ -146,8 +145,8 @@ TEST_F(ApprovalsTest, ShownHashMustStillMatch) {
   ASSERT_OK(Drive({Post("alice")}));
   absl::StatusOr<Approval> approved =
       Approve(*store_, clock_, "run-1", Only().id, Decider{"ops", "", "0000"});
-  ASSERT_THAT(approved, Not(IsOk()));
-  EXPECT_THAT(approved.status().message(), HasSubstr("not the one that was shown"));
+  ASSERT_THAT(approved,
+              StatusIs(absl::StatusCode::kAborted, HasSubstr("not the one that was shown")));
   EXPECT_TRUE(IsApprovalChangedError(approved.status()));
   EXPECT_EQ(Only().status, ApprovalStatus::kPending);
 }
@@ -181,8 +180,8 @@ TEST_F(ApprovalsTest, LiveForeignLeaseIsRefusedAndAnExpiredOneTakenOver) {
   DriverOptions options = Options(&lease_clock);
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   absl::StatusOr<agentrt::Run> refused = driver->Resume("run-1");
-  ASSERT_THAT(refused, Not(IsOk()));
-  EXPECT_THAT(refused.status().message(), HasSubstr("is leased by other/1 until " + expiry));
+  ASSERT_THAT(refused, StatusIs(absl::StatusCode::kFailedPrecondition,
+                                HasSubstr("is leased by other/1 until " + expiry)));
   lease_clock.Advance(absl::Minutes(1));
   absl::StatusOr<agentrt::Run> taken = driver->Resume("run-1");
   ASSERT_OK(taken);
@@ -337,8 +336,8 @@ TEST_F(ApprovalsTest, AGrantHeldByAGateExpiresIfNotExecutedInTime) {
   ASSERT_EQ(attached->second.outcome, GateVerdict::Outcome::kAllowed);
   clock_.Advance(absl::Minutes(6));  // the caller waited too long
   absl::StatusOr<Observation> obs = attached->first->Execute();
-  ASSERT_THAT(obs, Not(IsOk()));
-  EXPECT_THAT(obs.status().message(), HasSubstr("expired before it was executed"));
+  ASSERT_THAT(obs, StatusIs(absl::StatusCode::kFailedPrecondition,
+                            HasSubstr("expired before it was executed")));
   EXPECT_TRUE(IsApprovalExpiredError(obs.status()));
   EXPECT_TRUE(IsNotPendingError(obs.status()));
   EXPECT_TRUE(post_.calls.empty());
@@ -413,8 +412,8 @@ TEST_F(ApprovalsTest, ALoopThatLostItsRunRecordsNothingMore) {
   options.scheduler = &lease_clock_;
   auto driver = *Driver::Create(*store_, clock_, entropy_, options);
   absl::StatusOr<agentrt::Run> run = driver->StartWithId("run-1", "stolen", Limits{});
-  ASSERT_THAT(run, Not(IsOk()));
-  EXPECT_THAT(run.status().message(), HasSubstr("is leased by other/1"));
+  ASSERT_THAT(run,
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("is leased by other/1")));
   std::vector<store::Event> events = *store_->ListEvents("run-1");
   EXPECT_EQ(events.back().type, "step.tool_started");  // its outcome was not recorded
 }

@@ -108,9 +108,8 @@ TEST_F(ForgedRowsTest, APendingApprovalMarkedApprovedInTheDatabaseGrantsNothing)
         "UPDATE approvals SET status = 'approved', decided_by = 'ops', "
         "decided_at = '2027-01-15T08:00:00.000000000Z'");
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  ASSERT_THAT(run, Not(IsOk()));
-  EXPECT_THAT(run.status().message(),
-              HasSubstr(R"(it is "approved", but the chain recorded it "pending")"));
+  ASSERT_THAT(run, StatusIs(absl::StatusCode::kDataLoss,
+                            HasSubstr(R"(it is "approved", but the chain recorded it "pending")")));
   EXPECT_TRUE(IsApprovalHashError(run.status()));
   EXPECT_TRUE(post_.calls.empty());
 }
@@ -157,8 +156,8 @@ TEST_F(ForgedRowsTest, ALongerGrantOrMoreStepsWrittenIntoTheLimitsAreRefusedOnRe
         "UPDATE runs SET limits_json = replace(limits_json, '\"grant_ttl\":300000000000', "
         "'\"grant_ttl\":300000000000000')");
   absl::StatusOr<agentrt::Run> run = Drive({Complete()}, "run-1");
-  ASSERT_THAT(run, Not(IsOk()));
-  EXPECT_THAT(run.status().message(), HasSubstr("differ from the ones run.created recorded"));
+  ASSERT_THAT(run, StatusIs(absl::StatusCode::kDataLoss,
+                            HasSubstr("differ from the ones run.created recorded")));
   EXPECT_TRUE(post_.calls.empty());
 }
 

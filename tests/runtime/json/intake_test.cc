@@ -53,16 +53,15 @@ TEST(IntakeTest, RefusalsNameTheRuleAndTheByteOffset) {
 
 TEST(IntakeTest, DuplicateKeyInErrorIsEscapedForTerminals) {
   absl::StatusOr<Document> doc = Parse("{\"\\u001b[2J\":1,\"\\u001b[2J\":2}");
-  ASSERT_THAT(doc, Not(IsOk()));
-  EXPECT_THAT(doc.status().message(), HasSubstr("\"\\x1b[2J\""));
+  ASSERT_THAT(doc, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("\"\\x1b[2J\"")));
   EXPECT_EQ(doc.status().message().find('\x1b'), std::string::npos);
 }
 
 TEST(IntakeTest, NestingUpTo256IsAcceptedAnd257IsRefused) {
   EXPECT_OK(Parse(std::string(256, '[') + std::string(256, ']')));
   absl::StatusOr<Document> deep = Parse(std::string(257, '[') + std::string(257, ']'));
-  ASSERT_THAT(deep, Not(IsOk()));
-  EXPECT_THAT(deep.status().message(), HasSubstr("nesting deeper than 256 levels at byte 256"));
+  ASSERT_THAT(deep, StatusIs(absl::StatusCode::kInvalidArgument,
+                             HasSubstr("nesting deeper than 256 levels at byte 256")));
   std::string objects;
   for (int i = 0; i < 257; ++i) objects += "{\"a\":";
   objects += "1" + std::string(257, '}');
@@ -76,9 +75,10 @@ TEST(IntakeTest, NumberLiteralLengthIsBoundedAt10000Characters) {
   std::string ok = "1" + std::string(9'999, '0');
   EXPECT_OK(Parse(ok));
   absl::StatusOr<Document> long_number = Parse(ok + "0");
-  ASSERT_THAT(long_number, Not(IsOk()));
-  EXPECT_THAT(long_number.status().message(),
-              HasSubstr("number literal of 10001 characters is longer than the limit of 10000"));
+  ASSERT_THAT(
+      long_number,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("number literal of 10001 characters is longer than the limit of 10000")));
 }
 
 TEST(IntakeTest, ExponentsUpTo10000AreAccepted) {
@@ -104,8 +104,7 @@ TEST(IntakeTest, MagnitudeIsBoundedLikeTheExponentSoCanonicalFormStaysAccepted) 
   for (const Refusal& row : rows) {
     SCOPED_TRACE(row.input.substr(0, 20));
     absl::StatusOr<Document> doc = Parse(row.input);
-    ASSERT_THAT(doc, Not(IsOk()));
-    EXPECT_THAT(doc.status().message(), HasSubstr(row.message));
+    ASSERT_THAT(doc, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(row.message)));
   }
   std::string at_limit = "1" + std::string(9'999, '0');  // 1e+9999 written in full
   absl::StatusOr<std::string> canonical = Canonicalize(at_limit);
@@ -121,8 +120,8 @@ TEST(IntakeTest, LimitsAreSettable) {
   EXPECT_OK(Parse("[[1]]", limits));
   EXPECT_THAT(Parse("[[[1]]]", limits), Not(IsOk()));
   absl::StatusOr<Document> big = Parse("[" + std::string(20, ' ') + "]", limits);
-  ASSERT_THAT(big, Not(IsOk()));
-  EXPECT_THAT(big.status().message(), HasSubstr("larger than the limit of 16"));
+  ASSERT_THAT(
+      big, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("larger than the limit of 16")));
 }
 
 TEST(IntakeTest, DocumentKeepsLiteralsDecodedStringsAndSortedMembers) {

@@ -404,8 +404,8 @@ TEST_F(StoreTest, GroupWritableFileIsRefusedAndOthersReadableIsTightened) {
   OpenOrDie();
   ::chmod(path_.c_str(), 0620);
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
-  ASSERT_THAT(store, Not(IsOk()));
-  EXPECT_THAT(store.status().message(), HasSubstr("writable by group or others"));
+  ASSERT_THAT(store, StatusIs(absl::StatusCode::kPermissionDenied,
+                              HasSubstr("writable by group or others")));
   EXPECT_THAT(store.status().message(), HasSubstr("chmod 600"));
   ::chmod(path_.c_str(), 0644);
   OpenOrDie();
