@@ -30,6 +30,7 @@ namespace agentrt::mcp {
 namespace {
 
 using ::agentrt::test_support::IsOk;
+using ::agentrt::test_support::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -331,7 +332,7 @@ TEST_F(SessionTest, AListingThatTimesOutAfterGarbageNamesTheLinesSkipped) {
 
 TEST_F(SessionTest, AServersErrorMessageIsEscapedInTheError) {
   absl::StatusOr<std::unique_ptr<Session>> session = Open({"errors"});
-  ASSERT_THAT(session, Not(IsOk()));
+  ASSERT_THAT(session, StatusIs(absl::StatusCode::kFailedPrecondition));
   std::string message(session.status().message());
   EXPECT_EQ(message.find('\x1b'), std::string::npos);
   EXPECT_EQ(message.find('\r'), std::string::npos);

@@ -17,6 +17,7 @@ namespace agentrt::sim {
 namespace {
 
 using ::agentrt::test_support::IsOk;
+using ::agentrt::test_support::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -31,7 +32,7 @@ agent { steps { call { tool: "fs_read" } } }
 
 std::string Error(std::string_view text) {
   absl::StatusOr<v1::Scenario> scenario = ParseScenario(text, "dir/case.textproto");
-  EXPECT_THAT(scenario, Not(IsOk()));
+  EXPECT_THAT(scenario, StatusIs(absl::StatusCode::kInvalidArgument));
   return std::string(scenario.status().message());
 }
 

@@ -118,7 +118,7 @@ TEST(IntakeTest, LimitsAreSettable) {
   limits.max_depth = 2;
   limits.max_bytes = 16;
   EXPECT_OK(Parse("[[1]]", limits));
-  EXPECT_THAT(Parse("[[[1]]]", limits), Not(IsOk()));
+  EXPECT_THAT(Parse("[[[1]]]", limits), StatusIs(absl::StatusCode::kInvalidArgument));
   absl::StatusOr<Document> big = Parse("[" + std::string(20, ' ') + "]", limits);
   ASSERT_THAT(
       big, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("larger than the limit of 16")));

@@ -25,6 +25,7 @@ namespace agentrt::render {
 namespace {
 
 using ::agentrt::test_support::IsOk;
+using ::agentrt::test_support::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -229,7 +230,7 @@ TEST(ModelAgentTest, ModelErrorsAndMissingOpeningComeBackAsTheyAre) {
 
   ModelAgent agent(AgentOptions());
   absl::StatusOr<Decision> decided = agent.Decide(input);
-  ASSERT_THAT(decided, Not(IsOk()));
+  ASSERT_THAT(decided, StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_EQ(decided.status().message(), "overloaded");
   ModelErrorInfo info = ClassifyModelError(decided.status());
   EXPECT_EQ(info.kind, ModelErrorKind::kTransient);  // the kind survives for the driver

@@ -670,7 +670,8 @@ TEST_F(StoreTest, ConnectionsDoNotTrustTheSchema) {
                                   "UPDATE sqlite_master SET sql = '' WHERE name = 'events'")
         .status();
   });
-  EXPECT_THAT(write, Not(IsOk()));
+  EXPECT_THAT(write, StatusIs(absl::StatusCode::kInternal,
+                              HasSubstr("table sqlite_master may not be modified")));
 }
 
 TEST_F(StoreTest, PagesReadOnlyThePageAndCapHugePayloads) {
@@ -690,8 +691,8 @@ TEST_F(StoreTest, PagesReadOnlyThePageAndCapHugePayloads) {
   EXPECT_LT(capped.size(), huge.size());
   EXPECT_THAT(capped, HasSubstr(absl::StrCat("\"length\":", huge.size(), ",\"truncated\":true}")));
   EXPECT_OK(json::Parse(capped));
-  EXPECT_THAT(store->ListEventsPage("run-a", 0, 0), Not(IsOk()));
-  EXPECT_THAT(store->ListEventsPage("run-a", 1, -1), Not(IsOk()));
+  EXPECT_THAT(store->ListEventsPage("run-a", 0, 0), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(store->ListEventsPage("run-a", 1, -1), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST_F(StoreTest, DurabilityIsASetting) {
