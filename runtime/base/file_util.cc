@@ -47,11 +47,6 @@ absl::StatusOr<std::string> ReadAll(int fd, std::string_view name, std::size_t m
 
 }  // namespace
 
-absl::StatusOr<std::string> ReadInput(std::string_view path, std::size_t max_bytes) {
-  if (path == "-") return ReadAll(STDIN_FILENO, "standard input", max_bytes);
-  return ReadFile(path, max_bytes);
-}
-
 absl::StatusOr<std::string> ReadFile(std::string_view path, std::size_t max_bytes) {
   std::string name(path);
   int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);

@@ -1,8 +1,8 @@
 // runtime/base/file_util.h
 //
-// Reading whole files, and the inputs the command line names (a file path, or `-` for standard
-// input). Reads are bounded so a runaway input is refused with its size instead of exhausting
-// memory.
+// Reading whole files (the command line's `-` for standard input is tools/agentrt/io.h's
+// ReadInput, over the streams a command is given). Reads are bounded so a runaway input is
+// refused with its size instead of exhausting memory.
 #pragma once
 
 #include <cstddef>
@@ -26,11 +26,5 @@ absl::Status ErrnoStatus(int err, std::string_view what);
 // `max_bytes`.
 absl::StatusOr<std::string> ReadFile(std::string_view path,
                                      std::size_t max_bytes = kDefaultMaxInputBytes);
-
-// ReadInput returns the bytes of the file at `path`, or of standard input when `path` is "-".
-// Errors: NotFound / PermissionDenied / InvalidArgument naming the path and the OS reason;
-// OutOfRange when the input is larger than `max_bytes`.
-absl::StatusOr<std::string> ReadInput(std::string_view path,
-                                      std::size_t max_bytes = kDefaultMaxInputBytes);
 
 }  // namespace agentrt

@@ -31,10 +31,10 @@ struct Io {
   bool err_is_terminal = false;
 };
 
-// ReadInput returns the bytes of the file at `path`, or everything `io.in` holds when `path`
-// is "-", as runtime/base/file_util.h's ReadInput does for the process's standard input, with
-// its errors: NotFound / PermissionDenied / InvalidArgument naming the path (or "standard
-// input") and the reason; OutOfRange past kDefaultMaxInputBytes.
+// ReadInput returns the bytes of the file at `path` (runtime/base/file_util.h's ReadFile), or
+// everything `io.in` holds when `path` is "-". Errors: NotFound / PermissionDenied /
+// InvalidArgument naming the path (or "standard input") and the reason; OutOfRange past
+// kDefaultMaxInputBytes.
 absl::StatusOr<std::string> ReadInput(Io& io, std::string_view path);
 
 // StdinIsTerminal: the process's standard input is a character device other than /dev/null
