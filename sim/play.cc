@@ -60,7 +60,9 @@ absl::Status CheckNewDatabaseFile(world::Filesystem& files, const std::string& p
   return absl::OkStatus();
 }
 
-// Writes the play's database, as it is on the simulator's disk, to a new file at `path`.
+// Writes the play's database, as it is on the simulator's disk, to a new file at `path`. The
+// names were checked before the play; they are checked again, since the play took a while and
+// another process may have made one meanwhile (CreateAppendable alone would miss a sidecar).
 absl::Status WriteDatabaseFile(world::Filesystem& files, const std::string& path,
                                const std::string& bytes) {
   AGENTRT_RETURN_IF_ERROR(CheckNewDatabaseFile(files, path));

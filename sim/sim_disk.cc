@@ -128,9 +128,8 @@ struct SimDisk::Calls {
       }
       disk->files_[file_name];
     }
-    File* file = new (f) File{
+    new (f) File{
         {&kMethods}, disk, file_name, (flags & SQLITE_OPEN_DELETEONCLOSE) != 0 || name == nullptr};
-    (void)file;
     if (out != nullptr) *out = flags;
     return SQLITE_OK;
   }
@@ -190,20 +189,17 @@ absl::StatusOr<std::unique_ptr<SimDisk>> SimDisk::Create() {
 
 SimDisk::~SimDisk() { sqlite3_vfs_unregister(vfs_.get()); }
 
-void SimDisk::Snapshot() {
-  snapshot_ = files_;
-  snapshotted_ = true;
-}
+void SimDisk::Snapshot() { snapshot_ = files_; }
 
 absl::Status SimDisk::Restore() {
-  if (!snapshotted_) return absl::FailedPreconditionError("the simulator's disk has no snapshot");
+  if (!snapshot_) return absl::FailedPreconditionError("the simulator's disk has no snapshot");
   for (const auto& [name, level] : locks_) {
     if (level != SQLITE_LOCK_NONE) {
       return absl::FailedPreconditionError(
           absl::StrCat(name, " is locked: a transaction is open on it"));
     }
   }
-  files_ = snapshot_;
+  files_ = *snapshot_;
   return absl::OkStatus();
 }
 

@@ -23,6 +23,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -65,8 +66,7 @@ class SimDisk {
   std::string name_;
   std::unique_ptr<sqlite3_vfs> vfs_;
   std::map<std::string, std::string> files_;
-  std::map<std::string, std::string> snapshot_;
-  bool snapshotted_ = false;
+  std::optional<std::map<std::string, std::string>> snapshot_;
   std::map<std::string, int> locks_;  // the lock level SQLite holds on each open file
   bool crashed_ = false;
   int temporaries_ = 0;  // names given to SQLite's nameless temporary files
