@@ -42,12 +42,7 @@ class SimDiskTest : public ::testing::Test {
   // Appends `n` events of run `run` (its row made when missing) in one write.
   absl::Status Append(const std::string& run, int n) {
     return store_->Write([&](store::Transaction& tx) -> absl::Status {
-      absl::StatusOr<std::int64_t> row = test_support::TamperIn(
-          tx, "a run for the events",
-          "INSERT OR IGNORE INTO runs (id, goal, status, limits_json, created_at) "
-          "VALUES (?1, 'g', 'RUNNING', '{}', '')",
-          {std::string_view(run)});
-      if (!row.ok()) return row.status();
+      if (absl::Status row = test_support::PlantRunIn(tx, run); !row.ok()) return row;
       for (int i = 0; i < n; ++i) {
         absl::StatusOr<store::Event> e =
             tx.AppendEvent(run, "", kStart + absl::Seconds(i), "test.event", R"({"i":1})");

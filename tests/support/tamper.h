@@ -38,6 +38,16 @@ inline absl::StatusOr<std::int64_t> TamperIn(store::Transaction& tx, std::string
   return n;
 }
 
+// PlantRunIn makes a bare RUNNING row for run `run` unless there is one (what events of a run
+// need, for tests of the event log that drive no run), inside a transaction the test holds.
+inline absl::Status PlantRunIn(store::Transaction& tx, std::string_view run) {
+  return TamperIn(tx, "a bare run row for its events",
+                  "INSERT OR IGNORE INTO runs (id, goal, status, limits_json, created_at) "
+                  "VALUES (?1, 'g', 'RUNNING', '{}', '')",
+                  {run})
+      .status();
+}
+
 // Tamper is TamperIn in a write transaction of its own.
 inline absl::StatusOr<std::int64_t> Tamper(store::Store& store, std::string_view what,
                                            std::string_view sql,

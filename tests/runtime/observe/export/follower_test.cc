@@ -146,12 +146,7 @@ class FollowerTest : public ::testing::Test {
   // Appends `count` events to `run` (created on first use) in one transaction.
   void Append(const std::string& run, int count, std::string_view type = "test.event") {
     ASSERT_OK(writer_->Write([&](store::Transaction& tx) -> absl::Status {
-      absl::StatusOr<std::int64_t> inserted = test_support::TamperIn(
-          tx, "a run and its events, written as another process would",
-          "INSERT OR IGNORE INTO runs (id, goal, status, limits_json, created_at) "
-          "VALUES (?1, 'g', 'RUNNING', '{}', '')",
-          {std::string_view(run)});
-      if (!inserted.ok()) return inserted.status();
+      if (absl::Status row = test_support::PlantRunIn(tx, run); !row.ok()) return row;
       for (int i = 0; i < count; ++i) {
         absl::StatusOr<store::Event> e =
             tx.AppendEvent(run, i % 2 ? "step-1" : "", kStart + absl::Seconds(i), type,
