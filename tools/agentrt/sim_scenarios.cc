@@ -112,11 +112,11 @@ struct Played {
   double wall_ms = 0;
 };
 
-// Judges each file (sim::JudgeFile), timing each on the wall clock for the report.
-std::vector<Played> PlayAll(const std::vector<std::string>& files, const sim::JudgeOptions& opts,
-                            std::optional<std::int64_t> seed) {
+// Judges each file (sim::JudgeFile), read from `disk`, timing each on the wall clock for the
+// report.
+std::vector<Played> PlayAll(world::Filesystem& disk, const std::vector<std::string>& files,
+                            const sim::JudgeOptions& opts, std::optional<std::int64_t> seed) {
   std::vector<Played> played;
-  world::RealFilesystem disk;
   for (const std::string& file : files) {
     auto start = std::chrono::steady_clock::now();
     sim::Verdict verdict = sim::JudgeFile(disk, file, opts, seed);
@@ -178,7 +178,7 @@ int SimRun(const SimRunOptions& o, Io& io) {
           absl::StrCat("cannot create ", json::Sanitize(options.db_dir), ": ", error.message()));
     }
   }
-  std::vector<Played> played = PlayAll(*files, options, o.seed);
+  std::vector<Played> played = PlayAll(disk, *files, options, o.seed);
   std::size_t failed = 0;
   double wall = 0;
   absl::Duration virtual_time;
