@@ -31,9 +31,9 @@ class DemoWorld {
  public:
   // As built: `inner`'s parts must outlive this.
   static std::unique_ptr<DemoWorld> AsBuilt(const world::World& inner);
-  // Recording `inner` into a new cassette at `path`, whose header names `program` (the demo's
-  // command line without "agentrt") for `agentrt replay`. Errors: the recorder's (an existing
-  // file is refused).
+  // Recording `inner` into a new cassette at `path`, written through `inner`'s filesystem (which
+  // must be set), whose header names `program` (the demo's command line without "agentrt") for
+  // `agentrt replay`. Errors: the recorder's (an existing file is refused).
   static absl::StatusOr<std::unique_ptr<DemoWorld>> Recording(const world::World& inner,
                                                               const std::string& path,
                                                               std::vector<std::string> program);
