@@ -17,6 +17,7 @@
 #include "runtime/operator/approver/local.h"
 #include "runtime/operator/approver/webhook/handler.h"
 #include "runtime/operator/approver/webhook/signature.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 
@@ -28,7 +29,7 @@ constexpr std::string_view kSecret = "fuzzing-secret-that-is-long-enough-000000"
 
 struct World {
   World() : clock(absl::FromUnixSeconds(1'800'000'000)) {
-    store = *agentrt::store::Store::OpenInMemory(clock);
+    store = *agentrt::records::OpenStoreInMemory(clock);
     approver = std::make_unique<agentrt::approver::Local>(*store, clock);
     agentrt::approver::webhook::Config config;
     config.approver = approver.get();

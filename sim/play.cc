@@ -22,6 +22,7 @@
 #include "runtime/driver.h"
 #include "runtime/json/intake.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/render/model_agent.h"
 #include "runtime/row_audit.h"
 #include "runtime/scripted_agent.h"
@@ -508,7 +509,7 @@ absl::StatusOr<std::unique_ptr<PlayDatabase>> PlayDatabase::Create() {
   world::ManualClock migrations(absl::FromUnixSeconds(kStartUnixSeconds));
   AGENTRT_ASSIGN_OR_RETURN(
       db->store_,
-      store::Store::Open(kName, migrations, {.vfs = db->disk_->name(), .files_on_vfs = true}));
+      records::OpenStore(kName, migrations, {.vfs = db->disk_->name(), .files_on_vfs = true}));
   db->disk_->Snapshot();
   return db;
 }

@@ -26,6 +26,7 @@
 #include "runtime/records/event_payloads.h"
 #include "runtime/records/rows.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/records/stored_forms.h"
 #include "runtime/tool_registry.h"
 #include "runtime/world/clock.h"
@@ -247,7 +248,7 @@ class Process {
     lease_clock_ = std::make_unique<world::ManualClock>(internal::LeaseTime(index_, o_.lease_ttl));
     entropy_ = std::make_unique<world::SeededEntropy>(s_.seed * 1'000'003 +
                                                       static_cast<std::uint64_t>(index_) * 7'919);
-    AGENTRT_ASSIGN_OR_RETURN(store_, store::Store::Open(db_, *clock_));
+    AGENTRT_ASSIGN_OR_RETURN(store_, records::OpenStore(db_, *clock_));
     store_->AddObserver([this](const store::Event& e) {
       if (std::optional<CrashPoint> p = PointOf(e.type)) Reach(*p);
     });
@@ -576,7 +577,7 @@ absl::StatusOr<RunResult> CrashAndResume(const Scenario& scenario, const RunOpti
     std::vector<std::string> ran = ReadLines(effects);
     out.run.executions = static_cast<int>(ran.size());
     world::ManualClock clock(internal::RunTime());
-    AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, store::Store::Open(db, clock));
+    AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, records::OpenStore(db, clock));
     absl::StatusOr<agentrt::Run> run = ReadRun(*store, kRunId);
     if (!run.ok()) {
       broken(kDriven, absl::StrCat("the run was never stored: ", run.status().message()));

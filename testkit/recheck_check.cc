@@ -7,6 +7,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/operator/recheck.h"
+#include "runtime/records/schema.h"
 #include "testkit/internal/drive.h"
 #include "testkit/internal/world.h"
 
@@ -76,7 +77,7 @@ absl::StatusOr<Report> RecheckSame(const Scenario& scenario) {
   std::string db = dir.File("run.db");
   AGENTRT_RETURN_IF_ERROR(internal::DriveOnce(scenario, db));
   world::ManualClock clock(internal::RunTime());
-  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, store::Store::Open(db, clock));
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, records::OpenStore(db, clock));
   return RecheckSame(*store, internal::kScenarioRun, *scenario.policy);
 }
 
@@ -111,7 +112,7 @@ absl::StatusOr<Changes> RecheckDiffers(const Scenario& scenario, Policy& second)
   std::string db = dir.File("run.db");
   AGENTRT_RETURN_IF_ERROR(internal::DriveOnce(scenario, db));
   world::ManualClock clock(internal::RunTime());
-  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, store::Store::Open(db, clock));
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, records::OpenStore(db, clock));
   return RecheckDiffers(*store, internal::kScenarioRun, second);
 }
 

@@ -15,6 +15,7 @@
 #include "runtime/driver.h"
 #include "runtime/events.h"
 #include "runtime/reasons.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -154,7 +155,7 @@ absl::StatusOr<Report> SameRenders(const RenderScenario& scenario) {
   int tool_steps = 0;
   {
     ScriptModel model(scenario.calls, [&](std::string r) { straight.push_back(std::move(r)); });
-    AGENTRT_ASSIGN_OR_RETURN(auto store, store::Store::Open(dir.File("straight.db"), store_clock));
+    AGENTRT_ASSIGN_OR_RETURN(auto store, records::OpenStore(dir.File("straight.db"), store_clock));
     AGENTRT_ASSIGN_OR_RETURN(Run run, Drive(*store, scenario, *allow, model, 0, true));
     AGENTRT_ASSIGN_OR_RETURN(std::vector<store::Event> events, store->ListEvents(kRunId));
     for (const store::Event& e : events) tool_steps += e.type == event::kStepToolFinished;
@@ -172,7 +173,7 @@ absl::StatusOr<Report> SameRenders(const RenderScenario& scenario) {
     std::vector<std::string> paused;
     ScriptModel model(scenario.calls, [&](std::string r) { paused.push_back(std::move(r)); });
     std::unique_ptr<Policy> approve = internal::ApproveEverything();
-    AGENTRT_ASSIGN_OR_RETURN(auto store, store::Store::Open(dir.File("paused.db"), store_clock));
+    AGENTRT_ASSIGN_OR_RETURN(auto store, records::OpenStore(dir.File("paused.db"), store_clock));
     AGENTRT_RETURN_IF_ERROR(Drive(*store, scenario, *approve, model, 0, true).status());
     Compare(straight, paused, "paused and resumed", report);
   }
@@ -186,7 +187,7 @@ absl::StatusOr<Report> SameRenders(const RenderScenario& scenario) {
                                ScriptModel model(scenario.calls, [&](std::string r) {
                                  WriteAll(fd, Frame(r)).IgnoreError();
                                });
-                               auto store = store::Store::Open(db, store_clock);
+                               auto store = records::OpenStore(db, store_clock);
                                if (!store.ok()) return 1;
                                int finished = 0;
                                (*store)->AddObserver([&](const store::Event& e) {
@@ -203,7 +204,7 @@ absl::StatusOr<Report> SameRenders(const RenderScenario& scenario) {
     }
     std::vector<std::string> crashed = Unframe(child.output);
     ScriptModel model(scenario.calls, [&](std::string r) { crashed.push_back(std::move(r)); });
-    AGENTRT_ASSIGN_OR_RETURN(auto store, store::Store::Open(db, store_clock));
+    AGENTRT_ASSIGN_OR_RETURN(auto store, records::OpenStore(db, store_clock));
     absl::StatusOr<Run> resumed = Drive(*store, scenario, *allow, model, 1, false);
     if (!resumed.ok()) {
       report.failures.push_back(

@@ -16,7 +16,6 @@
 #include "runtime/json/sha256.h"
 #include "runtime/store/event_chain.h"
 #include "runtime/store/internal/file_security.h"
-#include "runtime/store/internal/migrations.h"
 #include "runtime/store/internal/sql.h"
 #include "runtime/store/internal/sqlite.h"
 #include "runtime/world/timestamp.h"
@@ -234,8 +233,9 @@ Store::Store(std::unique_ptr<Connection> connection, std::string path, bool read
 Store::~Store() = default;
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
-                                                   const world::Clock& clock,
+                                                   const world::Clock& clock, Schema schema,
                                                    StoreOptions options) {
+  AGENTRT_RETURN_IF_ERROR(CheckSchemaNumbering(schema));
   const bool on_os_disk = !options.files_on_vfs;
   if (on_os_disk) {
     AGENTRT_RETURN_IF_ERROR(CreateIfMissing(path));
@@ -261,14 +261,15 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
     AGENTRT_RETURN_IF_ERROR(WithPath(path, c.Exec("PRAGMA foreign_keys=ON")));
   }
   AGENTRT_RETURN_IF_ERROR(store->CheckSchema());
-  AGENTRT_RETURN_IF_ERROR(store->Migrate(clock));
+  AGENTRT_RETURN_IF_ERROR(store->Migrate(clock, schema));
   // WAL and shared-memory files exist now: hold them to the same rules.
   if (on_os_disk) AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/true));
   return store;
 }
 
-absl::StatusOr<std::unique_ptr<Store>> Store::OpenExisting(const std::string& path,
+absl::StatusOr<std::unique_ptr<Store>> Store::OpenExisting(const std::string& path, Schema schema,
                                                            bool read_only) {
+  AGENTRT_RETURN_IF_ERROR(CheckSchemaNumbering(schema));
   AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/!read_only));
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
                            Connection::Open(path, read_only));
@@ -285,7 +286,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenExisting(const std::string& pa
     AGENTRT_RETURN_IF_ERROR(WithPath(path, store->connection_->Exec("PRAGMA foreign_keys=ON")));
   }
   AGENTRT_RETURN_IF_ERROR(store->CheckSchema());
-  int known = static_cast<int>(Migrations().size());
+  int known = static_cast<int>(schema.size());
   if (store->schema_version_ != known) {
     return absl::FailedPreconditionError(absl::StrCat("database ", path, " is at schema version ",
                                                       store->schema_version_,
@@ -294,7 +295,9 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenExisting(const std::string& pa
   return store;
 }
 
-absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& clock) {
+absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& clock,
+                                                           Schema schema) {
+  AGENTRT_RETURN_IF_ERROR(CheckSchemaNumbering(schema));
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
                            Connection::Open(":memory:", false));
   std::unique_ptr<Store> store(new Store(std::move(connection), ":memory:", false));
@@ -302,7 +305,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& c
     absl::MutexLock lock(&store->mu_);
     AGENTRT_RETURN_IF_ERROR(store->connection_->Exec("PRAGMA foreign_keys=ON"));
   }
-  AGENTRT_RETURN_IF_ERROR(store->Migrate(clock));
+  AGENTRT_RETURN_IF_ERROR(store->Migrate(clock, schema));
   return store;
 }
 
@@ -341,7 +344,7 @@ absl::Status Store::CheckSchema() {
   return absl::OkStatus();
 }
 
-absl::Status Store::Migrate(const world::Clock& clock) {
+absl::Status Store::Migrate(const world::Clock& clock, Schema schema) {
   return Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_RETURN_IF_ERROR(tx.Exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
                                     "version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
@@ -349,46 +352,18 @@ absl::Status Store::Migrate(const world::Clock& clock) {
     AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
                              tx.Query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"));
     int current = ToInt(rows[0][0]);
-    int known = static_cast<int>(Migrations().size());
+    int known = static_cast<int>(schema.size());
     if (current > known) {
       return absl::FailedPreconditionError(
           absl::StrCat("database ", path_, " is at schema version ", current,
                        ", newer than this build knows (", known, "); use a newer agentrt"));
     }
-    std::string now = world::FormatTimestamp(clock.Now());
-    for (const Migration& m : Migrations()) {
+    const MigrationContext context{.path = path_, .now = clock.Now()};
+    std::string now = world::FormatTimestamp(context.now);
+    for (const Migration& m : schema) {
       if (m.version <= current) continue;
       AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec(m.sql)));
-      if (m.version == 5) {
-        // Runs that were RUNNING under a build without leases get one short lease, so an old
-        // loop still inside a call has that long before another owner may take over.
-        std::string expiry = world::FormatTimestamp(clock.Now() + absl::Seconds(30));
-        AGENTRT_RETURN_IF_ERROR(
-            tx.Exec("UPDATE runs SET lease_owner = 'agentrt:pre-lease-version', "
-                    "lease_expires_at = ?1 WHERE status = 'RUNNING'",
-                    {std::string_view(expiry)})
-                .status());
-      }
-      if (m.version == 6) {
-        // Events written before the chain get their hashes now, in seq order, so the chain
-        // vouches for them as of this migration.
-        // Read as VerifyEvents reads them, a page at a time and long fields in chunks.
-        StoredEventPages pages(path_);
-        std::string previous;
-        for (std::int64_t next = 1;;) {
-          AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> page,
-                                   pages.Page(tx, next, std::numeric_limits<std::int64_t>::max()));
-          if (page.empty()) break;
-          for (const SqlRow& e : page) {
-            AGENTRT_ASSIGN_OR_RETURN(std::string hash, pages.Hash(tx, e, previous));
-            AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE events SET hash = ?1 WHERE seq = ?2",
-                                            {std::string_view(hash), ToInt(e[0])})
-                                        .status());
-            previous = std::move(hash);
-            next = ToInt(e[0]) + 1;
-          }
-        }
-      }
+      if (m.backfill != nullptr) AGENTRT_RETURN_IF_ERROR(m.backfill(tx, context));
       AGENTRT_RETURN_IF_ERROR(
           tx.Exec("INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)",
                   {std::int64_t{m.version}, std::string_view(now)})
@@ -397,6 +372,36 @@ absl::Status Store::Migrate(const world::Clock& clock) {
     schema_version_ = known;
     return absl::OkStatus();
   });
+}
+
+absl::Status Sql::HashStoredEvents(Transaction& tx, std::string_view path) {
+  StoredEventPages pages(path);
+  std::string previous;
+  for (std::int64_t next = 1;;) {
+    AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> page,
+                             pages.Page(tx, next, std::numeric_limits<std::int64_t>::max()));
+    if (page.empty()) return absl::OkStatus();
+    for (const SqlRow& e : page) {
+      AGENTRT_ASSIGN_OR_RETURN(std::string hash, pages.Hash(tx, e, previous));
+      AGENTRT_RETURN_IF_ERROR(tx.Exec("UPDATE events SET hash = ?1 WHERE seq = ?2",
+                                      {std::string_view(hash), ToInt(e[0])})
+                                  .status());
+      previous = std::move(hash);
+      next = ToInt(e[0]) + 1;
+    }
+  }
+}
+
+absl::Status CheckSchemaNumbering(Schema schema) {
+  if (schema.empty()) return absl::InvalidArgumentError("a store's schema has no migration");
+  for (std::size_t i = 0; i < schema.size(); ++i) {
+    if (schema[i].version != static_cast<int>(i + 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a store's schema numbers its migrations 1, 2, ... in order; migration ", i + 1, " (\"",
+          ToAbsl(schema[i].description), "\") is numbered ", schema[i].version));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, WriteOptions options) {

@@ -40,6 +40,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "runtime/store/chain_head.h"
+#include "runtime/store/schema.h"
 #include "runtime/world/clock.h"
 
 namespace agentrt::store {
@@ -139,18 +140,22 @@ class Transaction {
 
 class Store {
  public:
-  // Open opens the database at `path` for writing, creating it (0600) and applying
-  // migrations as needed; never its folder. Refuses a symlink (name the file itself), dangling
-  // or not. `clock` stamps migrations and must outlive the store.
+  // Open opens the database at `path` for writing, creating it (0600) and applying the
+  // migrations of `schema` it lacks (runtime/store/schema.h; agentrt's tables are
+  // runtime/records/schema.h's, opened by records::OpenStore); never its folder. Refuses a
+  // symlink (name the file itself), dangling or not, and a database at a later version than
+  // `schema` knows. `clock` stamps migrations and must outlive the call.
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path,
-                                                     const world::Clock& clock,
+                                                     const world::Clock& clock, Schema schema,
                                                      StoreOptions options = {});
   // OpenExisting opens an existing database without creating or migrating it; a read-only
-  // store never writes. Refuses a symlink (name the file itself) and any other schema version.
-  static absl::StatusOr<std::unique_ptr<Store>> OpenExisting(const std::string& path,
+  // store never writes. Refuses a symlink (name the file itself) and a database at any other
+  // version than the last of `schema`.
+  static absl::StatusOr<std::unique_ptr<Store>> OpenExisting(const std::string& path, Schema schema,
                                                              bool read_only);
-  // OpenInMemory is a private database for tests.
-  static absl::StatusOr<std::unique_ptr<Store>> OpenInMemory(const world::Clock& clock);
+  // OpenInMemory is a private database holding `schema`, for tests.
+  static absl::StatusOr<std::unique_ptr<Store>> OpenInMemory(const world::Clock& clock,
+                                                             Schema schema);
 
   ~Store();
 
@@ -207,7 +212,7 @@ class Store {
 
  private:
   Store(std::unique_ptr<internal::Connection> connection, std::string path, bool read_only);
-  absl::Status Migrate(const world::Clock& clock);
+  absl::Status Migrate(const world::Clock& clock, Schema schema);
   absl::Status CheckSchema();
 
   absl::Mutex mu_;

@@ -13,8 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "runtime/driver.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
-#include "runtime/store/internal/migrations.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/real_scheduler.h"
@@ -49,7 +49,7 @@ void BM_StoreOpen(benchmark::State& state) {
   world::RealClock clock;
   std::string path = TempDb("open");
   for (auto _ : state) {
-    auto store = file ? store::Store::Open(path, clock) : store::Store::OpenInMemory(clock);
+    auto store = file ? records::OpenStore(path, clock) : records::OpenStoreInMemory(clock);
     if (!store.ok()) {
       state.SkipWithError(std::string(store.status().message()).c_str());
       break;
@@ -66,7 +66,7 @@ void BM_DriverCreate(benchmark::State& state) {
   world::RealClock clock;
   world::RealScheduler scheduler;
   world::SeededEntropy entropy(1);
-  auto store = *store::Store::OpenInMemory(clock);
+  auto store = *records::OpenStoreInMemory(clock);
   ReadTool tool(SideEffect::kReadOnly, 100);
   ReadingAgent agent(1);
   std::unique_ptr<Policy> policy = DefaultPolicy();
@@ -118,7 +118,7 @@ void BM_DriverLoop(benchmark::State& state) {
   world::RealScheduler scheduler;  // the production world: one heartbeat thread for every run
   world::SeededEntropy entropy(1);
   std::string path = TempDb("loop");
-  auto store = file ? *store::Store::Open(path, clock) : *store::Store::OpenInMemory(clock);
+  auto store = file ? *records::OpenStore(path, clock) : *records::OpenStoreInMemory(clock);
   ReadTool tool(side_effects ? SideEffect::kLocalMutation : SideEffect::kReadOnly, bytes);
   ReadingAgent agent(calls);
   std::unique_ptr<Policy> policy = DefaultPolicy();
@@ -178,7 +178,7 @@ void BM_StepFloor(benchmark::State& state) {
                nullptr);
   if (ours) {
     sqlite3_exec(db, "PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr);
-    for (const store::Migration& m : store::Migrations()) {
+    for (const store::Migration& m : records::Migrations()) {
       sqlite3_exec(db, std::string(m.sql).c_str(), nullptr, nullptr, nullptr);
     }
   } else {
@@ -368,7 +368,7 @@ void BM_ModelCallAccounted(benchmark::State& state) {
   world::RealScheduler scheduler;  // the production world: one heartbeat thread for every run
   world::SeededEntropy entropy(1);
   std::string path = TempDb("model");
-  auto store = file ? *store::Store::Open(path, clock) : *store::Store::OpenInMemory(clock);
+  auto store = file ? *records::OpenStore(path, clock) : *records::OpenStoreInMemory(clock);
   InstantModel model;
   CallingAgent agent(state);
   std::unique_ptr<Policy> policy = DefaultPolicy();

@@ -11,6 +11,7 @@
 
 #include "benchmark/benchmark.h"
 #include "runtime/driver.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -32,7 +33,7 @@ void BM_DriverHeldBytes(benchmark::State& state) {
   std::unique_ptr<Policy> policy = DefaultPolicy();
   for (auto _ : state) {
     state.PauseTiming();
-    auto store = *store::Store::OpenInMemory(clock);
+    auto store = *records::OpenStoreInMemory(clock);
     DriverOptions options{&agent, policy.get(), {&tool}, "bench"};
     options.scheduler = &clock;
     auto driver = *Driver::Create(*store, clock, entropy, options);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "runtime/driver.h"
+#include "runtime/records/schema.h"
 #include "runtime/replay/recording_world.h"
 #include "runtime/replay/replaying_world.h"
 #include "runtime/scripted_agent.h"
@@ -57,7 +58,7 @@ std::vector<Decision> Script() {
 ChainHead RunOnce(const world::World& w, benchmark::State* state) {
   if (state != nullptr) state->PauseTiming();
   world::ManualClock setup_clock(kStart);
-  std::unique_ptr<store::Store> store = *store::Store::OpenInMemory(setup_clock);
+  std::unique_ptr<store::Store> store = *records::OpenStoreInMemory(setup_clock);
   cli::CountWordsTool count(*w.launcher);
   cli::FetchTool fetch(*w.network, "http://status.test");
   FinishTool finish;

@@ -13,6 +13,7 @@
 #include "runtime/model.h"
 #include "runtime/operator/view/pages.h"
 #include "runtime/policy.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/types.h"
@@ -47,7 +48,7 @@ absl::Status Example() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<agentrt::store::Store> store,
-                           agentrt::store::Store::OpenInMemory(clock));
+                           agentrt::records::OpenStoreInMemory(clock));
   agentrt::ScriptedAgent agent({none, agentrt::scripted::Complete()});
   std::unique_ptr<agentrt::Policy> policy = agentrt::DefaultPolicy();
   agentrt::DriverOptions options;

@@ -19,6 +19,7 @@
 #include "runtime/json/json_object.h"
 #include "runtime/json/members.h"
 #include "runtime/policy.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -78,7 +79,7 @@ absl::Status Example() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<agentrt::store::Store> store,
-                           agentrt::store::Store::OpenInMemory(clock));
+                           agentrt::records::OpenStoreInMemory(clock));
   Refund refund;
   RefundPolicy policy;
   agentrt::ScriptedAgent agent({

@@ -10,6 +10,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/driver.h"
 #include "runtime/policy.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -38,7 +39,7 @@ absl::Status Example() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<agentrt::store::Store> store,
-                           agentrt::store::Store::OpenInMemory(clock));
+                           agentrt::records::OpenStoreInMemory(clock));
   Publish publish;
   std::unique_ptr<agentrt::Policy> policy = agentrt::DefaultPolicy();
   agentrt::ScriptedAgent agent(

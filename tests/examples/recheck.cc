@@ -11,6 +11,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/driver.h"
 #include "runtime/policy.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -62,7 +63,7 @@ absl::Status Example() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<agentrt::store::Store> store,
-                           agentrt::store::Store::OpenInMemory(clock));
+                           agentrt::records::OpenStoreInMemory(clock));
   FileTool read_file("read_file", agentrt::SideEffect::kReadOnly);
   FileTool write_file("write_file", agentrt::SideEffect::kLocalMutation);
   agentrt::ScriptedAgent agent({

@@ -320,6 +320,31 @@ std::vector<std::string> SqlOutsideRecordsAndStore(const std::vector<Source>& so
   return found;
 }
 
+// Tables are defined in the records layer alone (runtime/records/schema.cc: the migrations the
+// store applies): a statement that makes or changes a table, an index, a trigger or a view
+// anywhere else in the product is a second owner of the schema. The store's one exception is
+// its own bookkeeping, the table of applied migrations.
+std::vector<std::string> TablesDefinedOutsideTheRecordsLayer(const std::vector<Source>& sources) {
+  std::vector<std::string> found;
+  for (const Source& s : sources) {
+    if (Under(s.path, "runtime/records") || Under(s.path, "tests")) continue;
+    for (const auto& [line, literal] : s.literals) {
+      for (const char* ddl :
+           {"CREATE TABLE", "ALTER TABLE", "DROP TABLE", "CREATE INDEX", "CREATE UNIQUE INDEX",
+            "DROP INDEX", "CREATE TRIGGER", "CREATE VIEW"}) {
+        std::size_t at = literal.find(ddl);
+        if (at == std::string::npos) continue;
+        if (Under(s.path, "runtime/store") &&
+            literal.find("TABLE IF NOT EXISTS schema_migrations") == at + 7) {
+          continue;
+        }
+        found.push_back(s.path + ":" + std::to_string(line) + ": " + ddl);
+      }
+    }
+  }
+  return found;
+}
+
 // Only the store and the records layer reach raw statements (runtime/store/internal/sql.h), and
 // in the tests only tests/support/tamper.h, which names what each statement plants; the engine's
 // internals (runtime/engine/) are included by nothing outside it but the engine's own unit tests.
@@ -476,6 +501,10 @@ TEST(LayoutTest, EverySqlStatementLivesInTheRecordsLayerOrTheStore) {
   EXPECT_THAT(SqlOutsideRecordsAndStore(Tree()), ::testing::IsEmpty());
 }
 
+TEST(LayoutTest, TablesAreDefinedInTheRecordsLayerAlone) {
+  EXPECT_THAT(TablesDefinedOutsideTheRecordsLayer(Tree()), ::testing::IsEmpty());
+}
+
 TEST(LayoutTest, TheEngineAndRawStatementsArePrivate) {
   EXPECT_THAT(PrivateHeadersIncluded(Tree()), ::testing::IsEmpty());
 }
@@ -579,6 +608,21 @@ TEST(LayoutTest, APlantedStatementOfAnyFormOutsideTheRecordsLayerIsFound) {
                                      "sim/y.cc:1: DROP TABLE events",
                                      "tools/agentrt/z.cc:1: WITH t AS (SELECT 1) DELETE FROM runs",
                                      "fuzz/w.cc:1: ALTER TABLE runs ADD x", "mcp/u.cc:1: COMMIT"));
+}
+
+TEST(LayoutTest, APlantedTableDefinitionOutsideTheRecordsLayerIsFound) {
+  std::vector<Source> planted = {
+      Lex("runtime/store/x.cc", "auto a = R\"sql(\nCREATE TABLE leases (id TEXT);\n)sql\";\n"),
+      Lex("runtime/store/y.cc", "auto b = \"ALTER TABLE events ADD COLUMN x\";\n"),
+      Lex("sim/z.cc", "auto c = \"CREATE INDEX steps_by_status ON steps (status)\";\n"),
+      Lex("runtime/store/w.cc",
+          "auto d = \"CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER)\";\n"),
+      Lex("runtime/records/schema.cc", "auto e = \"CREATE TABLE runs (id TEXT)\";\n"),
+      Lex("tests/runtime/t.cc", "auto f = \"CREATE TABLE notes (text TEXT)\";\n")};
+  EXPECT_THAT(
+      TablesDefinedOutsideTheRecordsLayer(planted),
+      ::testing::ElementsAre("runtime/store/x.cc:1: CREATE TABLE",
+                             "runtime/store/y.cc:1: ALTER TABLE", "sim/z.cc:1: CREATE INDEX"));
 }
 
 TEST(LayoutTest, APlantedIncludeOfTheEngineOrOfRawStatementsIsFound) {

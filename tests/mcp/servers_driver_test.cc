@@ -21,6 +21,7 @@
 #include "runtime/json/json_object.h"
 #include "runtime/policy.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/entropy.h"
@@ -95,7 +96,7 @@ TEST(FilesystemDriverTest, ApprovalNamesThePrefixedToolAndTheServerWritesOnlyWha
   ASSERT_OK(loaded.status);
 
   absl::StatusOr<std::unique_ptr<store::Store>> store =
-      store::Store::Open(test_support::TestFile("agentrt.db"), real.clock());
+      records::OpenStore(test_support::TestFile("agentrt.db"), real.clock());
   ASSERT_OK(store);
   world::RealScheduler scheduler;
   world::SeededEntropy entropy(7);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "runtime/driver.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -37,7 +38,7 @@ int main() {
   agentrt::world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   agentrt::world::SeededEntropy entropy(1);
   absl::StatusOr<std::unique_ptr<agentrt::store::Store>> store =
-      agentrt::store::Store::OpenInMemory(clock);
+      agentrt::records::OpenStoreInMemory(clock);
   if (!store.ok()) {
     std::cerr << store.status() << "\n";
     return 1;

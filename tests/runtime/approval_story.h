@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -25,7 +26,7 @@ inline Decision Post(std::string to) { return scripted::Call("post", R"({"to":")
 
 class ApprovalStory : public ::testing::Test {
  protected:
-  void SetUp() override { store_ = *store::Store::OpenInMemory(clock_); }
+  void SetUp() override { store_ = *records::OpenStoreInMemory(clock_); }
 
   // Runs `script` with a fresh driver: StartWithId(`run_id`) when `resume` is empty, else
   // Resume(resume).

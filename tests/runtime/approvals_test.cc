@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -267,7 +268,7 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
   };
   for (const Row& row : rows) {
     SCOPED_TRACE(row.name);
-    store_ = *store::Store::OpenInMemory(clock_);
+    store_ = *records::OpenStoreInMemory(clock_);
     ASSERT_OK(Drive({Post("alice")}));
     CrashWhilePosting(*store_);
     agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});

@@ -12,6 +12,7 @@
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -63,7 +64,7 @@ class CancellationTest : public ::testing::Test {
   world::ManualClock clock_{kStart};
   world::ManualClock lease_clock_{kStart};
   world::SeededEntropy entropy_{4};
-  std::unique_ptr<store::Store> store_ = *store::Store::OpenInMemory(clock_);
+  std::unique_ptr<store::Store> store_ = *records::OpenStoreInMemory(clock_);
   std::unique_ptr<Policy> policy_ = DefaultPolicy();
   Cancellation cancel_;
 };
@@ -217,7 +218,7 @@ TEST_F(CancellationTest, ABackoffEndsAtOnceAndTheDispatchedCallStaysRecorded) {
   options.model.prices = Free({"overloaded"});
   options.model.max_retries = 3;
   options.model.backoff = absl::Hours(1);
-  std::unique_ptr<store::Store> store = *store::Store::OpenInMemory(clock);
+  std::unique_ptr<store::Store> store = *records::OpenStoreInMemory(clock);
   std::unique_ptr<Driver> driver = *Driver::Create(*store, clock, entropy_, options);
   std::thread caller([&] {
     clock.waiting.WaitForNotification();  // the driver waits out its first backoff

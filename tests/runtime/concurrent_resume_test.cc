@@ -17,6 +17,7 @@
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -77,7 +78,7 @@ class ConcurrentResumeTest : public ::testing::Test {
   void PausedAndApproved(const std::string& db, const std::string& run_id) {
     world::ManualClock clock(absl::Now());  // real time: the children judge the grant by it
     world::SeededEntropy entropy(5);
-    auto store = *store::Store::Open(db, clock);
+    auto store = *records::OpenStore(db, clock);
     testing::PostTool post;
     ScriptedAgent agent({scripted::Call("post", R"({"to":"ops"})")});
     auto policy = DefaultPolicy();
@@ -131,7 +132,7 @@ TEST_F(ConcurrentResumeTest, TwoProcessesResumingOneApprovedRunExecuteItOnce) {
     EXPECT_THAT(loser, ::testing::AnyOf(HasSubstr("refused"), HasSubstr("resumed")));
     if (a_won) ++first_wins;
     world::ManualClock clock(absl::Now());
-    auto store = *store::Store::Open(db, clock);
+    auto store = *records::OpenStore(db, clock);
     EXPECT_EQ(ReadRun(*store, "run")->status, RunStatus::kCompleted);
     EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
   }

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "runtime/driver.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
     }
   };
   agentrt::world::SeededEntropy entropy(std::strtoull(argv[3], nullptr, 10) * 7919 + 1);
-  auto store = agentrt::store::Store::Open(argv[1], clock);
+  auto store = agentrt::records::OpenStore(argv[1], clock);
   if (!store.ok()) return 1;
   (*store)->AddObserver([&](const agentrt::store::Event& e) { pause("event " + e.type); });
   agentrt::crash::AppendTool append(argv[2], [&](std::string_view what) { pause(what); });

@@ -19,6 +19,7 @@
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/crash_world.h"
@@ -123,7 +124,7 @@ TEST_P(CrashSafetyTest, AKilledSideEffectWaitsForAnOperatorAndNeverRunsTwiceWith
   world::ManualClock clock(absl::FromUnixSeconds(1'900'000'000));
   world::ManualClock lease_clock(absl::Now() + absl::Minutes(5));
   world::SeededEntropy entropy(seed);
-  auto store = *store::Store::Open(db, clock);
+  auto store = *records::OpenStore(db, clock);
   crash::AppendTool append(effects, [](std::string_view) {});
   crash::ReadTool read;
   crash::IndexedAgent agent(crash::Script(seed));
@@ -249,7 +250,7 @@ TEST(LeaseAcrossProcessesTest, ALiveChildKeepsItsLeaseThroughALongToolCall) {
     world::RealClock clock;
     world::ManualClock lease_clock(absl::FromUnixSeconds(2'000'000'000) + absl::Seconds(60));
     world::OsEntropy entropy;
-    auto store = *store::Store::Open(db, clock);
+    auto store = *records::OpenStore(db, clock);
     crash::AppendTool append(effects, [](std::string_view) {});
     crash::IndexedAgent agent(crash::Script(seed));
     auto policy = DefaultPolicy();
@@ -274,7 +275,7 @@ TEST(LeaseAcrossProcessesTest, ALiveChildKeepsItsLeaseThroughALongToolCall) {
   ::close(child.to);
   std::fclose(from);
   world::RealClock clock;
-  auto store = *store::Store::Open(db, clock);
+  auto store = *records::OpenStore(db, clock);
   EXPECT_EQ(ReadRun(*store, "crash-run")->status, RunStatus::kCompleted);
   EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
   std::vector<std::string> lines = crash::Effects(effects);

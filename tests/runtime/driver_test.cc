@@ -15,6 +15,7 @@
 #include "runtime/approvals.h"
 #include "runtime/json/intake.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -78,7 +79,7 @@ ToolSpec Spec(std::string name, SideEffect side_effect, bool terminal = false) {
 class DriverTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = *store::Store::OpenInMemory(clock_);
+    store_ = *records::OpenStoreInMemory(clock_);
     store_->AddObserver([this](const store::Event& e) { observed_.push_back(e.type); });
   }
 
@@ -345,7 +346,7 @@ TEST_F(DriverTest, PolicyAbortErrorAndUnknownOutcomeEndTheRunWithoutExecuting) {
     SCOPED_TRACE(row.reason + " " + row.detail);
     tools_.clear();
     FuncTool& read = AddReadTool();
-    store_ = *store::Store::OpenInMemory(clock_);
+    store_ = *records::OpenStoreInMemory(clock_);
     policy_ = std::make_unique<FixedPolicy>(row.decision);
     absl::StatusOr<agentrt::Run> run = RunScript({Call("read", R"({"path":"a"})")});
     ASSERT_OK(run);
@@ -400,7 +401,7 @@ TEST_F(DriverTest, IdenticalCallAndResultIsALoopButChangingResultsAreProgress) {
   AddTool(Spec("read", SideEffect::kReadOnly), [&](const ToolCall&) {
     return ToolResult{"{\"n\":" + std::to_string(n++) + "}", ""};
   });
-  store_ = *store::Store::OpenInMemory(clock_);
+  store_ = *records::OpenStoreInMemory(clock_);
   absl::StatusOr<agentrt::Run> progressing =
       RunScript({Call("read", R"({"path":"a"})"), Call("read", R"({"path":"a"})"),
                  Call("read", R"({"path":"a"})"), Call("read", R"({"path":"a"})"), Complete()});
@@ -422,7 +423,7 @@ TEST_F(DriverTest, TimeLimitsUseTheInjectedClock) {
   EXPECT_EQ(run->reason, "limit_active_time");
   EXPECT_EQ(run->active_time, absl::Seconds(80));
 
-  store_ = *store::Store::OpenInMemory(clock_);
+  store_ = *records::OpenStoreInMemory(clock_);
   Limits elapsed;
   elapsed.max_elapsed_time = absl::Seconds(30);
   run = RunScript({Call("slow", R"({"path":"a"})"), Complete()}, elapsed);
@@ -677,7 +678,7 @@ TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
     // Every reading a millisecond after the last, and counted.
     world::ManualClock counting(absl::FromUnixSeconds(1'800'000'000),
                                 {.tick = absl::Milliseconds(1)});
-    store_ = *store::Store::OpenInMemory(clock_);
+    store_ = *records::OpenStoreInMemory(clock_);
     agent_ = std::make_unique<ScriptedAgent>(row.script);
     DriverOptions options;
     options.agent = agent_.get();

@@ -15,6 +15,7 @@
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -109,7 +110,7 @@ struct World {
   world::ManualClock clock;
   world::ManualClock lease_clock{Start()};
   world::SeededEntropy entropy{11};
-  std::unique_ptr<store::Store> store = *store::Store::OpenInMemory(store_clock);
+  std::unique_ptr<store::Store> store = *records::OpenStoreInMemory(store_clock);
   EchoTool echo{"echo", SideEffect::kReadOnly};
   EchoTool rm{"rm", SideEffect::kDestructive};          // DefaultPolicy denies it
   EchoTool post{"post", SideEffect::kRemoteMutation};   // DefaultPolicy pauses it for approval

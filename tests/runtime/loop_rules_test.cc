@@ -13,6 +13,7 @@
 #include "runtime/cancellation.h"
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -84,7 +85,7 @@ class LoopRulesTest : public ::testing::Test {
   world::ManualClock clock_{kStart};
   world::ManualClock lease_clock_{kStart};
   world::SeededEntropy entropy_{12};
-  std::unique_ptr<store::Store> store_ = *store::Store::OpenInMemory(clock_);
+  std::unique_ptr<store::Store> store_ = *records::OpenStoreInMemory(clock_);
   std::unique_ptr<Policy> policy_ = DefaultPolicy();
 };
 
@@ -345,7 +346,7 @@ TEST_F(LoopRulesTest, ARunFromBeforeLeasesIsTakenOverOnlyOnceItsPlaceholderPasse
            Limits{}.ToJson() + "', '" + created + "')",
        "INSERT INTO events (run_id, at, type, payload_json) VALUES ('old', '" + created +
            "', 'run.created', '{\"goal\":\"g\",\"limits\":" + Limits{}.ToJson() + "}')"}));
-  absl::StatusOr<std::unique_ptr<store::Store>> opened = store::Store::Open(path, clock_);
+  absl::StatusOr<std::unique_ptr<store::Store>> opened = records::OpenStore(path, clock_);
   ASSERT_OK(opened);
   store_ = *std::move(opened);
   ScriptedAgent agent({Complete()});
@@ -391,7 +392,7 @@ TEST_F(LoopRulesTest, TheHeartbeatIsGoneWhenTheLoopReturnsHoweverItEnds) {
 // as the recording did.
 TEST_F(LoopRulesTest, TheResumePathReadsTheClockAFixedNumberOfTimes) {
   world::ManualClock counting(kStart, {.tick = absl::Milliseconds(1)});
-  store_ = *store::Store::OpenInMemory(counting);
+  store_ = *records::OpenStoreInMemory(counting);
   testing::PostTool post;
   auto driver_on = [&](Agent* agent) {
     DriverOptions options;

@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/driver.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -110,7 +111,7 @@ struct Outcome {
 Outcome Drive() {
   world::ManualClock world(kStart, {.waits = world::ManualClock::Waits::kJump});
   world::SeededEntropy entropy(17);
-  std::unique_ptr<store::Store> store = *store::Store::OpenInMemory(world);
+  std::unique_ptr<store::Store> store = *records::OpenStoreInMemory(world);
   FlakyModel model;
   AskingAgent agent;
   SlowTool slow(world);

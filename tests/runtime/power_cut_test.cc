@@ -23,6 +23,7 @@
 #include "runtime/events.h"
 #include "runtime/records/rows.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -96,7 +97,7 @@ struct World {
   World(const std::string& db, store::StoreOptions options, std::uint64_t seed,
         world::ManualClock& lease_clock)
       : agent(Script(seed)) {
-    absl::StatusOr<std::unique_ptr<store::Store>> opened = store::Store::Open(db, clock, options);
+    absl::StatusOr<std::unique_ptr<store::Store>> opened = records::OpenStore(db, clock, options);
     open = opened.status();
     if (!opened.ok()) return;
     store = *std::move(opened);
@@ -289,7 +290,7 @@ TEST_F(PowerCutTest, ADurableWriteIsSyncedAndAnOrdinaryOneIsNot) {
     SCOPED_TRACE(durability == store::Durability::kNormal ? "normal" : "full");
     fs::path db = dir_ / (durability == store::Durability::kNormal ? "normal.db" : "full.db");
     std::unique_ptr<store::Store> store =
-        *store::Store::Open(db.string(), clock, {.durability = durability, .vfs = (*vfs)->name()});
+        *records::OpenStore(db.string(), clock, {.durability = durability, .vfs = (*vfs)->name()});
     int before = (*vfs)->syncs();
     ASSERT_OK(write(*store, "ordinary", {}));
     int after_ordinary = (*vfs)->syncs();
@@ -306,7 +307,7 @@ TEST_F(PowerCutTest, ADurableWriteIsSyncedAndAnOrdinaryOneIsNot) {
     }
   }
   // A store in memory has nothing to sync; a durable write is an ordinary one.
-  std::unique_ptr<store::Store> memory = *store::Store::OpenInMemory(clock);
+  std::unique_ptr<store::Store> memory = *records::OpenStoreInMemory(clock);
   EXPECT_OK(write(*memory, "durable", {.durable = true}));
 }
 
@@ -338,7 +339,7 @@ TEST_F(PowerCutTest, AModelCallIsOnDiskBeforeTheModelIsCalled) {
   world::ManualClock clock(kStart);
   world::SeededEntropy entropy(1);
   std::unique_ptr<store::Store> store =
-      *store::Store::Open((dir_ / "model.db").string(), clock, {.vfs = (*vfs)->name()});
+      *records::OpenStore((dir_ / "model.db").string(), clock, {.vfs = (*vfs)->name()});
   std::unique_ptr<Policy> policy = DefaultPolicy();
   DriverOptions options;
   options.agent = &probe;

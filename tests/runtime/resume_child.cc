@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "runtime/driver.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
   agentrt::world::RealClock clock;
   agentrt::world::RealScheduler scheduler;
   agentrt::world::OsEntropy entropy;
-  auto store = agentrt::store::Store::Open(argv[1], clock);
+  auto store = agentrt::records::OpenStore(argv[1], clock);
   if (!store.ok()) {
     std::printf("error %s\n", std::string(store.status().message()).c_str());
     return 1;

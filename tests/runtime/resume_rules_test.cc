@@ -7,6 +7,7 @@
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -80,7 +81,7 @@ class ResumeRulesTest : public ::testing::Test {
   world::ManualClock clock_{kStart};
   world::ManualClock lease_clock_{kStart};
   world::SeededEntropy entropy_{8};
-  std::unique_ptr<store::Store> store_ = *store::Store::OpenInMemory(clock_);
+  std::unique_ptr<store::Store> store_ = *records::OpenStoreInMemory(clock_);
   ChangingPolicy policy_;
   testing::PostTool post_;
   std::unique_ptr<ScriptedAgent> agent_;
@@ -128,7 +129,7 @@ TEST_F(ResumeRulesTest, APolicyThatNowWantsAnotherApprovalPausesAgain) {
 TEST_F(ResumeRulesTest, AnUnknownOrFailingPolicyOnResumeFailsTheRunAsInternal) {
   for (ChangingPolicy::Mode mode : {ChangingPolicy::Mode::kUnknown, ChangingPolicy::Mode::kError}) {
     SCOPED_TRACE(static_cast<int>(mode));
-    store_ = *store::Store::OpenInMemory(clock_);
+    store_ = *records::OpenStoreInMemory(clock_);
     policy_.mode = ChangingPolicy::Mode::kDefault;
     PausedAndApproved();
     policy_.mode = mode;
@@ -255,7 +256,7 @@ TEST_F(ResumeRulesTest, TheWaitForAHumanIsElapsedTimeButNotActiveTime) {
   EXPECT_GE(Steps()[0].started_at, kStart + absl::Hours(1));  // restarted at the resume
 
   // Elapsed time: the same hour counts, and the next step finds the deadline passed.
-  store_ = *store::Store::OpenInMemory(clock_);
+  store_ = *records::OpenStoreInMemory(clock_);
   post_.calls.clear();
   Limits elapsed;
   elapsed.max_elapsed_time = absl::Minutes(30);

@@ -18,6 +18,7 @@
 #include "runtime/driver.h"
 #include "runtime/events.h"
 #include "runtime/reasons.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -132,7 +133,7 @@ class VocabularyTest : public ::testing::Test {
     world::ManualClock clock{kStart};
     world::ManualClock lease_clock{kStart};
     world::SeededEntropy entropy{3};
-    std::unique_ptr<store::Store> store = *store::Store::OpenInMemory(clock);
+    std::unique_ptr<store::Store> store = *records::OpenStoreInMemory(clock);
     ReadTool read{"read"};
     ReadTool wipe{"wipe", SideEffect::kDestructive};
     testing::PostTool post;

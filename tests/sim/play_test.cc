@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/events.h"
+#include "runtime/records/schema.h"
 #include "runtime/world/clock.h"
 #include "sim/judge.h"
 #include "sim/scenario_file.h"
@@ -240,7 +241,7 @@ TEST(PlayTest, AfterACrashTheDatabaseFileHoldsTheRestartedRuntimesRun) {
   absl::StatusOr<Outcome> outcome = Play(scenario, options);
   ASSERT_OK(outcome);
   absl::StatusOr<std::unique_ptr<store::Store>> file =
-      store::Store::OpenExisting(options.db_path, /*read_only=*/true);
+      records::OpenExistingStore(options.db_path, /*read_only=*/true);
   ASSERT_OK(file);
   absl::StatusOr<store::ChainHead> head = (*file)->Head();
   ASSERT_OK(head);

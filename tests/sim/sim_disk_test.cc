@@ -10,6 +10,7 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/event_chain.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -33,7 +34,7 @@ class SimDiskTest : public ::testing::Test {
     ASSERT_OK(disk);
     disk_ = *std::move(disk);
     absl::StatusOr<std::unique_ptr<store::Store>> store =
-        store::Store::Open(kName, clock_, {.vfs = disk_->name(), .files_on_vfs = true});
+        records::OpenStore(kName, clock_, {.vfs = disk_->name(), .files_on_vfs = true});
     ASSERT_OK(store);
     store_ = *std::move(store);
   }

@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/store/internal/migrations.h"
+#include "runtime/records/schema.h"
 
 namespace agentrt::test_support {
 
@@ -26,7 +26,7 @@ absl::Status MakeDatabaseAtVersion(const std::string& path, int version,
     sqlite3_free(error);
   };
   exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
-  for (const store::Migration& m : store::Migrations()) {
+  for (const store::Migration& m : records::Migrations()) {
     if (m.version > version) break;
     exec(std::string(m.sql));
     exec(absl::StrCat("INSERT INTO schema_migrations VALUES (", m.version,

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -353,7 +354,7 @@ TEST_F(CheckTest, ReportsEveryBrokenInvariant) {
   if (pid == 0) {
     world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
     world::SeededEntropy entropy(1);
-    auto store = store::Store::Open(db, clock);
+    auto store = records::OpenStore(db, clock);
     class Dying : public Tool {
      public:
       ToolSpec Spec() const override {
@@ -381,7 +382,7 @@ TEST_F(CheckTest, ReportsEveryBrokenInvariant) {
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
   world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
-  auto store = *store::Store::Open(db, clock);
+  auto store = *records::OpenStore(db, clock);
   std::vector<Step> steps = *ReadSteps(*store, "broken");
   ASSERT_EQ(steps.size(), 1u);
   // On top: the tool is said to have run three times, and an event was edited.

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/tool_registry.h"
 #include "runtime/world/clock.h"
@@ -151,7 +152,7 @@ TEST_F(CheckPolicyTest, ToolsTheDriverWouldRefuseAreAnError) {
 TEST_F(CheckArgsTest, IsTheDriversAcceptance) {
   world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   world::SeededEntropy entropy(3);
-  auto store = *store::Store::OpenInMemory(clock);
+  auto store = *records::OpenStoreInMemory(clock);
   std::vector<std::string> bad = {R"({"amount":-1,"currency":"EUR"})",
                                   R"({"amount":1})",
                                   R"({"amount":1,"currency":"EUR","x":1})",

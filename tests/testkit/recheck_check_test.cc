@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/driver.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -133,7 +134,7 @@ TEST_F(RecheckSameTest, FailsWhenNothingWasRechecked) {
   broken.fail_reads_ = false;
   world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   world::SeededEntropy entropy(2);
-  auto store = *store::Store::OpenInMemory(clock);
+  auto store = *records::OpenStoreInMemory(clock);
   ScriptedAgent agent({Call("read_file", R"({"path":"/a"})"),
                        Call("write_file", R"({"path":"/workspace/b","content":"x"})")});
   DriverOptions options{&agent, &broken, {read_.get(), write_.get()}, "test"};

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -40,7 +41,7 @@ TEST(StandInTest, StandsForAClassNoToolHas) {
   // Through the driver: the aborted call never reaches the stand-in.
   world::ManualClock clock(absl::FromUnixSeconds(1'800'000'000));
   world::SeededEntropy entropy(11);
-  auto store = *store::Store::OpenInMemory(clock);
+  auto store = *records::OpenStoreInMemory(clock);
   ScriptedAgent agent({Decision{"tool_call", "drop_table", R"({"table":"users"})"}});
   DriverOptions options{&agent, &policy, {read.get(), drop.get()}, "t"};
   options.scheduler = &clock;

@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "runtime/driver.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -87,7 +88,7 @@ class RunDatabase {
 
   // Open opens (or creates) the database on its clock, for what a test reads or plants itself
   // (tests/support/tamper.h).
-  absl::StatusOr<std::unique_ptr<store::Store>> Open() { return store::Store::Open(path_, clock_); }
+  absl::StatusOr<std::unique_ptr<store::Store>> Open() { return records::OpenStore(path_, clock_); }
 
  private:
   std::string path_;

@@ -19,6 +19,7 @@
 #include "runtime/observe/trace/writer.h"
 #include "runtime/operator/verify.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/row_audit.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -123,7 +124,7 @@ struct ExportOptions {
 constexpr std::size_t kMaxTextPayloadBytes = 8000;
 
 absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading(const std::string& path) {
-  return store::Store::OpenExisting(path, /*read_only=*/true);
+  return records::OpenExistingStore(path, /*read_only=*/true);
 }
 
 // The final JSON Lines record of a page that did not reach the end.

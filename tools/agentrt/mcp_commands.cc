@@ -18,6 +18,7 @@
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/real_filesystem.h"
@@ -362,7 +363,7 @@ int Call(std::span<const std::string> args, Io& io) {
                    "no registered tool is named \"" + json::Sanitize(tool) +
                        "\" (the lines above say what each server registered)");
   }
-  absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(db, *w.clock);
+  absl::StatusOr<std::unique_ptr<store::Store>> store = records::OpenStore(db, *w.clock);
   if (!store.ok()) return Failure(io, "mcp call", ToStd(store.status().message()));
   mcp::ClassPolicy policy(config->policy, configured.outcomes);
   CallAgent agent(tool, o.args);

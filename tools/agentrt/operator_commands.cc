@@ -11,6 +11,7 @@
 #include "runtime/operator/view/display.h"
 #include "runtime/operator/view/summary.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "tools/agentrt/command_line.h"
@@ -161,7 +162,7 @@ int Decide(std::string_view verb, std::span<const std::string> args, Io& io) {
   if (!c.ok()) return UsageError(io, command, ToStd(c.status().message()));
 
   absl::StatusOr<std::unique_ptr<store::Store>> store =
-      store::Store::OpenExisting(c->path, /*read_only=*/false);
+      records::OpenExistingStore(c->path, /*read_only=*/false);
   if (!store.ok()) return Failure(io, command, ToStd(store.status().message()));
   absl::StatusOr<Run> run = ReadRun(**store, c->run);
   if (!run.ok()) return Failure(io, command, ToStd(run.status().message()));
@@ -225,7 +226,7 @@ int RunCancelCommand(std::span<const std::string> args, Io& io) {
   absl::StatusOr<Checked> c = CheckArgs(io, *parsed, o, /*named=*/false, "pass --yes to cancel");
   if (!c.ok()) return UsageError(io, "cancel", ToStd(c.status().message()));
   absl::StatusOr<std::unique_ptr<store::Store>> store =
-      store::Store::OpenExisting(c->path, /*read_only=*/false);
+      records::OpenExistingStore(c->path, /*read_only=*/false);
   if (!store.ok()) return Failure(io, "cancel", ToStd(store.status().message()));
   absl::StatusOr<Run> run = ReadRun(**store, c->run);
   if (!run.ok()) return Failure(io, "cancel", ToStd(run.status().message()));

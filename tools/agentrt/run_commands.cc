@@ -5,6 +5,7 @@
 #include "runtime/json/sanitize.h"
 #include "runtime/operator/recheck.h"
 #include "runtime/policy.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
@@ -28,7 +29,7 @@ read, 2 usage error.
 absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading(const std::string& db) {
   absl::StatusOr<std::string> path = DatabasePath(db);
   if (!path.ok()) return path.status();
-  return store::Store::OpenExisting(*path, /*read_only=*/true);
+  return records::OpenExistingStore(*path, /*read_only=*/true);
 }
 
 }  // namespace

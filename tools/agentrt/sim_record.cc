@@ -23,6 +23,7 @@
 #include "runtime/driver.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/observe/trace/format.h"
+#include "runtime/records/schema.h"
 #include "runtime/replay/cassette_file.h"
 #include "runtime/replay/cassette_recorder.h"
 #include "runtime/replay/recording_world.h"
@@ -196,7 +197,7 @@ absl::StatusOr<SimInputs> InputsOf(const replay::CassetteHeader& header) {
 absl::StatusOr<std::unique_ptr<store::Store>> NewStore(const std::string& db,
                                                        const world::Clock& clock) {
   absl::StatusOr<std::unique_ptr<store::Store>> store =
-      db.empty() ? store::Store::OpenInMemory(clock) : store::Store::Open(db, clock);
+      db.empty() ? records::OpenStoreInMemory(clock) : records::OpenStore(db, clock);
   if (!store.ok()) return store.status();
   absl::StatusOr<store::ChainHead> head = (*store)->Head();
   if (!head.ok()) return head.status();

@@ -11,6 +11,7 @@
 #include "runtime/operator/view/bound.h"
 #include "runtime/operator/view/display.h"
 #include "runtime/operator/view/pages.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
@@ -87,7 +88,7 @@ void PrintTable(Io& io, const std::vector<std::vector<std::string>>& rows) {
 }
 
 absl::StatusOr<std::unique_ptr<store::Store>> OpenForReading(const std::string& path) {
-  return store::Store::OpenExisting(path, /*read_only=*/true);
+  return records::OpenExistingStore(path, /*read_only=*/true);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 //     page is read whole before the sink sees any of it, so no read is open while the sink
 //     works. Payloads over Store::kMaxPageText characters arrive capped (store.h).
 //   - Never writes the database: give it a store opened with
-//     Store::OpenExisting(path, /*read_only=*/true).
+//     records::OpenExistingStore(path, /*read_only=*/true).
 //   - Delivery: the cursor is saved after every page that delivered something, when the sink
 //     fails (up to the last event it took), and on a stop. So across stops that return,
 //     every event is delivered exactly once; after a hard kill between the sink and the save,

@@ -16,6 +16,7 @@
 #include "runtime/records/event_payloads.h"
 #include "runtime/records/rows.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/records/stored_forms.h"
 
 namespace agentrt::approver {
@@ -74,7 +75,7 @@ absl::StatusOr<std::unique_ptr<Local>> Local::Open(const std::string& path,
                                                    const world::Clock& clock,
                                                    store::EventObserver observer) {
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store,
-                           store::Store::OpenExisting(path, /*read_only=*/false));
+                           records::OpenExistingStore(path, /*read_only=*/false));
   if (observer) store->AddObserver(std::move(observer));
   return std::unique_ptr<Local>(new Local(std::move(store), clock));
 }

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "runtime/store/store.h"
@@ -31,6 +32,11 @@ class Sql {
                                                    absl::Span<const SqlValue> params = {}) {
     return tx.Query(sql, params);
   }
+  // HashStoredEvents gives every stored event its chain hash (event_chain.h), in seq order
+  // from the first, read a page at a time as Store::VerifyEvents reads them: the backfill of the
+  // migration that added the chain, so the chain vouches for the events written before it.
+  // `path` names the database in errors.
+  static absl::Status HashStoredEvents(Transaction& tx, std::string_view path);
 };
 
 }  // namespace agentrt::store

@@ -20,6 +20,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/reasons.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/records/stored_forms.h"
 #include "runtime/world/entropy.h"
 #include "tests/support/status_matchers.h"
@@ -108,7 +109,7 @@ class ModelCallerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = test_support::TestFolder();
-    auto store = store::Store::Open((dir_ / "runs.db").string(), clock_);
+    auto store = records::OpenStore((dir_ / "runs.db").string(), clock_);
     ASSERT_OK(store);
     store_ = *std::move(store);
   }
@@ -610,7 +611,7 @@ TEST_F(ModelCallerTest, ACallCutByACrashStaysDispatchedAndIsNeverCharged) {
         ::_exit(0);
       }
     } model;
-    auto store = store::Store::Open(path, clock_);
+    auto store = records::OpenStore(path, clock_);
     if (!store.ok()) ::_exit(3);
     CallingAgent agent(1);
     world::SeededEntropy child_entropy(99);  // ids of its own, not a copy of the parent's

@@ -22,6 +22,7 @@
 #include "runtime/json/sanitize.h"
 #include "runtime/json/sha256.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -186,7 +187,7 @@ void ExpectSameHanded(const std::vector<RecordingPolicy::Handed>& live,
 
 class RecheckTest : public ::testing::Test {
  protected:
-  void SetUp() override { store_ = *store::Store::OpenInMemory(clock_); }
+  void SetUp() override { store_ = *records::OpenStoreInMemory(clock_); }
 
   std::unique_ptr<Driver> NewDriver(Agent* agent, Policy* policy, std::vector<Tool*> tools,
                                     std::string owner = "test") {

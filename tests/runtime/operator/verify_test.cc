@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "runtime/driver.h"
 #include "runtime/policy.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -25,7 +26,7 @@ using ::testing::Optional;
 class VerifyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = *store::Store::OpenInMemory(clock_);
+    store_ = *records::OpenStoreInMemory(clock_);
     // Two runs that complete at once: a chain to walk, and rows that agree with it.
     ScriptedAgent agent({scripted::Complete("{}"), scripted::Complete("{}")});
     std::unique_ptr<Policy> policy = DefaultPolicy();

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "tests/support/status_matchers.h"
@@ -50,7 +51,7 @@ class RowsTest : public ::testing::Test {
   }
 
   world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
-  std::unique_ptr<store::Store> store_ = *store::Store::OpenInMemory(clock_);
+  std::unique_ptr<store::Store> store_ = *records::OpenStoreInMemory(clock_);
 };
 
 TEST_F(RowsTest, ClaimStepCountsOnlyTheExpectedStepForTheOwnerOfARunningRun) {

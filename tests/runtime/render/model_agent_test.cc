@@ -13,6 +13,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/render/decide.h"
 #include "runtime/render/messages.h"
 #include "runtime/scripted_agent.h"
@@ -99,7 +100,7 @@ ModelAgentOptions AgentOptions() {
 
 class ModelAgentDriverTest : public ::testing::Test {
  protected:
-  void SetUp() override { store_ = *store::Store::OpenInMemory(clock_); }
+  void SetUp() override { store_ = *records::OpenStoreInMemory(clock_); }
 
   // Drives a run; with `model`, each step's agent gets the driver's accounting caller for it.
   absl::StatusOr<agentrt::Run> Drive(Agent& agent, Model* model = nullptr) {

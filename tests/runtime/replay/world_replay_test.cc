@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "runtime/base/file_util.h"
 #include "runtime/driver.h"
+#include "runtime/records/schema.h"
 #include "runtime/replay/cassette_file.h"
 #include "runtime/replay/cassette_text.h"
 #include "runtime/replay/proto/cassette.pb.h"
@@ -80,7 +81,7 @@ std::vector<Decision> Story() {
 absl::StatusOr<ChainHead> RunStory(const world::World& w, std::vector<Decision> script,
                                    RunStatus* status = nullptr) {
   world::ManualClock setup_clock(kStart);
-  absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::OpenInMemory(setup_clock);
+  absl::StatusOr<std::unique_ptr<store::Store>> store = records::OpenStoreInMemory(setup_clock);
   if (!store.ok()) return store.status();
   cli::CountWordsTool count(*w.launcher);
   cli::FetchTool fetch(*w.network, "http://status.test");

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
 
 int main(int argc, char** argv) {
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  auto store = agentrt::store::Store::OpenExisting(argv[1], /*read_only=*/true);
+  auto store = agentrt::records::OpenExistingStore(argv[1], /*read_only=*/true);
   if (!store.ok()) {
     std::printf("error: %s\n", store.status().ToString().c_str());
     return 1;

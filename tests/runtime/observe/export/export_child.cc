@@ -11,13 +11,14 @@
 
 #include "runtime/observe/export/cursor.h"
 #include "runtime/observe/export/follower.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "tests/support/real_files.h"
 
 int main(int argc, char** argv) {
   if (argc != 4) return 2;
-  auto store = agentrt::store::Store::OpenExisting(argv[1], /*read_only=*/true);
+  auto store = agentrt::records::OpenExistingStore(argv[1], /*read_only=*/true);
   if (!store.ok()) return 1;
   agentrt::exporter::FileCursor cursor(::agentrt::test_support::RealFiles(), argv[2]);
   agentrt::world::RealClock clock;

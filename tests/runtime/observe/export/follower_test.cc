@@ -23,6 +23,7 @@
 #include "runtime/observe/export/jsonl_sink.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/observe/trace/writer.h"
+#include "runtime/records/schema.h"
 #include "runtime/world/clock.h"
 #include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
@@ -137,7 +138,7 @@ class FollowerTest : public ::testing::Test {
     dir_ = test_support::TestFolder();
     path_ = (dir_ / "audit.db").string();
     cursor_path_ = (dir_ / "export.cursor").string();
-    absl::StatusOr<std::unique_ptr<store::Store>> writer = store::Store::Open(path_, clock_);
+    absl::StatusOr<std::unique_ptr<store::Store>> writer = records::OpenStore(path_, clock_);
     ASSERT_OK(writer);
     writer_ = *std::move(writer);
   }
@@ -159,7 +160,7 @@ class FollowerTest : public ::testing::Test {
 
   std::unique_ptr<store::Store> OpenReader() {
     absl::StatusOr<std::unique_ptr<store::Store>> reader =
-        store::Store::OpenExisting(path_, /*read_only=*/true);
+        records::OpenExistingStore(path_, /*read_only=*/true);
     EXPECT_OK(reader);
     return reader.ok() ? *std::move(reader) : nullptr;
   }

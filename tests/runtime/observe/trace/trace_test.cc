@@ -13,6 +13,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/observe/trace/writer.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "tests/support/lines.h"
@@ -55,7 +56,7 @@ class TraceStoreTest : public ::testing::Test {
   void SetUp() override {
     dir_ = test_support::TestFolder();
     absl::StatusOr<std::unique_ptr<store::Store>> opened =
-        store::Store::Open((dir_ / "audit.db").string(), clock_);
+        records::OpenStore((dir_ / "audit.db").string(), clock_);
     ASSERT_OK(opened);
     store_ = *std::move(opened);
     ASSERT_OK(test_support::Tamper(*store_, "a run with no events",

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "runtime/approvals.h"
 #include "runtime/driver.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
@@ -37,7 +38,7 @@ class PausedRunTest : public ::testing::Test {
   void SetUp() override {
     dir_ = test_support::TestFolder();
     path_ = (dir_ / "audit.db").string();
-    absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(path_, clock_);
+    absl::StatusOr<std::unique_ptr<store::Store>> store = records::OpenStore(path_, clock_);
     ASSERT_OK(store);
     store_ = *std::move(store);
   }

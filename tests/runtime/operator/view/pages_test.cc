@@ -17,6 +17,7 @@
 #include "runtime/operator/view/bound.h"
 #include "runtime/operator/view/summary.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -62,7 +63,7 @@ class ViewTest : public ::testing::Test {
   void SetUp() override {
     path_ = test_support::TestFile("audit.db");
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
-    store_ = *store::Store::Open(path_, clock_);
+    store_ = *records::OpenStore(path_, clock_);
   }
 
   // Starts run `id` with `script` (a minute after the previous one) or resumes it.

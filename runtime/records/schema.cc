@@ -1,9 +1,36 @@
-#include "runtime/store/internal/migrations.h"
+#include "runtime/records/schema.h"
 
-namespace agentrt::store {
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "absl/time/time.h"
+#include "runtime/store/internal/sql.h"
+#include "runtime/world/timestamp.h"
+
+namespace agentrt::records {
 namespace {
 
-constexpr Migration kMigrations[] = {
+// Migration 5: runs that were RUNNING under a build without leases get one short lease, so an
+// old loop still inside a call has that long before another owner may take over.
+absl::Status LeaseRunsOfThePreviousVersion(store::Transaction& tx,
+                                           const store::MigrationContext& context) {
+  std::string expiry = world::FormatTimestamp(context.now + absl::Seconds(30));
+  return store::Sql::Exec(tx,
+                          "UPDATE runs SET lease_owner = 'agentrt:pre-lease-version', "
+                          "lease_expires_at = ?1 WHERE status = 'RUNNING'",
+                          {std::string_view(expiry)})
+      .status();
+}
+
+// Migration 6: events written before the chain get their hashes now, in seq order, so the
+// chain vouches for them as of this migration.
+absl::Status ChainEventsOfThePreviousVersions(store::Transaction& tx,
+                                              const store::MigrationContext& context) {
+  return store::Sql::HashStoredEvents(tx, context.path);
+}
+
+constexpr store::Migration kMigrations[] = {
     {1, "runs, steps, events", R"sql(
 CREATE TABLE runs (
   id TEXT PRIMARY KEY,
@@ -90,7 +117,8 @@ ALTER TABLE approvals ADD COLUMN expires_at TEXT NOT NULL DEFAULT '';
     {5, "run leases", R"sql(
 ALTER TABLE runs ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN lease_expires_at TEXT NOT NULL DEFAULT '';
-)sql"},
+)sql",
+     &LeaseRunsOfThePreviousVersion},
     {6, "tool specs, recorded policy identity, event hash chain", R"sql(
 CREATE TABLE tool_specs (
   hash TEXT PRIMARY KEY,
@@ -99,11 +127,27 @@ CREATE TABLE tool_specs (
 ALTER TABLE steps ADD COLUMN spec_hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE steps ADD COLUMN policy_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE events ADD COLUMN hash TEXT NOT NULL DEFAULT '';
-)sql"},
+)sql",
+     &ChainEventsOfThePreviousVersions},
 };
 
 }  // namespace
 
-std::span<const Migration> Migrations() { return kMigrations; }
+store::Schema Migrations() { return kMigrations; }
 
-}  // namespace agentrt::store
+absl::StatusOr<std::unique_ptr<store::Store>> OpenStore(const std::string& path,
+                                                        const world::Clock& clock,
+                                                        store::StoreOptions options) {
+  return store::Store::Open(path, clock, kMigrations, std::move(options));
+}
+
+absl::StatusOr<std::unique_ptr<store::Store>> OpenExistingStore(const std::string& path,
+                                                                bool read_only) {
+  return store::Store::OpenExisting(path, kMigrations, read_only);
+}
+
+absl::StatusOr<std::unique_ptr<store::Store>> OpenStoreInMemory(const world::Clock& clock) {
+  return store::Store::OpenInMemory(clock, kMigrations);
+}
+
+}  // namespace agentrt::records

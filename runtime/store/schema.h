@@ -1,0 +1,45 @@
+// runtime/store/schema.h
+//
+// The tables a store holds, as the forward-only migrations that make them. The store applies a
+// schema and knows nothing of its tables but the events table its chain is written to: the
+// layer that owns the tables gives the schema (runtime/records/schema.h for agentrt's), so a
+// change to a table is made in that layer alone.
+//
+// A schema's migrations are numbered 1, 2, 3, ... in order; a database records the number of
+// each one applied, and a store opening it applies the rest, with their backfills and records,
+// in one IMMEDIATE transaction: all of them or none, so concurrent first opens are safe and a
+// failed open leaves the database as it found it. A released migration is never edited: a
+// change is a new migration at the end.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+
+namespace agentrt::store {
+
+class Transaction;
+
+// What a migration's backfill may know of the open.
+struct MigrationContext {
+  std::string_view path;  // the database, for errors
+  absl::Time now;         // the opening store's clock
+};
+
+struct Migration {
+  int version;
+  std::string_view description;
+  std::string_view sql;  // statements run in order
+  // Code run after `sql` in the same transaction (rows the new columns need), or null.
+  absl::Status (*backfill)(Transaction& tx, const MigrationContext& context) = nullptr;
+};
+
+using Schema = std::span<const Migration>;
+
+// OK when `schema` is non-empty and its versions are 1, 2, ... in order; InvalidArgument
+// naming the first that is not.
+absl::Status CheckSchemaNumbering(Schema schema);
+
+}  // namespace agentrt::store
