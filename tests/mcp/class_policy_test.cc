@@ -10,8 +10,6 @@
 namespace agentrt::mcp {
 namespace {
 
-using ::testing::HasSubstr;
-
 ToolRequest Request(const std::string& name, SideEffect effect) {
   ToolRequest request;
   request.spec.name = name;

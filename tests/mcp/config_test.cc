@@ -23,9 +23,6 @@ namespace {
 
 using test_support::TestFile;
 using test_support::TestFolder;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Pair;
 
 // The smallest configuration accepted; rows replace "$SERVER", "$TOP" or "$RULE".
 constexpr char kTemplate[] = R"({

@@ -11,8 +11,6 @@
 namespace agentrt::mcp {
 namespace {
 
-using ::testing::HasSubstr;
-
 TEST(DurationTextTest, ParsesTheFilesSyntax) {
   struct Row {
     const char* text;

@@ -12,9 +12,6 @@
 namespace agentrt::mcp {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
-
 constexpr char kWriteSchema[] =
     R"({"type":"object","properties":{"path":{"type":"string"},"text":{"type":"string"},)"
     R"("force":{"type":"boolean"}},"required":["path","text"])";

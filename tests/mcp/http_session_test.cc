@@ -21,9 +21,6 @@ namespace agentrt::mcp {
 namespace {
 
 using ::agentrt::mcp::testing::FakeHttpMcp;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
 
 class HttpSessionTest : public ::testing::Test {
  protected:

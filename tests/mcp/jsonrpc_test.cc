@@ -12,10 +12,6 @@
 namespace agentrt::mcp {
 namespace {
 
-using ::agentrt::test_support::IsOk;
-using ::testing::HasSubstr;
-using ::testing::Not;
-
 TEST(JsonRpcTest, KindsAreToldApartAndPartsKeptAsCanonicalJson) {
   absl::StatusOr<Message> request =
       ParseMessage(R"({"jsonrpc":"2.0","id":"a","method":"ping","params":{"b":1,"a":[1.0]}})");

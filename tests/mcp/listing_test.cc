@@ -16,12 +16,6 @@
 namespace agentrt::mcp {
 namespace {
 
-using ::agentrt::test_support::IsOk;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-
 // A tools/list result with one tool per name (schema {"type":"object"}) and the cursor.
 std::string Page(const std::vector<std::string>& names, const std::string& cursor = "") {
   std::string tools;

@@ -31,13 +31,6 @@
 namespace agentrt::mcp {
 namespace {
 
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-
 constexpr char kReadSchema[] =
     R"({"type":"object","properties":{"path":{"type":"string"}},"required":["path"]})";
 constexpr char kWriteSchema[] =

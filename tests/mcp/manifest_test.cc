@@ -23,8 +23,6 @@ namespace {
 using test_support::IsOkAndHolds;
 using test_support::StatusIs;
 using test_support::TestFile;
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 
 constexpr char kReadSchema[] =
     R"({"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"})";

@@ -14,10 +14,6 @@
 namespace agentrt::mcp {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
-
 TEST(ReportTest, TextIsTheExamplesOutput) {
   Report report;
   report.server = "fs";

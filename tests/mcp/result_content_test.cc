@@ -17,10 +17,6 @@
 namespace agentrt::mcp {
 namespace {
 
-using ::testing::EndsWith;
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
-
 MappedResult Map(std::string_view result, std::string_view tool = "read_file",
                  std::size_t cap = kDefaultMaxContentBytes) {
   absl::StatusOr<MappedResult> mapped = MapCallResult(result, "fs", tool, cap);

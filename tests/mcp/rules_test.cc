@@ -18,9 +18,6 @@ namespace agentrt::mcp {
 namespace {
 
 using test_support::TestFile;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Pair;
 
 std::string WriteFile(const std::string& name, const std::string& text, mode_t mode = 0600) {
   std::string path = TestFile(name);

@@ -35,12 +35,6 @@ using ::agentrt::mcp::real_servers::GroupGone;
 using ::agentrt::mcp::real_servers::Named;
 using ::agentrt::mcp::real_servers::PinOrFail;
 using ::agentrt::mcp::real_servers::RealWorld;
-using ::agentrt::test_support::IsOk;
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
 
 // The JSON-RPC lines a server wrote that are requests to the client (a method and an id).
 std::vector<std::string> ServerRequests(const std::string& stdout_bytes) {

@@ -29,8 +29,6 @@
 namespace agentrt::mcp {
 namespace {
 
-using ::testing::HasSubstr;
-
 // What one session with the server gave: what a test compares between recording and replay.
 struct Outcome {
   Manifest manifest;

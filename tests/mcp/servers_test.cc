@@ -38,12 +38,6 @@ using ::agentrt::mcp::real_servers::PinOrFail;
 using ::agentrt::mcp::real_servers::ReadFile;
 using ::agentrt::mcp::real_servers::RealWorld;
 using ::agentrt::mcp::real_servers::WriteFile;
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::StartsWith;
 
 // ---------------------------------------------------------------------------------------------
 // server-filesystem over stdio, confined to a sandbox in the test's folder.

@@ -29,11 +29,6 @@
 namespace agentrt::mcp {
 namespace {
 
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::HasSubstr;
-using ::testing::Not;
-
 constexpr char kServer[] = AGENTRT_FAKE_MCP_SERVER;
 
 // What a server wrote to stderr, from the launcher's thread.

@@ -17,13 +17,6 @@
 namespace agentrt {
 namespace {
 
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
-using ::testing::SizeIs;
-
 using ::agentrt::scripted::Complete;
 using ::agentrt::testing::ApprovalStory;
 using ::agentrt::testing::Post;

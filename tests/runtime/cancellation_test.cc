@@ -25,9 +25,6 @@ namespace {
 
 using ::agentrt::scripted::Call;
 using ::agentrt::scripted::Complete;
-using ::testing::Contains;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 constexpr absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 

@@ -33,7 +33,6 @@ namespace agentrt {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::HasSubstr;
 
 struct Child {
   pid_t pid = -1;

@@ -28,13 +28,6 @@ namespace {
 using ::agentrt::scripted::Call;
 using ::agentrt::scripted::Complete;
 
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
-using ::testing::HasSubstr;
-using ::testing::Not;
-
 class ScriptedAgent : public Agent {
  public:
   explicit ScriptedAgent(std::vector<Decision> script) : script_(std::move(script)) {}

@@ -21,17 +21,9 @@ void PrintTo(const RowContradiction& c, std::ostream* os) {
 namespace {
 
 using ::agentrt::scripted::Complete;
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
 using ::agentrt::testing::ApprovalStory;
 using ::agentrt::testing::Post;
-using ::testing::AllOf;
-using ::testing::ElementsAre;
 using ::testing::Field;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::SizeIs;
 
 class ForgedRowsTest : public ApprovalStory {
  protected:

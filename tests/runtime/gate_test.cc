@@ -30,12 +30,6 @@ namespace {
 using ::agentrt::scripted::Call;
 using ::agentrt::scripted::Complete;
 
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
-using ::testing::HasSubstr;
-using ::testing::Not;
-using ::testing::StartsWith;
-
 using Outcome = GateVerdict::Outcome;
 
 absl::Time Start() { return absl::FromUnixSeconds(1'800'000'000); }

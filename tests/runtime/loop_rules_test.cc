@@ -32,9 +32,6 @@ namespace {
 
 using ::agentrt::scripted::Call;
 using ::agentrt::scripted::Complete;
-using ::testing::HasSubstr;
-using ::testing::SizeIs;
-using ::testing::StartsWith;
 
 constexpr absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 // Resuming a grant and completing: the resume reading, the tool start (the step's clock

@@ -25,8 +25,6 @@ namespace {
 using ::agentrt::scripted::Call;
 using ::agentrt::scripted::Complete;
 using ::testing::Each;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 constexpr absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 

@@ -9,8 +9,6 @@
 namespace agentrt {
 namespace {
 
-using ::testing::HasSubstr;
-
 TEST(PricesTest, UnpricedModelRefused) {
   PriceTable table{{"paid-model", Price{3'000'000, 15'000'000, 300'000}}};
   absl::StatusOr<Price> known = PriceFor(table, "paid-model");

@@ -21,9 +21,6 @@ namespace {
 
 using ::agentrt::scripted::Call;
 using ::agentrt::scripted::Complete;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::SizeIs;
 
 constexpr absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 

@@ -14,8 +14,6 @@
 namespace agentrt {
 namespace {
 
-using ::testing::HasSubstr;
-
 class SpecTool final : public Tool {
  public:
   ToolSpec Spec() const override {

@@ -33,10 +33,7 @@ namespace {
 using ::agentrt::scripted::Call;
 using ::agentrt::scripted::Complete;
 using ::agentrt::scripted::Fail;
-using ::agentrt::test_support::IsOk;
-using ::testing::ElementsAreArray;
 using ::testing::IsSubsetOf;
-using ::testing::Not;
 
 constexpr absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 

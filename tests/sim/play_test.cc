@@ -25,11 +25,6 @@
 namespace agentrt::sim {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::SizeIs;
-
 // A read tool and a write tool; the agent reads, writes (allowed), completes.
 constexpr char kBase[] = R"(
 servers {

@@ -16,11 +16,6 @@
 namespace agentrt::sim {
 namespace {
 
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::HasSubstr;
-using ::testing::Not;
-
 constexpr char kGood[] = R"(
 servers {
   name: "fs"

@@ -20,10 +20,6 @@
 namespace agentrt::sim {
 namespace {
 
-using ::agentrt::test_support::StatusIs;
-using ::testing::SizeIs;
-using ::testing::StartsWith;
-
 const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 constexpr char kName[] = "play.db";
 

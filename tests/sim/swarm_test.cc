@@ -28,10 +28,6 @@ namespace {
 using test_support::StatusIs;
 using test_support::TestFile;
 using test_support::TestFolder;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Optional;
 
 using test_scenarios::kReadsScenario;
 

@@ -9,7 +9,9 @@
 //   EXPECT_THAT(Load(path), StatusIs(absl::StatusCode::kNotFound, HasSubstr("pins.json")));
 //   EXPECT_THAT(ReadRun(id), IsOkAndHolds(Field(&Run::status, RunStatus::kDone)));
 //
-// Each matcher takes an absl::Status or any absl::StatusOr<T>. Test-only.
+// Each matcher takes an absl::Status or any absl::StatusOr<T>. The matchers and the gmock ones
+// the tests use most are named in namespace agentrt (at the end), so a test in one of its
+// namespaces calls them unqualified without a `using` line of its own. Test-only.
 #pragma once
 
 #include <ostream>
@@ -166,6 +168,27 @@ internal_status::IsOkAndHoldsMatcher<std::decay_t<InnerMatcher>> IsOkAndHolds(
 }
 
 }  // namespace agentrt::test_support
+
+// The matchers the tests use most, named once for every test in agentrt's namespaces, so a test
+// file spells only the ones it alone needs.
+namespace agentrt {
+using ::agentrt::test_support::IsOk;
+using ::agentrt::test_support::IsOkAndHolds;
+using ::agentrt::test_support::StatusIs;
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::EndsWith;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::MatchesRegex;
+using ::testing::Not;
+using ::testing::Optional;
+using ::testing::Pair;
+using ::testing::SizeIs;
+using ::testing::StartsWith;
+}  // namespace agentrt
 
 // The common case, spelled short: the expression (a Status or a StatusOr) is OK, and if not
 // the failure shows its code and message. Both take a streamed message like ASSERT_THAT.

@@ -16,11 +16,8 @@ namespace agentrt::test_support {
 namespace {
 
 using ::testing::DescribeMatcher;
-using ::testing::ElementsAre;
 using ::testing::ExplainMatchResult;
-using ::testing::HasSubstr;
 using ::testing::Matcher;
-using ::testing::Not;
 using ::testing::StringMatchResultListener;
 
 const absl::Status kNotFound = absl::NotFoundError("run r-7 not found");

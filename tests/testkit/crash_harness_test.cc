@@ -25,12 +25,6 @@
 namespace agentrt::testkit {
 namespace {
 
-using ::testing::Contains;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-
 using ::agentrt::scripted::Call;
 
 class CrashHarnessTest : public ::testing::Test {

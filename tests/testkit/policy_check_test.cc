@@ -18,11 +18,6 @@
 namespace agentrt::testkit {
 namespace {
 
-using ::agentrt::test_support::IsOk;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
-
 class CheckPolicyTest : public ::testing::Test {
  protected:
   std::unique_ptr<Tool> read_ = product::ReadFile();

@@ -16,10 +16,6 @@
 namespace agentrt::testkit {
 namespace {
 
-using ::testing::Contains;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-
 using ::agentrt::scripted::Call;
 
 class RecheckSameTest : public ::testing::Test {

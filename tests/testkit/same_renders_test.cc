@@ -13,9 +13,6 @@
 namespace agentrt::testkit {
 namespace {
 
-using ::testing::Contains;
-using ::testing::HasSubstr;
-
 class SameRendersTest : public ::testing::Test {
  protected:
   RenderScenario Scenario() {

@@ -21,13 +21,6 @@
 namespace agentrt::testkit {
 namespace {
 
-using ::agentrt::test_support::IsOk;
-using ::testing::Contains;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::SizeIs;
-
 struct NamedSchema {
   std::string name;
   std::string schema;

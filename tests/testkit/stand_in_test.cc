@@ -17,9 +17,6 @@
 namespace agentrt::testkit {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-
 TEST(StandInTest, StandsForAClassNoToolHas) {
   // The product has no destructive tool yet; its policy must still end a run that asks for one.
   auto read = product::ReadFile();

@@ -28,11 +28,6 @@ using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::Ask;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::StartsWith;
 
 class AgentrtCassetteCliTest : public ::testing::Test {
  protected:

@@ -32,11 +32,6 @@ using ::agentrt::test_support::Lines;
 using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
-using ::testing::HasSubstr;
-using ::testing::MatchesRegex;
-using ::testing::Not;
-using ::testing::SizeIs;
-using ::testing::StartsWith;
 
 json::Document ParseOrDie(const std::string& text) {
   absl::StatusOr<json::Document> doc = json::Parse(text);

@@ -35,8 +35,6 @@ namespace {
 
 using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 constexpr char kTools[] =
     R"({"tools":[{"name":"read_file","description":"Read a file.","annotations":)"

@@ -33,10 +33,6 @@ using ::agentrt::testing::RunOnTerminal;
 using ::agentrt::testing::RunProcess;
 using ::agentrt::testing::TerminalResult;
 using ::testing::ContainsRegex;
-using ::testing::EndsWith;
-using ::testing::HasSubstr;
-using ::testing::Not;
-using ::testing::StartsWith;
 
 TerminalResult AgentrtOnTerminal(std::vector<std::string> args, const std::string& answer,
                                  const std::function<void()>& on_prompt = {}) {

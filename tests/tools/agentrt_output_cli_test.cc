@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/utf8.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
@@ -28,8 +29,6 @@ using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessOptions;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 
 ProcessResult AgentrtWith(std::vector<std::string> args, const ProcessOptions& options) {
   args.insert(args.begin(), AGENTRT_BIN);

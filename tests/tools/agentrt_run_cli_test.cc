@@ -12,6 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
@@ -24,8 +25,6 @@ namespace {
 using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 class AgentrtRunCliTest : public ::testing::Test {
  protected:

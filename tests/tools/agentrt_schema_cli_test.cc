@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
@@ -17,7 +18,6 @@ namespace {
 using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RunProcess;
-using ::testing::HasSubstr;
 
 std::string WriteTempFile(const std::string& name, const std::string& bytes) {
   std::string path = test_support::TestFile(name);

@@ -37,10 +37,6 @@ namespace {
 
 using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::StartsWith;
 
 const std::string kCommitted =
     std::string(AGENTRT_SOURCE_DIR) + "/fixtures/cassettes/filesystem.cassette";

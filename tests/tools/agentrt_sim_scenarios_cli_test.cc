@@ -17,9 +17,6 @@
 namespace agentrt::testing {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
-
 // Reads, then writes; both allowed; completes. `expect` is the scenario's expect block body.
 std::string Scenario(const std::string& expect, const std::string& extra = "") {
   return absl::StrCat(R"(

@@ -42,7 +42,6 @@ using ::agentrt::testing::ProcessResult;
 using ::agentrt::testing::RawClient;
 using ::agentrt::testing::RunProcess;
 using ::agentrt::testing::SlowClients;
-using ::testing::HasSubstr;
 
 const std::string kSecret = "a shared secret of more than thirty-two bytes";
 

@@ -16,7 +16,6 @@ namespace agentrt::cli {
 namespace {
 
 using test_support::StatusIs;
-using ::testing::ElementsAre;
 
 struct Options {
   std::string db;

@@ -37,13 +37,6 @@ using ::agentrt::testing::AgentrtInProcess;
 using ::agentrt::testing::InProcessResult;
 using ::agentrt::testing::RunDatabase;
 using ::agentrt::testing::StringIo;
-using ::testing::AllOf;
-using ::testing::EndsWith;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::SizeIs;
-using ::testing::StartsWith;
 
 std::string WrittenFile(const std::string& name, const std::string& bytes) {
   std::string path = TestFile(name);

@@ -21,8 +21,6 @@ namespace {
 
 using test_support::TestFile;
 using test_support::TestFolder;
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::StringIo;
 
 const std::string kFixture =

@@ -24,11 +24,6 @@ namespace agentrt {
 namespace {
 
 namespace fs = std::filesystem;
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 class FilesTest : public ::testing::Test {
  protected:

@@ -18,7 +18,6 @@ namespace agentrt {
 namespace {
 
 using test_support::TestFile;
-using ::testing::HasSubstr;
 
 std::string WriteWithMode(const std::string& name, mode_t mode) {
   std::string path = TestFile(name);

@@ -30,9 +30,6 @@
 namespace agentrt {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-
 // A model answering from a script of results; each call takes `latency` of clock time.
 class ScriptModel final : public Model {
  public:

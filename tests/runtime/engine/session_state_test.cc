@@ -10,9 +10,6 @@ namespace agentrt::internal {
 namespace {
 
 using State = SessionState;
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::HasSubstr;
 
 StagedDecision Staged(std::string step_id) {
   StagedDecision staged;

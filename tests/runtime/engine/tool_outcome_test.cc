@@ -8,12 +8,12 @@
 #include "runtime/base/string_view.h"
 #include "runtime/json/sha256.h"
 #include "runtime/status_payloads.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::internal {
 namespace {
 
 using Ending = ToolOutcome::Ending;
-using ::testing::HasSubstr;
 
 // The two questions, counting how often each was asked.
 struct Questions {

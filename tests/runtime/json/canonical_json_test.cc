@@ -15,10 +15,6 @@ namespace agentrt::json {
 namespace {
 
 namespace fs = std::filesystem;
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 const fs::path kJcsDir = fs::path(AGENTRT_SHARED_DIR) / "testdata/jcs/testdata";
 

@@ -10,11 +10,6 @@
 namespace agentrt::json {
 namespace {
 
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::HasSubstr;
-using ::testing::Not;
-
 struct Refusal {
   std::string input;
   std::string message;  // the whole "what at byte N" part

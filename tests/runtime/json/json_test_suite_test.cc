@@ -19,10 +19,6 @@
 namespace agentrt::json {
 namespace {
 
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::Not;
-
 namespace fs = std::filesystem;
 
 const fs::path kParsingDir = fs::path(AGENTRT_SHARED_DIR) / "testdata/jsontestsuite/test_parsing";

@@ -12,12 +12,10 @@
 
 #include "runtime/json/internal/combining_marks.h"
 #include "runtime/json/utf8.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::json {
 namespace {
-
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 // Encodes a scalar value as UTF-8, so rows can name code points instead of spelling bytes.
 std::string U8(char32_t cp) {

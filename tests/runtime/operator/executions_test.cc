@@ -10,12 +10,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/events.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::Pair;
 
 store::Event E(std::int64_t seq, std::string step, std::string_view type, std::string payload) {
   store::Event e;

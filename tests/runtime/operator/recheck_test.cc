@@ -35,11 +35,6 @@ namespace agentrt {
 namespace {
 
 using ::agentrt::scripted::Complete;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
-using ::testing::SizeIs;
-using ::testing::StartsWith;
 
 // A tool whose spec a test may change between steps, and which may act while it runs.
 class SpecTool : public Tool {

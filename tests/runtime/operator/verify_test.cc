@@ -21,7 +21,6 @@ namespace agentrt {
 namespace {
 
 using test_support::StatusIs;
-using ::testing::Optional;
 
 class VerifyTest : public ::testing::Test {
  protected:

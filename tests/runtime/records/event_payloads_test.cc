@@ -13,8 +13,6 @@
 namespace agentrt::records {
 namespace {
 
-using ::testing::Optional;
-
 // The payloads of `type` in run "run-1", decoded, in seq order.
 template <typename Payload>
 std::vector<Payload> All(store::Store& store) {

@@ -16,8 +16,6 @@
 namespace agentrt::rows {
 namespace {
 
-using ::testing::HasSubstr;
-
 class RowsTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -12,8 +12,6 @@
 namespace agentrt::records {
 namespace {
 
-using ::testing::SizeIs;
-
 TEST(MigrationsTest, ReleasedMigrationsAreUnchanged) {
   // A released migration is never edited: add a new one instead, and add its hash here.
   const char* kHashes[] = {

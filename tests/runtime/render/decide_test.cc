@@ -8,13 +8,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/utf8.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::render {
 namespace {
-
-using ::testing::EndsWith;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
 
 ToolUse Use(std::string name, std::string args = "") {
   return ToolUse{"id_" + name, std::move(name), std::move(args)};

@@ -18,10 +18,6 @@
 namespace agentrt::render {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
-using ::testing::HasSubstr;
-
 using ::agentrt::scripted::Call;
 
 Decision Kind(std::string kind, std::string reason = "") {

@@ -25,12 +25,6 @@
 namespace agentrt::render {
 namespace {
 
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
-
 // Plays canned responses (or errors) in order and keeps every request it was sent.
 class CannedModel : public Model {
  public:

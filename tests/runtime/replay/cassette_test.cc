@@ -36,9 +36,6 @@ namespace {
 using ::agentrt::model_fixtures::Answer;
 using ::agentrt::model_fixtures::Ask;
 using ::agentrt::model_fixtures::TempDirTest;
-using ::agentrt::test_support::StatusIs;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 v1::Exchange ModelCall(const std::string& question, const std::string& answer,
                        std::uint32_t ordinal = 1) {

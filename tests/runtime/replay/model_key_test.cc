@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "runtime/json/sha256.h"
 #include "tests/runtime/model_fixtures.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::replay {
 namespace {
@@ -14,7 +15,6 @@ using ::agentrt::model_fixtures::Ask;
 using ::agentrt::model_fixtures::TextBlock;
 using ::agentrt::model_fixtures::ToolResultBlock;
 using ::agentrt::model_fixtures::ToolUseBlock;
-using ::testing::MatchesRegex;
 
 // Every part a request has: system text, text, a tool use with input, a tool result that is
 // an error, a tool on offer and an output cap.

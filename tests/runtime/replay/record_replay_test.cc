@@ -30,13 +30,8 @@ namespace {
 using ::agentrt::model_fixtures::Answer;
 using ::agentrt::model_fixtures::Ask;
 using ::agentrt::model_fixtures::TempDirTest;
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 using ::agentrt::sim::ScriptedModel;
-using ::testing::Not;
 using namespace std::string_literals;
 
 constexpr absl::Time kNoDeadline = absl::InfiniteFuture();

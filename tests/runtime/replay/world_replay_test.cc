@@ -31,9 +31,6 @@
 namespace agentrt::replay {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
-
 constexpr absl::Time kStart = absl::FromUnixSeconds(1'767'225'600);  // 2026-01-01T00:00:00Z
 
 // A tool that takes 20 seconds of the run's clock: long enough for the lease heartbeat (every

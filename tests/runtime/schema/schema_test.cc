@@ -14,11 +14,6 @@
 namespace agentrt::schema {
 namespace {
 
-using ::agentrt::test_support::StatusIs;
-using ::testing::AllOf;
-using ::testing::HasSubstr;
-using ::testing::SizeIs;
-
 Schema CompileOrDie(std::string_view json, const CompileOptions& options = {}) {
   absl::StatusOr<Schema> schema = Schema::Compile(json, options);
   EXPECT_OK(schema) << "for " << json;

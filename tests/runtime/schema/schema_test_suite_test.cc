@@ -36,13 +36,12 @@
 #include "runtime/json/document.h"
 #include "runtime/json/intake.h"
 #include "runtime/schema/schema.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::schema {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::IsEmpty;
-using ::testing::Not;
 
 const fs::path kSuiteDir = fs::path(AGENTRT_SHARED_DIR) / "testdata/json-schema-test-suite";
 

@@ -21,9 +21,6 @@
 namespace agentrt::store {
 namespace {
 
-using ::agentrt::test_support::StatusIs;
-using ::testing::HasSubstr;
-
 const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 
 constexpr std::string_view kEventsOnly = R"sql(

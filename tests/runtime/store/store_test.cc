@@ -36,11 +36,6 @@ namespace agentrt::store {
 namespace {
 
 namespace fs = std::filesystem;
-using ::agentrt::test_support::IsOk;
-using ::agentrt::test_support::StatusIs;
-using ::testing::HasSubstr;
-using ::testing::Not;
-using ::testing::SizeIs;
 
 const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 

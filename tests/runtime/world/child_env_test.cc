@@ -21,9 +21,6 @@
 namespace agentrt::world {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-
 EnvLookup Host(std::map<std::string, std::string> vars) {
   return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
     auto it = vars.find(std::string(name));

@@ -22,11 +22,7 @@
 namespace agentrt::world {
 namespace {
 
-using ::agentrt::test_support::IsOkAndHolds;
 using ::agentrt::test_support::MemoryFilesystem;
-using ::agentrt::test_support::StatusIs;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 constexpr std::size_t kLimit = 1 << 20;
 

@@ -40,10 +40,6 @@
 namespace agentrt::world {
 namespace {
 
-using ::testing::EndsWith;
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
-
 const char* const kChild = AGENTRT_LAUNCH_CHILD;
 
 // Short grace periods: a test that needs the escalation waits fractions of a second.

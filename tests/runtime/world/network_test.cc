@@ -27,12 +27,6 @@
 namespace agentrt::world {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::Pair;
-
 constexpr absl::Duration kLong = absl::Seconds(10);         // what must happen, happens well within
 constexpr absl::Duration kShort = absl::Milliseconds(300);  // what must time out
 

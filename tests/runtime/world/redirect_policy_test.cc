@@ -15,12 +15,6 @@
 namespace agentrt::world {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::Pair;
-
 const absl::Time kDeadline = absl::FromUnixSeconds(1'000'000);
 
 struct Answer {

@@ -12,9 +12,6 @@
 namespace agentrt::world {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
-
 TEST(RequestCheckTest, OrdinaryRequestsPass) {
   const std::vector<HttpRequest> requests = {
       {.url = "http://127.0.0.1:8080/mcp"},

@@ -12,12 +12,10 @@
 #include "gtest/gtest.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/real_scheduler.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::world {
 namespace {
-
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
 
 constexpr absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 

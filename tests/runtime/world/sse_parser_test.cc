@@ -12,9 +12,6 @@
 namespace agentrt::world {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
 using namespace std::string_literals;
 
 SseEvent Event(std::string data, std::string type = "message", std::string id = "") {

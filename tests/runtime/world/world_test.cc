@@ -6,11 +6,10 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/timestamp.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::world {
 namespace {
-
-using ::testing::MatchesRegex;
 
 TEST(ManualClockTest, ReadingsChangeOnlyWhenTheOwnerMovesTheClock) {
   ManualClock clock(absl::FromUnixSeconds(1'800'000'000));

@@ -23,10 +23,6 @@
 namespace agentrt::world {
 namespace {
 
-using ::agentrt::test_support::IsOkAndHolds;
-using ::testing::ElementsAre;
-using ::testing::Optional;
-
 const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 
 TEST(WrappersTest, AClockWrapperReadsWaitsAndWakesItsTarget) {

@@ -36,11 +36,6 @@ namespace agentrt::exporter {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::SizeIs;
 
 const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 

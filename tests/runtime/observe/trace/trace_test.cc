@@ -26,10 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::agentrt::test_support::Lines;
-using ::testing::HasSubstr;
-using ::testing::MatchesRegex;
-using ::testing::Not;
-using ::testing::SizeIs;
 
 const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);  // 2027-01-15 08:00:00 UTC
 

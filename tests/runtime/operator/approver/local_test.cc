@@ -17,12 +17,9 @@
 namespace agentrt::approver {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
 using testing::kStart;
 using testing::PausedRunTest;
 using testing::PostTo;
-using ::testing::SizeIs;
 
 class LocalTest : public PausedRunTest {
  protected:

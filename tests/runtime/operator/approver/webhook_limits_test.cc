@@ -29,7 +29,6 @@ namespace {
 
 using testing::Answer;
 using testing::Bytes;
-using ::testing::HasSubstr;
 using testing::Parse;
 using testing::PausedRunTest;
 using testing::RawClient;

@@ -35,16 +35,9 @@
 namespace agentrt::approver::webhook {
 namespace {
 
-using ::agentrt::test_support::StatusIs;
 using testing::Complete;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
-using ::testing::Pair;
 using testing::PausedRunTest;
 using testing::PostTo;
-using ::testing::SizeIs;
-using ::testing::StartsWith;
 
 const std::string kSecret = "0123456789abcdef0123456789abcdef-test";
 

@@ -10,14 +10,12 @@
 #include "gtest/gtest.h"
 #include "runtime/operator/view/bound.h"
 #include "tests/support/lines.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::view {
 namespace {
 
 using ::agentrt::test_support::Lines;
-using ::testing::HasSubstr;
-using ::testing::Not;
-using ::testing::StartsWith;
 
 Approval SendReport() {
   Approval a;

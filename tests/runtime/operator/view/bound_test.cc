@@ -6,12 +6,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/utf8.h"
+#include "tests/support/status_matchers.h"
 
 namespace agentrt::view {
 namespace {
-
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 
 std::string Quoted(const std::string& text) { return "\"" + text + "\""; }
 

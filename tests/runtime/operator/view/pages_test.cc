@@ -28,11 +28,6 @@
 namespace agentrt::view {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::SizeIs;
-
 class NamedTool : public Tool {
  public:
   NamedTool(std::string name, SideEffect side_effect) : name_(name), side_effect_(side_effect) {}
