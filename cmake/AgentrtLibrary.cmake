@@ -25,13 +25,14 @@ function(agentrt_add_library name)
 endfunction()
 
 # agentrt_stage_public_headers(): links every public header into AGENTRT_STAGED_INCLUDE and
-# installs it. Public: every header under runtime/, mcp/, sim/ and testkit/ outside engine/ and
+# installs it. Public: every header under runtime/, mcp/, providers/, sim/ and testkit/ outside engine/ and
 # internal/ folders (runtime/README.md says why each is public). Re-run at every configure, so a removed
 # header leaves no stale link.
 function(agentrt_stage_public_headers)
   file(GLOB_RECURSE headers RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
        ${PROJECT_SOURCE_DIR}/runtime/*.h ${PROJECT_SOURCE_DIR}/mcp/*.h
-       ${PROJECT_SOURCE_DIR}/sim/*.h ${PROJECT_SOURCE_DIR}/testkit/*.h)
+       ${PROJECT_SOURCE_DIR}/providers/*.h ${PROJECT_SOURCE_DIR}/sim/*.h
+       ${PROJECT_SOURCE_DIR}/testkit/*.h)
   list(FILTER headers EXCLUDE REGEX "(^|/)(engine|internal)/")
   file(REMOVE_RECURSE ${AGENTRT_STAGED_INCLUDE})
   foreach(header IN LISTS headers)

@@ -73,9 +73,11 @@ class Network {
   // Errors: InvalidArgument for a URL that is not absolute http(s) or a header that cannot be
   // sent (a newline in it); DeadlineExceeded when the headers had not arrived by `deadline`;
   // PermissionDenied when the network may not reach the address (a loopback-only network asked
-  // for another host); ResourceExhausted for a declared Content-Length over max_body_bytes;
-  // Unavailable when the server could not be reached or the connection broke (naming the URL
-  // and the reason).
+  // for another host); FailedPrecondition when asking again cannot help: the host name does not
+  // resolve, or the server's certificate is not trusted; ResourceExhausted for a declared
+  // Content-Length over max_body_bytes; Unavailable when the server could not be reached (a
+  // refused connection) or the connection broke before the response's head (naming the URL and
+  // the reason).
   virtual absl::StatusOr<std::unique_ptr<HttpResponse>> Send(const HttpRequest& request,
                                                              absl::Time deadline) = 0;
 };

@@ -423,6 +423,7 @@ std::vector<std::string> DependenciesPointingBack(const std::vector<Source>& sou
       {"runtime/operator", core_with({"runtime/operator"})},
       {"runtime/replay", core_with({"runtime/replay"})},
       {"mcp", core_with({"mcp"})},
+      {"providers", core_with({"providers"})},
   };
   std::vector<std::string> found;
   for (const Source& s : sources) {

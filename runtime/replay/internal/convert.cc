@@ -3,6 +3,8 @@
 #include <limits>
 
 #include "absl/strings/cord.h"
+#include "absl/strings/match.h"
+#include "runtime/base/string_view.h"
 
 namespace agentrt::replay::internal {
 
@@ -66,12 +68,23 @@ world::ExitStatus ExitStatusOf(const v1::ExitStatus& status) {
   return {status.code(), status.signal()};
 }
 
+bool IsCredentialHeader(std::string_view name) {
+  for (std::string_view credential : kCredentialHeaders) {
+    if (absl::EqualsIgnoreCase(ToAbsl(name), ToAbsl(credential))) return true;
+  }
+  return false;
+}
+
 v1::Exchange HttpSendOf(const world::HttpRequest& request, absl::Time deadline) {
   v1::Exchange e;
   v1::HttpSend* send = e.mutable_http()->mutable_send();
   send->set_method(request.method);
   send->set_url(request.url);
-  AddFields(request.headers, send->mutable_headers());
+  for (const auto& [name, value] : request.headers) {
+    v1::Field* field = send->add_headers();
+    field->set_name(name);
+    field->set_value(IsCredentialHeader(name) ? std::string(kRedacted) : value);
+  }
   send->set_body(request.body);
   send->set_max_body_bytes(request.max_body_bytes);
   send->set_deadline(NanosOf(deadline));

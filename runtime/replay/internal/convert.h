@@ -32,9 +32,17 @@ world::HttpFields FieldsOf(const google::protobuf::RepeatedPtrField<v1::Field>& 
 v1::ExitStatus ExitOf(const world::ExitStatus& status);
 world::ExitStatus ExitStatusOf(const v1::ExitStatus& status);
 
+// Headers that carry a credential (an API key, a bearer token): a cassette holds their values as
+// kRedacted, on the recording side and on the replaying side alike, so a replay matches the
+// request it recorded without the secret ever being written.
+inline constexpr std::string_view kCredentialHeaders[] = {"Authorization", "Proxy-Authorization",
+                                                          "X-Api-Key", "Api-Key"};
+inline constexpr std::string_view kRedacted = "[redacted]";
+bool IsCredentialHeader(std::string_view name);
+
 // The request side of exchanges, as a recorder writes it and a replayer asks for it: an HTTP
-// send (method, URL, headers, body, body cap, deadline; no outcome yet), and the empty stdio
-// and exit exchanges of process `process`.
+// send (method, URL, headers with every credential redacted, body, body cap, deadline; no
+// outcome yet), and the empty stdio and exit exchanges of process `process`.
 v1::Exchange HttpSendOf(const world::HttpRequest& request, absl::Time deadline);
 v1::Exchange StdioExchange(std::uint32_t process);
 v1::Exchange ExitExchange(std::uint32_t process);

@@ -222,6 +222,15 @@ absl::Status CurlResponse::ErrorFor(CURLcode code) {
   if (code == CURLE_URL_MALFORMAT || code == CURLE_UNSUPPORTED_PROTOCOL) {
     return absl::InvalidArgumentError(absl::StrCat(what_, ": ", reason));
   }
+  // Asking again will not help: no such host, or a certificate this network does not trust.
+  if (code == CURLE_COULDNT_RESOLVE_HOST) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(what_, ": the host name does not resolve: ", reason));
+  }
+  if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(what_, ": the server's certificate is not trusted: ", reason));
+  }
   if (head_done_) {
     return absl::UnavailableError(
         absl::StrCat(what_, ": the connection broke after ", received_, " body bytes: ", reason));

@@ -14,9 +14,13 @@
 #include "runtime/driver.h"
 #include "runtime/records/schema.h"
 #include "runtime/replay/cassette_file.h"
+#include "runtime/replay/cassette_recorder.h"
 #include "runtime/replay/cassette_text.h"
 #include "runtime/replay/proto/cassette.pb.h"
+#include "runtime/replay/recording_network.h"
 #include "runtime/replay/recording_world.h"
+#include "runtime/replay/replay_cursor.h"
+#include "runtime/replay/replaying_network.h"
 #include "runtime/replay/replaying_world.h"
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
@@ -415,6 +419,45 @@ TEST(WorldReplayTest, ATaskScheduledForAnotherTimeStopsTheReplay) {
               HasSubstr("exchange 1 (task scheduled) differs from the recording: scheduler."
                         "scheduled.at: recorded 2026-01-01T00:00:00.000000000Z, requested "
                         "2026-01-01T00:00:01.000000000Z"));
+}
+
+// A key travels in a header; a cassette holds the header's name with its value redacted, on
+// both sides, so a recording never holds the secret and replays under another key.
+TEST(WorldReplayTest, CredentialHeadersAreRecordedRedactedAndReplayWithoutTheKey) {
+  test_support::FakeNetwork real;
+  CassetteRecorder recorder;
+  RecordingNetwork recording(real, recorder);
+  auto request = [](std::string_view key) {
+    world::HttpRequest r;
+    r.method = "POST";
+    r.url = "http://model.test/v1/messages";
+    r.headers = {{"x-api-key", std::string(key)},
+                 {"Authorization", "Bearer " + std::string(key)},
+                 {"Content-Type", "application/json"}};
+    r.body = "{}";
+    return r;
+  };
+  ASSERT_OK(recording.Send(request("sk-recorded-secret"), kStart + absl::Minutes(1)));
+  Cassette cassette = recorder.cassette();
+  absl::StatusOr<std::string> bytes = SerializeCassette(cassette);
+  ASSERT_OK(bytes);
+  EXPECT_THAT(*bytes, Not(HasSubstr("sk-recorded-secret")));
+  const v1::HttpSend& sent = cassette.exchange(0).http().send();
+  ASSERT_EQ(sent.headers_size(), 3);
+  EXPECT_EQ(sent.headers(0).value(), "[redacted]");
+  EXPECT_EQ(sent.headers(1).value(), "[redacted]");
+  EXPECT_EQ(sent.headers(2).value(), "application/json");
+
+  ReplayCursor cursor(cassette);
+  ReplayingNetwork replaying(cursor);
+  EXPECT_OK(replaying.Send(request("another-key-entirely"), kStart + absl::Minutes(1)));
+  // What is not a credential still has to match.
+  ReplayCursor again(cassette);
+  ReplayingNetwork strict(again);
+  world::HttpRequest other = request("sk-recorded-secret");
+  other.headers[2].second = "text/plain";
+  EXPECT_THAT(strict.Send(other, kStart + absl::Minutes(1)),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("headers")));
 }
 
 }  // namespace

@@ -466,6 +466,15 @@ TEST_F(NetworkTest, ARefusedConnectionIsUnavailableNamingTheUrl) {
   EXPECT_THAT(response.status().message(), HasSubstr("POST " + url));
 }
 
+TEST_F(NetworkTest, AnUnresolvableHostIsAFailedPreconditionNotUnavailable) {
+  // .invalid never resolves (RFC 6761), with or without a resolver on the machine: asking again
+  // cannot help, which is what sets it apart from a refused connection.
+  std::unique_ptr<CurlNetwork> network = Make();
+  EXPECT_THAT(
+      network->Send({.url = "http://agentrt-network-test.invalid/"}, In(kLong)),
+      StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("the host name does not resolve")));
+}
+
 TEST_F(NetworkTest, LoopbackOnlyRefusesAnotherAddressWithoutTryingIt) {
   // 192.0.2.1 (TEST-NET-1) never answers: only a refusal before connecting ends this before
   // the 30-second connect timeout and the 10-second deadline. A proxy in the environment is
