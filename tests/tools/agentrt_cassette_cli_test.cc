@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/base/file_util.h"
 #include "runtime/replay/cassette_file.h"
 #include "runtime/replay/model_key.h"
 #include "runtime/replay/proto/cassette.pb.h"
@@ -309,6 +310,48 @@ TEST_F(AgentrtCassetteCliTest, DemoWorldRecordsARealProcessAndServerAndReplaysWi
   EXPECT_EQ(mismatch.exit_code, 1);
   EXPECT_THAT(mismatch.err, HasSubstr("(HTTP request) differs from the recording: http.send.url: "
                                       "recorded \"http://x/\", requested \"http://127.0.0.1:"));
+}
+
+// A real provider adapter over the real network, talking to the stand-in on loopback: the run
+// pauses at the remote mutation, an operator approves, a resume finishes it; the recording of
+// the first part replays with no server, to the same head; the key travels in a header but is
+// never printed and never recorded.
+TEST_F(AgentrtCassetteCliTest, DemoLiveRecordsAProvidersHttpAndReplaysItWithoutTheServer) {
+  std::string db = (dir_ / "live.db").string();
+  std::string cassette = (dir_ / "live.cassette").string();
+  const std::string kKey = "sk-live-demo-secret-4242";
+  ProcessResult recorded = RunProcess({AGENTRT_BIN, "demo", "live", "--stand-in", "--key-env",
+                                       "AGENTRT_DEMO_KEY", "--db", db, "--record", cassette},
+                                      testing::ProcessOptions{.env = {"AGENTRT_DEMO_KEY=" + kKey}});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.out << recorded.err;
+  EXPECT_THAT(recorded.err,
+              HasSubstr("stand-in: an OpenAI-compatible server on http://127.0.0.1:"));
+  EXPECT_THAT(recorded.err, HasSubstr("model.completed"));
+  EXPECT_THAT(recorded.out, HasSubstr("(openai:stand-in): WAITING_FOR_APPROVAL"));
+  EXPECT_THAT(recorded.out + recorded.err, Not(HasSubstr(kKey)));
+  absl::StatusOr<std::string> bytes = ReadFile(cassette);
+  ASSERT_OK(bytes);
+  EXPECT_THAT(*bytes, Not(HasSubstr(kKey)));
+  EXPECT_THAT(*bytes, HasSubstr("[redacted]"));
+
+  // The printed commands, as an operator would run them.
+  std::string approve = recorded.out.substr(recorded.out.find("agentrt approve --db "));
+  std::string run = approve.substr(std::string("agentrt approve --db ").size() + db.size() + 1, 32);
+  ProcessResult approved = Agentrt({"approve", "--db", db, run, "--by", "test", "--yes"});
+  ASSERT_EQ(approved.exit_code, 0) << approved.err;
+  ProcessResult resumed = RunProcess({AGENTRT_BIN, "demo", "live", "--stand-in", "--key-env",
+                                      "AGENTRT_DEMO_KEY", "--db", db, "--resume", run},
+                                     testing::ProcessOptions{.env = {"AGENTRT_DEMO_KEY=" + kKey}});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_THAT(resumed.out, HasSubstr("COMPLETED (goal_completed) after 3 steps; 3 model call(s)"));
+  EXPECT_THAT(resumed.err, HasSubstr("step.tool_finished"));
+
+  ProcessResult replayed = RunProcess({"/usr/bin/env", "-i", AGENTRT_BIN, "replay", cassette,
+                                       "--db", (dir_ / "replayed.db").string()});
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.out << replayed.err;
+  EXPECT_THAT(replayed.out, HasSubstr("the audit log is the recorded one, byte for byte"));
+  EXPECT_EQ(recorded.out.substr(0, recorded.out.find("recorded every exchange")),
+            replayed.out.substr(0, replayed.out.find("replayed ")));
 }
 
 }  // namespace

@@ -62,6 +62,8 @@ constexpr Command kCommands[] = {
      Section::kStandalone, RunDemoCommand},
     {"demo world", "run tools that start a process and ask an HTTP server, recorded or replayed",
      Section::kStandalone, RunDemoCommand},
+    {"demo live", "run an agent on a real model through its provider; a report waits for you",
+     Section::kStandalone, RunDemoCommand},
     {"cassette dump", "print every exchange a recorded cassette holds", Section::kStandalone,
      RunCassetteCommand},
     {"cassette check", "check a cassette can be replayed, or say what is wrong with it",

@@ -10,6 +10,7 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demos/demo_world.h"
+#include "tools/agentrt/demos/live_demo.h"
 #include "tools/agentrt/demos/model_demo.h"
 #include "tools/agentrt/demos/world_demo.h"
 #include "tools/agentrt/sim_record.h"
@@ -20,11 +21,11 @@ namespace {
 constexpr char kHelp[] =
     R"(Usage: agentrt replay CASSETTE --db PATH
 
-Re-runs, offline, the demonstration CASSETTE recorded ('agentrt demo model --record' or
-'agentrt demo world --record'), or the run 'agentrt sim record' recorded (as 'agentrt sim
-replay' does): the same program, with every exchange it has with the world
-(clock readings, ids, the lease heartbeat, child processes and their bytes, HTTP requests and
-their bodies, model calls) served from the cassette in exact order. Nothing real is reached:
+Re-runs, offline, the demonstration CASSETTE recorded ('agentrt demo model --record',
+'agentrt demo world --record' or 'agentrt demo live --record'), or the run 'agentrt sim
+record' recorded (as 'agentrt sim replay' does): the same program, with every exchange it has
+with the world (clock readings, ids, the lease heartbeat, child processes and their bytes, HTTP
+requests and their bodies, a provider's among them, model calls) served from the cassette in exact order. Nothing real is reached:
 no process starts, no connection opens, no model is asked.
 
 The replay stops at the first request that differs from the recording, naming the exchange and
@@ -53,6 +54,10 @@ int ReplayCommand(const std::string& path, const std::string& db, std::string_vi
   }
   std::vector<std::string> program = cassette->header().program;
   std::string named = json::Sanitize(absl::StrJoin(program, " "));
+  if (std::optional<providers::ModelChoice> live = ParseLiveProgram(program)) {
+    std::unique_ptr<DemoWorld> world = DemoWorld::Replaying(*std::move(cassette));
+    return PlayLiveDemo(db, *live, /*resume=*/"", /*resume_command=*/"", *world, io);
+  }
   if (program.size() == 2 && program[0] == "demo" && program[1] == "model") {
     std::unique_ptr<DemoWorld> world = DemoWorld::Replaying(*std::move(cassette));
     return PlayModelDemo(db, *world, io);

@@ -14,6 +14,7 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demos/demo_tools.h"
+#include "tools/agentrt/demos/live_demo.h"
 #include "tools/agentrt/demos/mcp_demo.h"
 #include "tools/agentrt/demos/model_demo.h"
 #include "tools/agentrt/demos/world_demo.h"
@@ -31,6 +32,9 @@ constexpr char kDemoHelp[] =
        agentrt demo world --db PATH [--record CASSETTE | --replay CASSETTE]
                          (tools that start a process and ask an HTTP server, recorded and
                          replayed: 'demo world --help')
+       agentrt demo live (--model PROVIDER:MODEL | --stand-in) [--db PATH] [--record CASSETTE]
+                         (a real model through its provider's adapter, a remote mutation
+                         approved by an operator: 'demo live --help')
 
 Runs a scripted agent against three in-memory tools and prints the persisted event trace:
   1. read_file (read_only) on /etc/hosts: allowed and executed;
@@ -75,6 +79,7 @@ int RunDemoCommand(std::span<const std::string> args, Io& io) {
   }
   if (args[0] == "model") return RunModelDemo(args.subspan(1), io);
   if (args[0] == "world") return RunWorldDemo(args.subspan(1), io);
+  if (args[0] == "live") return RunLiveDemo(args.subspan(1), io);
   if (args[0] == "mcp") return RunMcpDemo(args.subspan(1), io);
   if (args[0] != "scripted") {
     return UsageError(io, "demo", "unknown demonstration \"" + json::Sanitize(args[0]) + "\"");
