@@ -15,6 +15,7 @@
 #include "mcp/pin.h"
 #include "mcp/rules.h"
 #include "mcp/server.h"
+#include "providers/create_model.h"
 #include "runtime/approvals.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
@@ -29,6 +30,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/world.h"
+#include "sim/fake_provider.h"
 #include "sim/scenario_file.h"
 #include "sim/scripted_model.h"
 #include "sim/sim_launcher.h"
@@ -144,13 +146,27 @@ std::vector<Decision> Script(const v1::Agent& agent) {
 }
 
 std::unique_ptr<Agent> InnerAgent(const v1::Agent& agent) {
-  if (agent.model().empty()) return std::make_unique<ScriptedAgent>(Script(agent));
+  if (agent.model().empty() && !agent.has_provider()) {
+    return std::make_unique<ScriptedAgent>(Script(agent));
+  }
   render::ModelAgentOptions options;
   options.render.opening = [](const StepInput& in) {
     return absl::StrCat("Goal: ", in.run.goal, "\nUse the tools, one call at a time.");
   };
   options.system = agent.system();
   return std::make_unique<render::ModelAgent>(std::move(options));
+}
+
+// The adapter a scenario's provider is played through: its kind, the model (a default per kind),
+// the fake endpoint, and a key for the kinds that send one (it never leaves the simulation).
+absl::StatusOr<providers::ModelChoice> ProviderChoice(const v1::Provider& p,
+                                                      const FakeProvider& endpoint) {
+  std::string model = p.model().empty() ? std::string(DefaultProviderModel(p.kind())) : p.model();
+  AGENTRT_ASSIGN_OR_RETURN(providers::ModelChoice choice,
+                           providers::ParseModelChoice(absl::StrCat(p.kind(), ":", model)));
+  choice.base_url = endpoint.BaseUrl();
+  if (p.kind() != "ollama") choice.api_key = providers::ApiKey("sim-key");
+  return choice;
 }
 
 std::optional<PolicyOutcome> OutcomeOf(v1::Outcome outcome) {
@@ -259,7 +275,7 @@ class Player {
   std::unique_ptr<ProcessesAndConnections> Connect() {
     auto connected = std::make_unique<ProcessesAndConnections>();
     connected->launcher = std::make_unique<SimLauncher>(clock_, stdio_);
-    connected->network = std::make_unique<SimNetwork>(clock_, http_);
+    connected->network = std::make_unique<SimNetwork>(clock_, http_, provider_.get());
     return connected;
   }
   world::World WorldOf(ProcessesAndConnections& connected) {
@@ -292,7 +308,10 @@ class Player {
   std::map<std::string, FakeServer*> stdio_;
   std::map<std::string, FakeServer*> http_;
   std::unique_ptr<SimAgent> agent_;
-  std::unique_ptr<ScriptedModel> model_;  // the model-backed agent's model, when it has one
+  // The model-backed agent's model, when it has one: the scenario's replies, or a provider's
+  // adapter over the running runtime's network (made anew by each MakeDriver).
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<FakeProvider> provider_;  // the scenario's provider endpoint, when it has one
   std::unique_ptr<mcp::ClassPolicy> policy_;
   int next_approval_ = 0;
   Outcome outcome_;
@@ -334,6 +353,15 @@ absl::StatusOr<std::unique_ptr<Driver>> Player::MakeDriver(store::Store& store,
   options.scheduler = &clock_;
   options.lease_ttl = kLeaseTtl;
   options.lease_owner = "sim";
+  if (provider_ != nullptr) {
+    const v1::Provider& p = scenario_.agent().provider();
+    AGENTRT_ASSIGN_OR_RETURN(providers::ModelChoice choice, ProviderChoice(p, *provider_));
+    AGENTRT_ASSIGN_OR_RETURN(model_, providers::CreateModel(choice, WorldOf(connected)));
+    options.model.prices = providers::PricesFor(choice, *model_);
+    options.model.max_retries = p.max_retries();
+    if (!p.call_timeout().empty()) options.model.call_timeout = ScenarioDuration(p.call_timeout());
+    if (!p.backoff().empty()) options.model.backoff = ScenarioDuration(p.backoff());
+  }
   options.model.model = model_.get();
   return Driver::Create(store, clock_, entropy_, std::move(options));
 }
@@ -361,6 +389,9 @@ absl::Status Player::Approvals(store::Store* const& store, Run& run,
 
 absl::StatusOr<Outcome> Player::Play() {
   absl::Time start = clock_.Now();
+  if (scenario_.agent().has_provider()) {
+    provider_ = std::make_unique<FakeProvider>(scenario_.agent().provider());
+  }
   for (const v1::Server& config : scenario_.servers()) {
     Configured c;
     c.config = &config;
@@ -491,6 +522,7 @@ absl::StatusOr<Outcome> Player::Play() {
     const RowContradiction& c = rows.first[0];
     outcome_.row_contradiction = absl::StrCat(c.row, ": ", c.detail);
   }
+  if (provider_ != nullptr) outcome_.provider_difference = provider_->difference();
   AGENTRT_ASSIGN_OR_RETURN(store::ChainHead head, store->Head());
   outcome_.chain_head = head.hash;
   if (!options_.db_path.empty()) {

@@ -91,12 +91,15 @@ struct Outcome {
   std::string chain_head;                 // the audit log's head hash ("" with no run)
   std::string chain_break;                // what verifying the chain found broken ("" none)
   std::string row_contradiction;          // the first row that contradicts the chain ("" none)
-  bool crashed = false;                   // the scenario's crash happened
-  absl::Duration virtual_time;            // how far the virtual clock moved
-  std::int64_t task_runs = 0;             // scheduled tasks the virtual clock ran (heartbeats)
-  int max_steps = 0;                      // the run's step limit
-  std::uint32_t answers = 0;              // how many answers the servers sent
-  std::uint32_t answers_before_run = 0;   // of which before the run started (pin and load)
+  // The first difference between what the provider's adapter sent and what the scenario's
+  // exchanges expect ("" none; sim/fake_provider.h): judged with the expectations.
+  std::string provider_difference;
+  bool crashed = false;                  // the scenario's crash happened
+  absl::Duration virtual_time;           // how far the virtual clock moved
+  std::int64_t task_runs = 0;            // scheduled tasks the virtual clock ran (heartbeats)
+  int max_steps = 0;                     // the run's step limit
+  std::uint32_t answers = 0;             // how many answers the servers sent
+  std::uint32_t answers_before_run = 0;  // of which before the run started (pin and load)
 };
 
 // Play plays `scenario` (already checked by scenario_file.h). Errors: only what stops the

@@ -13,6 +13,7 @@
 #include "google/protobuf/text_format.h"
 #include "mcp/duration.h"
 #include "mcp/rules.h"
+#include "providers/anthropic/anthropic_model.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/events.h"
@@ -206,9 +207,42 @@ absl::Status CheckServer(const At& at, const v1::Server& server, Listed& listed)
   return absl::OkStatus();
 }
 
+absl::Status CheckProvider(const At& at, const v1::Provider& p) {
+  if (p.kind() != "anthropic" && p.kind() != "openai" && p.kind() != "ollama") {
+    return at.Error("kind", -1,
+                    absl::StrCat("\"", p.kind(), "\" is not anthropic, openai or ollama"));
+  }
+  if (p.kind() == "anthropic" && !p.model().empty() &&
+      !providers::AnthropicPrices().contains(absl::StrCat("anthropic:", p.model()))) {
+    return at.Error("model", -1,
+                    absl::StrCat("\"", p.model(), "\" is not in Anthropic's price table"));
+  }
+  AGENTRT_RETURN_IF_ERROR(at.Count("exchanges", p.exchanges_size(), kMaxSteps, "exchanges"));
+  AGENTRT_RETURN_IF_ERROR(at.AtMost(
+      "max_retries", static_cast<std::uint64_t>(std::max(p.max_retries(), 0)), kMaxRunLimit));
+  AGENTRT_RETURN_IF_ERROR(at.Duration("call_timeout", p.call_timeout()));
+  AGENTRT_RETURN_IF_ERROR(at.Duration("backoff", p.backoff()));
+  for (int i = 0; i < p.exchanges_size(); ++i) {
+    const v1::ProviderExchange& e = p.exchanges(i);
+    At x = at.Nested("exchanges", i, e);
+    if (e.status() != 0 && (e.status() < 100 || e.status() > 599)) {
+      return x.Error("status", -1, absl::StrCat(e.status(), " is not an HTTP status"));
+    }
+    AGENTRT_RETURN_IF_ERROR(x.Duration("delay", e.delay()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckAgent(const At& agent, const v1::Agent& a) {
-  if (!a.steps().empty() && !a.model().empty()) {
-    return agent.Error("model", 0, "give the agent steps or a model's replies, not both");
+  int kinds =
+      (a.steps().empty() ? 0 : 1) + (a.model().empty() ? 0 : 1) + (a.has_provider() ? 1 : 0);
+  if (kinds > 1) {
+    return agent.Error(a.has_provider() ? "provider" : "model", a.has_provider() ? -1 : 0,
+                       "give the agent steps, a model's replies or a provider: one of them");
+  }
+  if (a.has_provider()) {
+    AGENTRT_RETURN_IF_ERROR(
+        CheckProvider(agent.Nested("provider", -1, a.provider()), a.provider()));
   }
   AGENTRT_RETURN_IF_ERROR(agent.Count("steps", a.steps_size(), kMaxSteps, "steps"));
   AGENTRT_RETURN_IF_ERROR(agent.Count("model", a.model_size(), kMaxSteps, "model replies"));

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
+#include "sim/scenario_file.h"
 #include "sim/sim_launcher.h"
 
 namespace agentrt::sim {
@@ -91,8 +92,9 @@ std::string SimEndpoint(std::string_view name) {
   return absl::StrCat("http://", ToAbsl(name), ".sim/mcp");
 }
 
-SimNetwork::SimNetwork(world::ManualClock& clock, std::map<std::string, FakeServer*> servers)
-    : clock_(clock) {
+SimNetwork::SimNetwork(world::ManualClock& clock, std::map<std::string, FakeServer*> servers,
+                       FakeProvider* provider)
+    : clock_(clock), provider_(provider) {
   for (auto& [name, server] : servers) hosts_[absl::StrCat(name, ".sim")].server = server;
 }
 
@@ -103,7 +105,9 @@ absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::Send(
     return absl::InvalidArgumentError(
         absl::StrCat("URL ", request.url, " is not absolute http(s)"));
   }
-  auto it = hosts_.find(HostOf(request.url));
+  std::string host_name = HostOf(request.url);
+  if (provider_ != nullptr && host_name == kProviderHost) return ServeProvider(request, deadline);
+  auto it = hosts_.find(host_name);
   if (it == hosts_.end()) {
     return absl::UnavailableError(absl::StrCat("cannot reach ", request.url, ": no such host"));
   }
@@ -198,6 +202,33 @@ absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::Send(
                                                 dies, dead_);
   if (!reply.answered && !dies) response->set_hangs();
   return response;
+}
+
+absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::ServeProvider(
+    const world::HttpRequest& request, absl::Time deadline) {
+  const v1::ProviderExchange* e = provider_->Next(request);
+  if (e == nullptr) {
+    return Plain(clock_, 500, R"({"error":"the scenario's provider has no answer left"})", dead_,
+                 {{"Content-Type", "application/json"}});
+  }
+  absl::Time at = clock_.Now() + ScenarioDuration(e->delay());
+  if (at > deadline) {
+    MoveClockTo(clock_, deadline);
+    return absl::DeadlineExceededError(
+        absl::StrCat(request.method, " ", request.url, ": no answer by the deadline"));
+  }
+  MoveClockTo(clock_, at);
+  world::HttpFields headers;
+  for (const v1::Header& h : e->headers()) headers.emplace_back(h.name(), h.value());
+  if (!world::FindHeader(headers, "Content-Type")) {
+    headers.emplace_back("Content-Type", "application/json");
+  }
+  std::string body = e->body();
+  if (e->cut()) body.resize(body.size() / 2);
+  std::deque<Chunk> chunks;
+  if (!body.empty()) chunks.push_back({at, std::move(body)});
+  return std::make_unique<SimResponse>(clock_, e->status() == 0 ? 200 : e->status(),
+                                       std::move(headers), std::move(chunks), e->cut(), dead_);
 }
 
 }  // namespace agentrt::sim

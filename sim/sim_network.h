@@ -9,6 +9,11 @@
 // (404) after some requests, a body declared past the client's cap, an event stream that ends
 // before the answer. Like every Network it never follows a redirect and never cuts a body.
 //
+// A scenario's model provider answers at `provider.sim` (fake_provider.h): each request gets the
+// next exchange, its head and body at the virtual time its delay says (a deadline that comes
+// first moves the clock to it and fails as a real timeout would), its body cut short when the
+// exchange says so.
+//
 // Kill() is the runtime's death: every later Send fails and nothing more reaches a server.
 #pragma once
 
@@ -19,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/network.h"
+#include "sim/fake_provider.h"
 #include "sim/fake_server.h"
 
 namespace agentrt::sim {
@@ -29,7 +35,8 @@ std::string SimEndpoint(std::string_view name);
 class SimNetwork final : public world::Network {
  public:
   // Not owned: the clock (moved by sends and reads) and the servers, by name.
-  SimNetwork(world::ManualClock& clock, std::map<std::string, FakeServer*> servers);
+  SimNetwork(world::ManualClock& clock, std::map<std::string, FakeServer*> servers,
+             FakeProvider* provider = nullptr);
 
   absl::StatusOr<std::unique_ptr<world::HttpResponse>> Send(const world::HttpRequest& request,
                                                             absl::Time deadline) override;
@@ -37,6 +44,9 @@ class SimNetwork final : public world::Network {
   void Kill() { *dead_ = true; }
 
  private:
+  absl::StatusOr<std::unique_ptr<world::HttpResponse>> ServeProvider(
+      const world::HttpRequest& request, absl::Time deadline);
+
   struct Host {
     FakeServer* server = nullptr;
     std::string session;         // the session id it gave; "" before initialize
@@ -47,6 +57,7 @@ class SimNetwork final : public world::Network {
 
   world::ManualClock& clock_;
   std::map<std::string, Host> hosts_;  // by host name
+  FakeProvider* provider_;             // not owned; may be null
   std::shared_ptr<bool> dead_ = std::make_shared<bool>(false);
 };
 

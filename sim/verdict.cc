@@ -202,6 +202,12 @@ void CheckPrintable(const Outcome& outcome, std::vector<std::string>& broken) {
 }  // namespace
 
 std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
+  // The provider's side is part of what the scenario expects: a perturbed story may make the
+  // model ask what the recorded conversation never answered, which only a robust scenario
+  // promises against.
+  if (!outcome.provider_difference.empty()) {
+    return absl::StrCat("provider: ", outcome.provider_difference);
+  }
   if (std::string d = ErrorDifference("pin error", expect.pin_error(), outcome.pin_errors);
       !d.empty()) {
     return d;

@@ -349,7 +349,12 @@ absl::StatusOr<ModelResponse> OpenAiModel::Generate(const ModelRequest& request,
 
   ModelResponse response;
   response.text = std::move(decoded->content);
-  for (std::size_t i = 0; i < decoded->tool_calls.size(); ++i) {
+  response.stop_reason = StopReason(decoded->finish_reason, !decoded->tool_calls.empty());
+  // A reply cut at the output cap or refused may hold half a call, its arguments cut mid-JSON:
+  // its calls are dropped unread and never run (the reply is still charged).
+  const bool drop_calls = response.stop_reason == stop_reason::kMaxTokens ||
+                          response.stop_reason == stop_reason::kRefusal;
+  for (std::size_t i = 0; !drop_calls && i < decoded->tool_calls.size(); ++i) {
     WireToolCall& call = decoded->tool_calls[i];
     std::optional<std::string> args = ObjectArguments(call.arguments);
     if (!args) {
@@ -361,13 +366,6 @@ absl::StatusOr<ModelResponse> OpenAiModel::Generate(const ModelRequest& request,
     std::string id = call.id.empty() ? SynthesizeToolUseId(*world_.entropy, i) : call.id;
     response.tool_uses.push_back(
         ToolUse{.id = std::move(id), .name = std::move(call.name), .args = *std::move(args)});
-  }
-  response.stop_reason = StopReason(decoded->finish_reason, !response.tool_uses.empty());
-  // A reply cut at the output cap or refused may hold half a call: never run it (it is still
-  // charged).
-  if (response.stop_reason == stop_reason::kMaxTokens ||
-      response.stop_reason == stop_reason::kRefusal) {
-    response.tool_uses.clear();
   }
   response.usage = *usage;
   response.raw = std::move(reply.body);

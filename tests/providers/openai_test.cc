@@ -393,6 +393,20 @@ TEST(OpenAiTest, FinishReasonsMapAndDropPartialCalls) {
   }
 }
 
+TEST(OpenAiTest, ACallCutMidArgumentsAtTheCapIsDroppedNotRefused) {
+  // The cap cut the call inside its arguments: they are not JSON, and need not be, since a cut
+  // reply's calls are never run. The reply is charged and reads as truncated.
+  for (const char* finish_reason : {"length", "content_filter"}) {
+    SCOPED_TRACE(finish_reason);
+    Exchange exchange = GenerateAgainst(
+        Reply(200, Completion(MessageJson("", {ToolCallJson("call_1", "add", R"({"n":)")}),
+                              finish_reason, UsageJson(300, 1024, 0))));
+    ASSERT_OK(exchange.result);
+    EXPECT_THAT(exchange.result->tool_uses, IsEmpty());
+    EXPECT_THAT(exchange.result->usage, UsageIs(300, 1024, 0));
+  }
+}
+
 TEST(OpenAiTest, ArgumentsMustBeAJsonObject) {
   // "n=1" is not JSON: the reply was served (and is charged) but cannot be used.
   Exchange refused = GenerateAgainst(Reply(

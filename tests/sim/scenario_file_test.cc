@@ -76,7 +76,18 @@ TEST(ScenarioFileTest, ValuesTheSimulatorCannotPlayAreRefused) {
   EXPECT_THAT(Error("servers { name: \"a\" }\nagent { steps { } }\n"),
               HasSubstr("agent.steps[0]: a step is a call, complete_json or fail"));
   EXPECT_THAT(Error("servers { name: \"a\" }\nagent { steps { fail: \"x\" } model { } }\n"),
-              HasSubstr("agent.model[0]: give the agent steps or a model's replies, not both"));
+              HasSubstr("agent.model[0]: give the agent steps, a model's replies or a provider: "
+                        "one of them"));
+  EXPECT_THAT(Error("servers { name: \"a\" }\nagent { model { } provider { kind: \"openai\" } }\n"),
+              HasSubstr("agent.provider: give the agent steps, a model's replies or a provider"));
+  EXPECT_THAT(Error("servers { name: \"a\" }\nagent { provider { kind: \"gemini\" } }\n"),
+              HasSubstr("agent.provider.kind: \"gemini\" is not anthropic, openai or ollama"));
+  EXPECT_THAT(Error("servers { name: \"a\" }\nagent { provider { kind: \"ollama\" "
+                    "exchanges { status: 42 } } }\n"),
+              HasSubstr("agent.provider.exchanges[0].status: 42 is not an HTTP status"));
+  EXPECT_THAT(Error("servers { name: \"a\" }\nagent { provider { kind: \"ollama\" "
+                    "exchanges { delay: \"soon\" } } }\n"),
+              HasSubstr("agent.provider.exchanges[0].delay: \"soon\" is not a duration"));
   EXPECT_THAT(Error("servers { name: \"a\" }\nperturbations { drop: true }\n"),
               HasSubstr("perturbations[0].at_answer: answers count from 1"));
 }

@@ -1,0 +1,50 @@
+// sim/fake_provider.h
+//
+// The fake endpoint of a scenario's model provider (scenario.proto, Provider): the host
+// `provider.sim` on the simulated network (sim_network.h), which answers each request the real
+// adapter sends with the scenario's next exchange, in exact order, as recorded provider traffic
+// is played back. It notes the first difference between what the adapter sent and what the
+// scenario expects (a substring the request must hold; a request past the last exchange), and
+// the play fails naming it.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "runtime/world/network.h"
+#include "sim/proto/scenario.pb.h"
+
+namespace agentrt::sim {
+
+inline constexpr std::string_view kProviderHost = "provider.sim";
+
+// The model a scenario's provider of `kind` plays when it names none: one the adapter can price
+// (Anthropic's default name must be in its price table).
+std::string_view DefaultProviderModel(std::string_view kind);
+
+class FakeProvider {
+ public:
+  // `config` must outlive this.
+  explicit FakeProvider(const v1::Provider& config) : config_(config) {}
+
+  // The base URL the adapter of `config.kind` is given: https for the ones that send a key
+  // (plain http carries a key only to loopback), with OpenAI's "/v1".
+  std::string BaseUrl() const;
+
+  // The exchange that answers `request`, or nullptr when the scenario has none left; either way
+  // a difference is noted when there is one and none was before.
+  const v1::ProviderExchange* Next(const world::HttpRequest& request);
+
+  // The first difference ("" when none): "provider request <n>: <what>".
+  const std::string& difference() const { return difference_; }
+  int requests() const { return requests_; }
+
+ private:
+  void Differ(std::string what);
+
+  const v1::Provider& config_;
+  int requests_ = 0;
+  std::string difference_;
+};
+
+}  // namespace agentrt::sim
