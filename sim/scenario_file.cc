@@ -20,6 +20,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/json/utf8.h"
 #include "runtime/types.h"
+#include "sim/provider_cassette.h"
 #include "sim/scenario_limits.h"
 
 namespace agentrt::sim {
@@ -384,7 +385,12 @@ absl::StatusOr<v1::Scenario> ReadScenario(world::Filesystem& files, const std::s
                                                    " bytes for a scenario file"));
   }
   if (!text.ok()) return text.status();
-  return ParseScenario(*text, path);
+  AGENTRT_ASSIGN_OR_RETURN(v1::Scenario scenario, ParseScenario(*text, path));
+  if (scenario.agent().has_provider() && !scenario.agent().provider().cassette().empty()) {
+    AGENTRT_RETURN_IF_ERROR(
+        LoadProviderCassette(files, path, *scenario.mutable_agent()->mutable_provider()));
+  }
+  return scenario;
 }
 
 absl::StatusOr<std::vector<std::string>> ScenarioFiles(world::Filesystem& files,

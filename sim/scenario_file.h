@@ -29,8 +29,9 @@ namespace agentrt::sim {
 // written name is.
 absl::StatusOr<v1::Scenario> ParseScenario(std::string_view text, std::string_view file);
 
-// ReadScenario reads and parses one file, of at most kMaxScenarioFileBytes. Errors: NotFound /
-// the read's, naming the file; InvalidArgument for a file past the limit.
+// ReadScenario reads and parses one file, of at most kMaxScenarioFileBytes, and loads a
+// provider's cassette into its exchanges (provider_cassette.h). Errors: NotFound / the read's,
+// naming the file; InvalidArgument for a file past the limit; LoadProviderCassette's.
 absl::StatusOr<v1::Scenario> ReadScenario(world::Filesystem& files, const std::string& path);
 
 // CheckScenarioName: `name` can be the base of a file name in any folder, `<name>.db`, and
