@@ -33,6 +33,7 @@
 #include "runtime/json/json_object.h"
 #include "runtime/model.h"
 #include "runtime/prices.h"
+#include "tests/providers/every_printing.h"
 #include "tests/providers/provider_server.h"
 #include "tests/support/memory_filesystem.h"
 #include "tests/support/status_matchers.h"
@@ -1073,22 +1074,6 @@ TEST(AnthropicTest, PricesKeyedByTheDefaultName) {
                                  Field(&Price::cached_input_per_mtok, 500'000))));
 }
 
-// Every way our code prints a value: absl::StrFormat's %s (this Abseil has no %v and no StrCat
-// of a custom type), a stream, and gtest's printer.
-std::vector<std::string> EveryPrinting(const AnthropicConfig& config, const AnthropicModel& model) {
-  std::ostringstream config_stream;
-  config_stream << config;
-  std::ostringstream model_stream;
-  model_stream << model;
-  return {absl::StrFormat("%s", config),
-          config_stream.str(),
-          ::testing::PrintToString(config),
-          absl::StrFormat("%s", model),
-          model_stream.str(),
-          ::testing::PrintToString(model),
-          absl::StrFormat("%10s|%-5s", config, model)};
-}
-
 TEST(AnthropicTest, ConfigAndModelPrintWithoutTheKey) {
   ProviderWorld world;
   AnthropicConfig config{.model = kModel,
@@ -1100,7 +1085,7 @@ TEST(AnthropicTest, ConfigAndModelPrintWithoutTheKey) {
   std::unique_ptr<AnthropicModel> model = ModelFor(config, world);
   ASSERT_NE(model, nullptr);
 
-  for (const std::string& shown : EveryPrinting(config, *model)) {
+  for (const std::string& shown : test_support::EveryPrinting(config, *model)) {
     SCOPED_TRACE(shown);
     EXPECT_THAT(shown, AllOf(Not(HasSubstr(kKey)), Not(HasSubstr("sk-ant")),
                              HasSubstr("api_key: [redacted]"), HasSubstr("claude-opus-5")));

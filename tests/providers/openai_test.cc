@@ -22,6 +22,7 @@
 #include "runtime/json/json_object.h"
 #include "runtime/model.h"
 #include "runtime/prices.h"
+#include "tests/providers/every_printing.h"
 #include "tests/providers/provider_server.h"
 #include "tests/runtime/world/raw_server.h"
 #include "tests/support/memory_filesystem.h"
@@ -633,22 +634,6 @@ TEST(OpenAiTest, FreePricesTheReportedName) {
   EXPECT_OK(PriceFor(Free({renamed->Name()}), "local"));
 }
 
-// Every way our code prints a value: absl::StrFormat's %s (this Abseil has no %v and no
-// StrCat of a custom type), a stream, and gtest's printer.
-std::vector<std::string> EveryPrinting(const OpenAiConfig& config, const OpenAiModel& model) {
-  std::ostringstream config_stream;
-  config_stream << config;
-  std::ostringstream model_stream;
-  model_stream << model;
-  return {absl::StrFormat("%s", config),
-          config_stream.str(),
-          ::testing::PrintToString(config),
-          absl::StrFormat("%s", model),
-          model_stream.str(),
-          ::testing::PrintToString(model),
-          absl::StrFormat("%10s|%-5s", config, model)};
-}
-
 TEST(OpenAiTest, ConfigAndModelPrintWithoutTheKey) {
   ProviderWorld world;
   OpenAiConfig config{.model = "gpt-oss:20b",
@@ -658,7 +643,7 @@ TEST(OpenAiTest, ConfigAndModelPrintWithoutTheKey) {
   std::unique_ptr<OpenAiModel> model = ModelFor(config, world);
   ASSERT_NE(model, nullptr);
 
-  for (const std::string& shown : EveryPrinting(config, *model)) {
+  for (const std::string& shown : test_support::EveryPrinting(config, *model)) {
     SCOPED_TRACE(shown);
     EXPECT_THAT(shown, AllOf(Not(HasSubstr(kKey)), Not(HasSubstr("sk-")),
                              HasSubstr("api_key: [redacted]"), HasSubstr("gpt-oss:20b")));
