@@ -313,6 +313,11 @@ absl::StatusOr<ModelResponse> AnthropicModel::ParseReply(std::string body) const
       use.id = id && id->is_string() ? std::string(id->string_value()) : "";
       if (use.id.empty()) use.id = SynthesizeToolUseId(*world_.entropy, response.tool_uses.size());
       use.name = name && name->is_string() ? std::string(name->string_value()) : "";
+      if (input && !input->is_null() && !input->is_object()) {
+        return ServedError(Prefixed(absl::StrCat("tool use ", json::Quoted(use.name, 512),
+                                                 ": input is not a JSON object")),
+                           *usage);
+      }
       use.args = input && !input->is_null() ? json::WriteCanonical(*input) : "{}";
       response.tool_uses.push_back(std::move(use));
     }

@@ -25,9 +25,10 @@
 // five-minute cache writes) + 2 x the one-hour cache writes, cached = cache reads, output =
 // output; counts that cannot be believed, or a fold that overflows, are UnusableUsageError. A
 // body that does not decode is a ServedError with that usage. Text is the non-empty text blocks
-// joined by "\n"; each tool_use block is a ToolUse (input "{}" when absent; an id synthesized
-// when missing); stop_reason is passed through, and a max_tokens or refusal reply drops its tool
-// uses (it is still charged). raw is the whole body.
+// joined by "\n"; each tool_use block is a ToolUse (input "{}" when absent; an input that is not
+// a JSON object is a ServedError; an id synthesized when missing); stop_reason is passed through,
+// and a max_tokens or refusal reply drops its tool uses (it is still charged). raw is the whole
+// body.
 #pragma once
 
 #include <cstdint>

@@ -908,6 +908,24 @@ TEST(AnthropicTest, UndecodableReplyIsAServedError) {
   }
 }
 
+TEST(AnthropicTest, AToolUseWhoseInputIsNotAnObjectIsAServedError) {
+  // Tool arguments are an object (the other adapters hold their replies to the same): an array,
+  // a number or a string is a reply the provider served but that cannot be run. Found by
+  // provider_reply_fuzzer.
+  for (const char* input : {R"(["Oslo"])", "5", R"("x")"}) {
+    SCOPED_TRACE(input);
+    Exchange exchange = GenerateAgainst(
+        Reply(200, absl::StrCat(R"({"id":"msg_01","type":"message","content":[{"type":"tool_use",)",
+                                R"("id":"toolu_1","name":"get_weather","input":)", input,
+                                R"(}],"stop_reason":"tool_use","usage":)", UsageJson(40, 7), "}")));
+    ModelErrorInfo info = ClassifyModelError(exchange.result.status());
+    EXPECT_THAT(exchange.result,
+                StatusIs(_, HasSubstr("tool use \"get_weather\": input is not a JSON object")));
+    EXPECT_EQ(info.kind, ModelErrorKind::kServed);
+    EXPECT_THAT(info.usage, Optional(UsageIs(40, 7, 0)));
+  }
+}
+
 // ---- Failures sorted into the model caller's kinds ----
 
 TEST(AnthropicTest, ErrorsAreClassifiedAndNotRetried) {
