@@ -30,10 +30,6 @@ std::string Prefixed(std::string_view message) {
   return absl::StrCat(ToAbsl(kProvider), ": ", ToAbsl(message));
 }
 
-std::string JsonArray(const std::vector<std::string>& items) {
-  return absl::StrCat("[", absl::StrJoin(items, ","), "]");
-}
-
 bool Blank(std::string_view text) {
   return std::all_of(text.begin(), text.end(),
                      [](char c) { return absl::ascii_isspace(static_cast<unsigned char>(c)); });
@@ -144,7 +140,7 @@ absl::StatusOr<std::string> ContentJson(const Message& message, std::string_view
     blocks.push_back(
         json::JsonObject().String("type", "text").String("text", "(no output)").Build());
   }
-  return JsonArray(blocks);
+  return json::JsonArray(blocks);
 }
 
 // The reply's usage, folded as the provider bills it (the header comment).
@@ -233,7 +229,7 @@ absl::StatusOr<std::string> AnthropicModel::RequestJson(const ModelRequest& requ
   if (!request.system.empty()) {
     body.Raw(
         "system",
-        JsonArray(
+        json::JsonArray(
             {json::JsonObject().String("type", "text").String("text", request.system).Build()}));
   }
   if (!config_.effort.empty()) {
@@ -245,7 +241,7 @@ absl::StatusOr<std::string> AnthropicModel::RequestJson(const ModelRequest& requ
       AGENTRT_ASSIGN_OR_RETURN(std::string t, ToolJson(tool, config_.strict));
       tools.push_back(std::move(t));
     }
-    body.Raw("tools", JsonArray(tools));
+    body.Raw("tools", json::JsonArray(tools));
     body.Raw(
         "tool_choice",
         json::JsonObject().String("type", "auto").Bool("disable_parallel_tool_use", true).Build());
@@ -258,7 +254,7 @@ absl::StatusOr<std::string> AnthropicModel::RequestJson(const ModelRequest& requ
                            .Raw("content", content)
                            .Build());
   }
-  body.Raw("messages", JsonArray(messages));
+  body.Raw("messages", json::JsonArray(messages));
   return body.Build();
 }
 

@@ -29,10 +29,6 @@ constexpr std::string_view kProvider = "ollama";
 // How much of a server-chosen error, tool name or argument text an error shows.
 constexpr int kMaxShownBytes = 512;
 
-std::string Array(const std::vector<std::string>& items) {
-  return absl::StrCat("[", absl::StrJoin(items, ","), "]");
-}
-
 // ---- The request ----------------------------------------------------------------------------
 
 // A tool use's input as the JSON value of "arguments": none (or null) is {}.
@@ -82,7 +78,7 @@ absl::Status AppendMessages(const Message& message, std::vector<std::string>& ou
   if (message.role == "assistant") {
     json::JsonObject m;
     m.String("role", "assistant").String("content", text);
-    if (!tool_calls.empty()) m.Raw("tool_calls", Array(tool_calls));
+    if (!tool_calls.empty()) m.Raw("tool_calls", json::JsonArray(tool_calls));
     out.push_back(m.Build());
     return absl::OkStatus();
   }
@@ -127,7 +123,7 @@ absl::StatusOr<std::string> RequestJson(const OllamaConfig& config, const ModelR
 
   json::JsonObject body;
   body.String("model", config.model)
-      .Raw("messages", Array(messages))
+      .Raw("messages", json::JsonArray(messages))
       .Bool("stream", false)
       .Bool("think", config.think)
       .Raw("options", options.Build());
@@ -137,7 +133,7 @@ absl::StatusOr<std::string> RequestJson(const OllamaConfig& config, const ModelR
       AGENTRT_ASSIGN_OR_RETURN(std::string t, ToolJson(tool));
       tools.push_back(std::move(t));
     }
-    body.Raw("tools", Array(tools));
+    body.Raw("tools", json::JsonArray(tools));
   }
   return body.Build();
 }

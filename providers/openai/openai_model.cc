@@ -44,10 +44,6 @@ std::string_view TrimTrailingSlashes(std::string_view url) {
   return url;
 }
 
-std::string JsonArray(const std::vector<std::string>& items) {
-  return absl::StrCat("[", absl::StrJoin(items, ","), "]");
-}
-
 // ---- The request ----
 
 absl::StatusOr<std::string> ToolJson(const ToolSpec& tool) {
@@ -83,7 +79,7 @@ std::string MessageJson(std::string_view role, std::string_view content,
                         const std::vector<std::string>& tool_calls, std::string_view tool_call_id) {
   json::JsonObject message;
   message.String("role", role).String("content", content).StringIfSet("tool_call_id", tool_call_id);
-  if (!tool_calls.empty()) message.Raw("tool_calls", JsonArray(tool_calls));
+  if (!tool_calls.empty()) message.Raw("tool_calls", json::JsonArray(tool_calls));
   return message.Build();
 }
 
@@ -119,7 +115,7 @@ absl::StatusOr<std::string> RequestJson(std::string_view model, const ModelReque
   for (const Message& message : request.messages) AppendMessages(message, messages);
 
   json::JsonObject body;
-  body.String("model", model).Raw("messages", JsonArray(messages)).Int("temperature", 0);
+  body.String("model", model).Raw("messages", json::JsonArray(messages)).Int("temperature", 0);
   if (!request.tools.empty()) {
     std::vector<std::string> tools;
     for (const ToolSpec& tool : request.tools) {
@@ -127,7 +123,7 @@ absl::StatusOr<std::string> RequestJson(std::string_view model, const ModelReque
       tools.push_back(std::move(json));
     }
     // One call per reply: the runtime executes one tool per step.
-    body.Raw("tools", JsonArray(tools))
+    body.Raw("tools", json::JsonArray(tools))
         .String("tool_choice", "auto")
         .Bool("parallel_tool_calls", false);
   }

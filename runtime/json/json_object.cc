@@ -47,4 +47,18 @@ std::string JsonObject::Build() const {
   return out;
 }
 
+std::string JsonArray(const std::vector<std::string>& canonical_items) {
+  std::size_t size = 2;
+  for (const std::string& item : canonical_items) size += item.size() + 1;
+  std::string out;
+  out.reserve(size);
+  out += '[';
+  for (std::size_t i = 0; i < canonical_items.size(); ++i) {
+    if (i > 0) out += ',';
+    out += canonical_items[i];
+  }
+  out += ']';
+  return out;
+}
+
 }  // namespace agentrt::json

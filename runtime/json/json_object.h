@@ -35,6 +35,10 @@ class JsonObject {
   std::vector<std::pair<std::string, std::string>> members_;
 };
 
+// JsonArray is the array of `canonical_items` (canonical JSON texts, inserted as they are), in
+// their order: "[a,b]".
+std::string JsonArray(const std::vector<std::string>& canonical_items);
+
 // JsonString is the canonical JSON string literal of `text`; bytes that are not UTF-8 become
 // U+FFFD, so the result is always valid JSON.
 std::string JsonString(std::string_view text);

@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
+#include "runtime/json/json_object.h"
 #include "runtime/json/sha256.h"
 #include "tests/support/status_matchers.h"
 
@@ -126,4 +127,14 @@ TEST(CanonicalJsonTest, RefusedInputGivesTheIntakeError) {
 }
 
 }  // namespace
+TEST(JsonObjectTest, ObjectsAndArraysAreBuiltCanonical) {
+  // Members sorted whatever order they were added in; an array keeps its items' order.
+  std::string items = JsonArray({JsonObject().Int("b", 2).String("a", "x").Build(), "[]", "3"});
+  EXPECT_EQ(items, R"([{"a":"x","b":2},[],3])");
+  EXPECT_EQ(JsonArray({}), "[]");
+  absl::StatusOr<std::string> canonical = Canonicalize(items);
+  ASSERT_OK(canonical);
+  EXPECT_EQ(*canonical, items);
+}
+
 }  // namespace agentrt::json

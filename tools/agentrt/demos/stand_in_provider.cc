@@ -67,7 +67,7 @@ world::ServerResponse StandInProvider::Serve(const world::ServerRequest& request
   std::string message = json::JsonObject()
                             .String("role", "assistant")
                             .String("content", step.thought)
-                            .Raw("tool_calls", absl::StrCat("[", call, "]"))
+                            .Raw("tool_calls", json::JsonArray({call}))
                             .Build();
   std::string choice = json::JsonObject()
                            .Int("index", 0)
@@ -86,7 +86,7 @@ world::ServerResponse StandInProvider::Serve(const world::ServerRequest& request
                   .String("object", "chat.completion")
                   .Int("created", 1767225600)
                   .String("model", model && model->is_string() ? model->string_value() : "stand-in")
-                  .Raw("choices", absl::StrCat("[", choice, "]"))
+                  .Raw("choices", json::JsonArray({choice}))
                   .Raw("usage", usage)
                   .Build());
 }
