@@ -52,26 +52,28 @@ absl::StatusOr<std::string> ToolJson(const ToolSpec& tool, bool strict) {
   std::string_view text =
       tool.input_schema.empty() ? std::string_view("{}") : std::string_view(tool.input_schema);
   absl::StatusOr<json::Document> schema = json::Parse(text);
-  if (!schema.ok())
+  if (!schema.ok()) {
     return refused(absl::InvalidArgumentError(absl::StrCat("schema: ", schema.status().message())));
-  if (!schema->root().is_object())
+  }
+  if (!schema->root().is_object()) {
     return refused(absl::InvalidArgumentError("schema: not a JSON object"));
-  std::string canonical;
+  }
+  // The schema's members as sent: the parsed schema itself, or under strict its subset.
+  json::Value root = schema->root();
+  std::optional<json::Document> subset;
   if (strict) {
     if (absl::Status no = StrictRefusal(text); !no.ok()) {
       return refused(absl::InvalidArgumentError(
           absl::StrCat("strict mode cannot express its schema: ", no.message())));
     }
-    absl::StatusOr<std::string> subset = StrictSubset(text);
-    if (!subset.ok()) return refused(subset.status());
-    canonical = *std::move(subset);
-  } else {
-    canonical = json::WriteCanonical(schema->root());
+    absl::StatusOr<std::string> cut = StrictSubset(text);
+    if (!cut.ok()) return refused(cut.status());
+    AGENTRT_ASSIGN_OR_RETURN(json::Document parsed, json::Parse(*cut));
+    subset = std::move(parsed);
+    root = subset->root();
   }
   // Fill in "type" and "properties" when the schema lacks them: the API requires both.
-  AGENTRT_ASSIGN_OR_RETURN(json::Document cut, json::Parse(canonical));
   json::JsonObject input_schema;
-  json::Value root = cut.root();
   for (std::size_t i = 0; i < root.size(); ++i) {
     if (root.key(i) == "type") continue;
     input_schema.Raw(root.key(i), json::WriteCanonical(root.member(i)));
