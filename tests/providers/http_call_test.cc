@@ -5,6 +5,7 @@
 #include "providers/http_call.h"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "runtime/world/http_fields.h"
 #include "tests/providers/provider_server.h"
 #include "tests/runtime/world/raw_server.h"
+#include "tests/runtime/world/tls_server.h"
 #include "tests/support/status_matchers.h"
 
 namespace agentrt::providers {
@@ -179,6 +181,26 @@ TEST(HttpCallTest, PostJsonUnresolvableHostIsPermanent) {
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(KindOf(reply.status()), ModelErrorKind::kPermanent);
   EXPECT_THAT(std::string(reply.status().message()), StartsWith("anthropic: "));
+}
+
+TEST(HttpCallTest, PostJsonToAnUntrustedCertificateIsPermanent) {
+  if (!world::TlsServer::OpensslInstalled()) {
+    GTEST_SKIP() << "no /usr/bin/openssl to serve HTTPS with a certificate of the test's own";
+  }
+  absl::StatusOr<std::unique_ptr<world::TlsServer>> server = world::TlsServer::Start();
+  ASSERT_OK(server);
+  ProviderWorld world;  // trusts the system's store only, which never holds a test's certificate
+
+  absl::StatusOr<HttpReply> reply =
+      PostJson(*world.world().network, "anthropic", (*server)->Url("127.0.0.1", "/v1/messages"),
+               {{"x-api-key", kKey}}, "{}", Soon(world));
+
+  // The handshake fails before any byte of the request is sent; retrying cannot help.
+  EXPECT_THAT(reply, StatusIs(absl::StatusCode::kFailedPrecondition,
+                              AllOf(StartsWith("anthropic: "),
+                                    HasSubstr("the server's certificate is not trusted"),
+                                    Not(HasSubstr(kKey)))));
+  EXPECT_EQ(KindOf(reply.status()), ModelErrorKind::kPermanent);
 }
 
 TEST(HttpCallTest, PostJsonLoopbackOnlyNetworkRefusesAnotherHostBeforeConnecting) {

@@ -1,9 +1,11 @@
 // CurlNetwork against real loopback servers: our own HttpServer where a plain answer does, and a
 // raw socket peer (raw_server.h) where the test must control each byte — a stream written event
-// by event, a stall, a body cut short, a proxy that counts its connections. Nothing here sleeps
-// to wait for an event: each side waits on the other's signal, and what must time out does so
-// within a few hundred milliseconds.
+// by event, a stall, a body cut short, a proxy that counts its connections; and openssl's
+// s_server with a certificate made for the test (tls_server.h) for what the network trusts. Nothing
+// here sleeps to wait for an event: each side waits on the other's signal, and what must time out
+// does so within a few hundred milliseconds.
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,7 +24,9 @@
 #include "runtime/world/redirect_policy.h"
 #include "runtime/world/sse_parser.h"
 #include "tests/runtime/world/raw_server.h"
+#include "tests/runtime/world/tls_server.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 
 namespace agentrt::world {
 namespace {
@@ -670,6 +674,65 @@ TEST(CurlNetworkCreateTest, RefusesOptionsItCannotHonour) {
       CurlNetwork::Create(clock, {.ca_file = "/nonexistent/ca.pem"});
   EXPECT_EQ(no_file.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(no_file.status().message(), HasSubstr("/nonexistent/ca.pem"));
+}
+
+// ---- TLS: a certificate is trusted through the system's store or the configured CA file only ----
+
+// An HTTPS server on loopback with a self-signed certificate (tls_server.h), which no system
+// store trusts.
+class TlsTest : public NetworkTest {
+ protected:
+  void SetUp() override {
+    if (!TlsServer::OpensslInstalled()) {
+      GTEST_SKIP() << "no /usr/bin/openssl to serve HTTPS with a certificate of the test's own";
+    }
+    absl::StatusOr<std::unique_ptr<TlsServer>> started = TlsServer::Start();
+    ASSERT_OK(started);
+    server_ = *std::move(started);
+  }
+  std::vector<std::string> Urls() const {
+    return {server_->Url("127.0.0.1"), server_->Url("localhost")};
+  }
+
+  std::unique_ptr<TlsServer> server_;
+};
+
+TEST_F(TlsTest, ASelfSignedCertificateIsRefusedAsNotTrusted) {
+  std::unique_ptr<CurlNetwork> network =
+      Make({.loopback_only = true, .proxy_from_environment = false});
+  for (const std::string& url : Urls()) {
+    SCOPED_TRACE(url);
+    // FailedPrecondition, not Unavailable: asking again cannot make the certificate trusted.
+    EXPECT_THAT(network->Send({.url = url}, In(kLong)),
+                StatusIs(absl::StatusCode::kFailedPrecondition,
+                         AllOf(HasSubstr("the server's certificate is not trusted"),
+                               HasSubstr("GET " + url))));
+  }
+}
+
+TEST_F(TlsTest, TheSameCertificateTrustedThroughTheCaFileIsAccepted) {
+  std::unique_ptr<CurlNetwork> network = Make({.loopback_only = true,
+                                               .proxy_from_environment = false,
+                                               .ca_file = server_->certificate_file()});
+  for (const std::string& url : Urls()) {
+    SCOPED_TRACE(url);
+    absl::StatusOr<std::unique_ptr<HttpResponse>> response = network->Send({.url = url}, In(kLong));
+    ASSERT_OK(response) << server_->Output();
+    EXPECT_EQ((*response)->status(), 200);
+    EXPECT_THAT(ReadAll(**response), HasSubstr("s_server"));  // openssl's status page
+  }
+}
+
+TEST_F(TlsTest, ACaFileThatHoldsNoCertificateTrustsNothing) {
+  // Readable, so Create accepts it; that it is no certificate shows only at the handshake, and
+  // must not pass for "trust anything".
+  const std::string not_a_certificate = test_support::TestFile("not_a_ca.pem");
+  std::ofstream(not_a_certificate) << "not a certificate\n";
+  std::unique_ptr<CurlNetwork> network =
+      Make({.loopback_only = true, .proxy_from_environment = false, .ca_file = not_a_certificate});
+  EXPECT_THAT(network->Send({.url = server_->Url()}, In(kLong)),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("the server's certificate is not trusted")));
 }
 
 }  // namespace
