@@ -346,6 +346,12 @@ TEST_F(AgentrtCassetteCliTest, DemoLiveRecordsAProvidersHttpAndReplaysItWithoutT
   EXPECT_THAT(resumed.out, HasSubstr("COMPLETED (goal_completed) after 3 steps; 3 model call(s)"));
   EXPECT_THAT(resumed.err, HasSubstr("step.tool_finished"));
 
+  // Nor does the audit database hold it, in any of its files.
+  for (const std::string& file : {db, db + "-wal"}) {
+    absl::StatusOr<std::string> stored = ReadFile(file);
+    if (stored.ok()) EXPECT_THAT(*stored, Not(HasSubstr(kKey))) << file;
+  }
+
   ProcessResult replayed = RunProcess({"/usr/bin/env", "-i", AGENTRT_BIN, "replay", cassette,
                                        "--db", (dir_ / "replayed.db").string()});
   ASSERT_EQ(replayed.exit_code, 0) << replayed.out << replayed.err;
