@@ -43,10 +43,13 @@ namespace {
 
 using ::agentrt::test_support::CannedAnswer;
 using ::agentrt::test_support::CutAfterHead;
+using ::agentrt::test_support::Exchange;
+using ::agentrt::test_support::HelloRequest;
 using ::agentrt::test_support::ProviderServer;
 using ::agentrt::test_support::ProviderWorld;
 using ::agentrt::test_support::ReceivedRequest;
 using ::agentrt::test_support::Reply;
+using ::agentrt::test_support::Soon;
 using ::testing::_;
 using ::testing::Field;
 using Variables = std::map<std::string, std::string, std::less<>>;
@@ -119,31 +122,13 @@ std::string ErrorBody(const std::string& type, const std::string& message) {
 
 // ---- Running the adapter ----
 
-ModelRequest HelloRequest() {
-  ModelRequest request;
-  request.messages.push_back(
-      Message{.role = "user", .content = {ContentBlock{.type = "text", .text = "Hello."}}});
-  return request;
-}
-
 AnthropicConfig ConfigFor(const ProviderServer& server) {
   return AnthropicConfig{.model = kModel, .base_url = server.Url(), .api_key = ApiKey(kKey)};
 }
 
 std::unique_ptr<AnthropicModel> ModelFor(AnthropicConfig config, const ProviderWorld& world) {
-  absl::StatusOr<std::unique_ptr<AnthropicModel>> model =
-      AnthropicModel::Create(std::move(config), world.world());
-  EXPECT_OK(model);
-  return model.ok() ? *std::move(model) : nullptr;
+  return test_support::Created(AnthropicModel::Create(std::move(config), world.world()));
 }
-
-absl::Time Soon() { return absl::Now() + absl::Seconds(30); }
-
-// One request against a peer that gives `answers` in turn; the peer's record of what it got.
-struct Exchange {
-  absl::StatusOr<ModelResponse> result;
-  std::vector<ReceivedRequest> requests;
-};
 
 Exchange GenerateWith(AnthropicConfig config, std::vector<CannedAnswer> answers,
                       const ModelRequest& request) {

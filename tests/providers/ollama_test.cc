@@ -59,9 +59,7 @@ std::unique_ptr<OllamaModel> ModelFor(const ProviderServer& server, const Provid
                                       OllamaConfig config = {}) {
   if (config.model.empty()) config.model = std::string(kModel);
   config.host = server.Url();
-  absl::StatusOr<std::unique_ptr<OllamaModel>> model = OllamaModel::Create(config, world.world());
-  EXPECT_THAT(model, IsOk());
-  return model.ok() ? *std::move(model) : nullptr;
+  return test_support::Created(OllamaModel::Create(config, world.world()));
 }
 
 absl::Time InAMinute() { return absl::Now() + absl::Minutes(1); }

@@ -33,10 +33,13 @@ namespace {
 
 using ::agentrt::test_support::CannedAnswer;
 using ::agentrt::test_support::CutAfterHead;
+using ::agentrt::test_support::Exchange;
+using ::agentrt::test_support::HelloRequest;
 using ::agentrt::test_support::ProviderServer;
 using ::agentrt::test_support::ProviderWorld;
 using ::agentrt::test_support::ReceivedRequest;
 using ::agentrt::test_support::Reply;
+using ::agentrt::test_support::Soon;
 using ::testing::_;
 using ::testing::Field;
 
@@ -89,13 +92,6 @@ std::string Completion(const std::string& message, const std::string& finish_rea
 
 // ---- Running the adapter ----
 
-ModelRequest HelloRequest() {
-  ModelRequest request;
-  request.messages.push_back(
-      Message{.role = "user", .content = {ContentBlock{.type = "text", .text = "Hello."}}});
-  return request;
-}
-
 OpenAiConfig ConfigFor(const ProviderServer& server, ApiKey key = ApiKey()) {
   OpenAiConfig config;
   config.model = "gpt-oss:20b";
@@ -105,19 +101,8 @@ OpenAiConfig ConfigFor(const ProviderServer& server, ApiKey key = ApiKey()) {
 }
 
 std::unique_ptr<OpenAiModel> ModelFor(OpenAiConfig config, const ProviderWorld& world) {
-  absl::StatusOr<std::unique_ptr<OpenAiModel>> model =
-      OpenAiModel::Create(std::move(config), world.world());
-  EXPECT_OK(model);
-  return model.ok() ? *std::move(model) : nullptr;
+  return test_support::Created(OpenAiModel::Create(std::move(config), world.world()));
 }
-
-absl::Time Soon() { return absl::Now() + absl::Seconds(30); }
-
-// One request against a peer that gives `answer`; the peer's record of what it received.
-struct Exchange {
-  absl::StatusOr<ModelResponse> result;
-  std::vector<ReceivedRequest> requests;
-};
 
 Exchange GenerateAgainst(CannedAnswer answer, const ModelRequest& request = HelloRequest(),
                          ApiKey key = ApiKey()) {

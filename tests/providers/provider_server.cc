@@ -81,6 +81,13 @@ bool ReceivedRequest::HasHeader(std::string_view name) const {
   return false;
 }
 
+ModelRequest HelloRequest() {
+  ModelRequest request;
+  request.messages.push_back(
+      Message{.role = "user", .content = {ContentBlock{.type = "text", .text = "Hello."}}});
+  return request;
+}
+
 CannedAnswer Reply(int status, std::string_view body,
                    std::vector<std::pair<std::string, std::string>> headers,
                    std::string_view content_type) {

@@ -12,7 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "runtime/model.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/curl_network.h"
 #include "runtime/world/entropy.h"
@@ -87,5 +90,24 @@ class ProviderWorld {
   std::unique_ptr<world::CurlNetwork> network_;
   world::World world_;
 };
+
+// What one Generate returned, and what the peer received meanwhile.
+struct Exchange {
+  absl::StatusOr<ModelResponse> result;
+  std::vector<ReceivedRequest> requests;
+};
+
+// The one-message request ("Hello.") most adapter tests send.
+ModelRequest HelloRequest();
+
+// A deadline on the real clock that a test's call does not reach.
+inline absl::Time Soon() { return absl::Now() + absl::Seconds(30); }
+
+// The adapter `created` holds, or null after failing the test with the error.
+template <typename Model>
+std::unique_ptr<Model> Created(absl::StatusOr<std::unique_ptr<Model>> created) {
+  EXPECT_TRUE(created.ok()) << created.status();
+  return created.ok() ? *std::move(created) : nullptr;
+}
 
 }  // namespace agentrt::test_support
