@@ -32,6 +32,7 @@ const v1::ProviderExchange* FakeProvider::Next(const world::HttpRequest& request
     return nullptr;
   }
   const v1::ProviderExchange& e = config_.exchanges(requests_ - 1);
+  perturbation_ = perturber_ != nullptr ? perturber_->Next() : v1::Perturbation();
   for (const std::string& expected : e.expect()) {
     if (request.body.find(expected) == std::string::npos) {
       Differ(absl::StrCat("the request's body holds no ", json::Quoted(expected, 200)));

@@ -5,13 +5,15 @@
 // adapter sends with the scenario's next exchange, in exact order, as recorded provider traffic
 // is played back. It notes the first difference between what the adapter sent and what the
 // scenario expects (a substring the request must hold; a request past the last exchange), and
-// the play fails naming it.
+// the play fails naming it. Its answers count among the answers a swarm perturbs (Perturber):
+// one can come later, after a clock jump, in two pieces, or broken off (sim_network.h).
 #pragma once
 
 #include <string>
 #include <string_view>
 
 #include "runtime/world/network.h"
+#include "sim/fake_server.h"
 #include "sim/proto/scenario.pb.h"
 
 namespace agentrt::sim {
@@ -24,8 +26,9 @@ std::string_view DefaultProviderModel(std::string_view kind);
 
 class FakeProvider {
  public:
-  // `config` must outlive this.
-  explicit FakeProvider(const v1::Provider& config) : config_(config) {}
+  // `config` and `perturber` (which may be null: nothing is perturbed) must outlive this.
+  FakeProvider(const v1::Provider& config, Perturber* perturber)
+      : config_(config), perturber_(perturber) {}
 
   // The base URL the adapter of `config.kind` is given: https for the ones that send a key
   // (plain http carries a key only to loopback), with OpenAI's "/v1".
@@ -37,12 +40,16 @@ class FakeProvider {
 
   // The first difference ("" when none): "provider request <n>: <what>".
   const std::string& difference() const { return difference_; }
+  // The perturbation of the answer Next just gave (a default one when none applies).
+  const v1::Perturbation& perturbation() const { return perturbation_; }
   int requests() const { return requests_; }
 
  private:
   void Differ(std::string what);
 
   const v1::Provider& config_;
+  Perturber* perturber_;
+  v1::Perturbation perturbation_;
   int requests_ = 0;
   std::string difference_;
 };

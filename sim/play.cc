@@ -390,7 +390,7 @@ absl::Status Player::Approvals(store::Store* const& store, Run& run,
 absl::StatusOr<Outcome> Player::Play() {
   absl::Time start = clock_.Now();
   if (scenario_.agent().has_provider()) {
-    provider_ = std::make_unique<FakeProvider>(scenario_.agent().provider());
+    provider_ = std::make_unique<FakeProvider>(scenario_.agent().provider(), &perturber_);
   }
   for (const v1::Server& config : scenario_.servers()) {
     Configured c;

@@ -211,7 +211,11 @@ absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::ServeProvider(
     return Plain(clock_, 500, R"({"error":"the scenario's provider has no answer left"})", dead_,
                  {{"Content-Type", "application/json"}});
   }
-  absl::Time at = clock_.Now() + ScenarioDuration(e->delay());
+  // What a swarm does to this answer: a jump of the clock before it, a delay, two pieces, a
+  // connection that breaks off.
+  const v1::Perturbation& p = provider_->perturbation();
+  if (!p.clock_jump().empty()) MoveClockTo(clock_, clock_.Now() + ScenarioDuration(p.clock_jump()));
+  absl::Time at = clock_.Now() + ScenarioDuration(e->delay()) + ScenarioDuration(p.delay());
   if (at > deadline) {
     MoveClockTo(clock_, deadline);
     return absl::DeadlineExceededError(
@@ -223,12 +227,20 @@ absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::ServeProvider(
   if (!world::FindHeader(headers, "Content-Type")) {
     headers.emplace_back("Content-Type", "application/json");
   }
+  const bool cut = e->cut() || p.drop();
   std::string body = e->body();
-  if (e->cut()) body.resize(body.size() / 2);
+  if (cut) body.resize(body.size() / 2);
   std::deque<Chunk> chunks;
-  if (!body.empty()) chunks.push_back({at, std::move(body)});
+  if (p.partial_write() && body.size() > 1) {
+    std::string rest = body.substr(body.size() / 2);
+    body.resize(body.size() / 2);
+    chunks.push_back({at, std::move(body)});
+    chunks.push_back({at, std::move(rest)});
+  } else if (!body.empty()) {
+    chunks.push_back({at, std::move(body)});
+  }
   return std::make_unique<SimResponse>(clock_, e->status() == 0 ? 200 : e->status(),
-                                       std::move(headers), std::move(chunks), e->cut(), dead_);
+                                       std::move(headers), std::move(chunks), cut, dead_);
 }
 
 }  // namespace agentrt::sim

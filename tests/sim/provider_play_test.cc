@@ -79,6 +79,29 @@ TEST(ProviderPlayTest, ARetryAfterIsWaitedOutExactlyOnTheVirtualClock) {
   EXPECT_THAT(BrokenInvariants(*outcome), IsEmpty());
 }
 
+TEST(ProviderPlayTest, ASwarmPerturbsTheProvidersAnswersToo) {
+  v1::Scenario scenario =
+      Parse(absl::StrCat(R"(kind: "anthropic" exchanges { body: )", kFinish, " }"));
+  absl::StatusOr<Outcome> plain = Play(scenario);
+  ASSERT_OK(plain);
+  ASSERT_TRUE(plain->run.has_value());
+  EXPECT_EQ(plain->run->status, RunStatus::kCompleted);
+  // The provider's answer is the first after pin and load: a swarm that breaks it off makes the
+  // call ambiguous (it may have been served), and with no retry the model is unavailable.
+  v1::Perturbation* drop = scenario.add_perturbations();
+  drop->set_at_answer(plain->answers_before_run + 1);
+  drop->set_drop(true);
+  absl::StatusOr<Outcome> dropped = Play(scenario);
+  ASSERT_OK(dropped);
+  ASSERT_TRUE(dropped->run.has_value());
+  EXPECT_EQ(dropped->run->status, RunStatus::kFailed);
+  EXPECT_EQ(dropped->run->reason, "model_unavailable");
+  std::vector<const store::Event*> failed = OfType(*dropped, "model.failed");
+  ASSERT_THAT(failed, SizeIs(1));
+  EXPECT_THAT(failed[0]->payload_json, HasSubstr(R"("status":"ambiguous")"));
+  EXPECT_THAT(BrokenInvariants(*dropped), IsEmpty());
+}
+
 TEST(ProviderPlayTest, ARequestWithoutWhatTheScenarioExpectsFailsNamingIt) {
   v1::Scenario scenario = Parse(absl::StrCat(
       R"(kind: "anthropic" exchanges { expect: '"max_tokens":4096' expect: 'no such text' )",
