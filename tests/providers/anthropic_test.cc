@@ -911,6 +911,22 @@ TEST(AnthropicTest, AToolUseWhoseInputIsNotAnObjectIsAServedError) {
   }
 }
 
+TEST(AnthropicTest, TheDeadlineIsTheEarlierOfTheCallersAndTheTimeout) {
+  test_support::DeadlineNetwork network;
+  test_support::ManualWorld manual(network);
+  AnthropicConfig config{
+      .model = kModel, .base_url = "http://127.0.0.1:9", .api_key = ApiKey(kKey)};
+  config.timeout = absl::Seconds(5);
+  std::unique_ptr<AnthropicModel> model =
+      test_support::Created(AnthropicModel::Create(config, manual.world));
+  ASSERT_NE(model, nullptr);
+  const absl::Time now = manual.clock.Now();
+  absl::StatusOr<ModelResponse> late = model->Generate(HelloRequest(), absl::InfiniteFuture());
+  EXPECT_EQ(ClassifyModelError(late.status()).kind, ModelErrorKind::kAmbiguous);
+  EXPECT_THAT(model->Generate(HelloRequest(), now + absl::Seconds(1)), Not(IsOk()));
+  EXPECT_THAT(network.deadlines, ElementsAre(now + absl::Seconds(5), now + absl::Seconds(1)));
+}
+
 // ---- Failures sorted into the model caller's kinds ----
 
 TEST(AnthropicTest, ErrorsAreClassifiedAndNotRetried) {

@@ -567,18 +567,25 @@ TEST(OpenAiTest, BodyCutShortIsAmbiguous) {
   EXPECT_EQ(info.kind, ModelErrorKind::kAmbiguous);  // it may have been served: not permanent
 }
 
-TEST(OpenAiTest, TimeoutBoundsTheCallersDeadline) {
-  ProviderServer server({Reply(200, Completion(MessageJson("late"), "stop"))});
-  ProviderWorld world;
-  OpenAiConfig config = ConfigFor(server);
-  config.timeout = absl::ZeroDuration();  // the backstop is already over
-  std::unique_ptr<OpenAiModel> model = ModelFor(config, world);
+TEST(OpenAiTest, TheDeadlineIsTheEarlierOfTheCallersAndTheTimeout) {
+  test_support::DeadlineNetwork network;
+  test_support::ManualWorld manual(network);
+  OpenAiConfig config{.model = "gpt-oss:20b", .base_url = "http://127.0.0.1:9/v1"};
+  config.timeout = absl::Seconds(5);
+  std::unique_ptr<OpenAiModel> model =
+      test_support::Created(OpenAiModel::Create(config, manual.world));
   ASSERT_NE(model, nullptr);
+  const absl::Time now = manual.clock.Now();
 
-  absl::StatusOr<ModelResponse> result = model->Generate(HelloRequest(), absl::InfiniteFuture());
+  absl::StatusOr<ModelResponse> late = model->Generate(HelloRequest(), absl::InfiniteFuture());
+  EXPECT_THAT(late, StatusIs(absl::StatusCode::kDeadlineExceeded, StartsWith("openai: ")));
+  EXPECT_EQ(ClassifyModelError(late.status()).kind, ModelErrorKind::kAmbiguous);
+  ASSERT_THAT(network.deadlines, SizeIs(1));
+  EXPECT_EQ(network.deadlines[0], now + absl::Seconds(5));  // the timeout, the earlier
 
-  EXPECT_THAT(result, StatusIs(absl::StatusCode::kDeadlineExceeded, StartsWith("openai: ")));
-  EXPECT_EQ(ClassifyModelError(result.status()).kind, ModelErrorKind::kAmbiguous);
+  EXPECT_THAT(model->Generate(HelloRequest(), now + absl::Seconds(1)), Not(IsOk()));
+  ASSERT_THAT(network.deadlines, SizeIs(2));
+  EXPECT_EQ(network.deadlines[1], now + absl::Seconds(1));  // the caller's, the earlier
 }
 
 TEST(OpenAiTest, RedirectIsRefusedAndTheKeyStaysHome) {

@@ -91,6 +91,32 @@ class ProviderWorld {
   world::World world_;
 };
 
+// A network that answers nothing and notes the deadline each Send was given: how a test sees
+// which deadline an adapter chose, on a manual clock, without waiting for it.
+class DeadlineNetwork final : public world::Network {
+ public:
+  absl::StatusOr<std::unique_ptr<world::HttpResponse>> Send(const world::HttpRequest& request,
+                                                            absl::Time deadline) override {
+    deadlines.push_back(deadline);
+    return absl::DeadlineExceededError("no answer by the deadline");
+  }
+  std::vector<absl::Time> deadlines;
+};
+
+// A world on a manual clock at `start` whose network is `network`.
+struct ManualWorld {
+  explicit ManualWorld(world::Network& network,
+                       absl::Time start = absl::FromUnixSeconds(1'800'000'000))
+      : clock(start) {
+    world.clock = &clock;
+    world.entropy = &entropy;
+    world.network = &network;
+  }
+  world::ManualClock clock;
+  world::SeededEntropy entropy{1};
+  world::World world;
+};
+
 // What one Generate returned, and what the peer received meanwhile.
 struct Exchange {
   absl::StatusOr<ModelResponse> result;
