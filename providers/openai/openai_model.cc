@@ -290,8 +290,9 @@ std::string OpenAiName(std::string_view model) { return absl::StrCat("openai:", 
 
 KeySource OpenAiDefaultKeySource(std::string_view base_url) {
   std::string_view base = TrimTrailingSlashes(base_url);
-  if (base.empty() || base == kOpenAiDefaultBaseUrl)
+  if (base.empty() || base == kOpenAiDefaultBaseUrl) {
     return KeySource{.env = std::string(kApiKeyEnv)};
+  }
   return KeySource{};
 }
 
