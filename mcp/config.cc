@@ -207,12 +207,11 @@ absl::StatusOr<Config> ParseConfig(std::string_view bytes, const std::string& pa
   if (!document.ok()) {
     return Invalid(absl::StrCat(where, ": not usable JSON: ", document.status().message()));
   }
-  std::error_code error;
-  std::filesystem::path absolute = std::filesystem::absolute(path, error);
-  if (error) {
-    return Invalid(absl::StrCat(where, ": cannot make the path absolute: ", error.message()));
-  }
-  absl::StatusOr<Config> config = ReadFields(document->root(), absolute.parent_path());
+  // Relative paths are joined to the file's own folder by text alone: a relative `path` leaves
+  // them relative, and the system resolves them against the working directory when they are
+  // opened, as it resolved `path` itself. Nothing here asks the process where it is.
+  absl::StatusOr<Config> config =
+      ReadFields(document->root(), std::filesystem::path(path).parent_path());
   if (!config.ok()) return WithContext(where, config.status());
   config->path = path;
   return config;

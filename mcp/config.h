@@ -5,7 +5,9 @@
 // and the operator's rules for its tools), the database, and the proxy's policy and windows. It is
 // the operator's file, so it is read only when nobody else could have written it (ReadOwned),
 // through strict intake (no repeated key anywhere, valid UTF-8), and every field is known: an
-// unknown one anywhere is refused by name. Relative paths are the config file's folder's.
+// unknown one anywhere is refused by name. Relative paths are the config file's folder's: joined
+// to it by text (so relative still when the file's own path is), never by asking the process for
+// its working directory.
 #pragma once
 
 #include <map>
@@ -29,14 +31,14 @@ struct ServerConfig {
   std::vector<std::string> inherit_env;  // names it gets from this process's environment
   absl::Duration connect_timeout = absl::ZeroDuration();  // 0: the client's default
   absl::Duration default_timeout = absl::ZeroDuration();  // a call's bound when a rule sets none
-  std::string manifest;                                   // absolute
+  std::string manifest;  // joined to the config file's folder when relative
   Rules rules;
   bool skip_path_check = false;  // the proxy's reach check skips this server
 };
 
 struct Config {
   std::string path;      // as given to ReadConfig
-  std::string database;  // absolute
+  std::string database;  // joined to the config file's folder when relative
   std::string session;
   std::vector<ServerConfig> servers;
   // Every class: the ones the file gives, the others their default (read_only and

@@ -169,7 +169,10 @@ constexpr const char* kTimeThreadsProcessesRandomness[] = {"std::thread",
                                                            "::getpid",
                                                            "::kill",
                                                            "::waitpid"};
-constexpr const char* kFiles[] = {"::open",
+constexpr const char* kFiles[] = {"std::filesystem::absolute",
+                                  "std::filesystem::current_path",
+                                  "::getcwd",
+                                  "::open",
                                   "::openat",
                                   "::read",
                                   "::write",
@@ -562,12 +565,14 @@ TEST(LayoutTest, APlantedFileCallOrFileHelperOutsideTheWorldIsFound) {
       Lex("sim/play.cc", "\nstruct stat st;\nint rc = ::lstat(p, &st);\n"),
       Lex("runtime/replay/x.cc", "#include \"runtime/base/atomic_file.h\"\n"),
       Lex("providers/z.cc", "bool d = std::filesystem::is_directory(p);\n"),
+      Lex("mcp/w.cc", "auto where = std::filesystem::absolute(p);\n"),
       Lex("runtime/world/real_filesystem.cc", "#include \"runtime/base/owned_file.h\"\n"),
       Lex("runtime/store/file_security.cc", "int rc = ::lstat(p, &st);\n"),
       Lex("tools/agentrt/x.cc", "std::ifstream in(path);\n")};  // a composition root may
   EXPECT_THAT(FilesOutsideTheWorld(planted),
               ::testing::ElementsAre("mcp/y.cc:1: ::open", "sim/play.cc:3: ::lstat",
                                      "providers/z.cc:1: std::filesystem::is_directory",
+                                     "mcp/w.cc:1: std::filesystem::absolute",
                                      "runtime/replay/x.cc:1: includes runtime/base/atomic_file.h"));
 }
 

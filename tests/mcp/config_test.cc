@@ -305,6 +305,18 @@ TEST(ConfigTest, ParseConfigReadsBytesAsIfFromThePath) {
             "config /etc/agentrt/proxy.json: not usable JSON:");
 }
 
+TEST(ConfigTest, RelativePathsAreJoinedToTheFilesFolderWithoutAskingWhereTheProcessIs) {
+  // Named by a relative path, the file's relative paths stay relative to the same working
+  // directory: the library never reads it, the system resolves both the same way.
+  absl::StatusOr<Config> relative = ParseConfig(ConfigText(), "conf/proxy.json");
+  ASSERT_OK(relative);
+  EXPECT_EQ(relative->database, "conf/agentrt.db");
+  EXPECT_EQ(relative->servers[0].manifest, "conf/bank.manifest.json");
+  absl::StatusOr<Config> here = ParseConfig(ConfigText(), "proxy.json");
+  ASSERT_OK(here);
+  EXPECT_EQ(here->database, "agentrt.db");
+}
+
 TEST(ConfigTest, RefusesAFileOthersCanWrite) {
   std::string path = WriteConfig(ConfigText(), 0666);
   absl::Status s = ReadConfig(test_support::RealFiles(), path).status();
