@@ -1,5 +1,6 @@
 #include "providers/http_call.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -7,9 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "providers/endpoint.h"
+#include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/model.h"
+#include "runtime/world/clock.h"
 
 namespace agentrt::providers {
 namespace {
@@ -166,6 +169,16 @@ absl::StatusOr<HttpReply> PostJson(world::Network& network, std::string_view pro
     }
   }
   reply.body = *std::move(body);
+  return reply;
+}
+
+absl::StatusOr<HttpReply> CallProvider(const world::World& world, std::string_view provider,
+                                       std::string url, world::HttpFields headers, std::string json,
+                                       absl::Time deadline, absl::Duration timeout) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      HttpReply reply, PostJson(*world.network, provider, std::move(url), std::move(headers),
+                                std::move(json), std::min(deadline, world.clock->Now() + timeout)));
+  AGENTRT_RETURN_IF_ERROR(ReplyError(provider, reply, world.clock->Now()));
   return reply;
 }
 

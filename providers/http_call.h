@@ -42,6 +42,7 @@
 #include "absl/time/time.h"
 #include "runtime/world/http_fields.h"
 #include "runtime/world/network.h"
+#include "runtime/world/world.h"
 
 namespace agentrt::providers {
 
@@ -70,6 +71,14 @@ absl::StatusOr<HttpReply> PostJson(world::Network& network, std::string_view pro
 // ReplyError is OK for a 2xx reply, else the error its status gives (the table above), with the
 // Retry-After of a transient one read at `now`.
 absl::Status ReplyError(std::string_view provider, const HttpReply& reply, absl::Time now);
+
+// CallProvider is one call as every adapter makes it: PostJson by the earlier of `deadline` and
+// `timeout` after the world's clock now (the timeout is a backstop, the caller's deadline the
+// real one), then ReplyError on the reply, read at the clock's time then. Returns the reply only
+// when its status is 2xx. `world` needs a network and a clock.
+absl::StatusOr<HttpReply> CallProvider(const world::World& world, std::string_view provider,
+                                       std::string url, world::HttpFields headers, std::string json,
+                                       absl::Time deadline, absl::Duration timeout);
 
 // IsTransientStatus: 408, 409, 425, 429, and every status from 500.
 bool IsTransientStatus(int status);

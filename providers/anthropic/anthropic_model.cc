@@ -263,14 +263,12 @@ absl::StatusOr<std::string> AnthropicModel::RequestJson(const ModelRequest& requ
 absl::StatusOr<ModelResponse> AnthropicModel::Generate(const ModelRequest& request,
                                                        absl::Time deadline) {
   AGENTRT_ASSIGN_OR_RETURN(std::string body, RequestJson(request));
-  const absl::Time now = world_.clock->Now();
   world::HttpFields headers = {{"x-api-key", config_.api_key.Reveal()},
                                {"anthropic-version", std::string(kAnthropicApiVersion)}};
   AGENTRT_ASSIGN_OR_RETURN(
       HttpReply reply,
-      PostJson(*world_.network, kProvider, absl::StrCat(base_.text, "/v1/messages"),
-               std::move(headers), std::move(body), std::min(deadline, now + config_.timeout)));
-  AGENTRT_RETURN_IF_ERROR(ReplyError(kProvider, reply, world_.clock->Now()));
+      CallProvider(world_, kProvider, absl::StrCat(base_.text, "/v1/messages"), std::move(headers),
+                   std::move(body), deadline, config_.timeout));
   return ParseReply(std::move(reply.body));
 }
 

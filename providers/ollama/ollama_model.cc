@@ -17,6 +17,7 @@
 #include "runtime/json/document.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
+#include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -161,27 +162,6 @@ absl::StatusOr<Usage> ReadUsage(const absl::StatusOr<json::Document>& document) 
   return usage;
 }
 
-// Member `key` of `object` when it is present, not null, and of `kind`; nullopt when absent or
-// null; an error naming `where` when it is of another kind.
-absl::StatusOr<std::optional<json::Value>> Member(json::Value object, std::string_view key,
-                                                  json::Kind kind, std::string_view where) {
-  std::optional<json::Value> value = object.Find(key);
-  if (!value || value->is_null()) return std::optional<json::Value>();
-  if (value->kind() != kind) {
-    return absl::InvalidArgumentError(absl::StrCat(ToAbsl(where), " is ",
-                                                   ToAbsl(json::KindName(value->kind())), ", not ",
-                                                   ToAbsl(json::KindName(kind))));
-  }
-  return value;
-}
-
-absl::StatusOr<std::string> StringMember(json::Value object, std::string_view key,
-                                         std::string_view where) {
-  AGENTRT_ASSIGN_OR_RETURN(std::optional<json::Value> value,
-                           Member(object, key, json::Kind::kString, where));
-  return value ? std::string(value->string_value()) : std::string();
-}
-
 // What the reply says, its shapes checked as a typed decoder would.
 struct Reply {
   std::string error;
@@ -200,34 +180,37 @@ absl::StatusOr<Reply> Decode(const absl::StatusOr<json::Document>& document) {
   json::Value root = document->root();
   if (!root.is_object()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("the reply is ", ToAbsl(json::KindName(root.kind())), ", not an object"));
+        absl::StrCat("the reply is ", json::KindWithArticle(root.kind()), ", not an object"));
   }
   Reply reply;
-  AGENTRT_ASSIGN_OR_RETURN(reply.error, StringMember(root, "error", "error"));
-  AGENTRT_ASSIGN_OR_RETURN(reply.done_reason, StringMember(root, "done_reason", "done_reason"));
+  AGENTRT_ASSIGN_OR_RETURN(reply.error, json::StringMember(root, "error", "error"));
+  AGENTRT_ASSIGN_OR_RETURN(reply.done_reason,
+                           json::StringMember(root, "done_reason", "done_reason"));
   AGENTRT_ASSIGN_OR_RETURN(std::optional<json::Value> message,
-                           Member(root, "message", json::Kind::kObject, "message"));
+                           json::TypedMember(root, "message", json::Kind::kObject, "message"));
   if (!message) return reply;
-  AGENTRT_ASSIGN_OR_RETURN(reply.content, StringMember(*message, "content", "message.content"));
+  AGENTRT_ASSIGN_OR_RETURN(reply.content,
+                           json::StringMember(*message, "content", "message.content"));
   AGENTRT_ASSIGN_OR_RETURN(
       std::optional<json::Value> calls,
-      Member(*message, "tool_calls", json::Kind::kArray, "message.tool_calls"));
+      json::TypedMember(*message, "tool_calls", json::Kind::kArray, "message.tool_calls"));
   if (!calls) return reply;
   for (std::size_t i = 0; i < calls->size(); ++i) {
     json::Value call = calls->element(i);
     std::string where = absl::StrCat("message.tool_calls[", i, "]");
     if (!call.is_object() && !call.is_null()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, " is ", ToAbsl(json::KindName(call.kind())), ", not object"));
+          absl::StrCat(where, " is ", json::KindWithArticle(call.kind()), ", not an object"));
     }
     Reply::Call out;
     if (call.is_object()) {
-      AGENTRT_ASSIGN_OR_RETURN(out.id, StringMember(call, "id", where + ".id"));
-      AGENTRT_ASSIGN_OR_RETURN(std::optional<json::Value> function,
-                               Member(call, "function", json::Kind::kObject, where + ".function"));
+      AGENTRT_ASSIGN_OR_RETURN(out.id, json::StringMember(call, "id", where + ".id"));
+      AGENTRT_ASSIGN_OR_RETURN(
+          std::optional<json::Value> function,
+          json::TypedMember(call, "function", json::Kind::kObject, where + ".function"));
       if (function) {
         AGENTRT_ASSIGN_OR_RETURN(out.name,
-                                 StringMember(*function, "name", where + ".function.name"));
+                                 json::StringMember(*function, "name", where + ".function.name"));
         out.arguments = function->Find("arguments");
       }
     }
@@ -275,11 +258,9 @@ OllamaModel::OllamaModel(OllamaConfig config, std::string host, const world::Wor
 absl::StatusOr<ModelResponse> OllamaModel::Generate(const ModelRequest& request,
                                                     absl::Time deadline) {
   AGENTRT_ASSIGN_OR_RETURN(std::string body, RequestJson(config_, request));
-  deadline = std::min(deadline, world_.clock->Now() + config_.timeout);
-  AGENTRT_ASSIGN_OR_RETURN(
-      HttpReply reply, PostJson(*world_.network, kProvider, absl::StrCat(host_, "/api/chat"), {},
-                                std::move(body), deadline));
-  AGENTRT_RETURN_IF_ERROR(ReplyError(kProvider, reply, world_.clock->Now()));
+  AGENTRT_ASSIGN_OR_RETURN(HttpReply reply,
+                           CallProvider(world_, kProvider, absl::StrCat(host_, "/api/chat"), {},
+                                        std::move(body), deadline, config_.timeout));
 
   absl::StatusOr<json::Document> document = json::Parse(reply.body);
   AGENTRT_ASSIGN_OR_RETURN(Usage usage, ReadUsage(document));

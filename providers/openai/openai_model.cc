@@ -19,6 +19,7 @@
 #include "runtime/json/document.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
+#include "runtime/json/members.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/world/clock.h"
 
@@ -133,15 +134,9 @@ absl::StatusOr<std::string> RequestJson(std::string_view model, const ModelReque
 
 // ---- The reply ----
 
-// "a number", "an array": what a value is, for an error that says what it should have been.
-std::string AKind(json::Value value) {
-  bool vowel = value.is_array() || value.is_object();
-  return absl::StrCat(vowel ? "an " : "a ", ToAbsl(json::KindName(value.kind())));
-}
-
 absl::Status NotA(std::string_view path, json::Value value, std::string_view wanted) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(ToAbsl(path), " is ", AKind(value), ", not ", ToAbsl(wanted)));
+  return absl::InvalidArgumentError(absl::StrCat(
+      ToAbsl(path), " is ", json::KindWithArticle(value.kind()), ", not ", ToAbsl(wanted)));
 }
 
 // Usage is read on its own, before anything else, so a reply that is otherwise unusable is
@@ -152,8 +147,8 @@ absl::StatusOr<Usage> ReadUsage(const absl::StatusOr<json::Document>& document) 
   std::optional<json::Value> reported = document->root().Find("usage");
   if (!reported || reported->is_null()) return usage;
   if (!reported->is_object()) {
-    return UnusableUsageError(
-        absl::StrCat("unusable usage: usage is ", AKind(*reported), ", not an object"));
+    return UnusableUsageError(absl::StrCat(
+        "unusable usage: usage is ", json::KindWithArticle(reported->kind()), ", not an object"));
   }
   AGENTRT_ASSIGN_OR_RETURN(usage.input_tokens,
                            UsageCount("prompt_tokens", reported->Find("prompt_tokens")));
@@ -163,7 +158,8 @@ absl::StatusOr<Usage> ReadUsage(const absl::StatusOr<json::Document>& document) 
   if (details && !details->is_null()) {
     if (!details->is_object()) {
       return UnusableUsageError(absl::StrCat("unusable usage: prompt_tokens_details is ",
-                                             AKind(*details), ", not an object"));
+                                             json::KindWithArticle(details->kind()),
+                                             ", not an object"));
     }
     AGENTRT_ASSIGN_OR_RETURN(
         usage.cached_input_tokens,
@@ -190,38 +186,19 @@ struct WireReply {
   std::string finish_reason;
 };
 
-// Member `key` of `object` when present and not null, checked to be of `kind`.
-absl::StatusOr<std::optional<json::Value>> Member(json::Value object, std::string_view key,
-                                                  json::Kind kind, std::string_view path) {
-  std::optional<json::Value> value = object.Find(key);
-  if (!value || value->is_null()) return std::optional<json::Value>();
-  if (value->kind() != kind) {
-    return NotA(path, *value,
-                kind == json::Kind::kObject  ? "an object"
-                : kind == json::Kind::kArray ? "an array"
-                                             : "a string");
-  }
-  return value;
-}
-
-absl::StatusOr<std::string> StringMember(json::Value object, std::string_view key,
-                                         std::string_view path) {
-  AGENTRT_ASSIGN_OR_RETURN(std::optional<json::Value> value,
-                           Member(object, key, json::Kind::kString, path));
-  return value ? std::string(value->string_value()) : std::string();
-}
-
 absl::StatusOr<WireToolCall> DecodeToolCall(json::Value call, std::size_t i) {
   std::string path = absl::StrCat("choices[0].message.tool_calls[", i, "]");
   if (!call.is_object()) return NotA(path, call, "an object");
   WireToolCall out;
-  AGENTRT_ASSIGN_OR_RETURN(out.id, StringMember(call, "id", path + ".id"));
-  AGENTRT_ASSIGN_OR_RETURN(std::optional<json::Value> function,
-                           Member(call, "function", json::Kind::kObject, path + ".function"));
+  AGENTRT_ASSIGN_OR_RETURN(out.id, json::StringMember(call, "id", path + ".id"));
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::optional<json::Value> function,
+      json::TypedMember(call, "function", json::Kind::kObject, path + ".function"));
   if (function) {
-    AGENTRT_ASSIGN_OR_RETURN(out.name, StringMember(*function, "name", path + ".function.name"));
-    AGENTRT_ASSIGN_OR_RETURN(out.arguments,
-                             StringMember(*function, "arguments", path + ".function.arguments"));
+    AGENTRT_ASSIGN_OR_RETURN(out.name,
+                             json::StringMember(*function, "name", path + ".function.name"));
+    AGENTRT_ASSIGN_OR_RETURN(
+        out.arguments, json::StringMember(*function, "arguments", path + ".function.arguments"));
   }
   return out;
 }
@@ -232,29 +209,31 @@ absl::StatusOr<WireReply> Decode(const absl::StatusOr<json::Document>& document)
   if (!root.is_object()) return NotA("the body", root, "an object");
   WireReply out;
   AGENTRT_ASSIGN_OR_RETURN(std::optional<json::Value> error,
-                           Member(root, "error", json::Kind::kObject, "error"));
+                           json::TypedMember(root, "error", json::Kind::kObject, "error"));
   if (error) {
     out.has_error = true;
-    AGENTRT_ASSIGN_OR_RETURN(out.error_type, StringMember(*error, "type", "error.type"));
-    AGENTRT_ASSIGN_OR_RETURN(out.error_message, StringMember(*error, "message", "error.message"));
+    AGENTRT_ASSIGN_OR_RETURN(out.error_type, json::StringMember(*error, "type", "error.type"));
+    AGENTRT_ASSIGN_OR_RETURN(out.error_message,
+                             json::StringMember(*error, "message", "error.message"));
   }
   AGENTRT_ASSIGN_OR_RETURN(std::optional<json::Value> choices,
-                           Member(root, "choices", json::Kind::kArray, "choices"));
+                           json::TypedMember(root, "choices", json::Kind::kArray, "choices"));
   if (!choices || choices->size() == 0) return out;
   json::Value choice = choices->element(0);
   if (choice.is_null()) return out;
   if (!choice.is_object()) return NotA("choices[0]", choice, "an object");
   out.has_choice = true;
   AGENTRT_ASSIGN_OR_RETURN(out.finish_reason,
-                           StringMember(choice, "finish_reason", "choices[0].finish_reason"));
-  AGENTRT_ASSIGN_OR_RETURN(std::optional<json::Value> message,
-                           Member(choice, "message", json::Kind::kObject, "choices[0].message"));
+                           json::StringMember(choice, "finish_reason", "choices[0].finish_reason"));
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::optional<json::Value> message,
+      json::TypedMember(choice, "message", json::Kind::kObject, "choices[0].message"));
   if (!message) return out;
   AGENTRT_ASSIGN_OR_RETURN(out.content,
-                           StringMember(*message, "content", "choices[0].message.content"));
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::optional<json::Value> calls,
-      Member(*message, "tool_calls", json::Kind::kArray, "choices[0].message.tool_calls"));
+                           json::StringMember(*message, "content", "choices[0].message.content"));
+  AGENTRT_ASSIGN_OR_RETURN(std::optional<json::Value> calls,
+                           json::TypedMember(*message, "tool_calls", json::Kind::kArray,
+                                             "choices[0].message.tool_calls"));
   if (calls) {
     for (std::size_t i = 0; i < calls->size(); ++i) {
       AGENTRT_ASSIGN_OR_RETURN(WireToolCall call, DecodeToolCall(calls->element(i), i));
@@ -320,14 +299,10 @@ absl::StatusOr<ModelResponse> OpenAiModel::Generate(const ModelRequest& request,
   if (!config_.api_key.empty()) {
     headers.emplace_back("Authorization", absl::StrCat("Bearer ", config_.api_key.Reveal()));
   }
-  // The timeout is a backstop: the caller's deadline wins when it is earlier.
-  absl::Time until = std::min(deadline, world_.clock->Now() + config_.timeout);
   AGENTRT_ASSIGN_OR_RETURN(
       HttpReply reply,
-      PostJson(*world_.network, kProvider,
-               absl::StrCat(ToAbsl(TrimTrailingSlashes(base_.text)), "/chat/completions"),
-               std::move(headers), std::move(body), until));
-  AGENTRT_RETURN_IF_ERROR(ReplyError(kProvider, reply, world_.clock->Now()));
+      CallProvider(world_, kProvider, absl::StrCat(base_.text, "/chat/completions"),
+                   std::move(headers), std::move(body), deadline, config_.timeout));
 
   absl::StatusOr<json::Document> document = json::Parse(reply.body);
   absl::StatusOr<Usage> usage = ReadUsage(document);

@@ -375,7 +375,7 @@ TEST(OllamaTest, UnusableReplyIsChargedWhatItReported) {
 
   absl::StatusOr<ModelResponse> content = model->Generate(Hello(), InAMinute());
   EXPECT_THAT(content, StatusIs(absl::StatusCode::kInternal,
-                                "ollama: decode: message.content is number, not string"));
+                                "ollama: decode: message.content is a number, not a string"));
   EXPECT_THAT(ServedUsage(content.status()), ElementsAre(7, 2));
 
   // A body that is not a JSON object reports no usage: served, charged zero.

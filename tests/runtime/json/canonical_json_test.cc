@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
+#include "runtime/json/members.h"
 #include "runtime/json/sha256.h"
 #include "tests/support/status_matchers.h"
 
@@ -127,6 +128,21 @@ TEST(CanonicalJsonTest, RefusedInputGivesTheIntakeError) {
 }
 
 }  // namespace
+TEST(MembersTest, TypedMembersSayWhereAndWhatTheyShouldHaveBeen) {
+  absl::StatusOr<Document> doc = Parse(R"({"n":1,"s":"x","z":null,"a":[]})");
+  ASSERT_OK(doc);
+  EXPECT_THAT(StringMember(doc->root(), "s", "reply.s"), IsOkAndHolds("x"));
+  EXPECT_THAT(StringMember(doc->root(), "z", "reply.z"), IsOkAndHolds(""));  // null: absent
+  EXPECT_THAT(StringMember(doc->root(), "gone", "reply.gone"), IsOkAndHolds(""));
+  EXPECT_THAT(StringMember(doc->root(), "n", "reply.n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "reply.n is a number, not a string"));
+  EXPECT_THAT(TypedMember(doc->root(), "s", Kind::kArray, "reply.s"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "reply.s is a string, not an array"));
+  absl::StatusOr<std::optional<Value>> a = TypedMember(doc->root(), "a", Kind::kArray, "reply.a");
+  ASSERT_OK(a);
+  EXPECT_TRUE(a->has_value());
+}
+
 TEST(JsonObjectTest, ObjectsAndArraysAreBuiltCanonical) {
   // Members sorted whatever order they were added in; an array keeps its items' order.
   std::string items = JsonArray({JsonObject().Int("b", 2).String("a", "x").Build(), "[]", "3"});
