@@ -62,13 +62,11 @@ absl::StatusOr<std::string> ToolJson(const ToolSpec& tool, bool strict) {
   json::Value root = schema->root();
   std::optional<json::Document> subset;
   if (strict) {
-    if (absl::Status no = StrictRefusal(text); !no.ok()) {
+    if (absl::Status no = StrictRefusal(root); !no.ok()) {
       return refused(absl::InvalidArgumentError(
           absl::StrCat("strict mode cannot express its schema: ", no.message())));
     }
-    absl::StatusOr<std::string> cut = StrictSubset(text);
-    if (!cut.ok()) return refused(cut.status());
-    AGENTRT_ASSIGN_OR_RETURN(json::Document parsed, json::Parse(*cut));
+    AGENTRT_ASSIGN_OR_RETURN(json::Document parsed, json::Parse(StrictSubset(root)));
     subset = std::move(parsed);
     root = subset->root();
   }

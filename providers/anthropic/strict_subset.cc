@@ -149,6 +149,12 @@ std::string DefinitionOf(std::string_view ref) {
 
 absl::Status StrictRefusal(std::string_view schema_json) {
   AGENTRT_ASSIGN_OR_RETURN(json::Document doc, ParseSchema(schema_json));
+  return StrictRefusal(doc.root());
+}
+
+absl::Status StrictRefusal(json::Value schema) {
+  if (!schema.is_object())
+    return absl::InvalidArgumentError("the input schema is not a JSON object");
   std::string refusal;
   // Definition pointer ("#/$defs/x") -> the definitions its schema refers to.
   std::map<std::string, std::set<std::string>> refers;
@@ -176,7 +182,7 @@ absl::Status StrictRefusal(std::string_view schema_json) {
       refers["#"].insert(def);
     }
   };
-  Walk(doc.root(), "#", visit);
+  Walk(schema, "#", visit);
   if (!refusal.empty()) return absl::InvalidArgumentError(json::Sanitize(refusal));
   // A cycle among the definitions: depth-first, colouring what is on the path.
   std::map<std::string, int> state;  // 1 on the path, 2 done
@@ -202,7 +208,9 @@ absl::Status StrictRefusal(std::string_view schema_json) {
 
 absl::StatusOr<std::string> StrictSubset(std::string_view schema_json) {
   AGENTRT_ASSIGN_OR_RETURN(json::Document doc, ParseSchema(schema_json));
-  return Subset(doc.root(), /*top=*/true);
+  return StrictSubset(doc.root());
 }
+
+std::string StrictSubset(json::Value schema) { return Subset(schema, /*top=*/true); }
 
 }  // namespace agentrt::providers

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "runtime/json/document.h"
 
 namespace agentrt::providers {
 
@@ -33,5 +34,10 @@ absl::Status StrictRefusal(std::string_view schema_json);
 
 // StrictSubset cuts `schema_json` (a JSON object) to the subset, as the header says.
 absl::StatusOr<std::string> StrictSubset(std::string_view schema_json);
+
+// The same for a schema already parsed (the adapter's, which parses each tool's schema once).
+// `schema` must be an object for StrictSubset.
+absl::Status StrictRefusal(json::Value schema);
+std::string StrictSubset(json::Value schema);
 
 }  // namespace agentrt::providers
