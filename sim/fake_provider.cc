@@ -24,22 +24,21 @@ void FakeProvider::Differ(std::string what) {
   }
 }
 
-const v1::ProviderExchange* FakeProvider::Next(const world::HttpRequest& request) {
+std::optional<FakeProvider::Answer> FakeProvider::Next(const world::HttpRequest& request) {
   ++requests_;
   if (requests_ > config_.exchanges_size()) {
     Differ(absl::StrCat("the scenario has ", config_.exchanges_size(),
                         " exchanges and no answer for this one"));
-    return nullptr;
+    return std::nullopt;
   }
   const v1::ProviderExchange& e = config_.exchanges(requests_ - 1);
-  perturbation_ = perturber_ != nullptr ? perturber_->Next() : v1::Perturbation();
   for (const std::string& expected : e.expect()) {
     if (request.body.find(expected) == std::string::npos) {
       Differ(absl::StrCat("the request's body holds no ", json::Quoted(expected, 200)));
       break;
     }
   }
-  return &e;
+  return Answer{&e, perturber_ != nullptr ? perturber_->Next() : v1::Perturbation()};
 }
 
 }  // namespace agentrt::sim

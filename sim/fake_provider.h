@@ -9,6 +9,7 @@
 // one can come later, after a clock jump, in two pieces, or broken off (sim_network.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,22 +35,23 @@ class FakeProvider {
   // (plain http carries a key only to loopback), with OpenAI's "/v1".
   std::string BaseUrl() const;
 
-  // The exchange that answers `request`, or nullptr when the scenario has none left; either way
-  // a difference is noted when there is one and none was before.
-  const v1::ProviderExchange* Next(const world::HttpRequest& request);
+  // What answers `request`: the scenario's next exchange and what a swarm does to it (a default
+  // perturbation when none applies), or nullopt when the scenario has none left; either way a
+  // difference is noted when there is one and none was before.
+  struct Answer {
+    const v1::ProviderExchange* exchange;
+    v1::Perturbation perturbation;
+  };
+  std::optional<Answer> Next(const world::HttpRequest& request);
 
   // The first difference ("" when none): "provider request <n>: <what>".
   const std::string& difference() const { return difference_; }
-  // The perturbation of the answer Next just gave (a default one when none applies).
-  const v1::Perturbation& perturbation() const { return perturbation_; }
-  int requests() const { return requests_; }
 
  private:
   void Differ(std::string what);
 
   const v1::Provider& config_;
   Perturber* perturber_;
-  v1::Perturbation perturbation_;
   int requests_ = 0;
   std::string difference_;
 };

@@ -206,14 +206,15 @@ absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::Send(
 
 absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::ServeProvider(
     const world::HttpRequest& request, absl::Time deadline) {
-  const v1::ProviderExchange* e = provider_->Next(request);
-  if (e == nullptr) {
+  std::optional<FakeProvider::Answer> answer = provider_->Next(request);
+  if (!answer) {
     return Plain(clock_, 500, R"({"error":"the scenario's provider has no answer left"})", dead_,
                  {{"Content-Type", "application/json"}});
   }
   // What a swarm does to this answer: a jump of the clock before it, a delay, two pieces, a
   // connection that breaks off.
-  const v1::Perturbation& p = provider_->perturbation();
+  const v1::ProviderExchange* e = answer->exchange;
+  const v1::Perturbation& p = answer->perturbation;
   if (!p.clock_jump().empty()) MoveClockTo(clock_, clock_.Now() + ScenarioDuration(p.clock_jump()));
   absl::Time at = clock_.Now() + ScenarioDuration(e->delay()) + ScenarioDuration(p.delay());
   if (at > deadline) {
