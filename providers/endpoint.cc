@@ -4,9 +4,10 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <utility>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
@@ -25,36 +26,41 @@ std::string_view Shown(std::string_view url) {
   return at == std::string_view::npos ? url : url.substr(at + 1);
 }
 
-}  // namespace
+// An absolute URL cut at its parts, without judging what an endpoint may not have.
+struct UrlParts {
+  std::string scheme;      // lowercased
+  bool user_info = false;  // something@ before the host
+  std::string host;        // an IPv6 literal without its brackets
+  std::string port;
+  std::string_view tail;  // from the first '/', '?' or '#' after the authority
+};
 
-absl::StatusOr<BaseUrl> ParseBaseUrl(std::string_view url) {
-  auto refuse = [&](std::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("\"", json::Sanitize(Shown(url)), "\" ", ToAbsl(why)));
-  };
-  BaseUrl out;
+// Split cuts `url` ("scheme://[user@]host[:port][tail]"); `why` says what is wrong when it is not
+// an http(s) URL with a host and a numeric port.
+std::optional<UrlParts> Split(std::string_view url, std::string_view* why) {
+  UrlParts out;
   std::size_t colon = url.find("://");
-  if (colon == std::string_view::npos) return refuse("is not an http or https URL");
+  *why = "is not an http or https URL";
+  if (colon == std::string_view::npos) return std::nullopt;
   out.scheme = absl::AsciiStrToLower(ToAbsl(url.substr(0, colon)));
-  if (out.scheme != "http" && out.scheme != "https") {
-    return refuse("is not an http or https URL");
-  }
+  if (out.scheme != "http" && out.scheme != "https") return std::nullopt;
   std::string_view rest = url.substr(colon + 3);
   std::size_t authority_end = rest.find_first_of("/?#");
   std::string_view authority = rest.substr(0, authority_end);
-  std::string_view tail =
+  out.tail =
       authority_end == std::string_view::npos ? std::string_view() : rest.substr(authority_end);
-  if (authority.find('@') != std::string_view::npos) return refuse("carries user information");
-  if (tail.find_first_of("?#") != std::string_view::npos) {
-    return refuse("has a query or a fragment");
+  if (std::size_t at = authority.rfind('@'); at != std::string_view::npos) {
+    out.user_info = true;
+    authority.remove_prefix(at + 1);
   }
+  *why = "has no host";
   if (!authority.empty() && authority.front() == '[') {
     std::size_t close = authority.find(']');
-    if (close == std::string_view::npos) return refuse("has no host");
+    if (close == std::string_view::npos) return std::nullopt;
     out.host = std::string(authority.substr(1, close - 1));
     std::string_view after = authority.substr(close + 1);
     if (!after.empty()) {
-      if (after.front() != ':') return refuse("has no host");
+      if (after.front() != ':') return std::nullopt;
       out.port = std::string(after.substr(1));
     }
   } else {
@@ -62,15 +68,43 @@ absl::StatusOr<BaseUrl> ParseBaseUrl(std::string_view url) {
     out.host = std::string(authority.substr(0, port));
     if (port != std::string_view::npos) out.port = std::string(authority.substr(port + 1));
   }
-  if (out.host.empty()) return refuse("has no host");
+  if (out.host.empty()) return std::nullopt;
+  *why = "has a port that is not a number";
   if (!out.port.empty() && out.port.find_first_not_of("0123456789") != std::string::npos) {
-    return refuse("has a port that is not a number");
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<BaseUrl> ParseBaseUrl(std::string_view url) {
+  auto refuse = [&](std::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", json::Sanitize(Shown(url)), "\" ", ToAbsl(why)));
+  };
+  std::string_view why;
+  std::optional<UrlParts> parts = Split(url, &why);
+  if (!parts) return refuse(why);
+  if (parts->user_info) return refuse("carries user information");
+  std::string_view tail = parts->tail;
+  if (tail.find_first_of("?#") != std::string_view::npos) {
+    return refuse("has a query or a fragment");
   }
   while (!tail.empty() && tail.back() == '/') tail.remove_suffix(1);
-  out.path = std::string(tail);
   while (!url.empty() && url.back() == '/') url.remove_suffix(1);
-  out.text = std::string(url);
-  return out;
+  return BaseUrl{.scheme = std::move(parts->scheme),
+                 .host = std::move(parts->host),
+                 .port = std::move(parts->port),
+                 .path = std::string(tail),
+                 .text = std::string(url)};
+}
+
+std::optional<std::string> UrlHost(std::string_view url) {
+  std::string_view why;
+  std::optional<UrlParts> parts = Split(url, &why);
+  if (!parts) return std::nullopt;
+  return std::move(parts->host);
 }
 
 bool IsLoopbackHost(std::string_view host) {
@@ -95,15 +129,16 @@ bool IsLoopbackHost(std::string_view host) {
 
 absl::StatusOr<BaseUrl> CheckEndpoint(std::string_view provider, std::string_view base,
                                       bool has_key) {
+  std::string_view why;
+  std::optional<UrlParts> parts = Split(base, &why);
+  if (parts && parts->user_info) {
+    // Name the host only: the user information may be a password.
+    return absl::InvalidArgumentError(absl::StrCat(ToAbsl(provider), ": base URL for ",
+                                                   json::Sanitize(parts->host),
+                                                   " carries user information"));
+  }
   absl::StatusOr<BaseUrl> url = ParseBaseUrl(base);
   if (!url.ok()) {
-    if (absl::StrContains(url.status().message(), "user information")) {
-      // Name the host only: the user information may be a password.
-      std::string_view host = Shown(base);
-      host = host.substr(0, host.find_first_of("/?#"));
-      return absl::InvalidArgumentError(absl::StrCat(
-          ToAbsl(provider), ": base URL for ", json::Sanitize(host), " carries user information"));
-    }
     return absl::InvalidArgumentError(absl::StrCat(ToAbsl(provider), ": base URL \"",
                                                    json::Sanitize(Shown(base)),
                                                    "\" is not an http or https URL"));

@@ -9,6 +9,7 @@
 // loopback addresses itself, without asking a resolver.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,11 @@ struct BaseUrl {
 // host; user information, a query or a fragment is refused too (an endpoint has none). No error
 // shows what stands before the URL's last '@' (it may be a password).
 absl::StatusOr<BaseUrl> ParseBaseUrl(std::string_view url);
+
+// UrlHost is the host an absolute http(s) URL names, past any user information and without its
+// port, path, query or fragment (an IPv6 literal without brackets); nullopt when it names none.
+// For naming where a URL points without showing what else it carries.
+std::optional<std::string> UrlHost(std::string_view url);
 
 // IsLoopbackHost: "localhost", or a literal loopback address (see the header comment).
 bool IsLoopbackHost(std::string_view host);

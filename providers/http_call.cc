@@ -35,24 +35,18 @@ std::string RedirectNote(const world::HttpFields& headers) {
   if (!value.empty() && value.front() == '/' && !(value.size() > 1 && value[1] == '/')) {
     return "redirects are not followed; the response pointed elsewhere on the same host";
   }
-  std::string absolute(value.substr(0, value.find_first_of("?#")));
-  if (absolute.starts_with("//")) absolute = "http:" + absolute;
-  // User information is dropped before parsing: only the host is ever named.
-  if (std::size_t scheme = absolute.find("://"); scheme != std::string::npos) {
-    std::size_t authority_end = absolute.find('/', scheme + 3);
-    std::size_t at = absolute.rfind('@', authority_end);
-    if (at != std::string::npos && at > scheme) absolute.erase(scheme + 3, at - scheme - 2);
+  // Only the host is ever named: the user information, path and query may carry a secret.
+  std::optional<std::string> host =
+      UrlHost(value.starts_with("//") ? absl::StrCat("http:", ToAbsl(value)) : std::string(value));
+  if (host) {
+    return absl::StrCat("redirects are not followed; the response pointed to host \"",
+                        json::Sanitize(*host), "\"");
   }
-  absl::StatusOr<BaseUrl> url = ParseBaseUrl(absolute);
-  if (!url.ok()) {
-    // A relative path without a leading '/' stays on the host too; anything else is unreadable.
-    if (value.find("://") == std::string_view::npos && !value.empty()) {
-      return "redirects are not followed; the response pointed elsewhere on the same host";
-    }
-    return "redirects are not followed; the Location header does not parse";
+  // A relative path without a leading '/' stays on the host too; anything else is unreadable.
+  if (value.find("://") == std::string_view::npos && !value.empty()) {
+    return "redirects are not followed; the response pointed elsewhere on the same host";
   }
-  return absl::StrCat("redirects are not followed; the response pointed to host \"",
-                      json::Sanitize(url->host), "\"");
+  return "redirects are not followed; the Location header does not parse";
 }
 
 absl::Status PermanentFor(int status, std::string message) {

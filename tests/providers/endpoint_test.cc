@@ -131,5 +131,15 @@ TEST(EndpointTest, ParseBaseUrlRefusesWhatAnEndpointCannotBe) {
   }
 }
 
+TEST(EndpointTest, UrlHostNamesTheHostAloneWhateverElseTheUrlCarries) {
+  EXPECT_EQ(UrlHost("https://user:pw@evil.example:8443/p?token=abc#f"), "evil.example");
+  EXPECT_EQ(UrlHost("http://[::1]:9/x"), "::1");
+  EXPECT_EQ(UrlHost("HTTP://Box"), "Box");
+  EXPECT_EQ(UrlHost("ftp://evil.example/"), std::nullopt);
+  EXPECT_EQ(UrlHost("/relative/path"), std::nullopt);
+  EXPECT_EQ(UrlHost("http://evil.example:port/"), std::nullopt);
+  EXPECT_EQ(UrlHost("http:///no-host"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace agentrt::providers
