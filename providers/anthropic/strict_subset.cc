@@ -12,6 +12,7 @@
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/json_object.h"
+#include "runtime/json/pointer.h"
 #include "runtime/json/sanitize.h"
 
 namespace agentrt::providers {
@@ -36,21 +37,6 @@ bool Removed(std::string_view k) {
          k == "pattern" || k == "uniqueItems";
 }
 
-// A JSON Pointer token: "~" as "~0", "/" as "~1".
-std::string Token(std::string_view key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 // Calls `visit(schema, pointer)` for every schema in schema position under `schema` (itself
 // first).
 template <typename Visit>
@@ -60,14 +46,18 @@ void Walk(json::Value schema, const std::string& pointer, Visit& visit) {
   for (std::size_t i = 0; i < schema.size(); ++i) {
     std::string_view k = schema.key(i);
     json::Value v = schema.member(i);
-    std::string at = absl::StrCat(pointer, "/", Token(k));
+    std::string at = pointer + "/";
+    json::AppendPointerToken(k, at);
     if (MapOfSchemas(k) && v.is_object()) {
       for (std::size_t j = 0; j < v.size(); ++j) {
-        Walk(v.member(j), absl::StrCat(at, "/", Token(v.key(j))), visit);
+        std::string member = at + "/";
+        json::AppendPointerToken(v.key(j), member);
+        Walk(v.member(j), member, visit);
       }
     } else if ((ListOfSchemas(k) || k == "items") && v.is_array()) {
-      for (std::size_t j = 0; j < v.size(); ++j)
+      for (std::size_t j = 0; j < v.size(); ++j) {
         Walk(v.element(j), absl::StrCat(at, "/", j), visit);
+      }
     } else if (OneSchema(k)) {
       Walk(v, at, visit);
     }

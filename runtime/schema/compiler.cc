@@ -15,6 +15,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/intake.h"
+#include "runtime/json/pointer.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/schema/internal/uri.h"
 
@@ -57,7 +58,7 @@ std::optional<Draft> KnownDraft(std::string_view uri) {
 
 std::string EscapePointerToken(std::string_view token) {
   std::string out;
-  AppendPointerToken(token, out);
+  json::AppendPointerToken(token, out);
   return out;
 }
 

@@ -161,16 +161,4 @@ std::string PercentDecode(std::string_view text) {
   return out;
 }
 
-void AppendPointerToken(std::string_view token, std::string& out) {
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-}
-
 }  // namespace agentrt::schema

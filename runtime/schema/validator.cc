@@ -14,6 +14,7 @@
 #include "runtime/json/decimal.h"
 #include "runtime/json/equal.h"
 #include "runtime/json/intake.h"
+#include "runtime/json/pointer.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/schema/internal/compiled.h"
 #include "runtime/schema/internal/uri.h"
@@ -124,7 +125,7 @@ class Evaluator {
         absl::StrAppend(&out, s.index);
         continue;
       }
-      AppendPointerToken(s.key, out);
+      json::AppendPointerToken(s.key, out);
     }
     return json::Truncate(json::Sanitize(out), kMaxMessageBytes);
   }

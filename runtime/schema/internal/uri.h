@@ -24,7 +24,4 @@ UriParts SplitFragment(std::string_view uri);
 // PercentDecode decodes %XX escapes; malformed escapes are kept as they are.
 std::string PercentDecode(std::string_view text);
 
-// AppendPointerToken appends one JSON Pointer (RFC 6901) token: '~' as "~0", '/' as "~1".
-void AppendPointerToken(std::string_view token, std::string& out);
-
 }  // namespace agentrt::schema
