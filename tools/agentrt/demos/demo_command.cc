@@ -14,6 +14,7 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demos/demo_tools.h"
+#include "tools/agentrt/demos/demo_world.h"
 #include "tools/agentrt/demos/live_demo.h"
 #include "tools/agentrt/demos/mcp_demo.h"
 #include "tools/agentrt/demos/model_demo.h"
@@ -145,11 +146,7 @@ int RunDemoCommand(std::span<const std::string> args, Io& io) {
   options.scheduler = &scheduler;
   absl::StatusOr<std::unique_ptr<Driver>> driver = Driver::Create(**store, clock, entropy, options);
   if (!driver.ok()) return Failure(io, "demo scripted", ToStd(driver.status().message()));
-  std::size_t already = 0;
-  if (!resume.empty()) {
-    absl::StatusOr<std::vector<store::Event>> before = (*store)->ListEvents(resume);
-    if (before.ok()) already = before->size();
-  }
+  const std::size_t already = EventCount(**store, resume);
   absl::StatusOr<Run> run = resume.empty() ? (*driver)->Start("Find the address of localhost")
                                            : (*driver)->Resume(resume);
   if (!run.ok()) return Failure(io, "demo scripted", ToStd(run.status().message()));

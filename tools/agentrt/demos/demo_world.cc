@@ -74,6 +74,12 @@ absl::StatusOr<std::string> DemoWorld::Finish(store::Store& store) {
   return absl::StrCat("chain head seq ", head.seq, " ", head.hash);
 }
 
+std::size_t EventCount(store::Store& store, const std::string& run_id) {
+  if (run_id.empty()) return 0;
+  absl::StatusOr<store::Store::EventPage> page = store.ListEventsPage(run_id, 1, 0);
+  return page.ok() ? static_cast<std::size_t>(page->total) : 0;
+}
+
 std::optional<RecordReplayFlags> ParseRecordReplay(Io& io, const std::string& command,
                                                    std::span<const std::string> args,
                                                    std::string_view help, bool one_required,

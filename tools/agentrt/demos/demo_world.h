@@ -67,6 +67,10 @@ class DemoWorld {
   std::unique_ptr<replay::ReplayingWorld> replaying_;
 };
 
+// EventCount is how many events run `run_id` holds so far (0 for "" or a run the store cannot
+// read), counted without reading them: a resumed demonstration prints only the ones after.
+std::size_t EventCount(store::Store& store, const std::string& run_id);
+
 // The flags of a demonstration that can be recorded and replayed.
 struct RecordReplayFlags {
   std::string db;      // the database path, resolved (its --db, else $AGENTRT_DB)

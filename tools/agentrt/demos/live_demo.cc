@@ -22,6 +22,7 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demos/demo_tools.h"
+#include "tools/agentrt/demos/demo_world.h"
 #include "tools/agentrt/demos/stand_in_provider.h"
 
 namespace agentrt::cli {
@@ -232,11 +233,7 @@ int PlayLiveDemo(const std::string& db, const providers::ModelChoice& choice,
   absl::StatusOr<std::unique_ptr<Driver>> driver =
       Driver::Create(**store, *world.world().clock, *world.world().entropy, std::move(options));
   if (!driver.ok()) return Failure(io, command, ToStd(driver.status().message()));
-  std::size_t already = 0;
-  if (!resume.empty()) {
-    absl::StatusOr<std::vector<store::Event>> before = (*store)->ListEvents(resume);
-    if (before.ok()) already = before->size();
-  }
+  const std::size_t already = EventCount(**store, resume);
   Limits limits;
   limits.max_model_calls = 10;
   limits.max_output_tokens_per_call = 1024;

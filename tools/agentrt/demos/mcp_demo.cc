@@ -34,6 +34,7 @@
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 #include "tools/agentrt/demos/demo_tools.h"
+#include "tools/agentrt/demos/demo_world.h"
 #include "tools/agentrt/mcp_shared.h"
 #include "tools/agentrt/real_world.h"
 
@@ -224,11 +225,7 @@ int RunMcpDemo(std::span<const std::string> args, Io& io) {
   absl::StatusOr<std::unique_ptr<Driver>> driver =
       Driver::Create(**store, *w.clock, *w.entropy, options);
   if (!driver.ok()) return Failure(io, command, ToStd(driver.status().message()));
-  std::size_t already = 0;
-  if (!resume.empty()) {
-    absl::StatusOr<std::vector<store::Event>> before = (*store)->ListEvents(resume);
-    if (before.ok()) already = before->size();
-  }
+  const std::size_t already = EventCount(**store, resume);
   Limits limits;
   limits.max_steps = 12;
   absl::StatusOr<Run> run =
