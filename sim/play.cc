@@ -159,12 +159,12 @@ std::unique_ptr<Agent> InnerAgent(const v1::Agent& agent) {
 
 // The adapter a scenario's provider is played through: its kind, the model (a default per kind),
 // the fake endpoint, and a key for the kinds that send one (it never leaves the simulation).
-absl::StatusOr<providers::ModelChoice> ProviderChoice(const v1::Provider& p,
-                                                      const FakeProvider& endpoint) {
-  std::string model = p.model().empty() ? std::string(DefaultProviderModel(p.kind())) : p.model();
-  AGENTRT_ASSIGN_OR_RETURN(providers::ModelChoice choice,
-                           providers::ParseModelChoice(absl::StrCat(p.kind(), ":", model)));
-  choice.base_url = endpoint.BaseUrl();
+// (The kind was checked when the scenario was read.)
+providers::ModelChoice ProviderChoice(const v1::Provider& p, const FakeProvider& endpoint) {
+  providers::ModelChoice choice{
+      .provider = p.kind(),
+      .model = p.model().empty() ? std::string(DefaultProviderModel(p.kind())) : p.model(),
+      .base_url = endpoint.BaseUrl()};
   if (p.kind() != "ollama") choice.api_key = providers::ApiKey("sim-key");
   return choice;
 }
@@ -355,7 +355,7 @@ absl::StatusOr<std::unique_ptr<Driver>> Player::MakeDriver(store::Store& store,
   options.lease_owner = "sim";
   if (provider_ != nullptr) {
     const v1::Provider& p = scenario_.agent().provider();
-    AGENTRT_ASSIGN_OR_RETURN(providers::ModelChoice choice, ProviderChoice(p, *provider_));
+    providers::ModelChoice choice = ProviderChoice(p, *provider_);
     AGENTRT_ASSIGN_OR_RETURN(model_, providers::CreateModel(choice, WorldOf(connected)));
     options.model.prices = providers::PricesFor(choice, *model_);
     options.model.max_retries = p.max_retries();
