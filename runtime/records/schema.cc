@@ -129,6 +129,25 @@ ALTER TABLE steps ADD COLUMN policy_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE events ADD COLUMN hash TEXT NOT NULL DEFAULT '';
 )sql",
      &ChainEventsOfThePreviousVersions},
+    {7, "the proxy's call index", R"sql(
+CREATE TABLE proxy_calls (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  session TEXT NOT NULL,
+  request_key TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  side_effect TEXT NOT NULL,
+  run_id TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  open INTEGER NOT NULL DEFAULT 1,
+  closed_at TEXT NOT NULL DEFAULT '',
+  settled_at TEXT NOT NULL DEFAULT '',
+  outcome INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX proxy_calls_open ON proxy_calls (session, request_key) WHERE open = 1;
+CREATE INDEX proxy_calls_key ON proxy_calls (session, request_key, id);
+CREATE INDEX proxy_calls_settled ON proxy_calls (session, settled_at, id);
+CREATE INDEX proxy_calls_tool ON proxy_calls (session, tool, request_key, id);
+)sql"},
 };
 
 }  // namespace

@@ -42,6 +42,13 @@ struct FileInfo {
   std::uint64_t size = 0;
   std::uint32_t mode = 0;   // the permission bits (0777 at most)
   std::uint32_t owner = 0;  // the owner's user id
+  // Which file it is: two names with the same device and inode name one file (0 and 0 when the
+  // filesystem has no such notion: then no two names are known to be one).
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  bool SameFile(const FileInfo& other) const {
+    return inode != 0 && device == other.device && inode == other.inode;
+  }
   bool operator==(const FileInfo&) const = default;
 };
 

@@ -32,6 +32,8 @@ FileInfo InfoOf(const struct stat& st) {
   info.size = static_cast<std::uint64_t>(st.st_size);
   info.mode = st.st_mode & 0777;
   info.owner = st.st_uid;
+  info.device = static_cast<std::uint64_t>(st.st_dev);
+  info.inode = static_cast<std::uint64_t>(st.st_ino);
   return info;
 }
 

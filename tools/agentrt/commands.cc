@@ -20,6 +20,7 @@
 #include "tools/agentrt/json_command.h"
 #include "tools/agentrt/mcp_commands.h"
 #include "tools/agentrt/operator_commands.h"
+#include "tools/agentrt/proxy_command.h"
 #include "tools/agentrt/replay_command.h"
 #include "tools/agentrt/run_commands.h"
 #include "tools/agentrt/schema_command.h"
@@ -78,6 +79,12 @@ constexpr Command kCommands[] = {
      Section::kStandalone, RunMcpCommand},
     {"mcp call", "make one governed call to an MCP server's tool, recorded as a run",
      Section::kStandalone, RunMcpCommand},
+    {"proxy", "serve an MCP host over stdio, every tool call governed and recorded",
+     Section::kStandalone, RunProxyCommand},
+    {"proxy pin", "record what each server behind the proxy presents (its manifest)",
+     Section::kStandalone, RunProxyCommand},
+    {"proxy check", "start the proxy as serving would, print what registered, and stop",
+     Section::kStandalone, RunProxyCommand},
     {"sim run", "play scenarios in the simulator: hostile MCP servers on a virtual clock",
      Section::kStandalone, RunSimCommand},
     {"sim swarm", "play scenarios under many seeds that perturb the world; check invariants",

@@ -184,28 +184,7 @@ int Pin(std::span<const std::string> args, Io& io) {
   if (unknown) return UsageError(io, "mcp pin", "no configured server is named that");
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
   if (!world.ok()) return Failure(io, "mcp pin", ToStd(world.status().message()));
-  int status = kExitOk;
-  for (const mcp::ServerConfig* s : servers) {
-    absl::StatusOr<mcp::Manifest> manifest = mcp::Pin(mcp::ServerOf(*s), (*world)->world());
-    if (!manifest.ok()) {
-      status = Failure(io, "mcp pin", ToStd(manifest.status().message()));
-      continue;
-    }
-    if (absl::Status written =
-            mcp::WriteManifest(*(*world)->world().filesystem, s->manifest, *manifest);
-        !written.ok()) {
-      status = Failure(io, "mcp pin", ToStd(written.message()));
-      continue;
-    }
-    std::vector<mcp::ListedTool> tools;
-    for (const auto& [name, pinned] : manifest->tools) {
-      tools.push_back({pinned.name, pinned.description, pinned.input_schema, pinned.annotations});
-    }
-    io.out << json::Sanitize(s->name) << ": pinned " << tools.size() << " tools to "
-           << json::Sanitize(s->manifest)
-           << ", with the server's own hints, which classify nothing:\n"
-           << ListingLines(tools);
-  }
+  int status = PinServers(io, "mcp pin", servers, (*world)->world());
   if (status == kExitOk) {
     io.out << "Classify them in the configuration's rules, then check: agentrt mcp check "
               "--config "

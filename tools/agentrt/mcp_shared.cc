@@ -3,8 +3,13 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "mcp/load_all.h"
+#include "mcp/manifest.h"
+#include "mcp/pin.h"
+#include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/utf8.h"
+#include "tools/agentrt/command_line.h"
 
 namespace agentrt::cli {
 namespace {
@@ -56,6 +61,32 @@ std::string ListingLines(const std::vector<mcp::ListedTool>& tools,
     absl::StrAppend(&out, OneLine(tool.description, 72), "\n");
   }
   return out;
+}
+
+int PinServers(Io& io, std::string_view command,
+               const std::vector<const mcp::ServerConfig*>& servers, const world::World& world) {
+  int status = kExitOk;
+  for (const mcp::ServerConfig* s : servers) {
+    absl::StatusOr<mcp::Manifest> manifest = mcp::Pin(mcp::ServerOf(*s), world);
+    if (!manifest.ok()) {
+      status = Failure(io, command, ToStd(manifest.status().message()));
+      continue;
+    }
+    if (absl::Status written = mcp::WriteManifest(*world.filesystem, s->manifest, *manifest);
+        !written.ok()) {
+      status = Failure(io, command, ToStd(written.message()));
+      continue;
+    }
+    std::vector<mcp::ListedTool> tools;
+    for (const auto& [name, pinned] : manifest->tools) {
+      tools.push_back({pinned.name, pinned.description, pinned.input_schema, pinned.annotations});
+    }
+    io.out << json::Sanitize(s->name) << ": pinned " << tools.size() << " tools to "
+           << json::Sanitize(s->manifest)
+           << ", with the server's own hints, which classify nothing:\n"
+           << ListingLines(tools);
+  }
+  return status;
 }
 
 }  // namespace agentrt::cli

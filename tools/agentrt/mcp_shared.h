@@ -1,8 +1,8 @@
 // tools/agentrt/mcp_shared.h
 //
-// What the `agentrt mcp` commands and `agentrt demo mcp` share: how a listing is shown to an
-// operator (one line a tool, every server-chosen piece escaped). Loading a configuration's
-// servers is the MCP library's (mcp/load_all.h).
+// What the `agentrt mcp` and `agentrt proxy` commands and `agentrt demo mcp` share: how a listing
+// is shown to an operator (one line a tool, every server-chosen piece escaped), and pinning a
+// configuration's servers. Loading them is the MCP library's (mcp/load_all.h).
 #pragma once
 
 #include <optional>
@@ -11,7 +11,10 @@
 #include <vector>
 
 #include "mcp/annotations.h"
+#include "mcp/config.h"
 #include "mcp/listing.h"
+#include "runtime/world/world.h"
+#include "tools/agentrt/io.h"
 
 namespace agentrt::cli {
 
@@ -27,5 +30,11 @@ std::string HintsText(const std::optional<mcp::Annotations>& annotations);
 // with `extra` (one per tool, may be empty) put before the description when given.
 std::string ListingLines(const std::vector<mcp::ListedTool>& tools,
                          const std::vector<std::string>& extra = {});
+
+// PinServers pins each of `servers` and writes its manifest (owner-only, atomically), printing
+// each server's tools with the hints they claim; a server that cannot be pinned is a failure
+// named under `command`, and the others are still pinned. kExitOk or kExitFailure.
+int PinServers(Io& io, std::string_view command,
+               const std::vector<const mcp::ServerConfig*>& servers, const world::World& world);
 
 }  // namespace agentrt::cli

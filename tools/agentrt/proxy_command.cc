@@ -1,0 +1,247 @@
+#include "tools/agentrt/proxy_command.h"
+
+#include <signal.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "mcp/config.h"
+#include "mcp/proxy/host_front.h"
+#include "mcp/proxy/open.h"
+#include "runtime/base/string_view.h"
+#include "runtime/json/sanitize.h"
+#include "runtime/world/real_filesystem.h"
+#include "tools/agentrt/command_line.h"
+#include "tools/agentrt/mcp_shared.h"
+#include "tools/agentrt/real_world.h"
+
+namespace agentrt::cli {
+namespace {
+
+constexpr char kHelp[] =
+    R"(Usage: agentrt proxy --config FILE
+       agentrt proxy pin --config FILE [--server NAME]
+       agentrt proxy check --config FILE
+
+The governing MCP proxy (docs/proxy.md). An MCP host (a desktop assistant, an IDE, a CLI agent)
+starts `agentrt proxy --config FILE` as one of its servers. Inside, the proxy is a client of the
+real MCP servers FILE names, pinned and classified by you; every tool call the host makes goes
+through agentrt's gate as a run of its own: recorded, checked against the tool's schema, judged
+by your policy, held for your approval when the policy asks for one (decide with `agentrt
+approve` or the signed webhook, on the same database), executed by the proxy itself, and its
+outcome recorded in the hash-chained audit log. stdout carries only the protocol; everything
+else goes to stderr, escaped. Standard input closing, SIGINT or SIGTERM stop it: no new call is
+taken, holds end at once, calls in flight finish and are recorded.
+
+  pin     connect to each server (or only NAME) and write its manifest, with the hints it claims
+  check   start exactly as serving does (servers loaded, database opened and migrated), print
+          what registered, and stop
+
+What the proxy governs, and what it cannot:
+  - It governs only the calls that go through it. A host that also gives the model a shell or
+    file tools lets it bypass the proxy; such a model can approve its own request with the
+    operator command or by editing the database.
+  - It is made for one person who is both the host's user and the operator. It does not
+    separate them.
+  - It never sees the model's calls or the prompt, so it sets no token or cost limits.
+  - Each call is a run of its own: there are no limits or policy over a conversation's history.
+  - An identical call within the repeat window is refused as a duplicate: the rule that stops a
+    retry from paying twice also refuses a deliberate identical repeat.
+  - Results are capped (64 KiB) and flattened to text (and structured content).
+  - The pin covers what a server presents, not what it does.
+  - Upstream servers run as your user: they must not reach the proxy's files (the configuration,
+    the database, the manifests); the proxy refuses a server whose arguments name them.
+
+Exit status: 0 ok (served until its input closed), 1 failure, 2 usage error.
+)";
+
+constexpr char kPinHelp[] =
+    R"(Usage: agentrt proxy pin --config FILE [--server NAME]
+
+Connects to each server the proxy's configuration names (or only NAME), lists its tools, and
+writes its manifest (owner-only, replaced atomically), exactly as `agentrt mcp pin` does. Prints
+each tool with the hints it claims, which classify nothing: classify the tools in the
+configuration's rules, then run `agentrt proxy check`.
+
+Exit status: 0 every server pinned, 1 a server could not be pinned, 2 usage error.
+)";
+
+constexpr char kCheckHelp[] =
+    R"(Usage: agentrt proxy check --config FILE
+
+Starts the proxy exactly as serving would: the database file is checked, the servers' arguments
+are checked against the proxy's own files, each server is loaded against its manifest and rules,
+and the database is opened and migrated. Prints what each server registered, the status tool's
+name, the session and the database, then stops. Serves nothing.
+
+Exit status: 0 it would serve, 1 it would not (the reason names the file, server or tool),
+2 usage error.
+)";
+
+struct ProxyOptions {
+  std::string config;
+  std::string server;
+  FlagSet Flags(bool with_server) {
+    FlagSet flags;
+    flags.Add("config", &config);
+    if (with_server) flags.Add("server", &server);
+    return flags;
+  }
+};
+
+std::optional<mcp::Config> Load(Io& io, std::string_view command, const ProxyOptions& o,
+                                int* exit) {
+  if (o.config.empty()) {
+    *exit = UsageError(io, command, "--config FILE is required");
+    return std::nullopt;
+  }
+  world::RealFilesystem files;
+  absl::StatusOr<mcp::Config> config = mcp::ReadConfig(files, o.config);
+  if (!config.ok()) {
+    *exit = Failure(io, command, ToStd(config.status().message()));
+    return std::nullopt;
+  }
+  return *std::move(config);
+}
+
+// Every line for the operator goes to stderr, prefixed and escaped, one writer at a time.
+class OperatorLog {
+ public:
+  explicit OperatorLog(std::ostream& err) : err_(err) {}
+  void Line(std::string_view text) {
+    std::lock_guard<std::mutex> lock(mu_);
+    err_ << "agentrt proxy: " << json::Sanitize(text) << "\n";
+    err_.flush();
+  }
+  void Lines(std::string_view text) {
+    for (absl::string_view line : absl::StrSplit(ToAbsl(text), '\n', absl::SkipEmpty())) {
+      Line(ToStd(line));
+    }
+  }
+
+ private:
+  std::mutex mu_;
+  std::ostream& err_;
+};
+
+// Set by SIGINT and SIGTERM: the serving loop stops reading.
+volatile sig_atomic_t g_stop_signal = 0;
+extern "C" void OnStopSignal(int) { g_stop_signal = 1; }
+
+int Serve(std::span<const std::string> args, Io& io) {
+  ProxyOptions o;
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseFlags(io, "proxy", args, o.Flags(false), kHelp, &exit);
+  if (!parsed) return exit;
+  std::optional<mcp::Config> config = Load(io, "proxy", o, &exit);
+  if (!config) return exit;
+  absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
+  if (!world.ok()) return Failure(io, "proxy", ToStd(world.status().message()));
+  OperatorLog log(io.err);
+  std::string reports;
+  absl::StatusOr<proxy::OpenedProxy> opened = proxy::OpenProxy(
+      *config, (*world)->world(), [&log](std::string_view line) { log.Line(line); }, &reports);
+  log.Lines(reports);
+  if (!opened.ok()) return Failure(io, "proxy", ToStd(opened.status().message()));
+  log.Line(absl::StrCat("serving session ", config->session, " on database ", config->database));
+
+  std::mutex out_mu;
+  proxy::HostFront front(*opened->proxy, [&](std::string line) {
+    std::lock_guard<std::mutex> lock(out_mu);
+    io.out << line << "\n";
+    io.out.flush();
+  });
+  // SIGINT and SIGTERM interrupt the read (no SA_RESTART) and end the loop like end of input.
+  struct sigaction stop = {};
+  stop.sa_handler = OnStopSignal;
+  sigemptyset(&stop.sa_mask);
+  struct sigaction old_int = {}, old_term = {};
+  sigaction(SIGINT, &stop, &old_int);
+  sigaction(SIGTERM, &stop, &old_term);
+  std::vector<std::thread> calls;
+  std::string line;
+  while (g_stop_signal == 0 && std::getline(io.in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (std::optional<std::function<void()>> task = front.Receive(line)) {
+      calls.emplace_back(std::move(*task));
+    }
+  }
+  front.Shutdown();
+  for (std::thread& t : calls) t.join();
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  opened->Close();
+  log.Line(g_stop_signal != 0 ? "stopped by a signal; every call in flight finished"
+                              : "the host closed its input; every call in flight finished");
+  return kExitOk;
+}
+
+int Pin(std::span<const std::string> args, Io& io) {
+  ProxyOptions o;
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed =
+      ParseFlags(io, "proxy pin", args, o.Flags(true), kPinHelp, &exit);
+  if (!parsed) return exit;
+  std::optional<mcp::Config> config = Load(io, "proxy pin", o, &exit);
+  if (!config) return exit;
+  std::vector<const mcp::ServerConfig*> servers;
+  for (const mcp::ServerConfig& s : config->servers) {
+    if (o.server.empty() || s.name == o.server) servers.push_back(&s);
+  }
+  if (servers.empty()) return UsageError(io, "proxy pin", "no configured server is named that");
+  absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
+  if (!world.ok()) return Failure(io, "proxy pin", ToStd(world.status().message()));
+  int status = PinServers(io, "proxy pin", servers, (*world)->world());
+  if (status == kExitOk) {
+    io.out << "Classify the tools in the configuration's rules, then: agentrt proxy check "
+              "--config "
+           << json::Sanitize(o.config) << "\n";
+  }
+  return status;
+}
+
+int Check(std::span<const std::string> args, Io& io) {
+  ProxyOptions o;
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed =
+      ParseFlags(io, "proxy check", args, o.Flags(false), kCheckHelp, &exit);
+  if (!parsed) return exit;
+  std::optional<mcp::Config> config = Load(io, "proxy check", o, &exit);
+  if (!config) return exit;
+  absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
+  if (!world.ok()) return Failure(io, "proxy check", ToStd(world.status().message()));
+  std::string reports;
+  OperatorLog log(io.err);
+  absl::StatusOr<proxy::OpenedProxy> opened = proxy::OpenProxy(
+      *config, (*world)->world(), [&log](std::string_view line) { log.Line(line); }, &reports);
+  io.out << reports;
+  if (!opened.ok()) return Failure(io, "proxy check", ToStd(opened.status().message()));
+  io.out << "status tool: " << json::Sanitize(config->status_tool) << "\n"
+         << "session: " << json::Sanitize(config->session) << "\n"
+         << "database: " << json::Sanitize(config->database) << "\n";
+  opened->Close();
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunProxyCommand(std::span<const std::string> args, Io& io) {
+  if (!args.empty()) {
+    const std::string& sub = args[0];
+    if (sub == "pin") return Pin(args.subspan(1), io);
+    if (sub == "check") return Check(args.subspan(1), io);
+    if (sub == "help") return io.out << kHelp, kExitOk;
+    if (!sub.starts_with("-")) {
+      return UsageError(io, "proxy", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
+    }
+  }
+  return Serve(args, io);
+}
+
+}  // namespace agentrt::cli
