@@ -14,6 +14,7 @@
 #include "runtime/json/intake.h"
 #include "runtime/json/members.h"
 #include "runtime/reasons.h"
+#include "runtime/scripted_agent.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
@@ -242,9 +243,7 @@ Proxy::Impl::Step Proxy::Impl::Pending(const Run& run) {
 void Proxy::Impl::Close(GateSession& session, std::string_view why) {
   absl::StatusOr<bool> open = session.Step();
   if (!open.ok() || !*open) return;
-  Decision d;
-  d.kind = "fail";
-  d.reason = std::string(why);
+  Decision d = scripted::Fail(std::string(why));
   d.origin = "operator";
   session.Propose(d).IgnoreError();
 }

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mcp/proxy/proxy.h"
@@ -64,6 +65,8 @@ class BankTool final : public Tool {
     absl::StatusOr<json::Document> args = json::Parse(call.args);
     if (!args.ok()) return args.status();
     if (name_ == "bank_balance") {
+      if (started != nullptr) started->Notify();
+      if (never != nullptr) never->WaitForNotification();
       return ToolResult{
           json::JsonString(absl::StrCat("account ", json::MemberText(args->root(), "account"),
                                         " holds 120.00 EUR")),
@@ -71,6 +74,8 @@ class BankTool final : public Tool {
     }
     if (name_ == "bank_refund") return ToolResult{json::JsonString("refunded"), ""};
     payments_->push_back(call.args);
+    if (started != nullptr) started->Notify();
+    if (never != nullptr) never->WaitForNotification();
     std::string to = json::MemberText(args->root(), "to");
     std::string mode = json::MemberText(args->root(), "mode");
     double amount = 0;
@@ -109,6 +114,10 @@ class BankTool final : public Tool {
   std::string description = "A tool of the fake bank.";
   // mode "block": the payment is made, and the call times out while this is set.
   bool blocked = true;
+  // When set: notified once the call reached the server (a pay is recorded first); the call then
+  // waits for `never` (a process that stops answering mid-call).
+  absl::Notification* started = nullptr;
+  absl::Notification* never = nullptr;
 
  private:
   const std::string name_;

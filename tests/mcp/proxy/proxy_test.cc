@@ -70,7 +70,8 @@ TEST_F(ProxyTest, DeniedAndInvalidRunNothing) {
   EXPECT_EQ(steps->at(0).decision->origin, "model");
   EXPECT_EQ(steps->at(1).decision->kind, "fail");
   EXPECT_EQ(steps->at(1).decision->origin, "operator");
-  EXPECT_EQ(steps->at(1).decision->reason, "one call per run: the request was denied");
+  EXPECT_EQ(steps->at(1).decision->message, "one call per run: the request was denied");
+  EXPECT_EQ(denied->reason_detail, "one call per run: the request was denied");
 }
 
 TEST_F(ProxyTest, ApprovalRoundTrip) {
