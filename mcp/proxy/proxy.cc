@@ -63,6 +63,22 @@ const Approval* LatestOf(const std::vector<Approval>& approvals) {
   return approvals.empty() ? nullptr : &approvals.back();
 }
 
+// Every call is a run of its own, which ends with the call: a governed tool as the gate sees
+// it is terminal whatever its rule says (a rule's `terminal` changes nothing in the proxy).
+class TerminalTool final : public Tool {
+ public:
+  explicit TerminalTool(Tool* tool) : tool_(tool) {}
+  ToolSpec Spec() const override {
+    ToolSpec spec = tool_->Spec();
+    spec.terminal = true;
+    return spec;
+  }
+  absl::StatusOr<ToolResult> Call(const ToolCall& call) override { return tool_->Call(call); }
+
+ private:
+  Tool* const tool_;
+};
+
 }  // namespace
 
 std::string MemberOf(std::string_view content, std::string_view key) {
@@ -83,7 +99,10 @@ absl::Status Proxy::Impl::Init() {
   policy_ = std::make_unique<ProxyPolicy>(settings_.policy, tools_, settings_.policy_id);
   DriverOptions options;
   options.policy = policy_.get();
-  for (const GovernedTool& t : tools_) options.tools.push_back(t.tool);
+  for (const GovernedTool& t : tools_) {
+    terminal_.push_back(std::make_unique<TerminalTool>(t.tool));
+    options.tools.push_back(terminal_.back().get());
+  }
   options.lease_owner = "agentrt-proxy:" + settings_.session;
   options.lease_ttl = settings_.lease_ttl;
   options.scheduler = world_.scheduler;
@@ -308,7 +327,9 @@ Proxy::Impl::Step Proxy::Impl::Decide(const GovernedTool* tool, std::string_view
   std::string since = world::FormatTimestamp(window > absl::ZeroDuration() ? now - window : now);
   std::vector<rows::ProxyCall> found;
   absl::Status read = store_.Read([&](store::Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(found, rows::ProxyCallsForKey(tx, settings_.session, *key, since));
+    // The open row first (it is listed first): the closed ones only when the window may need
+    // them.
+    AGENTRT_ASSIGN_OR_RETURN(found, rows::ProxyCallsForKey(tx, settings_.session, *key, since, 1));
     return absl::OkStatus();
   });
   if (!read.ok()) {
@@ -320,9 +341,22 @@ Proxy::Impl::Step Proxy::Impl::Decide(const GovernedTool* tool, std::string_view
     seen_open = found.front().id;
     if (std::optional<Step> decided = OpenRow(*tool, found.front(), &reuse)) return *decided;
   }
-  if (std::optional<Step> refused = Window(*tool, found)) return *refused;
   std::optional<std::pair<PolicyOutcome, std::string>> decision = policy_->Decide(name);
   PolicyOutcome outcome = decision ? decision->first : PolicyOutcome::kDeny;
+  // A read the policy allows is never asked about, so no earlier one can refuse it: its
+  // repeats cost nothing however many there were.
+  bool free_read = !tool->mutating() && outcome == PolicyOutcome::kAllow;
+  if (!free_read && window > absl::ZeroDuration()) {
+    absl::Status closed = store_.Read([&](store::Transaction& tx) -> absl::Status {
+      AGENTRT_ASSIGN_OR_RETURN(
+          found, rows::ProxyCallsForKey(tx, settings_.session, *key, since, kScan));
+      return absl::OkStatus();
+    });
+    if (!closed.ok()) {
+      return Say(Unavailable("the gate could not read its records, and nothing was executed"));
+    }
+    if (std::optional<Step> refused = Window(*tool, found)) return *refused;
+  }
   std::optional<Attempt> prior;
   if (std::optional<Step> blocked = Unresolved(*tool, *key, outcome, &prior)) return *blocked;
   return Fresh(tool, name, args, *key, reuse, seen_open, prior, false);
@@ -623,7 +657,7 @@ std::string Proxy::Impl::Reopen(const GovernedTool& tool, const rows::ProxyCall&
   absl::Status read = store_.Read([&](store::Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(std::vector<rows::ProxyCall> rows,
                              rows::ProxyCallsForKey(tx, settings_.session, row.request_key,
-                                                    world::FormatTimestamp(Now())));
+                                                    world::FormatTimestamp(Now()), 1));
     if (!rows.empty() && rows.front().open) seen_open = rows.front().id;
     return absl::OkStatus();
   });
@@ -643,7 +677,7 @@ Proxy::Impl::Step Proxy::Impl::Fresh(const GovernedTool* tool, std::string_view 
     if (!reuse.empty()) {
       // The open row is this run's: it stops being settled as never begun.
       AGENTRT_ASSIGN_OR_RETURN(std::vector<rows::ProxyCall> rows,
-                               rows::ProxyCallsForKey(tx, settings_.session, row_key, at));
+                               rows::ProxyCallsForKey(tx, settings_.session, row_key, at, 1));
       if (rows.empty() || !rows.front().open || rows.front().run_id != reuse) {
         return absl::AbortedError("raced");
       }

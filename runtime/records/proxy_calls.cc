@@ -88,12 +88,13 @@ absl::StatusOr<bool> ClaimProxyCall(store::Transaction& tx, const NewProxyCall& 
 absl::StatusOr<std::vector<ProxyCall>> ProxyCallsForKey(store::Transaction& tx,
                                                         std::string_view session,
                                                         std::string_view request_key,
-                                                        std::string_view since) {
+                                                        std::string_view since,
+                                                        std::int64_t limit) {
   return Select(tx,
                 "SELECT " AGENTRT_PROXY_CALL_COLUMNS
                 " FROM proxy_calls WHERE session = ?1 AND request_key = ?2 AND "
-                "(open = 1 OR closed_at >= ?3) ORDER BY open DESC, id DESC",
-                {session, request_key, since});
+                "(open = 1 OR closed_at >= ?3) ORDER BY open DESC, id DESC LIMIT ?4",
+                {session, request_key, since, limit});
 }
 
 absl::StatusOr<std::vector<ProxyCall>> UnsettledProxyCalls(store::Transaction& tx,

@@ -59,11 +59,12 @@ absl::StatusOr<bool> ClaimProxyCall(store::Transaction& tx, const NewProxyCall& 
                                     std::int64_t seen_open);
 
 // ProxyCallsForKey: the key's open row, then its closed rows closed at or after `since`, newest
-// first.
+// first, at most `limit`.
 absl::StatusOr<std::vector<ProxyCall>> ProxyCallsForKey(store::Transaction& tx,
                                                         std::string_view session,
                                                         std::string_view request_key,
-                                                        std::string_view since);
+                                                        std::string_view since,
+                                                        std::int64_t limit);
 
 // UnsettledProxyCalls: the session's rows not settled yet, oldest first, at most `limit`.
 absl::StatusOr<std::vector<ProxyCall>> UnsettledProxyCalls(store::Transaction& tx,

@@ -180,6 +180,14 @@ TEST_F(AgentrtProxyCliTest, PinAndCheck) {
   EXPECT_THAT(nothing.err, HasSubstr("no tool registered"));
 }
 
+TEST_F(AgentrtProxyCliTest, AToolUnderTheStatusToolsNameIsRefused) {
+  ASSERT_EQ(Agentrt({"proxy", "pin", "--config", Config()}).exit_code, 0);
+  WriteConfig(R"({"balance":{"side_effect":"read_only","timeout":"10s","rename":"gate_status"}})");
+  ProcessResult clash = Agentrt({"proxy", "check", "--config", Config()});
+  EXPECT_EQ(clash.exit_code, 1);
+  EXPECT_THAT(clash.err, AllOf(HasSubstr("the status tool's name"), HasSubstr("gate_status")));
+}
+
 TEST_F(AgentrtProxyCliTest, AServerThatReachesTheProxysFilesIsRefused) {
   ASSERT_EQ(Agentrt({"proxy", "pin", "--config", Config()}).exit_code, 0);
   for (const std::string& arg :

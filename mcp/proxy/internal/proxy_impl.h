@@ -122,6 +122,7 @@ class Proxy::Impl {
   const ProxySettings settings_;
   const std::vector<GovernedTool> tools_;
   const std::function<void(std::string_view)> log_;
+  std::vector<std::unique_ptr<Tool>> terminal_;  // the tools as the gate sees them
   std::unique_ptr<ProxyPolicy> policy_;
   std::unique_ptr<Driver> driver_;
   absl::Mutex stop_mu_;  // Stop may be called more than once, from several threads

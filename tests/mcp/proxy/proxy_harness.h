@@ -46,7 +46,7 @@ class BankTool final : public Tool {
     spec.name = name_;
     spec.side_effect = side_effect_;
     spec.timeout = absl::Seconds(10);
-    spec.terminal = true;
+    spec.terminal = false;  // as an MCP server's tools are: the proxy makes each call a run's end
     spec.description = description;
     if (name_ == "bank_balance") {
       spec.input_schema =
