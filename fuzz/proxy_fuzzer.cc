@@ -110,15 +110,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   absl::StatusOr<std::unique_ptr<agentrt::proxy::Proxy>> proxy =
       agentrt::proxy::Proxy::Create(**store, world, settings, tools, [](std::string_view) {});
   if (!proxy.ok()) __builtin_trap();
-  agentrt::proxy::HostFront front(**proxy, [](std::string line) {
+  agentrt::proxy::HostFront front(**proxy);
+  agentrt::proxy::Send send = [](std::string line) {
     if (line.find('\n') != std::string::npos) __builtin_trap();
     if (!agentrt::mcp::ParseMessage(line).ok()) __builtin_trap();
-  });
+  };
   int messages = 0;
   for (absl::string_view line : absl::StrSplit(absl::string_view(input.data(), input.size()), '\n')) {
     if (++messages > 64) break;
     if (std::optional<std::function<void()>> task =
-            front.Receive(std::string_view(line.data(), line.size()))) {
+            front.Receive(std::string_view(line.data(), line.size()), send)) {
       (*task)();
     }
   }

@@ -23,8 +23,7 @@ std::optional<json::Value> Member(const json::Document& doc, std::string_view ke
 
 }  // namespace
 
-HostFront::HostFront(Proxy& proxy, std::function<void(std::string)> send)
-    : proxy_(proxy), send_(std::move(send)) {}
+HostFront::HostFront(Proxy& proxy) : proxy_(proxy) {}
 
 std::string HostFront::Initialize(std::string_view params) const {
   std::string version(kLatestProtocol);
@@ -60,10 +59,10 @@ std::string HostFront::ToolsList() const {
   return json::JsonObject().Raw("tools", json::JsonArray(tools)).Build();
 }
 
-std::optional<std::function<void()>> HostFront::Receive(std::string_view message) {
+std::optional<std::function<void()>> HostFront::Receive(std::string_view message, Send send) {
   absl::StatusOr<mcp::Message> m = mcp::ParseMessage(message);
   if (!m.ok()) {
-    send_(mcp::ErrorJson("null", kParseError,
+    send(mcp::ErrorJson("null", kParseError,
                          "the message is not a JSON-RPC 2.0 message this server accepts"));
     return std::nullopt;
   }
@@ -89,39 +88,39 @@ std::optional<std::function<void()>> HostFront::Receive(std::string_view message
       break;
   }
   if (m->method == "initialize") {
-    send_(mcp::ResultJson(m->id, Initialize(m->params)));
+    send(mcp::ResultJson(m->id, Initialize(m->params)));
   } else if (m->method == "ping") {
-    send_(mcp::ResultJson(m->id, "{}"));
+    send(mcp::ResultJson(m->id, "{}"));
   } else if (m->method == "tools/list") {
-    send_(mcp::ResultJson(m->id, ToolsList()));
+    send(mcp::ResultJson(m->id, ToolsList()));
   } else if (m->method == "tools/call") {
     {
       absl::MutexLock lock(&mu_);
       if (shutting_down_) {
-        send_(mcp::ErrorJson(m->id, kInternalError, "the proxy is shutting down"));
+        send(mcp::ErrorJson(m->id, kInternalError, "the proxy is shutting down"));
         return std::nullopt;
       }
     }
-    return CallTask(m->id, m->params);
+    return CallTask(m->id, m->params, std::move(send));
   } else {
-    send_(mcp::ErrorJson(m->id, mcp::kMethodNotFound, "method not found"));
+    send(mcp::ErrorJson(m->id, mcp::kMethodNotFound, "method not found"));
   }
   return std::nullopt;
 }
 
-std::function<void()> HostFront::CallTask(std::string id, std::string params) {
+std::function<void()> HostFront::CallTask(std::string id, std::string params, Send send) {
   auto gone = std::make_shared<absl::Notification>();
   {
     absl::MutexLock lock(&mu_);
     in_flight_[id] = gone;
   }
-  return [this, id = std::move(id), params = std::move(params), gone] {
+  return [this, id = std::move(id), params = std::move(params), gone, send = std::move(send)] {
     auto done = [&](std::string line) {
       {
         absl::MutexLock lock(&mu_);
         in_flight_.erase(id);
       }
-      send_(std::move(line));
+      send(std::move(line));
     };
     absl::StatusOr<json::Document> doc = json::Parse(params.empty() ? "{}" : params);
     std::optional<json::Value> name = doc.ok() ? Member(*doc, "name") : std::nullopt;
@@ -138,8 +137,8 @@ std::function<void()> HostFront::CallTask(std::string id, std::string params) {
         meta && meta->is_object() ? meta->Find("progressToken") : std::nullopt;
     if (token) {
       std::string token_json = json::WriteCanonical(*token);
-      host.progress = [this, token_json](double waited, double total) {
-        send_(mcp::NotificationJson("notifications/progress",
+      host.progress = [send, token_json](double waited, double total) {
+        send(mcp::NotificationJson("notifications/progress",
                                     json::JsonObject()
                                         .Raw("progressToken", token_json)
                                         .Raw("progress", absl::StrCat(waited))
@@ -163,7 +162,6 @@ std::function<void()> HostFront::CallTask(std::string id, std::string params) {
 void HostFront::Shutdown() {
   absl::MutexLock lock(&mu_);
   shutting_down_ = true;
-  proxy_.Stop();
   for (auto& [id, gone] : in_flight_) {
     if (!gone->HasBeenNotified()) gone->Notify();
   }

@@ -14,7 +14,7 @@
 //    taken and dropped;
 //  - anything else, the client-side methods a host might send included, is -32601; a message
 //    strict intake refuses is -32700 with a null id, naming no byte of it.
-// After Shutdown, a call gets the error `the proxy is shutting down` and holds end at once.
+// After Shutdown, a call gets the error `the proxy is shutting down` and its holds end at once.
 // Thread-safe: Receive from one reader, tasks on any threads, `send` called from any of them.
 #pragma once
 
@@ -35,26 +35,28 @@ inline constexpr std::string_view kServerName = "gated-tools";
 inline constexpr std::string_view kServerVersion = "0.1.0";
 inline constexpr std::string_view kLatestProtocol = "2025-11-25";
 
+// Send writes one message (a line without its newline) to the host. A task may call it from
+// another thread than Receive's: the caller serializes its writes.
+using Send = std::function<void(std::string)>;
+
 class HostFront {
  public:
-  // `send` writes one message (a line without its newline) to the host; it must be safe to call
-  // from several threads at once (the caller serializes).
-  HostFront(Proxy& proxy, std::function<void(std::string)> send);
+  explicit HostFront(Proxy& proxy);
 
-  // Receive takes one message. A tools/call comes back as a task to run; everything else is
-  // answered (through `send`) before Receive returns.
-  std::optional<std::function<void()>> Receive(std::string_view message);
+  // Receive takes one message; what answers it (and a call's progress) goes to `send`. A
+  // tools/call comes back as a task to run; everything else is answered before Receive returns.
+  std::optional<std::function<void()>> Receive(std::string_view message, Send send);
 
-  // Shutdown refuses calls from now on and ends every hold.
+  // Shutdown refuses calls from now on and ends the holds of this host's calls (the proxy's
+  // other hosts keep theirs: Proxy::Stop ends every hold).
   void Shutdown();
 
  private:
   std::string Initialize(std::string_view params) const;
   std::string ToolsList() const;
-  std::function<void()> CallTask(std::string id, std::string params);
+  std::function<void()> CallTask(std::string id, std::string params, Send send);
 
   Proxy& proxy_;
-  const std::function<void(std::string)> send_;
   absl::Mutex mu_;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   // Calls in flight by request id: notified when the host cancels one.

@@ -108,9 +108,10 @@ void BM_ProxyCall(benchmark::State& state, bool file) {
     return;
   }
   std::string answer;
-  HostFront front(**proxy, [&](std::string line) { answer = std::move(line); });
+  HostFront front(**proxy);
+  Send send = [&](std::string line) { answer = std::move(line); };
   for (auto _ : state) {
-    std::optional<std::function<void()>> task = front.Receive(kCall);
+    std::optional<std::function<void()>> task = front.Receive(kCall, send);
     if (!task) {
       state.SkipWithError("the call was not taken");
       break;

@@ -243,6 +243,9 @@ TEST_F(AgentrtProxyCliTest, ARestartCollectsAnApprovalGrantedWhileItWasGone) {
   EXPECT_EQ(Payments(), 1);
   ProcessResult verify = Agentrt({"verify", "--db", Db()});
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  // Each call is a run that ends with it: the collected one completed.
+  ProcessResult show = Agentrt({"show", run, "--db", Db()});
+  EXPECT_THAT(show.out, HasSubstr("COMPLETED")) << show.out;
   ProcessResult events = Agentrt({"events", run, "--db", Db()});
   EXPECT_THAT(events.out, AllOf(HasSubstr("approval.decided"), HasSubstr("step.tool_finished")));
 }

@@ -1,5 +1,6 @@
 #include "tools/agentrt/proxy_command.h"
 
+#include <pthread.h>
 #include <signal.h>
 
 #include <memory>
@@ -12,9 +13,11 @@
 #include "absl/strings/str_split.h"
 #include "mcp/config.h"
 #include "mcp/proxy/host_front.h"
+#include "mcp/proxy/http_front.h"
 #include "mcp/proxy/open.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/world/http_server.h"
 #include "runtime/world/real_filesystem.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/mcp_shared.h"
@@ -24,7 +27,7 @@ namespace agentrt::cli {
 namespace {
 
 constexpr char kHelp[] =
-    R"(Usage: agentrt proxy --config FILE
+    R"(Usage: agentrt proxy --config FILE [--listen HOST:PORT [--url-file PATH]]
        agentrt proxy pin --config FILE [--server NAME]
        agentrt proxy check --config FILE
 
@@ -37,6 +40,12 @@ approve` or the signed webhook, on the same database), executed by the proxy its
 outcome recorded in the hash-chained audit log. stdout carries only the protocol; everything
 else goes to stderr, escaped. Standard input closing, SIGINT or SIGTERM stop it: no new call is
 taken, holds end at once, calls in flight finish and are recorded.
+
+  --listen HOST:PORT  serve over streamable HTTP at http://HOST:PORT/mcp instead of stdio, for
+          hosts that connect to a URL (port 0: any free port). Loopback only unless you name
+          another address here; the Host and Origin of every request are checked against DNS
+          rebinding. --url-file PATH writes the URL there once it listens. Stops on SIGINT or
+          SIGTERM.
 
   pin     connect to each server (or only NAME) and write its manifest, with the hints it claims
   check   start exactly as serving does (servers loaded, database opened and migrated), print
@@ -86,10 +95,16 @@ Exit status: 0 it would serve, 1 it would not (the reason names the file, server
 struct ProxyOptions {
   std::string config;
   std::string server;
+  std::string listen;
+  std::string url_file;
   FlagSet Flags(bool with_server) {
     FlagSet flags;
     flags.Add("config", &config);
-    if (with_server) flags.Add("server", &server);
+    if (with_server) {
+      flags.Add("server", &server);
+    } else {
+      flags.Add("listen", &listen).Add("url-file", &url_file);
+    }
     return flags;
   }
 };
@@ -133,6 +148,49 @@ class OperatorLog {
 volatile sig_atomic_t g_stop_signal = 0;
 extern "C" void OnStopSignal(int) { g_stop_signal = 1; }
 
+// Serves the proxy at http://HOST:PORT/mcp until SIGINT or SIGTERM.
+int ServeHttp(Io& io, const ProxyOptions& o, const mcp::Config& config, proxy::OpenedProxy& opened,
+              const world::World& world, OperatorLog& log) {
+  absl::StatusOr<std::pair<std::string, int>> address = proxy::ListenAddress(o.listen);
+  if (!address.ok()) return UsageError(io, "proxy", ToStd(address.status().message()));
+  const auto& [host, port] = *address;
+  proxy::HttpFrontOptions options;
+  if (!proxy::IsLoopbackName(host)) options.allowed_hosts = {host};
+  proxy::HttpFront front(*opened.proxy, *world.entropy, options);
+  // The server's threads inherit this mask: the signals wait for this thread's sigwait.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  sigset_t old;
+  pthread_sigmask(SIG_BLOCK, &stop, &old);
+  absl::StatusOr<std::unique_ptr<world::HttpServer>> server =
+      world::HttpServer::Listen(host, port, front);
+  if (!server.ok()) {
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return Failure(io, "proxy", ToStd(server.status().message()));
+  }
+  std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  std::string url = absl::StrCat("http://", shown, ":", (*server)->port(), "/mcp");
+  log.Line(absl::StrCat("serving session ", config.session, " on database ", config.database,
+                        " at ", url));
+  if (!o.url_file.empty()) {
+    if (absl::Status written = world.filesystem->WriteAtomically(o.url_file, url + "\n", "url");
+        !written.ok()) {
+      pthread_sigmask(SIG_SETMASK, &old, nullptr);
+      return Failure(io, "proxy", ToStd(written.message()));
+    }
+  }
+  int signal = 0;
+  sigwait(&stop, &signal);
+  front.Shutdown();
+  (*server)->Stop();
+  opened.Close();
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  log.Line("stopped by a signal; every call in flight finished");
+  return kExitOk;
+}
+
 int Serve(std::span<const std::string> args, Io& io) {
   ProxyOptions o;
   int exit = kExitOk;
@@ -148,14 +206,16 @@ int Serve(std::span<const std::string> args, Io& io) {
       *config, (*world)->world(), [&log](std::string_view line) { log.Line(line); }, &reports);
   log.Lines(reports);
   if (!opened.ok()) return Failure(io, "proxy", ToStd(opened.status().message()));
+  if (!o.listen.empty()) return ServeHttp(io, o, *config, *opened, (*world)->world(), log);
   log.Line(absl::StrCat("serving session ", config->session, " on database ", config->database));
 
   std::mutex out_mu;
-  proxy::HostFront front(*opened->proxy, [&](std::string line) {
+  proxy::HostFront front(*opened->proxy);
+  proxy::Send send = [&](std::string line) {
     std::lock_guard<std::mutex> lock(out_mu);
     io.out << line << "\n";
     io.out.flush();
-  });
+  };
   // SIGINT and SIGTERM interrupt the read (no SA_RESTART) and end the loop like end of input.
   struct sigaction stop = {};
   stop.sa_handler = OnStopSignal;
@@ -168,11 +228,12 @@ int Serve(std::span<const std::string> args, Io& io) {
   while (g_stop_signal == 0 && std::getline(io.in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    if (std::optional<std::function<void()>> task = front.Receive(line)) {
+    if (std::optional<std::function<void()>> task = front.Receive(line, send)) {
       calls.emplace_back(std::move(*task));
     }
   }
   front.Shutdown();
+  opened->proxy->Stop();
   for (std::thread& t : calls) t.join();
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);

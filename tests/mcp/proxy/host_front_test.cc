@@ -19,10 +19,11 @@ class HostFrontTest : public ProxyHarness {
   void SetUp() override {
     Configured("bank_pay").outcome = PolicyOutcome::kAllow;
     Open();
-    front_ = std::make_unique<HostFront>(*proxy_, [this](std::string line) {
+    front_ = std::make_unique<HostFront>(*proxy_);
+    send_ = [this](std::string line) {
       absl::MutexLock lock(&mu_);
       sent_.push_back(std::move(line));
-    });
+    };
   }
   std::vector<std::string> Sent() {
     absl::MutexLock lock(&mu_);
@@ -32,6 +33,7 @@ class HostFrontTest : public ProxyHarness {
   absl::Mutex mu_;
   std::vector<std::string> sent_;
   std::unique_ptr<HostFront> front_;
+  Send send_;
 };
 
 TEST_F(HostFrontTest, HandshakeOffersTheLatestAndAcceptsTheLegacyVersions) {
@@ -39,7 +41,7 @@ TEST_F(HostFrontTest, HandshakeOffersTheLatestAndAcceptsTheLegacyVersions) {
     sent_.clear();
     front_->Receive(absl::StrCat(
         R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":")",
-        ToAbsl(asked), R"("}})"));
+        ToAbsl(asked), R"("}})"), send_);
     ASSERT_THAT(Sent(), SizeIs(1));
     bool legacy = asked == "2025-06-18" || asked == "2025-03-26";
     EXPECT_THAT(Sent()[0], HasSubstr(absl::StrCat(R"("protocolVersion":")",
@@ -54,12 +56,13 @@ TEST_F(HostFrontTest, AHostThatCancelsAnExecutingCallLetsItFinishAndBeRecorded) 
   pay_.started = &started;
   pay_.never = &release;
   std::optional<std::function<void()>> task = front_->Receive(
-      R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"bank_pay","arguments":{"to":"kim","amount":7}}})");
+      R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"bank_pay","arguments":{"to":"kim","amount":7}}})",
+      send_);
   ASSERT_TRUE(task.has_value());
   std::thread call(*task);
   started.WaitForNotification();
   EXPECT_FALSE(front_->Receive(
-      R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}})"));
+      R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}})", send_));
   release.Notify();
   call.join();
   ASSERT_THAT(Sent(), SizeIs(1));
@@ -74,7 +77,7 @@ TEST_F(HostFrontTest, AHostThatCancelsAnExecutingCallLetsItFinishAndBeRecorded) 
 TEST_F(HostFrontTest, AfterShutdownACallIsRefusedAndNothingRuns) {
   front_->Shutdown();
   EXPECT_FALSE(front_->Receive(
-      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bank_pay","arguments":{"to":"a","amount":1}}})"));
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bank_pay","arguments":{"to":"a","amount":1}}})", send_));
   ASSERT_THAT(Sent(), SizeIs(1));
   EXPECT_THAT(Sent()[0], HasSubstr("the proxy is shutting down"));
   EXPECT_THAT(payments_, IsEmpty());
@@ -82,7 +85,8 @@ TEST_F(HostFrontTest, AfterShutdownACallIsRefusedAndNothingRuns) {
 
 TEST_F(HostFrontTest, AResultIsTextAndAnObjectIsAlsoStructuredContent) {
   std::optional<std::function<void()>> task = front_->Receive(
-      R"({"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"bank_pay","arguments":{"to":"jo","amount":2,"mode":"structured"}}})");
+      R"({"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"bank_pay","arguments":{"to":"jo","amount":2,"mode":"structured"}}})",
+      send_);
   ASSERT_TRUE(task.has_value());
   (*task)();
   ASSERT_THAT(Sent(), SizeIs(1));
