@@ -38,7 +38,8 @@ class CheckedTool final : public agentrt::Tool {
  public:
   CheckedTool(std::string name, SideEffect side_effect, std::string schema)
       : name_(std::move(name)), side_effect_(side_effect), schema_text_(std::move(schema)) {
-    absl::StatusOr<agentrt::schema::Schema> compiled = agentrt::schema::Schema::Compile(schema_text_);
+    absl::StatusOr<agentrt::schema::Schema> compiled =
+        agentrt::schema::Schema::Compile(schema_text_);
     if (!compiled.ok()) __builtin_trap();
     schema_ = std::make_unique<agentrt::schema::Schema>(*std::move(compiled));
   }
@@ -116,7 +117,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!agentrt::mcp::ParseMessage(line).ok()) __builtin_trap();
   };
   int messages = 0;
-  for (absl::string_view line : absl::StrSplit(absl::string_view(input.data(), input.size()), '\n')) {
+  for (absl::string_view line :
+       absl::StrSplit(absl::string_view(input.data(), input.size()), '\n')) {
     if (++messages > 64) break;
     if (std::optional<std::function<void()>> task =
             front.Receive(std::string_view(line.data(), line.size()), send)) {

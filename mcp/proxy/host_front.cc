@@ -63,7 +63,7 @@ std::optional<std::function<void()>> HostFront::Receive(std::string_view message
   absl::StatusOr<mcp::Message> m = mcp::ParseMessage(message);
   if (!m.ok()) {
     send(mcp::ErrorJson("null", kParseError,
-                         "the message is not a JSON-RPC 2.0 message this server accepts"));
+                        "the message is not a JSON-RPC 2.0 message this server accepts"));
     return std::nullopt;
   }
   switch (m->kind) {
@@ -139,12 +139,12 @@ std::function<void()> HostFront::CallTask(std::string id, std::string params, Se
       std::string token_json = json::WriteCanonical(*token);
       host.progress = [send, token_json](double waited, double total) {
         send(mcp::NotificationJson("notifications/progress",
-                                    json::JsonObject()
-                                        .Raw("progressToken", token_json)
-                                        .Raw("progress", absl::StrCat(waited))
-                                        .Raw("total", absl::StrCat(total))
-                                        .String("message", "waiting for an operator's approval")
-                                        .Build()));
+                                   json::JsonObject()
+                                       .Raw("progressToken", token_json)
+                                       .Raw("progress", absl::StrCat(waited))
+                                       .Raw("total", absl::StrCat(total))
+                                       .String("message", "waiting for an operator's approval")
+                                       .Build()));
       };
     }
     Answer answer = proxy_.Call(name->string_value(), args, host);

@@ -14,8 +14,8 @@
 #include "runtime/json/intake.h"
 #include "runtime/json/members.h"
 #include "runtime/reasons.h"
-#include "runtime/scripted_agent.h"
 #include "runtime/records/run_reader.h"
+#include "runtime/scripted_agent.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/scheduler.h"
@@ -348,8 +348,8 @@ Proxy::Impl::Step Proxy::Impl::Decide(const GovernedTool* tool, std::string_view
   bool free_read = !tool->mutating() && outcome == PolicyOutcome::kAllow;
   if (!free_read && window > absl::ZeroDuration()) {
     absl::Status closed = store_.Read([&](store::Transaction& tx) -> absl::Status {
-      AGENTRT_ASSIGN_OR_RETURN(
-          found, rows::ProxyCallsForKey(tx, settings_.session, *key, since, kScan));
+      AGENTRT_ASSIGN_OR_RETURN(found,
+                               rows::ProxyCallsForKey(tx, settings_.session, *key, since, kScan));
       return absl::OkStatus();
     });
     if (!closed.ok()) {

@@ -57,7 +57,8 @@ ToolSpec Proxy::Impl::StatusSpec(std::string_view name) {
 std::string Proxy::Impl::AskedAgain(const std::string& request_key, const std::string& run_id) {
   std::vector<rows::ProxyCall> rows;
   absl::Status read = store_.Read([&](store::Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(rows, rows::ProxyCallsForKey(tx, settings_.session, request_key, "", kMostRows));
+    AGENTRT_ASSIGN_OR_RETURN(
+        rows, rows::ProxyCallsForKey(tx, settings_.session, request_key, "", kMostRows));
     return absl::OkStatus();
   });
   if (!read.ok()) return "";

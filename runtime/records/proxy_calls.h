@@ -63,8 +63,7 @@ absl::StatusOr<bool> ClaimProxyCall(store::Transaction& tx, const NewProxyCall& 
 absl::StatusOr<std::vector<ProxyCall>> ProxyCallsForKey(store::Transaction& tx,
                                                         std::string_view session,
                                                         std::string_view request_key,
-                                                        std::string_view since,
-                                                        std::int64_t limit);
+                                                        std::string_view since, std::int64_t limit);
 
 // UnsettledProxyCalls: the session's rows not settled yet, oldest first, at most `limit`.
 absl::StatusOr<std::vector<ProxyCall>> UnsettledProxyCalls(store::Transaction& tx,

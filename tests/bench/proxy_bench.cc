@@ -42,8 +42,7 @@ constexpr char kCall[] =
 
 // One loaded upstream tool and the world around it.
 struct Upstream {
-  world::ManualClock clock{absl::FromUnixSeconds(1'800'000'000),
-                           {.tick = absl::Microseconds(1)}};
+  world::ManualClock clock{absl::FromUnixSeconds(1'800'000'000), {.tick = absl::Microseconds(1)}};
   world::SeededEntropy entropy{1};
   test_support::InProcessMcpLauncher launcher{kTools, kResult};
   mcp::Manifest manifest;

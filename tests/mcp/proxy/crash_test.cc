@@ -98,12 +98,12 @@ TEST_F(CrashTest, CrashThenApproveRunsItAgainOnce) {
   ASSERT_OK(Decide(id, true));
   EXPECT_EQ(Call("bank_pay", kPay).text, "paid 25.00 to bob");
   EXPECT_THAT(payments_, SizeIs(2));
-  EXPECT_THAT(EventTypes(run),
-              ElementsAre("run.created", "run.started", "step.started", "step.decided",
-                          "step.policy", "step.tool_started", "lease.taken_over",
-                          "step.interrupted", "step.policy", "approval.requested",
-                          "approval.decided", "run.resumed", "step.policy", "step.tool_started",
-                          "step.tool_finished", "run.finished"));
+  EXPECT_THAT(
+      EventTypes(run),
+      ElementsAre("run.created", "run.started", "step.started", "step.decided", "step.policy",
+                  "step.tool_started", "lease.taken_over", "step.interrupted", "step.policy",
+                  "approval.requested", "approval.decided", "run.resumed", "step.policy",
+                  "step.tool_started", "step.tool_finished", "run.finished"));
   EXPECT_THAT(Call("bank_pay", kPay).text, StartsWith("DUPLICATE: "));
 
   // The frozen owner wakes: its outcome is refused (another owner holds the run), and it

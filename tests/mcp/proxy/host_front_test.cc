@@ -39,9 +39,11 @@ class HostFrontTest : public ProxyHarness {
 TEST_F(HostFrontTest, HandshakeOffersTheLatestAndAcceptsTheLegacyVersions) {
   for (std::string_view asked : {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "x"}) {
     sent_.clear();
-    front_->Receive(absl::StrCat(
-        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":")",
-        ToAbsl(asked), R"("}})"), send_);
+    front_->Receive(
+        absl::StrCat(
+            R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":")",
+            ToAbsl(asked), R"("}})"),
+        send_);
     ASSERT_THAT(Sent(), SizeIs(1));
     bool legacy = asked == "2025-06-18" || asked == "2025-03-26";
     EXPECT_THAT(Sent()[0], HasSubstr(absl::StrCat(R"("protocolVersion":")",
@@ -77,7 +79,8 @@ TEST_F(HostFrontTest, AHostThatCancelsAnExecutingCallLetsItFinishAndBeRecorded) 
 TEST_F(HostFrontTest, AfterShutdownACallIsRefusedAndNothingRuns) {
   front_->Shutdown();
   EXPECT_FALSE(front_->Receive(
-      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bank_pay","arguments":{"to":"a","amount":1}}})", send_));
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bank_pay","arguments":{"to":"a","amount":1}}})",
+      send_));
   ASSERT_THAT(Sent(), SizeIs(1));
   EXPECT_THAT(Sent()[0], HasSubstr("the proxy is shutting down"));
   EXPECT_THAT(payments_, IsEmpty());

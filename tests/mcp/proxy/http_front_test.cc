@@ -51,7 +51,8 @@ TEST_F(HttpFrontTest, AForeignHostOrOriginIsRefusedBeforeTheBody) {
   std::optional<world::ServerResponse> refused = front_->Admit(evil);
   ASSERT_TRUE(refused.has_value());
   EXPECT_EQ(refused->status, 403);
-  world::ServerRequest origin = Request("POST", kInitialize, {{"Origin", "http://evil.example.com"}});
+  world::ServerRequest origin =
+      Request("POST", kInitialize, {{"Origin", "http://evil.example.com"}});
   ASSERT_TRUE(front_->Admit(origin).has_value());
   EXPECT_EQ(front_->Admit(origin)->status, 403);
   for (std::string_view host : {"localhost:1", "127.0.0.1", "[::1]:80", "LOCALHOST"}) {
@@ -80,9 +81,9 @@ TEST_F(HttpFrontTest, InitializeOpensASessionEveryLaterMessageMustName) {
   world::ServerResponse tools = Send(Request("POST", list, {{"Mcp-Session-Id", session}}));
   EXPECT_EQ(tools.status, 200);
   EXPECT_THAT(tools.body, AllOf(HasSubstr("bank_pay"), HasSubstr("gate_status")));
-  world::ServerResponse note = Send(Request(
-      "POST", R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
-      {{"Mcp-Session-Id", session}}));
+  world::ServerResponse note =
+      Send(Request("POST", R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+                   {{"Mcp-Session-Id", session}}));
   EXPECT_EQ(note.status, 202);
   EXPECT_EQ(note.body, "");
   world::ServerResponse call = Send(Request(

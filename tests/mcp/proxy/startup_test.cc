@@ -24,11 +24,9 @@ using ::testing::UnorderedElementsAre;
 namespace fs = std::filesystem;
 
 TEST(ReachCandidatesTest, ReadsCommonSpellings) {
-  EXPECT_THAT(ReachCandidates("--root=/srv/x", "/home/me"),
-              ElementsAre("--root=/srv/x", "/srv/x"));
+  EXPECT_THAT(ReachCandidates("--root=/srv/x", "/home/me"), ElementsAre("--root=/srv/x", "/srv/x"));
   EXPECT_THAT(ReachCandidates("-r/srv/x", "/home/me"), ElementsAre("-r/srv/x", "/srv/x"));
-  EXPECT_THAT(ReachCandidates("--root:/srv/x", "/home/me"),
-              ElementsAre("--root:/srv/x", "/srv/x"));
+  EXPECT_THAT(ReachCandidates("--root:/srv/x", "/home/me"), ElementsAre("--root:/srv/x", "/srv/x"));
   EXPECT_THAT(ReachCandidates("FILE:///srv/x", "/home/me"),
               UnorderedElementsAre("FILE:///srv/x", "///srv/x", "/srv/x"));
   EXPECT_THAT(ReachCandidates("~", "/home/me"), ElementsAre("/home/me"));
@@ -67,9 +65,9 @@ TEST_F(ReachTest, RefusesWhatReachesTheProxysFiles) {
   std::string dir = (root_ / "agentrt").string();
   fs::create_directory_symlink(root_ / "agentrt", root_ / "link");
   for (const std::string& arg :
-       {dir, dir + "/", (root_ / "link").string(), "--root=" + dir, "-r" + dir,
-        "file://" + dir, "--root=file://" + dir, root_.string(), std::string("/"),
-        config_.database, std::string("~"), std::string("~/agentrt"),
+       {dir, dir + "/", (root_ / "link").string(), "--root=" + dir, "-r" + dir, "file://" + dir,
+        "--root=file://" + dir, root_.string(), std::string("/"), config_.database,
+        std::string("~"), std::string("~/agentrt"),
         (root_ / "sandbox" / ".." / "agentrt").string()}) {
     absl::Status s = Check(arg);
     EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("skip_path_check")))
@@ -145,7 +143,8 @@ TEST_F(IndexTest, AClaimIsACompareAndSetOnTheOpenRow) {
   EXPECT_THAT(Claim("k", "test.b", 0), IsOkAndHolds(false));
   std::vector<rows::ProxyCall> rows;
   ASSERT_OK(store_->Read([&](store::Transaction& tx) -> absl::Status {
-    absl::StatusOr<std::vector<rows::ProxyCall>> r = rows::ProxyCallsForKey(tx, "test", "k", "", 10);
+    absl::StatusOr<std::vector<rows::ProxyCall>> r =
+        rows::ProxyCallsForKey(tx, "test", "k", "", 10);
     if (!r.ok()) return r.status();
     rows = *std::move(r);
     return absl::OkStatus();
