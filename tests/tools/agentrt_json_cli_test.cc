@@ -114,7 +114,7 @@ TEST(AgentrtJsonCliTest, UnknownCommandIsEscapedBeforePrinting) {
 // here, fails HelpListsEveryCommandOnceWithItsSummary.
 constexpr std::string_view kEveryCommand[] = {
     "json canon",  "json hash",  "schema validate", "schema check",  "demo scripted",  "demo model",
-    "demo mcp",    "demo world", "demo live",       "cassette dump", "cassette check", "replay",
+    "demo mcp",    "demo world", "demo live",       "demo proxy",    "cassette dump", "cassette check", "replay",
     "mcp pin",     "mcp check",  "mcp tools",       "mcp call",      "proxy",          "proxy pin",
     "proxy check", "sim run",    "sim swarm",       "sim shrink",    "sim record",     "sim replay",
     "runs",        "show",       "events",          "verify",        "export",         "approve",

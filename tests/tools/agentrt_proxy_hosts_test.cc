@@ -200,5 +200,21 @@ TEST_F(ProxyHostsTest, TheInspectorsCliListsTheGovernedToolsAndCallsThroughTheGa
   EXPECT_THAT(Agentrt({"runs", "--db", Db()}).out, HasSubstr("WAITING_FOR_APPROVAL"));
 }
 
+TEST_F(ProxyHostsTest, TheDemonstrationRunsEveryStep) {
+  std::string db = (test_support::TestFolder() / "demo.db").string();
+  ProcessResult demo = Agentrt({"demo", "proxy", "--db", db});
+  ASSERT_EQ(demo.exit_code, 0) << demo.out << demo.err;
+  for (const char* line :
+       {"model sees tools: fs_read_text_file, fs_write_file, gate_status",
+        "model sees: {\"content\":\"Rent is due", "model sees: PENDING_APPROVAL",
+        "model sees: {\"content\":\"Successfully wrote", "model sees (isError): DUPLICATE",
+        "model sees (isError): REJECTED", "model sees: GATE_STATUS",
+        "through the proxy the server wrote report.txt once and secrets.txt never"}) {
+    EXPECT_THAT(demo.out, HasSubstr(line));
+  }
+  EXPECT_FALSE(fs::exists(test_support::TestFolder() / "proxy-sandbox" / "secrets.txt"));
+  EXPECT_EQ(Agentrt({"verify", "--db", db}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace agentrt

@@ -65,6 +65,8 @@ constexpr Command kCommands[] = {
      Section::kStandalone, RunDemoCommand},
     {"demo live", "run an agent on a real model through its provider; a report waits for you",
      Section::kStandalone, RunDemoCommand},
+    {"demo proxy", "play a host in front of the proxy and a real MCP server; print what it sees",
+     Section::kStandalone, RunDemoCommand},
     {"cassette dump", "print every exchange a recorded cassette holds", Section::kStandalone,
      RunCassetteCommand},
     {"cassette check", "check a cassette can be replayed, or say what is wrong with it",

@@ -18,6 +18,7 @@
 #include "tools/agentrt/demos/live_demo.h"
 #include "tools/agentrt/demos/mcp_demo.h"
 #include "tools/agentrt/demos/model_demo.h"
+#include "tools/agentrt/demos/proxy_demo.h"
 #include "tools/agentrt/demos/world_demo.h"
 
 namespace agentrt::cli {
@@ -33,6 +34,9 @@ constexpr char kDemoHelp[] =
        agentrt demo world --db PATH [--record CASSETTE | --replay CASSETTE]
                          (tools that start a process and ask an HTTP server, recorded and
                          replayed: 'demo world --help')
+       agentrt demo proxy --db PATH
+                         (the governing proxy between a host and the real filesystem MCP
+                         server: what the model sees at each step: 'demo proxy --help')
        agentrt demo live (--model PROVIDER:MODEL | --stand-in) [--db PATH] [--record CASSETTE]
                          (a real model through its provider's adapter, a remote mutation
                          approved by an operator: 'demo live --help')
@@ -82,6 +86,7 @@ int RunDemoCommand(std::span<const std::string> args, Io& io) {
   if (args[0] == "world") return RunWorldDemo(args.subspan(1), io);
   if (args[0] == "live") return RunLiveDemo(args.subspan(1), io);
   if (args[0] == "mcp") return RunMcpDemo(args.subspan(1), io);
+  if (args[0] == "proxy") return RunProxyDemo(args.subspan(1), io);
   if (args[0] != "scripted") {
     return UsageError(io, "demo", "unknown demonstration \"" + json::Sanitize(args[0]) + "\"");
   }
