@@ -128,7 +128,7 @@ std::optional<world::ServerResponse> HttpFront::Admit(const world::ServerRequest
 world::ServerResponse HttpFront::Serve(const world::ServerRequest& request) {
   if (request.method == "DELETE") {
     std::optional<std::string> id = request.Header(kSessionHeader);
-    if (!id) return Plain(400, "DELETE names a session in Mcp-Session-Id");
+    if (!id) return Plain(400, "a DELETE names its session in Mcp-Session-Id");
     absl::MutexLock lock(&mu_);
     auto it = sessions_.find(*id);
     if (it == sessions_.end()) return Plain(404, "no such session");

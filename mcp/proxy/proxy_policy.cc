@@ -140,9 +140,39 @@ PolicyDecision ProxyPolicy::Interruption(const GovernedTool& tool, std::string_v
   return d;
 }
 
+std::unique_ptr<ProxyPolicy> RulesPolicy(const mcp::Config& config) {
+  std::vector<GovernedTool> tools;
+  for (const mcp::ServerConfig& server : config.servers) {
+    for (const auto& [name, rule] : server.rules) {
+      if (!rule.side_effect) continue;  // unclassified: never offered
+      GovernedTool g;
+      g.server = server.name;
+      g.upstream = name;
+      g.name =
+          rule.rename.empty() ? absl::StrCat(ToAbsl(server.name), "_", ToAbsl(name)) : rule.rename;
+      g.side_effect = *rule.side_effect;
+      g.fixed = rule.fixed;
+      g.outcome = rule.outcome;
+      g.repeat_window = rule.repeat_window.value_or(config.repeat_window);
+      tools.push_back(std::move(g));
+    }
+  }
+  return std::make_unique<ProxyPolicy>(config.policy, std::move(tools), PolicyId(config));
+}
+
 void ProxyPolicy::RegisterPrior(std::string_view run_id, Attempt attempt) {
   absl::MutexLock lock(&mu_);
   prior_.insert_or_assign(std::string(run_id), std::move(attempt));
+}
+
+void ProxyPolicy::RegisterPriorsOf(std::string_view run_id,
+                                   const std::vector<Approval>& approvals) {
+  for (const Approval& a : approvals) {
+    std::optional<Attempt> attempt = InterruptedAttempt(a);
+    if (a.kind == kInterruptedSideEffectKind && attempt && attempt->step_id != a.step_id) {
+      RegisterPrior(run_id, *attempt);
+    }
+  }
 }
 
 std::optional<Attempt> InterruptedAttempt(const Approval& approval) {
@@ -166,7 +196,8 @@ std::optional<Attempt> ProxyPolicy::PriorOf(const ToolRequest& request, const Ru
   }
   absl::MutexLock lock(&mu_);
   auto it = prior_.find(request.run_id);
-  if (it == prior_.end()) return std::nullopt;
+  // The attempt's own step is not a re-run of itself (a re-check walks it too).
+  if (it == prior_.end() || it->second.step_id == request.step_id) return std::nullopt;
   return it->second;
 }
 

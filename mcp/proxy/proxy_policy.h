@@ -71,6 +71,10 @@ class ProxyPolicy final : public Policy {
   // RegisterPrior makes every request of run `run_id` a re-run of `attempt` (the proxy calls it
   // before proposing a run that re-runs an unknown outcome). Thread-safe.
   void RegisterPrior(std::string_view run_id, Attempt attempt);
+  // RegisterPriorsOf registers, for a re-check of run `run_id`, the earlier attempt each of its
+  // interruption approvals names (one in another step than its own: a re-run's), as the proxy
+  // registered it while proposing.
+  void RegisterPriorsOf(std::string_view run_id, const std::vector<Approval>& approvals);
 
  private:
   std::optional<Attempt> PriorOf(const ToolRequest& request, const RunView& view) const;
@@ -83,6 +87,11 @@ class ProxyPolicy final : public Policy {
   mutable absl::Mutex mu_;
   std::map<std::string, Attempt, std::less<>> prior_ ABSL_GUARDED_BY(mu_);
 };
+
+// RulesPolicy is the proxy's policy as a configuration's rules define it, without any server:
+// each classified tool under its model-visible name (the rule's rename, else `<server>_<tool>`),
+// with its class, outcome and fixed values (a re-check reads it; no tool can run under it).
+std::unique_ptr<ProxyPolicy> RulesPolicy(const mcp::Config& config);
 
 // InterruptedAttempt reads the attempt an interruption approval's capability names (nullopt when
 // it names none).

@@ -448,8 +448,9 @@ TEST_F(AgentrtMcpCliTest, ACallsResultIsEscapedOnTheTerminalAndRawInJson) {
 }
 
 TEST(FixtureServersTest, ArePinnedToExactVersionsAndLockedByIntegrity) {
-  // The real servers the tests and the demo start: exact versions, and every installed package
-  // locked with a SHA-512 integrity, so `npm ci` installs exactly what was reviewed.
+  // The real servers the tests and the demo start, and the real hosts the proxy's tests put in
+  // front of them (the SDK's client, the Inspector's CLI): exact versions, and every installed
+  // package locked with a SHA-512 integrity, so `npm ci` installs exactly what was reviewed.
   auto read = [](const std::string& name) {
     std::ifstream in(std::string(AGENTRT_SOURCE_DIR) + "/fixtures/servers/" + name);
     return std::string((std::istreambuf_iterator<char>(in)), {});
@@ -458,7 +459,7 @@ TEST(FixtureServersTest, ArePinnedToExactVersionsAndLockedByIntegrity) {
   ASSERT_OK(package);
   std::optional<json::Value> dependencies = package->root().Find("dependencies");
   ASSERT_TRUE(dependencies.has_value());
-  ASSERT_EQ(dependencies->size(), 3u);
+  ASSERT_EQ(dependencies->size(), 5u);
   for (std::size_t i = 0; i < dependencies->size(); ++i) {
     std::string version(dependencies->member(i).string_value());
     EXPECT_EQ(version.find_first_not_of("0123456789."), std::string::npos)

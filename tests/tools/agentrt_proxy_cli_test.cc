@@ -250,6 +250,39 @@ TEST_F(AgentrtProxyCliTest, ARestartCollectsAnApprovalGrantedWhileItWasGone) {
   EXPECT_THAT(events.out, AllOf(HasSubstr("approval.decided"), HasSubstr("step.tool_finished")));
 }
 
+TEST_F(AgentrtProxyCliTest, RecheckAsksTodaysPolicyEveryRecordedDecision) {
+  ASSERT_EQ(Agentrt({"proxy", "pin", "--config", Config()}).exit_code, 0);
+  Session s =
+      Host({{"bank_balance", R"({"account":"A-1"})"}, {"bank_pay", R"({"to":"x","amount":1})"}});
+  ASSERT_EQ(s.process.exit_code, 0) << s.process.err;
+  ProcessResult same = Agentrt({"proxy", "recheck", "--config", Config()});
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_THAT(same.out, AllOf(HasSubstr("2 run(s) re-checked under agentrt-proxy/sha256:"),
+                              HasSubstr(": 2 decision(s) re-checked, 0 not re-checkable and "
+                                        "skipped; 0 run(s) differ"),
+                              HasSubstr("policy identity unchanged"), HasSubstr("not covered:")));
+  // The operator now denies payments: the recorded approval would be a denial today.
+  WriteConfig(
+      R"({"balance":{"side_effect":"read_only","timeout":"10s"},)"
+      R"("pay":{"side_effect":"remote_mutation","timeout":"10s","fixed":{"currency":"EUR"},"outcome":"deny"}})");
+  ProcessResult differs = Agentrt({"proxy", "recheck", "--config", Config()});
+  EXPECT_EQ(differs.exit_code, 1);
+  EXPECT_THAT(differs.out,
+              AllOf(HasSubstr("DIFFERENT"), HasSubstr("bank_pay: deny"),
+                    HasSubstr("policy identity changed"), HasSubstr("; 1 run(s) differ")));
+  ProcessResult json =
+      Agentrt({"proxy", "recheck", "--config", Config(), "--json", "--limit", "1"});
+  EXPECT_THAT(json.out, StartsWith("[{"));
+  ProcessResult nobody = Agentrt({"proxy", "recheck", "--config", Config(), "--session", "nobody"});
+  EXPECT_EQ(nobody.exit_code, 1);
+  EXPECT_THAT(nobody.err, HasSubstr("no run of session \"nobody\" was found"));
+  EXPECT_EQ(Agentrt({"proxy", "recheck", "--config", Config(), "--run", "nope"}).exit_code, 1);
+  EXPECT_EQ(
+      Agentrt({"proxy", "recheck", "--config", Config(), "--run", "a", "--session", "b"}).exit_code,
+      2);
+  EXPECT_EQ(Agentrt({"proxy", "recheck", "--config", Config(), "--limit", "0"}).exit_code, 2);
+}
+
 TEST_F(AgentrtProxyCliTest, WhatIsNotACallIsAnsweredHonestly) {
   ASSERT_EQ(Agentrt({"proxy", "pin", "--config", Config()}).exit_code, 0);
   Session s = Host({}, {R"({"jsonrpc":"2.0","id":7,"method":"resources/list"})",

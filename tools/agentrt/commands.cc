@@ -87,6 +87,8 @@ constexpr Command kCommands[] = {
      Section::kStandalone, RunProxyCommand},
     {"proxy check", "start the proxy as serving would, print what registered, and stop",
      Section::kStandalone, RunProxyCommand},
+    {"proxy recheck", "ask today's policy every decision the proxy's runs recorded",
+     Section::kStandalone, RunProxyCommand},
     {"sim run", "play scenarios in the simulator: hostile MCP servers on a virtual clock",
      Section::kStandalone, RunSimCommand},
     {"sim swarm", "play scenarios under many seeds that perturb the world; check invariants",

@@ -12,11 +12,21 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "mcp/config.h"
+#include "mcp/load_all.h"
+#include "mcp/manifest.h"
 #include "mcp/proxy/host_front.h"
 #include "mcp/proxy/http_front.h"
 #include "mcp/proxy/open.h"
+#include "mcp/proxy/proxy_policy.h"
+#include "mcp/proxy/reach_check.h"
+#include "runtime/approvals.h"
 #include "runtime/base/string_view.h"
+#include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/operator/recheck.h"
+#include "runtime/records/proxy_calls.h"
+#include "runtime/records/run_reader.h"
+#include "runtime/records/schema.h"
 #include "runtime/world/http_server.h"
 #include "runtime/world/real_filesystem.h"
 #include "tools/agentrt/command_line.h"
@@ -30,6 +40,8 @@ constexpr char kHelp[] =
     R"(Usage: agentrt proxy --config FILE [--listen HOST:PORT [--url-file PATH]]
        agentrt proxy pin --config FILE [--server NAME]
        agentrt proxy check --config FILE
+       agentrt proxy recheck --config FILE [--run RUN | --session NAME] [--limit N]
+                             [--current-tools] [--json]
 
 The governing MCP proxy (docs/proxy.md). An MCP host (a desktop assistant, an IDE, a CLI agent)
 starts `agentrt proxy --config FILE` as one of its servers. Inside, the proxy is a client of the
@@ -50,6 +62,7 @@ taken, holds end at once, calls in flight finish and are recorded.
   pin     connect to each server (or only NAME) and write its manifest, with the hints it claims
   check   start exactly as serving does (servers loaded, database opened and migrated), print
           what registered, and stop
+  recheck ask today's policy every decision the proxy's runs recorded (read-only)
 
 What the proxy governs, and what it cannot:
   - It governs only the calls that go through it. A host that also gives the model a shell or
@@ -67,6 +80,28 @@ What the proxy governs, and what it cannot:
     the database, the manifests); the proxy refuses a server whose arguments name them.
 
 Exit status: 0 ok (served until its input closed), 1 failure, 2 usage error.
+)";
+
+constexpr char kRecheckHelp[] =
+    R"(Usage: agentrt proxy recheck --config FILE [--run RUN | --session NAME] [--limit N]
+                               [--current-tools] [--json]
+
+Asks the configuration's policy today every decision the proxy's runs recorded (read-only: the
+database is opened existing-only and nothing is written). The runs: RUN, or the newest N
+(--limit, default 50) of the session (the configuration's, or --session NAME) from the proxy's
+call index. Without --current-tools, each request carries the tool spec its run recorded and the
+policy is built from the configuration's rules alone (no server is started); with it, the pinned
+servers are loaded (the reach check and the pin hold as at startup) and each request carries its
+tool's current spec.
+
+Prints each run's report, then `<n> run(s) re-checked under <policy id>: <r> decision(s)
+re-checked, <s> not re-checkable and skipped; <d> run(s) differ` and what the re-check covers:
+the policy map, each rule's outcome, fixed values and renames (with --current-tools also schema
+and denied-parameter changes); not the duplicate rule, the repeat window, max_pending, rejected or
+expired approvals, or calls refused before the gate. --json prints the reports as a JSON array.
+
+Exit status: 0 every decision re-checked is the same, 1 a run differs, no run was found, nothing
+was re-checked, or an error; 2 usage error.
 )";
 
 constexpr char kPinHelp[] =
@@ -97,6 +132,12 @@ struct ProxyOptions {
   std::string server;
   std::string listen;
   std::string url_file;
+  // recheck
+  std::string run;
+  std::string session;
+  std::int64_t limit = 50;
+  bool current_tools = false;
+  bool json = false;
   FlagSet Flags(bool with_server) {
     FlagSet flags;
     flags.Add("config", &config);
@@ -290,6 +331,115 @@ int Check(std::span<const std::string> args, Io& io) {
   return kExitOk;
 }
 
+int Recheck(std::span<const std::string> args, Io& io) {
+  ProxyOptions o;
+  int exit = kExitOk;
+  FlagSet flags;
+  flags.Add("config", &o.config)
+      .Add("run", &o.run)
+      .Add("session", &o.session)
+      .Add("limit", &o.limit)
+      .Add("current-tools", &o.current_tools)
+      .Add("json", &o.json);
+  std::optional<ParsedArgs> parsed =
+      ParseFlags(io, "proxy recheck", args, flags, kRecheckHelp, &exit);
+  if (!parsed) return exit;
+  if (!o.run.empty() && parsed->Given("session")) {
+    return UsageError(io, "proxy recheck", "--run and --session are exclusive");
+  }
+  if (o.limit <= 0) return UsageError(io, "proxy recheck", "--limit must be positive");
+  std::optional<mcp::Config> config = Load(io, "proxy recheck", o, &exit);
+  if (!config) return exit;
+  absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
+  if (!world.ok()) return Failure(io, "proxy recheck", ToStd(world.status().message()));
+  const world::World& w = (*world)->world();
+  if (absl::Status checked = proxy::CheckDatabaseFile(*w.filesystem, config->database);
+      !checked.ok()) {
+    return Failure(io, "proxy recheck", ToStd(checked.message()));
+  }
+  absl::StatusOr<std::unique_ptr<store::Store>> store =
+      records::OpenExistingStore(config->database, /*read_only=*/true);
+  if (!store.ok()) return Failure(io, "proxy recheck", ToStd(store.status().message()));
+
+  std::unique_ptr<proxy::ProxyPolicy> policy = proxy::RulesPolicy(*config);
+  mcp::ConfiguredTools loaded;
+  std::vector<Tool*> current;
+  if (o.current_tools) {
+    if (absl::Status reach = proxy::CheckReach(*config, *w.filesystem, w.environment);
+        !reach.ok()) {
+      return Failure(io, "proxy recheck", ToStd(reach.message()));
+    }
+    std::vector<mcp::Manifest> manifests;
+    for (const mcp::ServerConfig& s : config->servers) {
+      absl::StatusOr<mcp::Manifest> manifest = mcp::ReadManifest(*w.filesystem, s.manifest);
+      if (!manifest.ok()) return Failure(io, "proxy recheck", ToStd(manifest.status().message()));
+      manifests.push_back(*std::move(manifest));
+    }
+    loaded = mcp::LoadConfigured(*config, manifests, w);
+    io.err << loaded.reports;
+    current = loaded.tools;
+  }
+
+  std::vector<std::string> runs;
+  std::string session = parsed->Given("session") ? o.session : config->session;
+  if (!o.run.empty()) {
+    runs.push_back(o.run);
+  } else {
+    absl::Status read = (*store)->Read([&](store::Transaction& tx) -> absl::Status {
+      absl::StatusOr<std::vector<std::string>> ids = rows::ProxySessionRunIds(tx, session, o.limit);
+      if (!ids.ok()) return ids.status();
+      runs = *std::move(ids);
+      return absl::OkStatus();
+    });
+    if (!read.ok()) return Failure(io, "proxy recheck", ToStd(read.message()));
+  }
+  std::vector<RecheckReport> reports;
+  int decisions = 0, skipped = 0, differ = 0;
+  for (const std::string& run : runs) {
+    absl::StatusOr<Run> stored = ReadRun(**store, run);
+    if (absl::IsNotFound(stored.status()) && o.run.empty()) continue;  // a row never begun
+    if (!stored.ok()) return Failure(io, "proxy recheck", ToStd(stored.status().message()));
+    // A re-run's prior attempt, as its interruption approval named it.
+    absl::StatusOr<std::vector<Approval>> approvals = ListApprovals(**store, run);
+    if (approvals.ok()) policy->RegisterPriorsOf(run, *approvals);
+    absl::StatusOr<RecheckReport> report =
+        agentrt::Recheck(**store, run, *policy, o.current_tools ? &current : nullptr);
+    if (!report.ok()) return Failure(io, "proxy recheck", ToStd(report.status().message()));
+    decisions += report->same + report->different;
+    skipped += report->not_recheckable;
+    if (!report->Same()) ++differ;
+    reports.push_back(*std::move(report));
+  }
+  loaded.Close();
+  if (o.json) {
+    std::vector<std::string> items;
+    for (const RecheckReport& r : reports) items.push_back(RecheckJson(r));
+    io.out << json::JsonArray(items) << "\n";
+  } else {
+    for (const RecheckReport& r : reports) io.out << FormatRecheck(r) << "\n";
+    io.out << reports.size() << " run(s) re-checked under " << policy->Id() << ": " << decisions
+           << " decision(s) re-checked, " << skipped << " not re-checkable and skipped; " << differ
+           << " run(s) differ\n"
+           << "covered: the policy map, each rule's outcome, fixed values and renames"
+           << (o.current_tools ? ", and the tools' current schemas and denied parameters" : "")
+           << "; not covered: the duplicate rule, the repeat window, max_pending, rejected or "
+              "expired approvals, calls refused before the gate"
+           << (o.current_tools ? "" : ", schema and denied-parameter changes (--current-tools)")
+           << "\n";
+  }
+  if (reports.empty()) {
+    return Failure(io, "proxy recheck",
+                   absl::StrCat("no run of session \"", json::Sanitize(session),
+                                "\" was found, so nothing was re-checked"));
+  }
+  if (decisions == 0) {
+    return Failure(
+        io, "proxy recheck",
+        absl::StrCat("no decision of the policy was re-checked (", skipped, " not re-checkable)"));
+  }
+  return differ > 0 ? kExitFailure : kExitOk;
+}
+
 }  // namespace
 
 int RunProxyCommand(std::span<const std::string> args, Io& io) {
@@ -297,6 +447,7 @@ int RunProxyCommand(std::span<const std::string> args, Io& io) {
     const std::string& sub = args[0];
     if (sub == "pin") return Pin(args.subspan(1), io);
     if (sub == "check") return Check(args.subspan(1), io);
+    if (sub == "recheck") return Recheck(args.subspan(1), io);
     if (sub == "help") return io.out << kHelp, kExitOk;
     if (!sub.starts_with("-")) {
       return UsageError(io, "proxy", "unknown subcommand \"" + json::Sanitize(sub) + "\"");

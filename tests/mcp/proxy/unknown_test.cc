@@ -2,6 +2,7 @@
 // no answer is never run again on the policy alone, and its tool is blocked until an operator
 // decides.
 #include "mcp/proxy/classify.h"
+#include "runtime/operator/recheck.h"
 #include "tests/mcp/proxy/proxy_harness.h"
 #include "tests/support/status_matchers.h"
 
@@ -151,6 +152,25 @@ TEST_F(UnknownTest, ExpiryAsksAgainRatherThanUnblocks) {
   EXPECT_NE(asked, first);
   EXPECT_EQ(ApprovalIn(Call("bank_pay", kBlock)), asked);
   EXPECT_THAT(payments_, SizeIs(1));
+}
+
+TEST_F(UnknownTest, ARecheckOfAReRunOfAnUnknownOutcomeIsTheSame) {
+  std::string id = ApprovalIn(Call("bank_pay", kBlock));
+  std::string run = RunOf(id);
+  ProxyPolicy policy(settings_.policy, tools_, settings_.policy_id);
+  absl::StatusOr<std::vector<Approval>> approvals = ListApprovals(*store_, run);
+  ASSERT_OK(approvals);
+  policy.RegisterPriorsOf(run, *approvals);
+  absl::StatusOr<RecheckReport> report = Recheck(*store_, run, policy);
+  ASSERT_OK(report);
+  EXPECT_EQ(report->same, 2);  // the allowed call, and the interruption approval asked after it
+  EXPECT_EQ(report->different, 0);
+  EXPECT_EQ(report->identity, "unchanged");
+  // Without the attempt the approval named, the question would not be asked the same way.
+  ProxyPolicy forgetful(settings_.policy, tools_, settings_.policy_id);
+  absl::StatusOr<RecheckReport> without = Recheck(*store_, run, forgetful);
+  ASSERT_OK(without);
+  EXPECT_EQ(without->different, 1);
 }
 
 TEST(ClassifyTest, ClassifiesRecordedErrors) {

@@ -68,8 +68,7 @@ struct Seen {
 
 absl::StatusOr<Seen> CallTool(mcp::Session& session, const world::Clock& clock,
                               std::string_view tool, std::string_view args) {
-  std::string params =
-      json::JsonObject().String("name", tool).Raw("arguments", args).Build();
+  std::string params = json::JsonObject().String("name", tool).Raw("arguments", args).Build();
   absl::StatusOr<std::string> result =
       session.Request("tools/call", params, clock.Now() + absl::Seconds(60));
   if (!result.ok()) return result.status();
@@ -98,8 +97,7 @@ int RunProxyDemo(std::span<const std::string> args, Io& io) {
   int exit = kExitOk;
   std::string db_flag, servers_flag;
   std::optional<ParsedArgs> parsed = ParseFlags(
-      io, command, args, FlagSet().Add("db", &db_flag).Add("servers", &servers_flag), kHelp,
-      &exit);
+      io, command, args, FlagSet().Add("db", &db_flag).Add("servers", &servers_flag), kHelp, &exit);
   if (!parsed) return exit;
   absl::StatusOr<std::string> db_path = DatabasePath(db_flag);
   if (!db_path.ok()) return UsageError(io, command, ToStd(db_path.status().message()));
@@ -112,24 +110,23 @@ int RunProxyDemo(std::span<const std::string> args, Io& io) {
                                 " does not exist; create it, or name a database in a folder that "
                                 "does"));
   }
-  std::filesystem::path servers =
-      servers_flag.empty()
-          ? std::filesystem::path(AGENTRT_SOURCE_DIR) /
-                "fixtures/servers/node_modules/@modelcontextprotocol"
-          : std::filesystem::path(servers_flag);
+  std::filesystem::path servers = servers_flag.empty()
+                                      ? std::filesystem::path(AGENTRT_SOURCE_DIR) /
+                                            "fixtures/servers/node_modules/@modelcontextprotocol"
+                                      : std::filesystem::path(servers_flag);
   std::filesystem::path entry = servers / "server-filesystem/dist/index.js";
   if (!std::filesystem::exists(entry)) {
-    return Failure(io, command,
-                   absl::StrCat("the filesystem server is not installed at ",
-                                json::Sanitize(entry.string()),
-                                " (install it: cd fixtures/servers && npm ci --ignore-scripts)"));
+    return Failure(
+        io, command,
+        absl::StrCat("the filesystem server is not installed at ", json::Sanitize(entry.string()),
+                     " (install it: cd fixtures/servers && npm ci --ignore-scripts)"));
   }
   std::filesystem::path sandbox = folder / "proxy-sandbox";
   if (!std::filesystem::exists(sandbox) &&
       (::mkdir(sandbox.c_str(), 0700) != 0 || ::chmod(sandbox.c_str(), 0700) != 0)) {
-    return Failure(io, command, absl::StrCat("cannot create the sandbox ",
-                                             json::Sanitize(sandbox.string()), ": ",
-                                             std::strerror(errno)));
+    return Failure(io, command,
+                   absl::StrCat("cannot create the sandbox ", json::Sanitize(sandbox.string()),
+                                ": ", std::strerror(errno)));
   }
   std::ofstream(sandbox / "notes.txt") << "Rent is due on the first: 950.00 to the landlord.\n";
   std::filesystem::remove(sandbox / "report.txt", error);
@@ -147,9 +144,9 @@ int RunProxyDemo(std::span<const std::string> args, Io& io) {
                   "[" +
                       json::JsonObject()
                           .String("name", "fs")
-                          .Raw("command", absl::StrCat(R"(["node",)",
-                                                       json::JsonString(entry.string()), ",",
-                                                       json::JsonString(sandbox.string()), "]"))
+                          .Raw("command",
+                               absl::StrCat(R"(["node",)", json::JsonString(entry.string()), ",",
+                                            json::JsonString(sandbox.string()), "]"))
                           .String("connect_timeout", "30s")
                           .String("manifest", (folder / "proxy-manifest.json").string())
                           .Raw("rules",
