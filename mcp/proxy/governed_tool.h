@@ -27,4 +27,21 @@ struct GovernedTool {
   bool mutating() const { return side_effect != SideEffect::kReadOnly; }
 };
 
+// TerminalTool is a tool as the proxy's gate sees it: every call is a run of its own, which ends
+// with the call, so the tool is terminal whatever its rule says (a rule's `terminal` changes
+// nothing in the proxy). `tool` is not owned.
+class TerminalTool final : public Tool {
+ public:
+  explicit TerminalTool(Tool* tool) : tool_(tool) {}
+  ToolSpec Spec() const override {
+    ToolSpec spec = tool_->Spec();
+    spec.terminal = true;
+    return spec;
+  }
+  absl::StatusOr<ToolResult> Call(const ToolCall& call) override { return tool_->Call(call); }
+
+ private:
+  Tool* const tool_;
+};
+
 }  // namespace agentrt::proxy

@@ -63,22 +63,6 @@ const Approval* LatestOf(const std::vector<Approval>& approvals) {
   return approvals.empty() ? nullptr : &approvals.back();
 }
 
-// Every call is a run of its own, which ends with the call: a governed tool as the gate sees
-// it is terminal whatever its rule says (a rule's `terminal` changes nothing in the proxy).
-class TerminalTool final : public Tool {
- public:
-  explicit TerminalTool(Tool* tool) : tool_(tool) {}
-  ToolSpec Spec() const override {
-    ToolSpec spec = tool_->Spec();
-    spec.terminal = true;
-    return spec;
-  }
-  absl::StatusOr<ToolResult> Call(const ToolCall& call) override { return tool_->Call(call); }
-
- private:
-  Tool* const tool_;
-};
-
 }  // namespace
 
 std::string MemberOf(std::string_view content, std::string_view key) {
@@ -402,14 +386,23 @@ std::optional<Proxy::Impl::Step> Proxy::Impl::OpenRow(const GovernedTool& tool,
   return Recover(tool, row.run_id, &pending);
 }
 
+Proxy::Impl::Step Proxy::Impl::Refused(const std::string& run_id, const absl::Status& status,
+                                       std::string_view what) {
+  // The run moved under us (another owner decided, resumed or ended it): decide again.
+  if (IsRunStateError(status)) return Retry();
+  // Another owner holds it, or this process is executing it: judged by the lease as stored,
+  // never by the refusal's words.
+  absl::StatusOr<bool> live = LeaseLive(run_id);
+  if (live.ok() && *live) return Say(InProgress());
+  return Say(Unavailable(what));
+}
+
 std::optional<Proxy::Impl::Step> Proxy::Impl::Collect(const GovernedTool& tool,
                                                       const std::string& run_id) {
   auto attached = driver_->Attach(run_id);
   if (!attached.ok()) {
-    if (IsRunStateError(attached.status())) return Retry();
-    if (absl::StrContains(attached.status().message(), "lease")) return Say(InProgress());
-    return Say(
-        Unavailable("the gate could not collect the approved request, and nothing was executed"));
+    return Refused(run_id, attached.status(),
+                   "the gate could not collect the approved request, and nothing was executed");
   }
   auto& [session, verdict] = *attached;
   switch (verdict.outcome) {
@@ -439,11 +432,9 @@ std::optional<Proxy::Impl::Step> Proxy::Impl::Recover(const GovernedTool& tool,
                                                       const std::string& run_id, bool* pending) {
   auto attached = driver_->Attach(run_id);
   if (!attached.ok()) {
-    if (IsRunStateError(attached.status())) return Retry();
-    if (absl::StrContains(attached.status().message(), "lease")) return Say(InProgress());
-    return Say(Unavailable(
-        "the gate could not recover an earlier attempt of this request, and nothing was "
-        "executed"));
+    return Refused(run_id, attached.status(),
+                   "the gate could not recover an earlier attempt of this request, and nothing "
+                   "was executed");
   }
   auto& [session, verdict] = *attached;
   if (verdict.outcome == GateVerdict::Outcome::kPending) {
@@ -752,10 +743,8 @@ Proxy::Impl::Step Proxy::Impl::Execute(const GovernedTool& tool, GateSession& se
       std::string id = approvals.ok() && !approvals->empty() ? approvals->back().id : "";
       return Say(Expired(id, Now() + tool.repeat_window));
     }
-    if (IsRunStateError(obs.status()) || absl::StrContains(obs.status().message(), "lease")) {
-      return Say(InProgress());
-    }
-    return Say(Unavailable("the gate could not start this request, and nothing was executed"));
+    return Refused(run_id, obs.status(),
+                   "the gate could not start this request, and nothing was executed");
   }
   switch (obs->kind) {
     case ObservationKind::kToolResult: {

@@ -21,6 +21,7 @@
 #include "mcp/pin.h"
 #include "mcp/proxy/host_front.h"
 #include "mcp/proxy/proxy.h"
+#include "runtime/base/string_view.h"
 #include "runtime/driver.h"
 #include "runtime/policy.h"
 #include "runtime/records/schema.h"
@@ -75,21 +76,32 @@ struct Upstream {
   }
 };
 
+// The store a benchmark writes: in memory, or a file of its own, removed by the destructor.
+struct BenchStore {
+  std::string path;
+  absl::StatusOr<std::unique_ptr<store::Store>> store;
+  BenchStore(bool file, const world::Clock& clock, std::string_view name)
+      : path(file ? absl::StrCat("/tmp/agentrt_", ToAbsl(name), "_", ::getpid(), ".db") : ""),
+        store(file ? records::OpenStore(path, clock) : records::OpenStoreInMemory(clock)) {}
+  ~BenchStore() {
+    if (store.ok()) store->reset();
+    if (path.empty()) return;
+    for (const std::string& f : {path, path + "-wal", path + "-shm"}) std::remove(f.c_str());
+  }
+};
+
 void BM_ProxyCall(benchmark::State& state, bool file) {
   Upstream upstream;
   if (!upstream.error.empty()) {
     state.SkipWithError(upstream.error.c_str());
     return;
   }
-  std::string path;
-  absl::StatusOr<std::unique_ptr<store::Store>> store =
-      file ? records::OpenStore(path = absl::StrCat("/tmp/agentrt_proxy_bench_", ::getpid(), ".db"),
-                                upstream.clock)
-           : records::OpenStoreInMemory(upstream.clock);
-  if (!store.ok()) {
-    state.SkipWithError(std::string(store.status().message()).c_str());
+  BenchStore bench(file, upstream.clock, "proxy_bench");
+  if (!bench.store.ok()) {
+    state.SkipWithError(std::string(bench.store.status().message()).c_str());
     return;
   }
+  absl::StatusOr<std::unique_ptr<store::Store>>& store = bench.store;
   GovernedTool tool;
   tool.tool = upstream.loaded.tools[0].get();
   tool.server = "bank";
@@ -122,28 +134,7 @@ void BM_ProxyCall(benchmark::State& state, bool file) {
     }
   }
   proxy->reset();
-  store->reset();
-  if (!path.empty()) {
-    std::remove(path.c_str());
-    std::remove((path + "-wal").c_str());
-    std::remove((path + "-shm").c_str());
-  }
 }
-
-// The terminal read as the proxy's gate sees it, for the floor below.
-class TerminalRead final : public Tool {
- public:
-  explicit TerminalRead(Tool* tool) : tool_(tool) {}
-  ToolSpec Spec() const override {
-    ToolSpec spec = tool_->Spec();
-    spec.terminal = true;
-    return spec;
-  }
-  absl::StatusOr<ToolResult> Call(const ToolCall& call) override { return tool_->Call(call); }
-
- private:
-  Tool* const tool_;
-};
 
 class AllowAll final : public Policy {
  public:
@@ -161,16 +152,13 @@ void BM_GateRunFloor(benchmark::State& state, bool file) {
     state.SkipWithError(upstream.error.c_str());
     return;
   }
-  std::string path;
-  absl::StatusOr<std::unique_ptr<store::Store>> store =
-      file ? records::OpenStore(path = absl::StrCat("/tmp/agentrt_gate_bench_", ::getpid(), ".db"),
-                                upstream.clock)
-           : records::OpenStoreInMemory(upstream.clock);
-  if (!store.ok()) {
-    state.SkipWithError(std::string(store.status().message()).c_str());
+  BenchStore bench(file, upstream.clock, "gate_bench");
+  if (!bench.store.ok()) {
+    state.SkipWithError(std::string(bench.store.status().message()).c_str());
     return;
   }
-  TerminalRead read(upstream.loaded.tools[0].get());
+  absl::StatusOr<std::unique_ptr<store::Store>>& store = bench.store;
+  TerminalTool read(upstream.loaded.tools[0].get());
   AllowAll policy;
   DriverOptions options;
   options.policy = &policy;
@@ -198,12 +186,6 @@ void BM_GateRunFloor(benchmark::State& state, bool file) {
     }
   }
   driver->reset();
-  store->reset();
-  if (!path.empty()) {
-    std::remove(path.c_str());
-    std::remove((path + "-wal").c_str());
-    std::remove((path + "-shm").c_str());
-  }
 }
 
 void BM_McpCallFloor(benchmark::State& state) {

@@ -85,6 +85,9 @@ class Proxy::Impl {
   // approval's id, or empty when it could not be asked.
   std::string Reopen(const GovernedTool& tool, const rows::ProxyCall& row, const Attempt& attempt)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // What a refused Attach or Execute of run `run_id` answers: decide again when the run moved,
+  // IN_PROGRESS while someone holds its lease, else UNAVAILABLE saying `what`.
+  Step Refused(const std::string& run_id, const absl::Status& status, std::string_view what);
   // Ends the run of `session` with the proxy's closing decision.
   void Close(GateSession& session, std::string_view why);
   // The run paused: the operator's hint, then hold on its approval.

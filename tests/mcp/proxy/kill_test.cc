@@ -70,6 +70,14 @@ class KillTest : public ProxyHarness {
     proxy_.reset();
     log_.clear();
   }
+  // The call asked for its approval and the operator granted it, in a proxy that then stopped.
+  void ApproveBeforehand() {
+    Open();
+    std::string id = ApprovalIn(Call("bank_pay", kPay));
+    ASSERT_OK(Decide(id, true));
+    proxy_.reset();
+    store_.reset();
+  }
   int Effects() {
     std::ifstream in(ledger_);
     int n = 0;
@@ -157,13 +165,7 @@ TEST_F(KillTest, AKilledProxyNeverPaysTwiceOnItsOwnAndLosesNoApproval) {
   int cases = 0;
   for (bool approval_first : {false, true}) {
     Prepare({approval_first, 0}, cases++);
-    if (approval_first) {
-      Open();
-      std::string id = ApprovalIn(Call("bank_pay", kPay));
-      ASSERT_OK(Decide(id, true));
-      proxy_.reset();
-      store_.reset();
-    }
+    if (approval_first) ApproveBeforehand();
     int events = ServeInAChild(0);
     ASSERT_GT(events, 0) << "the uncrashed run committed no event";
     ASSERT_EQ(Effects(), 1);
@@ -171,13 +173,7 @@ TEST_F(KillTest, AKilledProxyNeverPaysTwiceOnItsOwnAndLosesNoApproval) {
       if (k == 0) continue;
       Prepare({approval_first, k}, cases++);
       int granted = 0;
-      if (approval_first) {
-        Open();
-        std::string id = ApprovalIn(Call("bank_pay", kPay));
-        ASSERT_OK(Decide(id, true));
-        proxy_.reset();
-        store_.reset();
-      }
+      if (approval_first) ApproveBeforehand();
       ServeInAChild(k);
       // The restart: the dead process's lease is judged on this clock, which has moved past it.
       clock_.Advance(settings_.lease_ttl + absl::Seconds(1));
