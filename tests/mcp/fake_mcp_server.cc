@@ -28,8 +28,9 @@
 //                               tools/list: D/tools.json (or D/tools-<cursor>.json), the whole
 //                               `result`, or no answer when D/tools.hang exists; tools/call of T:
 //                               D/call-T.json, the whole `result`, or no answer when D/call-T.hang
-//                               exists, or an exit when D/call-T.exit exists; every call's params
-//                               are appended to D/calls.log, one line each
+//                               exists, or an exit when D/call-T.exit exists, and only after the
+//                               milliseconds D/call-T.slow holds when it exists (a slow server);
+//                               every call's params are appended to D/calls.log, one line each
 // Test-only.
 #include <signal.h>
 #include <unistd.h>
@@ -151,6 +152,10 @@ void Serve(const std::string& line) {
     std::string base = absl::StrCat(script_dir, "/call-", name);
     if (Exists(base + ".hang")) return;
     if (Exists(base + ".exit")) std::exit(5);
+    if (Exists(base + ".slow")) {
+      int ms = 0;
+      if (absl::SimpleAtoi(ReadText(base + ".slow"), &ms) && ms > 0) ::usleep(ms * 1000);
+    }
     Say(absl::StrCat(R"({"jsonrpc":"2.0","id":)", id, R"(,"result":)", ReadText(base + ".json"),
                      "}"));
     return;

@@ -3,10 +3,12 @@
 // to its calls.log, the ledger. Reference/mcp.md §10.15.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -29,6 +31,7 @@ namespace {
 
 using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
+using ::testing::AnyOf;
 using ::testing::StartsWith;
 
 constexpr char kTools[] =
@@ -281,6 +284,54 @@ TEST_F(AgentrtProxyCliTest, RecheckAsksTodaysPolicyEveryRecordedDecision) {
       Agentrt({"proxy", "recheck", "--config", Config(), "--run", "a", "--session", "b"}).exit_code,
       2);
   EXPECT_EQ(Agentrt({"proxy", "recheck", "--config", Config(), "--limit", "0"}).exit_code, 2);
+}
+
+constexpr char kAllowedPay[] =
+    R"({"balance":{"side_effect":"read_only","timeout":"10s"},)"
+    R"("pay":{"side_effect":"remote_mutation","timeout":"10s","fixed":{"currency":"EUR"},"outcome":"allow"}})";
+
+TEST_F(AgentrtProxyCliTest, StdinClosingMidCallLetsTheCallFinishAndBeRecorded) {
+  ASSERT_EQ(Agentrt({"proxy", "pin", "--config", Config()}).exit_code, 0);
+  WriteConfig(kAllowedPay);
+  WriteServer("call-pay.slow", "800");  // the server answers 0.8 s after the call
+  // The host writes its call and closes its input at once: the proxy stops taking calls, but
+  // the one in flight finishes, is answered and recorded, and the proxy exits 0.
+  Session s = Host({{"bank_pay", R"({"to":"kim","amount":7})"}});
+  ASSERT_EQ(s.process.exit_code, 0) << s.process.err;
+  EXPECT_EQ(Text(s.results["1"]), "paid");
+  EXPECT_EQ(Payments(), 1);
+  std::string runs = Agentrt({"runs", "--db", Db(), "--json"}).out;
+  EXPECT_THAT(runs, HasSubstr("COMPLETED"));
+  EXPECT_THAT(runs, Not(HasSubstr("RUNNING")));
+}
+
+TEST_F(AgentrtProxyCliTest, TwoProxiesOnOneSessionRunAnIdenticalCallOnce) {
+  ASSERT_EQ(Agentrt({"proxy", "pin", "--config", Config()}).exit_code, 0);
+  WriteConfig(kAllowedPay);
+  WriteServer("call-pay.slow", "800");
+  std::string pay = R"({"to":"kim","amount":7})";
+  Session a, b;
+  std::thread first([&] { a = Host({{"bank_pay", pay}}); });
+  std::thread second([&] { b = Host({{"bank_pay", pay}}); });
+  first.join();
+  second.join();
+  ASSERT_EQ(a.process.exit_code, 0) << a.process.err;
+  ASSERT_EQ(b.process.exit_code, 0) << b.process.err;
+  std::vector<std::string> answers = {Text(a.results["1"]), Text(b.results["1"])};
+  // One of them paid; the other found it executing or done.
+  EXPECT_EQ(std::count(answers.begin(), answers.end(), "paid"), 1)
+      << answers[0] << " / " << answers[1];
+  EXPECT_THAT(answers, Contains(AnyOf(StartsWith("IN_PROGRESS: "), StartsWith("DUPLICATE: "))));
+  EXPECT_EQ(Payments(), 1);
+  // Different calls from the two proxies both run.
+  std::thread x([&] { a = Host({{"bank_pay", R"({"to":"x","amount":1})"}}); });
+  std::thread y([&] { b = Host({{"bank_pay", R"({"to":"y","amount":2})"}}); });
+  x.join();
+  y.join();
+  EXPECT_EQ(Text(a.results["1"]), "paid");
+  EXPECT_EQ(Text(b.results["1"]), "paid");
+  EXPECT_EQ(Payments(), 3);
+  EXPECT_EQ(Agentrt({"verify", "--db", Db()}).exit_code, 0);
 }
 
 TEST_F(AgentrtProxyCliTest, WhatIsNotACallIsAnsweredHonestly) {
