@@ -13,6 +13,7 @@
 #include "mcp/manifest.h"
 #include "mcp/mcp_tool.h"
 #include "mcp/pin.h"
+#include "mcp/proxy/proxy.h"
 #include "mcp/rules.h"
 #include "mcp/server.h"
 #include "providers/create_model.h"
@@ -22,6 +23,7 @@
 #include "runtime/cancellation.h"
 #include "runtime/driver.h"
 #include "runtime/json/intake.h"
+#include "runtime/json/sanitize.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/records/schema.h"
 #include "runtime/render/model_agent.h"
@@ -182,11 +184,17 @@ std::optional<PolicyOutcome> OutcomeOf(v1::Outcome outcome) {
   }
 }
 
-// The scenario's class policy; with no policy at all: reads allowed, local and remote changes
-// wait for an operator, destruction denied.
-std::unique_ptr<mcp::ClassPolicy> PolicyOf(const v1::Scenario& scenario) {
+// The scenario's policy: an outcome per class, and per model-visible tool name; with no policy
+// at all: reads allowed, local and remote changes wait for an operator, destruction denied.
+struct PolicyTables {
   std::map<SideEffect, PolicyOutcome> classes;
   std::map<std::string, PolicyOutcome> tools;
+};
+
+PolicyTables TablesOf(const v1::Scenario& scenario) {
+  PolicyTables t;
+  std::map<SideEffect, PolicyOutcome>& classes = t.classes;
+  std::map<std::string, PolicyOutcome>& tools = t.tools;
   if (!scenario.has_policy()) {
     classes = {{SideEffect::kReadOnly, PolicyOutcome::kAllow},
                {SideEffect::kLocalMutation, PolicyOutcome::kRequireApproval},
@@ -206,7 +214,20 @@ std::unique_ptr<mcp::ClassPolicy> PolicyOf(const v1::Scenario& scenario) {
       if (std::optional<PolicyOutcome> o = OutcomeOf(outcome)) tools[name] = *o;
     }
   }
-  return std::make_unique<mcp::ClassPolicy>(std::move(classes), std::move(tools));
+  return t;
+}
+
+std::unique_ptr<mcp::ClassPolicy> PolicyOf(const v1::Scenario& scenario) {
+  PolicyTables t = TablesOf(scenario);
+  return std::make_unique<mcp::ClassPolicy>(std::move(t.classes), std::move(t.tools));
+}
+
+// The approval an answer names: "(approval <id>)"; "" when none.
+std::string ApprovalNamed(std::string_view answer) {
+  std::size_t at = answer.find("(approval ");
+  if (at == std::string_view::npos) return "";
+  std::size_t end = answer.find(')', at);
+  return std::string(answer.substr(at + 10, end - at - 10));
 }
 
 Limits LimitsOf(const v1::Limits& l) {
@@ -290,6 +311,11 @@ class Player {
   // after each. `store` is the running runtime's, which a crash inside `resume` replaces.
   absl::Status Approvals(store::Store* const& store, Run& run,
                          const std::function<absl::StatusOr<Run>()>& resume);
+
+  // The host side (Scenario.host): the host's calls through the proxy over `store`.
+  absl::Status PlayHost(store::Store& store, ProcessesAndConnections& connected);
+  // What the audit log says once the play is over: the chain, the rows, the head.
+  absl::Status Audit(store::Store& store);
 
   void Finish(absl::Time start) {
     outcome_.effects = ledger_.effects;
@@ -387,6 +413,113 @@ absl::Status Player::Approvals(store::Store* const& store, Run& run,
   return absl::OkStatus();
 }
 
+absl::Status Player::Audit(store::Store& store) {
+  AGENTRT_ASSIGN_OR_RETURN(store::ChainReport chain, store.VerifyEvents());
+  if (chain.broken) {
+    outcome_.chain_break = absl::StrCat("event ", chain.broken->seq, ": ", chain.broken->detail);
+  }
+  // The rows must say what the chain says (runtime/row_audit.h): a disagreement the engine
+  // wrote itself would be refused as tampering at the next decision or resume.
+  AGENTRT_ASSIGN_OR_RETURN(RowAudit rows, AuditRows(store, 1));
+  if (!rows.first.empty()) {
+    const RowContradiction& c = rows.first[0];
+    outcome_.row_contradiction = absl::StrCat(c.row, ": ", c.detail);
+  }
+  AGENTRT_ASSIGN_OR_RETURN(store::ChainHead head, store.Head());
+  outcome_.chain_head = head.hash;
+  return absl::OkStatus();
+}
+
+absl::Status Player::PlayHost(store::Store& store, ProcessesAndConnections& connected) {
+  const v1::Host& host = scenario_.host();
+  PolicyTables tables = TablesOf(scenario_);
+  proxy::ProxySettings settings;
+  settings.session = "sim";
+  settings.policy = tables.classes;
+  settings.policy_id = "sim-proxy";
+  settings.hold = ScenarioDuration(host.hold());
+  settings.max_pending = host.max_pending() > 0 ? host.max_pending() : 5;
+  settings.approval_ttl = host.approval_ttl().empty() ? absl::Hours(24)
+                                                      : ScenarioDuration(host.approval_ttl());
+  settings.grant_ttl =
+      host.grant_ttl().empty() ? absl::Hours(24) : ScenarioDuration(host.grant_ttl());
+  settings.lease_ttl = kLeaseTtl;
+  settings.database = PlayDatabase::kName;
+  absl::Duration window =
+      host.repeat_window().empty() ? absl::Minutes(10) : ScenarioDuration(host.repeat_window());
+  std::vector<proxy::GovernedTool> governed;
+  for (const std::unique_ptr<mcp::McpTool>& tool : connected.tools) {
+    ToolSpec spec = tool->Spec();
+    proxy::GovernedTool g;
+    g.tool = tool.get();
+    g.server = tool->connection()->server();
+    g.upstream = tool->remote_name();
+    g.name = spec.name;
+    g.side_effect = spec.side_effect;
+    g.repeat_window = window;
+    for (const Configured& c : servers_) {
+      if (c.server.name != g.server) continue;
+      if (auto rule = c.rules.find(g.upstream); rule != c.rules.end()) g.fixed = rule->second.fixed;
+    }
+    if (auto outcome = tables.tools.find(g.name); outcome != tables.tools.end()) {
+      g.outcome = outcome->second;
+    }
+    governed.push_back(std::move(g));
+  }
+  std::vector<std::string> hints;
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::unique_ptr<proxy::Proxy> gate,
+      proxy::Proxy::Create(store, WorldOf(connected), settings, std::move(governed),
+                           [&hints](std::string_view line) { hints.emplace_back(line); }));
+  // The run an approval belongs to, from the proxy's hint to the operator.
+  auto run_of = [&hints](const std::string& approval) -> std::string {
+    std::string needle = absl::StrCat("--approval ", approval, " ");
+    for (const std::string& line : hints) {
+      std::size_t at = line.find("agentrt approve ");
+      if (at == std::string::npos || line.find(needle) == std::string::npos) continue;
+      std::size_t begin = at + 16;
+      return line.substr(begin, line.find(' ', begin) - begin);
+    }
+    return "";
+  };
+  for (int i = 0; i < host.calls_size(); ++i) {
+    const v1::HostCall& call = host.calls(i);
+    if (!call.after().empty()) MoveClockTo(clock_, clock_.Now() + ScenarioDuration(call.after()));
+    if (call.decide().call() > 0) {
+      const v1::OperatorDecision& d = call.decide();
+      std::string approval = d.call() <= static_cast<int>(outcome_.host_answers.size())
+                                 ? ApprovalNamed(outcome_.host_answers[d.call() - 1])
+                                 : "";
+      std::string run = approval.empty() ? "" : run_of(approval);
+      Decider decider;
+      decider.by = kDefaultOperator;
+      decider.note = d.note();
+      absl::Status decided =
+          run.empty() ? absl::NotFoundError("no approval was named")
+          : d.reject() ? Reject(store, clock_, run, approval, decider).status()
+                       : Approve(store, clock_, run, approval, decider).status();
+      if (!decided.ok() && outcome_.host_difference.empty()) {
+        outcome_.host_difference = absl::StrCat("call ", i + 1, ": the operator could not decide "
+                                                "the approval call ", d.call(), " named: ",
+                                                decided.message());
+      }
+    }
+    proxy::Answer answer = gate->Call(call.tool(), call.arguments_json());
+    outcome_.host_answers.push_back(
+        absl::StrCat(answer.is_error ? "(isError) " : "", answer.text));
+    if (!call.expect().empty() && outcome_.host_difference.empty() &&
+        (answer.text.find(call.expect()) == std::string::npos ||
+         answer.is_error != call.expect_error())) {
+      outcome_.host_difference =
+          absl::StrCat("call ", i + 1, " to ", call.tool(), ": expected ",
+                       call.expect_error() ? "an error holding " : "an answer holding ",
+                       json::Quoted(call.expect(), 100), ", got ",
+                       json::Quoted(outcome_.host_answers.back(), 300));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Outcome> Player::Play() {
   absl::Time start = clock_.Now();
   if (scenario_.agent().has_provider()) {
@@ -449,6 +582,17 @@ absl::StatusOr<Outcome> Player::Play() {
   // However the play ends, a crash does not outlive it: a reused database serves the worker's
   // next play.
   absl::Cleanup recover = [db] { db->disk().Recover(); };
+  if (scenario_.has_host()) {
+    AGENTRT_RETURN_IF_ERROR(PlayHost(*store, *connected));
+    AGENTRT_ASSIGN_OR_RETURN(outcome_.events, store->ListEvents(""));
+    AGENTRT_RETURN_IF_ERROR(Audit(*store));
+    if (!options_.db_path.empty()) {
+      AGENTRT_RETURN_IF_ERROR(WriteDatabaseFile(*options_.files, options_.db_path,
+                                                db->disk().Contents(PlayDatabase::kName)));
+    }
+    Finish(start);
+    return std::move(outcome_);
+  }
   agent_ = std::make_unique<SimAgent>(InnerAgent(scenario_.agent()));
   if (!scenario_.agent().model().empty()) model_ = ModelOf(scenario_.agent());
   policy_ = PolicyOf(scenario_);
@@ -511,20 +655,8 @@ absl::StatusOr<Outcome> Player::Play() {
           absl::StrCat(ToAbsl(ToString(step.observation->kind)), " ", step.observation->content));
     }
   }
-  AGENTRT_ASSIGN_OR_RETURN(store::ChainReport chain, store->VerifyEvents());
-  if (chain.broken) {
-    outcome_.chain_break = absl::StrCat("event ", chain.broken->seq, ": ", chain.broken->detail);
-  }
-  // The rows must say what the chain says (runtime/row_audit.h): a disagreement the engine
-  // wrote itself would be refused as tampering at the next decision or resume.
-  AGENTRT_ASSIGN_OR_RETURN(RowAudit rows, AuditRows(*store, 1));
-  if (!rows.first.empty()) {
-    const RowContradiction& c = rows.first[0];
-    outcome_.row_contradiction = absl::StrCat(c.row, ": ", c.detail);
-  }
+  AGENTRT_RETURN_IF_ERROR(Audit(*store));
   if (provider_ != nullptr) outcome_.provider_difference = provider_->difference();
-  AGENTRT_ASSIGN_OR_RETURN(store::ChainHead head, store->Head());
-  outcome_.chain_head = head.hash;
   if (!options_.db_path.empty()) {
     AGENTRT_RETURN_IF_ERROR(WriteDatabaseFile(*options_.files, options_.db_path,
                                               db->disk().Contents(PlayDatabase::kName)));

@@ -11,6 +11,10 @@
 // the runtime's database is what it had committed by then, the dead runtime's later writes are
 // lost), and the runtime restarts from it after its lease expired and resumes the run. With a
 // database file, the database as the play left it is written to the file when Play returns.
+// With a host side instead of an agent (Scenario.host), the loaded tools are governed by the
+// proxy's core (mcp/proxy/proxy.h) over the same store, and the host's calls go through it in
+// order on the virtual clock, an operator deciding between them as the scenario says; every
+// call is a run of its own, and the outcome holds every run's events.
 // Everything happens on the calling thread; the same scenario always gives the same bytes, events
 // and chain head.
 //
@@ -94,6 +98,10 @@ struct Outcome {
   // The first difference between what the provider's adapter sent and what the scenario's
   // exchanges expect ("" none; sim/fake_provider.h): judged with the expectations.
   std::string provider_difference;
+  // A host scenario (Scenario.host): what each call answered ("(isError) " before an error's
+  // text), and the first answer that did not hold what the call expected ("" none).
+  std::vector<std::string> host_answers;
+  std::string host_difference;
   bool crashed = false;                  // the scenario's crash happened
   absl::Duration virtual_time;           // how far the virtual clock moved
   std::int64_t task_runs = 0;            // scheduled tasks the virtual clock ran (heartbeats)

@@ -266,6 +266,38 @@ absl::Status CheckAgent(const At& agent, const v1::Agent& a) {
   return absl::OkStatus();
 }
 
+// The host side: an agent or a host, never both; every duration one the simulator can play; a
+// decision names an earlier call.
+absl::Status CheckHost(const At& at, const v1::Host& host, const v1::Agent& agent) {
+  if (!agent.steps().empty() || !agent.model().empty() || agent.has_provider()) {
+    return at.Error("calls", -1, "give the scenario an agent or a host: one of them");
+  }
+  if (host.calls().empty()) return at.Error("calls", -1, "a host makes at least one call");
+  AGENTRT_RETURN_IF_ERROR(at.Count("calls", host.calls_size(), kMaxSteps, "calls"));
+  for (const auto& [field, value] :
+       {std::pair<std::string_view, const std::string*>{"hold", &host.hold()},
+        {"repeat_window", &host.repeat_window()},
+        {"approval_ttl", &host.approval_ttl()},
+        {"grant_ttl", &host.grant_ttl()}}) {
+    AGENTRT_RETURN_IF_ERROR(at.Duration(field, *value));
+  }
+  AGENTRT_RETURN_IF_ERROR(
+      at.AtMost("max_pending", static_cast<std::uint64_t>(std::max(host.max_pending(), 0)),
+                kMaxRunLimit));
+  for (int i = 0; i < host.calls_size(); ++i) {
+    const v1::HostCall& call = host.calls(i);
+    At c = at.Nested("calls", i, call);
+    if (call.tool().empty()) return c.Error("tool", -1, "a call names its tool");
+    AGENTRT_RETURN_IF_ERROR(c.Duration("after", call.after()));
+    if (call.decide().call() < 0 || call.decide().call() > i) {
+      return c.Error("decide", -1,
+                     absl::StrCat("call ", call.decide().call(),
+                                  " is not an earlier call (from 1, before this one)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckLimits(const At& at, const v1::Limits& limits) {
   AGENTRT_RETURN_IF_ERROR(at.Duration("max_active", limits.max_active()));
   AGENTRT_RETURN_IF_ERROR(at.Duration("max_elapsed", limits.max_elapsed()));
@@ -290,6 +322,10 @@ absl::Status Check(const At& at, const v1::Scenario& scenario) {
     }
   }
   AGENTRT_RETURN_IF_ERROR(CheckAgent(at.Nested("agent", -1, scenario.agent()), scenario.agent()));
+  if (scenario.has_host()) {
+    AGENTRT_RETURN_IF_ERROR(
+        CheckHost(at.Nested("host", -1, scenario.host()), scenario.host(), scenario.agent()));
+  }
   AGENTRT_RETURN_IF_ERROR(
       at.Count("approvals", scenario.approvals_size(), kMaxApprovals, "approvals"));
   AGENTRT_RETURN_IF_ERROR(

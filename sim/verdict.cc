@@ -208,6 +208,7 @@ std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
   if (!outcome.provider_difference.empty()) {
     return absl::StrCat("provider: ", outcome.provider_difference);
   }
+  if (!outcome.host_difference.empty()) return absl::StrCat("host: ", outcome.host_difference);
   if (std::string d = ErrorDifference("pin error", expect.pin_error(), outcome.pin_errors);
       !d.empty()) {
     return d;
