@@ -439,8 +439,8 @@ absl::Status Player::PlayHost(store::Store& store, ProcessesAndConnections& conn
   settings.policy_id = "sim-proxy";
   settings.hold = ScenarioDuration(host.hold());
   settings.max_pending = host.max_pending() > 0 ? host.max_pending() : 5;
-  settings.approval_ttl = host.approval_ttl().empty() ? absl::Hours(24)
-                                                      : ScenarioDuration(host.approval_ttl());
+  settings.approval_ttl =
+      host.approval_ttl().empty() ? absl::Hours(24) : ScenarioDuration(host.approval_ttl());
   settings.grant_ttl =
       host.grant_ttl().empty() ? absl::Hours(24) : ScenarioDuration(host.grant_ttl());
   settings.lease_ttl = kLeaseTtl;
@@ -494,19 +494,18 @@ absl::Status Player::PlayHost(store::Store& store, ProcessesAndConnections& conn
       Decider decider;
       decider.by = kDefaultOperator;
       decider.note = d.note();
-      absl::Status decided =
-          run.empty() ? absl::NotFoundError("no approval was named")
-          : d.reject() ? Reject(store, clock_, run, approval, decider).status()
-                       : Approve(store, clock_, run, approval, decider).status();
+      absl::Status decided = run.empty()  ? absl::NotFoundError("no approval was named")
+                             : d.reject() ? Reject(store, clock_, run, approval, decider).status()
+                                          : Approve(store, clock_, run, approval, decider).status();
       if (!decided.ok() && outcome_.host_difference.empty()) {
-        outcome_.host_difference = absl::StrCat("call ", i + 1, ": the operator could not decide "
-                                                "the approval call ", d.call(), " named: ",
-                                                decided.message());
+        outcome_.host_difference = absl::StrCat("call ", i + 1,
+                                                ": the operator could not decide "
+                                                "the approval call ",
+                                                d.call(), " named: ", decided.message());
       }
     }
     proxy::Answer answer = gate->Call(call.tool(), call.arguments_json());
-    outcome_.host_answers.push_back(
-        absl::StrCat(answer.is_error ? "(isError) " : "", answer.text));
+    outcome_.host_answers.push_back(absl::StrCat(answer.is_error ? "(isError) " : "", answer.text));
     if (!call.expect().empty() && outcome_.host_difference.empty() &&
         (answer.text.find(call.expect()) == std::string::npos ||
          answer.is_error != call.expect_error())) {

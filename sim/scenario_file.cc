@@ -281,9 +281,8 @@ absl::Status CheckHost(const At& at, const v1::Host& host, const v1::Agent& agen
         {"grant_ttl", &host.grant_ttl()}}) {
     AGENTRT_RETURN_IF_ERROR(at.Duration(field, *value));
   }
-  AGENTRT_RETURN_IF_ERROR(
-      at.AtMost("max_pending", static_cast<std::uint64_t>(std::max(host.max_pending(), 0)),
-                kMaxRunLimit));
+  AGENTRT_RETURN_IF_ERROR(at.AtMost(
+      "max_pending", static_cast<std::uint64_t>(std::max(host.max_pending(), 0)), kMaxRunLimit));
   for (int i = 0; i < host.calls_size(); ++i) {
     const v1::HostCall& call = host.calls(i);
     At c = at.Nested("calls", i, call);

@@ -92,6 +92,23 @@ TEST(ScenarioFileTest, ValuesTheSimulatorCannotPlayAreRefused) {
               HasSubstr("perturbations[0].at_answer: answers count from 1"));
 }
 
+TEST(ScenarioFileTest, AHostSideIsCheckedByName) {
+  EXPECT_THAT(Error("servers { name: \"a\" }\nagent { steps { fail: \"x\" } }\n"
+                    "host { calls { tool: \"a_t\" } }\n"),
+              HasSubstr("host.calls: give the scenario an agent or a host: one of them"));
+  EXPECT_THAT(Error("servers { name: \"a\" }\nhost { }\n"),
+              HasSubstr("host.calls: a host makes at least one call"));
+  EXPECT_THAT(Error("servers { name: \"a\" }\nhost { calls { } }\n"),
+              HasSubstr("host.calls[0].tool: a call names its tool"));
+  EXPECT_THAT(Error("servers { name: \"a\" }\nhost { calls { tool: \"a_t\" after: \"soon\" } }\n"),
+              HasSubstr("host.calls[0].after: \"soon\" is not a duration"));
+  EXPECT_THAT(Error("servers { name: \"a\" }\nhost { hold: \"25h\" calls { tool: \"a_t\" } }\n"),
+              HasSubstr("host.hold: \"25h\" is past the limit"));
+  EXPECT_THAT(
+      Error("servers { name: \"a\" }\nhost { calls { tool: \"a_t\" decide { call: 1 } } }\n"),
+      HasSubstr("host.calls[0].decide: call 1 is not an earlier call"));
+}
+
 // A scenario's name names its database files (`sim run --db DIR`), and scenarios are written by
 // others: a name that could reach outside DIR, or hide in a terminal, is refused at its line.
 TEST(ScenarioFileTest, ANameThatIsNotOneHarmlessPathComponentIsRefused) {
