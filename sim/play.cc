@@ -312,8 +312,10 @@ class Player {
   absl::Status Approvals(store::Store* const& store, Run& run,
                          const std::function<absl::StatusOr<Run>()>& resume);
 
-  // The host side (Scenario.host): the host's calls through the proxy over `store`.
-  absl::Status PlayHost(store::Store& store, ProcessesAndConnections& connected);
+  // The host side (Scenario.host): the host's calls through the proxy over the play's database;
+  // a crash (Scenario.crash) kills the proxy, and a new one, over what the disk kept and newly
+  // loaded servers, serves the calls after it.
+  absl::Status PlayHost(PlayDatabase& db, std::unique_ptr<ProcessesAndConnections>& connected);
   // What the audit log says once the play is over: the chain, the rows, the head.
   absl::Status Audit(store::Store& store);
 
@@ -430,7 +432,9 @@ absl::Status Player::Audit(store::Store& store) {
   return absl::OkStatus();
 }
 
-absl::Status Player::PlayHost(store::Store& store, ProcessesAndConnections& connected) {
+absl::Status Player::PlayHost(PlayDatabase& db,
+                              std::unique_ptr<ProcessesAndConnections>& connected) {
+  store::Store& store = db.store();
   const v1::Host& host = scenario_.host();
   PolicyTables tables = TablesOf(scenario_);
   proxy::ProxySettings settings;
@@ -447,30 +451,34 @@ absl::Status Player::PlayHost(store::Store& store, ProcessesAndConnections& conn
   settings.database = PlayDatabase::kName;
   absl::Duration window =
       host.repeat_window().empty() ? absl::Minutes(10) : ScenarioDuration(host.repeat_window());
-  std::vector<proxy::GovernedTool> governed;
-  for (const std::unique_ptr<mcp::McpTool>& tool : connected.tools) {
-    ToolSpec spec = tool->Spec();
-    proxy::GovernedTool g;
-    g.tool = tool.get();
-    g.server = tool->connection()->server();
-    g.upstream = tool->remote_name();
-    g.name = spec.name;
-    g.side_effect = spec.side_effect;
-    g.repeat_window = window;
-    for (const Configured& c : servers_) {
-      if (c.server.name != g.server) continue;
-      if (auto rule = c.rules.find(g.upstream); rule != c.rules.end()) g.fixed = rule->second.fixed;
-    }
-    if (auto outcome = tables.tools.find(g.name); outcome != tables.tools.end()) {
-      g.outcome = outcome->second;
-    }
-    governed.push_back(std::move(g));
-  }
   std::vector<std::string> hints;
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::unique_ptr<proxy::Proxy> gate,
-      proxy::Proxy::Create(store, WorldOf(connected), settings, std::move(governed),
-                           [&hints](std::string_view line) { hints.emplace_back(line); }));
+  // The proxy over the servers `connected` loaded (made again after a crash).
+  auto make_gate = [&]() -> absl::StatusOr<std::unique_ptr<proxy::Proxy>> {
+    std::vector<proxy::GovernedTool> governed;
+    for (const std::unique_ptr<mcp::McpTool>& tool : connected->tools) {
+      ToolSpec spec = tool->Spec();
+      proxy::GovernedTool g;
+      g.tool = tool.get();
+      g.server = tool->connection()->server();
+      g.upstream = tool->remote_name();
+      g.name = spec.name;
+      g.side_effect = spec.side_effect;
+      g.repeat_window = window;
+      for (const Configured& c : servers_) {
+        if (c.server.name != g.server) continue;
+        if (auto rule = c.rules.find(g.upstream); rule != c.rules.end()) {
+          g.fixed = rule->second.fixed;
+        }
+      }
+      if (auto outcome = tables.tools.find(g.name); outcome != tables.tools.end()) {
+        g.outcome = outcome->second;
+      }
+      governed.push_back(std::move(g));
+    }
+    return proxy::Proxy::Create(store, WorldOf(*connected), settings, std::move(governed),
+                                [&hints](std::string_view line) { hints.emplace_back(line); });
+  };
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<proxy::Proxy> gate, make_gate());
   // The run an approval belongs to, from the proxy's hint to the operator.
   auto run_of = [&hints](const std::string& approval) -> std::string {
     std::string needle = absl::StrCat("--approval ", approval, " ");
@@ -482,29 +490,73 @@ absl::Status Player::PlayHost(store::Store& store, ProcessesAndConnections& conn
     }
     return "";
   };
+  // The approval the proxy asked for last.
+  auto latest_asked = [&hints]() -> std::string {
+    for (auto it = hints.rbegin(); it != hints.rend(); ++it) {
+      std::size_t at = it->find("--approval ");
+      if (at == std::string::npos) continue;
+      std::size_t begin = at + 11;
+      return it->substr(begin, it->find(' ', begin) - begin);
+    }
+    return "";
+  };
+  auto decide = [&](int index, const v1::OperatorDecision& d) {
+    std::string approval =
+        d.call() > 0 && d.call() <= static_cast<int>(outcome_.host_answers.size())
+            ? ApprovalNamed(outcome_.host_answers[d.call() - 1])
+        : d.call() == 0 ? latest_asked()
+                        : "";
+    std::string run = approval.empty() ? "" : run_of(approval);
+    Decider decider;
+    decider.by = kDefaultOperator;
+    decider.note = d.note();
+    absl::Status decided = run.empty()  ? absl::NotFoundError("no approval was named")
+                           : d.reject() ? Reject(store, clock_, run, approval, decider).status()
+                                        : Approve(store, clock_, run, approval, decider).status();
+    if (!decided.ok() && outcome_.host_difference.empty()) {
+      outcome_.host_difference =
+          absl::StrCat("call ", index + 1, ": the operator could not decide: ", decided.message());
+    }
+  };
+  std::uint32_t crash_at = scenario_.crash().after_call();
+  ledger_.on_call = [&](std::size_t call) {
+    if (crash_at == 0 || call != crash_at || outcome_.crashed) return;
+    outcome_.crashed = true;
+    db.disk().Crash();
+    connected->launcher->Kill();
+    connected->network->Kill();
+  };
+  bool restarted = false;
   for (int i = 0; i < host.calls_size(); ++i) {
     const v1::HostCall& call = host.calls(i);
     if (!call.after().empty()) MoveClockTo(clock_, clock_.Now() + ScenarioDuration(call.after()));
-    if (call.decide().call() > 0) {
-      const v1::OperatorDecision& d = call.decide();
-      std::string approval = d.call() <= static_cast<int>(outcome_.host_answers.size())
-                                 ? ApprovalNamed(outcome_.host_answers[d.call() - 1])
-                                 : "";
-      std::string run = approval.empty() ? "" : run_of(approval);
-      Decider decider;
-      decider.by = kDefaultOperator;
-      decider.note = d.note();
-      absl::Status decided = run.empty()  ? absl::NotFoundError("no approval was named")
-                             : d.reject() ? Reject(store, clock_, run, approval, decider).status()
-                                          : Approve(store, clock_, run, approval, decider).status();
-      if (!decided.ok() && outcome_.host_difference.empty()) {
-        outcome_.host_difference = absl::StrCat("call ", i + 1,
-                                                ": the operator could not decide "
-                                                "the approval call ",
-                                                d.call(), " named: ", decided.message());
-      }
+    const v1::OperatorDecision& d = call.decide();
+    std::optional<world::Scheduler::TaskId> during;
+    if (!d.during().empty()) {
+      // The decision comes while the call waits (its hold's waits move the virtual clock).
+      during = clock_.RunAt(clock_.Now() + ScenarioDuration(d.during()),
+                            [&decide, i, d] { decide(i, d); });
+    } else if (d.call() > 0) {
+      decide(i, d);
     }
     proxy::Answer answer = gate->Call(call.tool(), call.arguments_json());
+    if (during) clock_.Cancel(*during);  // a decision the call did not wait for never comes
+    if (outcome_.crashed && !restarted) {
+      // The dead proxy's answer never reached the host. A new proxy starts from what the disk
+      // kept, with the servers loaded again, once the dead one's lease has expired.
+      restarted = true;
+      outcome_.host_answers.push_back("(no answer: the proxy died)");
+      ledger_.on_call = nullptr;
+      ledger_.restarted = true;
+      gate.reset();
+      connected.reset();
+      db.disk().Recover();
+      MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
+      connected = Connect();
+      LoadAll(*connected, /*report=*/false);
+      AGENTRT_ASSIGN_OR_RETURN(gate, make_gate());
+      continue;
+    }
     outcome_.host_answers.push_back(absl::StrCat(answer.is_error ? "(isError) " : "", answer.text));
     if (!call.expect().empty() && outcome_.host_difference.empty() &&
         (answer.text.find(call.expect()) == std::string::npos ||
@@ -582,7 +634,7 @@ absl::StatusOr<Outcome> Player::Play() {
   // next play.
   absl::Cleanup recover = [db] { db->disk().Recover(); };
   if (scenario_.has_host()) {
-    AGENTRT_RETURN_IF_ERROR(PlayHost(*store, *connected));
+    AGENTRT_RETURN_IF_ERROR(PlayHost(*db, connected));
     AGENTRT_ASSIGN_OR_RETURN(outcome_.events, store->ListEvents(""));
     AGENTRT_RETURN_IF_ERROR(Audit(*store));
     if (!options_.db_path.empty()) {

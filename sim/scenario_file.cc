@@ -288,6 +288,8 @@ absl::Status CheckHost(const At& at, const v1::Host& host, const v1::Agent& agen
     At c = at.Nested("calls", i, call);
     if (call.tool().empty()) return c.Error("tool", -1, "a call names its tool");
     AGENTRT_RETURN_IF_ERROR(c.Duration("after", call.after()));
+    AGENTRT_RETURN_IF_ERROR(
+        c.Nested("decide", -1, call.decide()).Duration("during", call.decide().during()));
     if (call.decide().call() < 0 || call.decide().call() > i) {
       return c.Error("decide", -1,
                      absl::StrCat("call ", call.decide().call(),

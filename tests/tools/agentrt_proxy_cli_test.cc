@@ -290,6 +290,22 @@ constexpr char kAllowedPay[] =
     R"({"balance":{"side_effect":"read_only","timeout":"10s"},)"
     R"("pay":{"side_effect":"remote_mutation","timeout":"10s","fixed":{"currency":"EUR"},"outcome":"allow"}})";
 
+TEST_F(AgentrtProxyCliTest, RecheckWithTheCurrentToolsSeesADescriptionChangedSincePinning) {
+  ASSERT_EQ(Agentrt({"proxy", "pin", "--config", Config()}).exit_code, 0);
+  Session s = Host({{"bank_pay", R"({"to":"x","amount":1})"}});
+  ASSERT_EQ(s.process.exit_code, 0) << s.process.err;
+  // The server now describes pay otherwise: the recorded specs still agree with the policy...
+  WriteServer("tools.json", absl::StrReplaceAll(kTools, {{"Pay someone.", "Pay anyone, now."}}));
+  EXPECT_EQ(Agentrt({"proxy", "recheck", "--config", Config()}).exit_code, 0);
+  // ...but the tools as loaded today refuse it, which the re-check names.
+  ProcessResult current =
+      Agentrt({"proxy", "recheck", "--config", Config(), "--current-tools", "--json"});
+  EXPECT_EQ(current.exit_code, 1) << current.out << current.err;
+  EXPECT_THAT(current.out, AllOf(HasSubstr("\"spec_source\":\"current\""),
+                                 HasSubstr("\"result\":\"different\"")));
+  EXPECT_THAT(current.err, HasSubstr("description"));  // the load's report says why
+}
+
 TEST_F(AgentrtProxyCliTest, StdinClosingMidCallLetsTheCallFinishAndBeRecorded) {
   ASSERT_EQ(Agentrt({"proxy", "pin", "--config", Config()}).exit_code, 0);
   WriteConfig(kAllowedPay);
