@@ -32,6 +32,7 @@ class LedgerPay final : public Tool {
       : ledger_(std::move(ledger)), spec_(std::move(spec)) {}
   ToolSpec Spec() const override { return spec_; }
   bool die_after_effect = false;
+  bool time_out = false;  // the effect happens, then the call times out (the outcome unknown)
   absl::StatusOr<ToolResult> Call(const ToolCall& call) override {
     int fd = ::open(ledger_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) return absl::InternalError("ledger");
@@ -42,6 +43,8 @@ class LedgerPay final : public Tool {
     if (!written) return absl::InternalError("ledger write");
     // The process dies between the server's effect and its answer: nothing records the outcome.
     if (die_after_effect) ::kill(::getpid(), SIGKILL);
+    if (time_out)
+      return absl::DeadlineExceededError("mcp: server \"bank\": tool \"pay\": timed out");
     return ToolResult{json::JsonString("paid 25.00 to bob"), ""};
   }
 
@@ -88,7 +91,8 @@ class KillTest : public ProxyHarness {
   // Runs the host's call in a child process that dies after its `kill_at`-th committed event (-1:
   // right after the server's effect). Returns how many events it committed (all of them when it
   // was not killed).
-  int ServeInAChild(int kill_at) {
+  int ServeInAChild(int kill_at, std::string_view kill_after_type = "",
+                    std::string_view args = kPay) {
     int pipe_fds[2];
     EXPECT_EQ(::pipe(pipe_fds), 0);
     pid_t pid = ::fork();
@@ -100,15 +104,17 @@ class KillTest : public ProxyHarness {
       absl::StatusOr<std::unique_ptr<store::Store>> store = records::OpenStore(db_, clock);
       if (!store.ok()) ::_exit(3);
       int events = 0;
-      (*store)->AddObserver([&](const store::Event&) {
+      (*store)->AddObserver([&](const store::Event& e) {
         ++events;
-        if (events == kill_at) ::kill(::getpid(), SIGKILL);
+        if (events == kill_at || (!kill_after_type.empty() && e.type == kill_after_type)) {
+          ::kill(::getpid(), SIGKILL);
+        }
       });
       world::World world{.clock = &clock, .scheduler = &clock, .entropy = &entropy};
       absl::StatusOr<std::unique_ptr<Proxy>> proxy =
           Proxy::Create(**store, world, settings_, tools_, [](std::string_view) {});
       if (!proxy.ok()) ::_exit(4);
-      (*proxy)->Call("bank_pay", kPay);
+      (*proxy)->Call("bank_pay", args);
       (void)!::write(pipe_fds[1], &events, sizeof(events));
       ::_exit(0);
     }
@@ -201,6 +207,51 @@ TEST_F(KillTest, AKilledProxyNeverPaysTwiceOnItsOwnAndLosesNoApproval) {
     }
   }
   EXPECT_GT(cases, 10);
+}
+
+// The proxy died after the timeout was recorded and before it asked anyone about it: the next
+// payment of any other request finds the unknown outcome, asks about it in a fresh run, and is
+// blocked on that question; the identical call waits on the same question; approved, it pays.
+TEST_F(KillTest, ACrashBeforeTheReRunWasAskedKeepsTheToolBlocked) {
+  Prepare({false, 0}, 0);
+  pay_tool_->time_out = true;
+  ServeInAChild(0, "step.failed");
+  ASSERT_EQ(Effects(), 1);
+  clock_.Advance(settings_.lease_ttl + absl::Seconds(1));
+  pay_tool_->time_out = false;
+  Open();
+  Answer other = Call("bank_pay", R"({"to":"eve","amount":1})");
+  EXPECT_TRUE(other.text.starts_with("BLOCKED: ")) << other.text;
+  std::string asked = ApprovalIn(other);
+  ASSERT_FALSE(asked.empty());
+  EXPECT_EQ(RunIds().size(), 2u);  // the question is a run of its own
+  Answer identical = Call("bank_pay", kPay);
+  EXPECT_TRUE(identical.text.starts_with("UNKNOWN_OUTCOME: ")) << identical.text;
+  EXPECT_EQ(ApprovalIn(identical), asked);
+  ASSERT_OK(Decide(asked, true));
+  EXPECT_EQ(Call("bank_pay", kPay).text, "paid 25.00 to bob");
+  EXPECT_EQ(Call("bank_pay", R"({"to":"eve","amount":1})").text, "paid 25.00 to bob");
+  EXPECT_EQ(Effects(), 3);
+}
+
+// Cut off before its call started (the step was still being decided): nothing ran, so nothing is
+// asked and the tool is not blocked; the old run is ended as taken over and the call runs fresh.
+TEST_F(KillTest, CutOffBeforeExecutingIsNoAttempt) {
+  Prepare({false, 0}, 0);
+  ServeInAChild(0, "step.started");
+  ASSERT_EQ(Effects(), 0);
+  clock_.Advance(settings_.lease_ttl + absl::Seconds(1));
+  Open();
+  EXPECT_EQ(Call("bank_pay", kPay).text, "paid 25.00 to bob");
+  EXPECT_EQ(Call("bank_pay", R"({"to":"eve","amount":1})").text, "paid 25.00 to bob");
+  std::vector<std::string> runs = RunIds();
+  ASSERT_GE(runs.size(), 2u);
+  absl::StatusOr<agentrt::Run> old = ReadRun(*store_, runs[0]);
+  ASSERT_OK(old);
+  EXPECT_EQ(old->status, RunStatus::kFailed);
+  EXPECT_THAT(old->reason_detail, HasSubstr("taken over after an interruption"));
+  for (const std::string& run : runs) EXPECT_THAT(*ListApprovals(*store_, run), IsEmpty());
+  EXPECT_EQ(Effects(), 2);
 }
 
 }  // namespace
