@@ -6,8 +6,10 @@
 #include <fstream>
 
 #include "mcp/proxy/open.h"
+#include "mcp/proxy/proxy_policy.h"
 #include "mcp/proxy/reach_check.h"
 #include "mcp/proxy/request_key.h"
+#include "runtime/driver.h"
 #include "runtime/records/proxy_calls.h"
 #include "runtime/world/environment.h"
 #include "runtime/world/real_filesystem.h"
@@ -134,6 +136,27 @@ TEST_F(IndexTest, ARowWithoutARunIsBegunUnderItsId) {
   ASSERT_THAT(Claim(key, "test.never-begun", 0), IsOkAndHolds(true));
   EXPECT_EQ(Call("bank_balance", R"({"account":"A-1"})").text, "account A-1 holds 120.00 EUR");
   EXPECT_THAT(RunIds(), ElementsAre("test.never-begun"));
+}
+
+// A claimant that stalled between its claim and its Begin: another call began the run under the
+// claimed row's id meanwhile, so the late Begin is refused and one run stands.
+TEST_F(IndexTest, ALateBeginLeavesNoRunBehind) {
+  Open();
+  std::string key = *RequestKey("bank_balance", R"({"account":"A-1"})");
+  ASSERT_THAT(Claim(key, "test.stalled", 0), IsOkAndHolds(true));
+  EXPECT_EQ(Call("bank_balance", R"({"account":"A-1"})").text, "account A-1 holds 120.00 EUR");
+  ProxyPolicy policy(settings_.policy, tools_, settings_.policy_id);
+  TerminalTool balance(&balance_);
+  DriverOptions options;
+  options.policy = &policy;
+  options.tools = {&balance};
+  options.lease_owner = "stalled";
+  options.scheduler = &clock_;
+  absl::StatusOr<std::unique_ptr<Driver>> late = Driver::Create(*store_, clock_, entropy_, options);
+  ASSERT_OK(late);
+  EXPECT_THAT((*late)->Begin("test.stalled", "call bank_balance").status(),
+              StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_THAT(RunIds(), ElementsAre("test.stalled"));
 }
 
 TEST_F(IndexTest, AClaimIsACompareAndSetOnTheOpenRow) {
