@@ -168,10 +168,19 @@ world::ServerResponse HttpFront::Post(const world::ServerRequest& request) {
       session = *id;
     }
   }
+  // A host that takes only an event stream gets one: the messages of the call (its progress
+  // while held) then its response, each an SSE `message` event. Otherwise the response as JSON,
+  // which cannot carry the notifications.
+  std::string accept = absl::AsciiStrToLower(request.Header("Accept").value_or(""));
+  bool stream = absl::StrContains(accept, "text/event-stream") &&
+                !absl::StrContains(accept, "application/json");
+  std::vector<std::string> lines;
   std::string answer;
-  Send send = [&answer](std::string line) {
-    // Progress notifications cannot travel in a JSON answer: only the response is kept.
-    if (line.find("\"method\":\"notifications/") == std::string::npos) answer = std::move(line);
+  Send send = [&](std::string line) {
+    if (line.find("\"method\":\"notifications/") == std::string::npos) {
+      answer = line;
+    }
+    lines.push_back(std::move(line));
   };
   if (std::optional<std::function<void()>> task = front->Receive(request.body, send)) {
     (*task)();
@@ -179,6 +188,11 @@ world::ServerResponse HttpFront::Post(const world::ServerRequest& request) {
   world::ServerResponse r;
   if (answer.empty()) {
     r.status = 202;
+  } else if (stream) {
+    r.status = 200;
+    r.headers = {{"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}};
+    for (const std::string& line : lines)
+      absl::StrAppend(&r.body, "event: message\ndata: ", line, "\n\n");
   } else {
     r.status = 200;
     r.headers = {{"Content-Type", "application/json"}};

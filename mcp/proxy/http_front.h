@@ -5,8 +5,10 @@
 // (host_front.h), one endpoint path.
 //  - POST one JSON-RPC message. `initialize` opens a session (its id, from the injected entropy,
 //    comes back in `Mcp-Session-Id`); every later message must carry a known session's id (400
-//    without one, 404 for one unknown or ended). A request is answered as application/json; a
-//    notification or a response gets 202 and no body. A batch (a JSON array) is refused (400).
+//    without one, 404 for one unknown or ended). A request is answered as application/json, or,
+//    to a host that accepts only text/event-stream, as an event stream holding the call's
+//    progress notifications then its response; a notification or a response gets 202 and no
+//    body. A batch (a JSON array) is refused (400).
 //  - GET (a stream for messages the server starts) is 405: the proxy starts none.
 //  - DELETE ends the session it names.
 //  - DNS rebinding: a request whose `Host` is not a loopback name (localhost, 127.0.0.1, [::1])

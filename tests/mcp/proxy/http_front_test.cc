@@ -95,6 +95,23 @@ TEST_F(HttpFrontTest, InitializeOpensASessionEveryLaterMessageMustName) {
   EXPECT_EQ(Send(Request("POST", list, {{"Mcp-Session-Id", session}})).status, 404);
 }
 
+TEST_F(HttpFrontTest, AHostThatTakesOnlyAStreamGetsTheAnswerAsAnEvent) {
+  std::string session = OpenSession();
+  world::ServerResponse streamed =
+      Send(Request("POST", R"({"jsonrpc":"2.0","id":4,"method":"ping"})",
+                   {{"Mcp-Session-Id", session}, {"Accept", "text/event-stream"}}));
+  EXPECT_EQ(streamed.status, 200);
+  EXPECT_THAT(world::FindHeader(streamed.headers, "Content-Type"),
+              Optional(std::string("text/event-stream")));
+  EXPECT_EQ(streamed.body,
+            "event: message\ndata: {\"id\":4,\"jsonrpc\":\"2.0\",\"result\":{}}\n\n");
+  world::ServerResponse both = Send(
+      Request("POST", R"({"jsonrpc":"2.0","id":5,"method":"ping"})",
+              {{"Mcp-Session-Id", session}, {"Accept", "application/json, text/event-stream"}}));
+  EXPECT_THAT(world::FindHeader(both.headers, "Content-Type"),
+              Optional(std::string("application/json")));
+}
+
 TEST_F(HttpFrontTest, WhatIsNotOneMessageForThisEndpointIsRefused) {
   std::string session = OpenSession();
   EXPECT_EQ(Send(Request("GET", "", {{"Mcp-Session-Id", session}})).status, 405);
