@@ -23,7 +23,8 @@ std::optional<json::Value> Member(const json::Document& doc, std::string_view ke
 
 }  // namespace
 
-HostFront::HostFront(Proxy& proxy) : proxy_(proxy) {}
+HostFront::HostFront(Proxy& proxy, std::size_t max_in_flight)
+    : proxy_(proxy), max_in_flight_(max_in_flight) {}
 
 std::string HostFront::Initialize(std::string_view params) const {
   std::string version(kLatestProtocol);
@@ -98,6 +99,11 @@ std::optional<std::function<void()>> HostFront::Receive(std::string_view message
       absl::MutexLock lock(&mu_);
       if (shutting_down_) {
         send(mcp::ErrorJson(m->id, kInternalError, "the proxy is shutting down"));
+        return std::nullopt;
+      }
+      if (in_flight_.size() >= max_in_flight_) {
+        send(mcp::ErrorJson(m->id, kInternalError,
+                            "too many calls in flight: wait for an answer before calling again"));
         return std::nullopt;
       }
     }

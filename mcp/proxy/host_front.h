@@ -41,7 +41,10 @@ using Send = std::function<void(std::string)>;
 
 class HostFront {
  public:
-  explicit HostFront(Proxy& proxy);
+  // At most `max_in_flight` calls at once: a call past it is answered with an error at once (a
+  // host cannot make the proxy hold unbounded work).
+  explicit HostFront(Proxy& proxy, std::size_t max_in_flight = kMaxCallsInFlight);
+  static constexpr std::size_t kMaxCallsInFlight = 64;
 
   // Receive takes one message; what answers it (and a call's progress) goes to `send`. A
   // tools/call comes back as a task to run; everything else is answered before Receive returns.
@@ -57,6 +60,7 @@ class HostFront {
   std::function<void()> CallTask(std::string id, std::string params, Send send);
 
   Proxy& proxy_;
+  const std::size_t max_in_flight_;
   absl::Mutex mu_;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   // Calls in flight by request id: notified when the host cancels one.

@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -264,18 +266,33 @@ int Serve(std::span<const std::string> args, Io& io) {
   struct sigaction old_int = {}, old_term = {};
   sigaction(SIGINT, &stop, &old_int);
   sigaction(SIGTERM, &stop, &old_term);
-  std::vector<std::thread> calls;
+  // One thread a call (the front bounds how many are in flight); the finished ones are joined
+  // as new ones start, the rest at the end.
+  std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> calls;
   std::string line;
   while (g_stop_signal == 0 && std::getline(io.in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     if (std::optional<std::function<void()>> task = front.Receive(line, send)) {
-      calls.emplace_back(std::move(*task));
+      for (auto it = calls.begin(); it != calls.end();) {
+        if (it->second->load()) {
+          it->first.join();
+          it = calls.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      auto done = std::make_shared<std::atomic<bool>>(false);
+      calls.emplace_back(std::thread([task = std::move(*task), done] {
+                           task();
+                           done->store(true);
+                         }),
+                         done);
     }
   }
   front.Shutdown();
   opened->proxy->Stop();
-  for (std::thread& t : calls) t.join();
+  for (auto& [thread, done] : calls) thread.join();
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   opened->Close();

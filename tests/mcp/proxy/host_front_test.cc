@@ -86,6 +86,29 @@ TEST_F(HostFrontTest, AfterShutdownACallIsRefusedAndNothingRuns) {
   EXPECT_THAT(payments_, IsEmpty());
 }
 
+TEST_F(HostFrontTest, CallsPastTheBoundInFlightAreRefusedAtOnce) {
+  HostFront bounded(*proxy_, /*max_in_flight=*/2);
+  std::vector<std::function<void()>> tasks;
+  for (int i = 1; i <= 3; ++i) {
+    std::optional<std::function<void()>> task = bounded.Receive(
+        absl::StrCat(
+            R"({"jsonrpc":"2.0","id":)", i,
+            R"(,"method":"tools/call","params":{"name":"bank_balance","arguments":{"account":"a"}}})"),
+        send_);
+    if (task) tasks.push_back(*std::move(task));
+  }
+  EXPECT_THAT(tasks, SizeIs(2));
+  ASSERT_THAT(Sent(), SizeIs(1));
+  EXPECT_THAT(Sent()[0], AllOf(HasSubstr(R"("id":3)"), HasSubstr("too many calls in flight")));
+  for (auto& task : tasks) task();
+  EXPECT_TRUE(
+      bounded
+          .Receive(
+              R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"bank_balance","arguments":{"account":"a"}}})",
+              send_)
+          .has_value());
+}
+
 TEST_F(HostFrontTest, AResultIsTextAndAnObjectIsAlsoStructuredContent) {
   std::optional<std::function<void()>> task = front_->Receive(
       R"({"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"bank_pay","arguments":{"to":"jo","amount":2,"mode":"structured"}}})",
