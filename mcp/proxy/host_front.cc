@@ -165,6 +165,11 @@ std::function<void()> HostFront::CallTask(std::string id, std::string params, Se
   };
 }
 
+std::size_t HostFront::in_flight() {
+  absl::MutexLock lock(&mu_);
+  return in_flight_.size();
+}
+
 void HostFront::Shutdown() {
   absl::MutexLock lock(&mu_);
   shutting_down_ = true;

@@ -50,6 +50,9 @@ class HostFront {
   // tools/call comes back as a task to run; everything else is answered before Receive returns.
   std::optional<std::function<void()>> Receive(std::string_view message, Send send);
 
+  // How many of this host's calls are in flight.
+  std::size_t in_flight();
+
   // Shutdown refuses calls from now on and ends the holds of this host's calls (the proxy's
   // other hosts keep theirs: Proxy::Stop ends every hold).
   void Shutdown();

@@ -132,7 +132,7 @@ world::ServerResponse HttpFront::Serve(const world::ServerRequest& request) {
     absl::MutexLock lock(&mu_);
     auto it = sessions_.find(*id);
     if (it == sessions_.end()) return Plain(404, "no such session");
-    it->second->Shutdown();
+    it->second.front->Shutdown();
     sessions_.erase(it);
     world::ServerResponse r;
     r.status = 204;
@@ -154,17 +154,29 @@ world::ServerResponse HttpFront::Post(const world::ServerRequest& request) {
     if (shut_down_) return RpcError(503, -32603, "the proxy is shutting down");
     if (opening) {
       if (sessions_.size() >= options_.max_sessions) {
-        return RpcError(503, -32603, "too many sessions: end one first");
+        auto idlest = sessions_.end();
+        for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+          if (it->second.front->in_flight() > 0) continue;
+          if (idlest == sessions_.end() || it->second.last_used < idlest->second.last_used) {
+            idlest = it;
+          }
+        }
+        if (idlest == sessions_.end()) {
+          return RpcError(503, -32603, "too many sessions, each with a call in flight");
+        }
+        idlest->second.front->Shutdown();
+        sessions_.erase(idlest);
       }
       session = NewSessionId(entropy_);
       front = std::make_shared<HostFront>(proxy_);
-      sessions_[session] = front;
+      sessions_[session] = Session{front, ++uses_};
     } else {
       std::optional<std::string> id = request.Header(kSessionHeader);
       if (!id) return RpcError(400, mcp::kInvalidRequest, "Mcp-Session-Id is required");
       auto it = sessions_.find(*id);
       if (it == sessions_.end()) return RpcError(404, mcp::kInvalidRequest, "no such session");
-      front = it->second;
+      it->second.last_used = ++uses_;
+      front = it->second.front;
       session = *id;
     }
   }
@@ -214,7 +226,7 @@ void HttpFront::Shutdown() {
   absl::MutexLock lock(&mu_);
   shut_down_ = true;
   proxy_.Stop();
-  for (auto& [id, front] : sessions_) front->Shutdown();
+  for (auto& [id, s] : sessions_) s.front->Shutdown();
 }
 
 }  // namespace agentrt::proxy

@@ -16,8 +16,10 @@
 //    before its body is read, so a web page that resolved its own name to this machine cannot
 //    reach the proxy.
 //  - An `MCP-Protocol-Version` header naming a version the proxy does not speak is 400.
-// Sessions are bounded (max_sessions; a new one past it is 503). Thread-safe: the transport
-// serves each connection on a thread of its own.
+// Sessions are bounded (max_sessions): a new one past the bound ends the least recently used
+// session with no call in flight (a host that went away without DELETE leaves one behind), and
+// is 503 only when every session is busy. Thread-safe: the transport serves each connection on a
+// thread of its own.
 #pragma once
 
 #include <map>
@@ -62,7 +64,12 @@ class HttpFront final : public world::HttpService {
   const HttpFrontOptions options_;
   absl::Mutex mu_;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
-  std::map<std::string, std::shared_ptr<HostFront>, std::less<>> sessions_ ABSL_GUARDED_BY(mu_);
+  struct Session {
+    std::shared_ptr<HostFront> front;
+    std::uint64_t last_used = 0;  // the order of use
+  };
+  std::map<std::string, Session, std::less<>> sessions_ ABSL_GUARDED_BY(mu_);
+  std::uint64_t uses_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // ListenAddress splits `host:port` (`[::1]:port` for IPv6). InvalidArgument naming the text.

@@ -302,10 +302,9 @@ Answer Proxy::Impl::Call(std::string_view name, std::string_view arguments, cons
 Proxy::Impl::Step Proxy::Impl::Decide(const GovernedTool* tool, std::string_view name,
                                       std::string_view args,
                                       const std::optional<std::string>& key) {
-  // Rule 0, and a tool the proxy does not offer: a run of its own records it.
-  if (!key || tool == nullptr) {
-    return Fresh(tool, name, args, key.value_or(""), "", 0, std::nullopt, false);
-  }
+  // Rule 0, and a tool the proxy does not offer: a run of its own records it, under an index
+  // row of its own that nothing matches (`invalid:<run id>`).
+  if (!key || tool == nullptr) return Fresh(tool, name, args, "", "", 0, std::nullopt, false);
   absl::Time now = Now();
   absl::Duration window = tool->repeat_window;
   std::string since = world::FormatTimestamp(window > absl::ZeroDuration() ? now - window : now);

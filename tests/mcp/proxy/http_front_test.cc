@@ -131,14 +131,25 @@ TEST_F(HttpFrontTest, WhatIsNotOneMessageForThisEndpointIsRefused) {
             200);
 }
 
-TEST_F(HttpFrontTest, SessionsAreBoundedAndShutdownRefusesEverything) {
-  HttpFront small(*proxy_, entropy_, HttpFrontOptions{.max_sessions = 1});
-  auto post = [&](HttpFront& f, std::string body) {
+TEST_F(HttpFrontTest, SessionsAreBoundedByEndingTheIdlestAndShutdownRefusesEverything) {
+  HttpFront small(*proxy_, entropy_, HttpFrontOptions{.max_sessions = 2});
+  auto post = [&](HttpFront& f, std::string body, std::string session = "") {
     world::ServerRequest r = Request("POST", std::move(body));
+    if (!session.empty()) r.headers.push_back({"Mcp-Session-Id", session});
     return f.Serve(r);
   };
-  EXPECT_EQ(post(small, kInitialize).status, 200);
-  EXPECT_EQ(post(small, kInitialize).status, 503);
+  auto id = [](const world::ServerResponse& r) {
+    return world::FindHeader(r.headers, "Mcp-Session-Id").value_or("");
+  };
+  std::string a = id(post(small, kInitialize));
+  std::string b = id(post(small, kInitialize));
+  std::string ping = R"({"jsonrpc":"2.0","id":2,"method":"ping"})";
+  EXPECT_EQ(post(small, ping, a).status, 200);  // a is used again: b is now the idlest
+  std::string c = id(post(small, kInitialize));
+  ASSERT_FALSE(c.empty());
+  EXPECT_EQ(post(small, ping, b).status, 404);  // a host that went away left b behind
+  EXPECT_EQ(post(small, ping, a).status, 200);
+  EXPECT_EQ(post(small, ping, c).status, 200);
   front_->Shutdown();
   EXPECT_EQ(post(*front_, kInitialize).status, 503);
 }

@@ -74,6 +74,16 @@ TEST_F(ProxyTest, DeniedAndInvalidRunNothing) {
   EXPECT_EQ(denied->reason_detail, "one call per run: the request was denied");
 }
 
+TEST_F(ProxyTest, AToolTheProxyDoesNotOfferIsInvalidEveryTime) {
+  for (int i = 0; i < 3; ++i) {
+    Answer a = Call("bank_steal", R"({"from":"everyone"})");
+    EXPECT_TRUE(a.is_error);
+    EXPECT_THAT(a.text, AllOf(StartsWith("INVALID: "), HasSubstr("unknown tool"))) << i;
+  }
+  EXPECT_THAT(RunIds(), SizeIs(3));  // each recorded, none executed
+  EXPECT_THAT(payments_, IsEmpty());
+}
+
 TEST_F(ProxyTest, ApprovalRoundTrip) {
   Answer first = Call("bank_pay", kPay);
   EXPECT_FALSE(first.is_error);
