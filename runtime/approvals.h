@@ -60,6 +60,10 @@ absl::StatusOr<std::vector<Approval>> ListApprovals(store::Store& store, std::st
 absl::StatusOr<Approval> PendingApproval(store::Store& store, std::string_view run_id,
                                          std::string_view approval_id = "");
 
+// RunOfApproval is the run an approval belongs to, for an operator (or a host) that was shown
+// only the approval's id. NotFound naming the id when there is no such approval.
+absl::StatusOr<std::string> RunOfApproval(store::Store& store, std::string_view approval_id);
+
 // GetApproval reads one approval of a run: NotFound when the run has no such approval.
 absl::StatusOr<Approval> GetApproval(store::Store& store, std::string_view run_id,
                                      std::string_view approval_id);

@@ -25,6 +25,16 @@ std::string Id(std::string_view approval_id) {
 
 }  // namespace
 
+std::string ApprovalNamedIn(std::string_view text) {
+  constexpr std::string_view kOpen = "(approval ";
+  std::size_t at = text.find(kOpen);
+  if (at == std::string_view::npos) return "";
+  std::size_t begin = at + kOpen.size();
+  std::size_t end = text.find(')', begin);
+  if (end == std::string_view::npos) return "";
+  return std::string(text.substr(begin, end - begin));
+}
+
 std::string Clean(std::string_view text, int max_bytes) {
   return json::Truncate(json::Sanitize(text), max_bytes);
 }

@@ -50,6 +50,10 @@ Answer Unavailable(std::string_view what);
 // An error the upstream server reported (isError), escaped and bounded.
 Answer ToolError(std::string_view error);
 
+// ApprovalNamedIn is the approval id an answer's text names ("... (approval <id>) ..."), "" when
+// it names none: what a host or an operator reads off an answer.
+std::string ApprovalNamedIn(std::string_view text);
+
 // RFC 3339 in UTC, seconds.
 std::string Rfc3339(absl::Time t);
 // A duration as the operator wrote it in the configuration ("10m0s" is "10m").

@@ -207,6 +207,19 @@ absl::StatusOr<std::vector<Approval>> ListApprovals(store::Store& store, std::st
   return approvals;
 }
 
+absl::StatusOr<std::string> RunOfApproval(store::Store& store, std::string_view approval_id) {
+  std::optional<std::string> run;
+  AGENTRT_RETURN_IF_ERROR(store.Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(run, rows::RunOfApproval(tx, approval_id));
+    return absl::OkStatus();
+  }));
+  if (!run) {
+    return absl::NotFoundError(
+        absl::StrCat("no approval ", ToAbsl(json::Sanitize(approval_id)), " is known"));
+  }
+  return *std::move(run);
+}
+
 absl::StatusOr<Approval> GetApproval(store::Store& store, std::string_view run_id,
                                      std::string_view approval_id) {
   Approval approval;

@@ -644,6 +644,15 @@ absl::StatusOr<std::optional<Approval>> ReadApproval(Transaction& tx, std::strin
   return ApprovalFromRow(rows[0]);
 }
 
+absl::StatusOr<std::optional<std::string>> RunOfApproval(Transaction& tx,
+                                                         std::string_view approval_id) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      store::Sql::Query(tx, "SELECT run_id FROM approvals WHERE id = ?1", {approval_id}));
+  if (rows.empty()) return std::nullopt;
+  return std::move(rows[0][0]);
+}
+
 absl::StatusOr<std::vector<Approval>> ReadApprovals(Transaction& tx, std::string_view run_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,

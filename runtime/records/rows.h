@@ -241,6 +241,10 @@ absl::Status InsertApproval(store::Transaction& tx, const NewApproval& approval)
 absl::StatusOr<std::optional<Approval>> ReadApproval(store::Transaction& tx,
                                                      std::string_view run_id,
                                                      std::string_view approval_id);
+// RunOfApproval: the run an approval belongs to (approval ids are unique across runs); nullopt
+// when there is no such approval.
+absl::StatusOr<std::optional<std::string>> RunOfApproval(store::Transaction& tx,
+                                                         std::string_view approval_id);
 // ReadApprovals: a run's approvals in the order they were created.
 absl::StatusOr<std::vector<Approval>> ReadApprovals(store::Transaction& tx,
                                                     std::string_view run_id);

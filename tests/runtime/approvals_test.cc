@@ -71,6 +71,13 @@ TEST_F(ApprovalsTest, RejectCancelsTheRunAndNothingRuns) {
   EXPECT_TRUE(post_.calls.empty());
 }
 
+TEST_F(ApprovalsTest, AnApprovalsRunIsFoundByItsIdAlone) {
+  ASSERT_OK(Drive({Post("alice")}));
+  EXPECT_THAT(RunOfApproval(*store_, Only().id), IsOkAndHolds(std::string("run-1")));
+  EXPECT_THAT(RunOfApproval(*store_, "nope"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("no approval nope")));
+}
+
 TEST_F(ApprovalsTest, TamperedApprovalRowIsRefusedByHash) {
   ASSERT_OK(Drive({Post("alice")}));
   Approval pending = Only();

@@ -12,11 +12,6 @@
 namespace agentrt::proxy::testing {
 namespace {
 
-using ::testing::AllOf;
-using ::testing::Contains;
-using ::testing::Not;
-using ::testing::StartsWith;
-
 constexpr std::string_view kPay = R"({"to":"bob","amount":25})";
 
 class CrashTest : public ProxyHarness {

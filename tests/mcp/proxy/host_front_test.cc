@@ -11,9 +11,6 @@
 namespace agentrt::proxy::testing {
 namespace {
 
-using ::testing::AllOf;
-using ::testing::StartsWith;
-
 class HostFrontTest : public ProxyHarness {
  protected:
   void SetUp() override {

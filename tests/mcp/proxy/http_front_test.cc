@@ -10,7 +10,6 @@
 namespace agentrt::proxy::testing {
 namespace {
 
-using ::testing::AllOf;
 using ::testing::Optional;
 
 constexpr char kInitialize[] =

@@ -34,6 +34,13 @@
 
 namespace agentrt::proxy::testing {
 
+// The matchers every proxy test uses (tests/support/status_matchers.h names the rest).
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::Not;
+using ::testing::StartsWith;
+
 // One of the fake server's tools. `payments` is shared by the three.
 class BankTool final : public Tool {
  public:
@@ -189,20 +196,10 @@ class ProxyHarness : public ::testing::Test {
     return proxy_->Call(name, args, host);
   }
 
-  // The approval id an answer names: "(approval <id>)".
-  static std::string ApprovalIn(const Answer& a) {
-    std::size_t at = a.text.find("(approval ");
-    if (at == std::string::npos) return "";
-    std::size_t end = a.text.find(')', at);
-    return a.text.substr(at + 10, end - at - 10);
-  }
-  // The run an approval belongs to, from the operator's hint.
+  // The approval id an answer names, and the run it belongs to.
+  static std::string ApprovalIn(const Answer& a) { return ApprovalNamedIn(a.text); }
   std::string RunOf(std::string_view approval_id) const {
-    std::string prefix = absl::StrCat("approval ", ToAbsl(approval_id), " (");
-    for (const std::string& line : log_) {
-      if (line.starts_with(prefix)) return line.substr(line.rfind("run ") + 4);
-    }
-    return "";
+    return RunOfApproval(*store_, approval_id).value_or("");
   }
   absl::StatusOr<Approval> Decide(std::string_view approval_id, bool approve,
                                   std::string note = "") {

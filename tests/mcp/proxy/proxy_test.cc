@@ -8,11 +8,6 @@
 namespace agentrt::proxy::testing {
 namespace {
 
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::Not;
-using ::testing::StartsWith;
-
 constexpr std::string_view kPay = R"({"to":"bob","amount":25})";
 
 class ProxyTest : public ProxyHarness {};

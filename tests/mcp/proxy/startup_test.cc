@@ -19,8 +19,6 @@
 namespace agentrt::proxy::testing {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::StartsWith;
 using ::testing::UnorderedElementsAre;
 
 namespace fs = std::filesystem;

@@ -9,11 +9,6 @@
 namespace agentrt::proxy::testing {
 namespace {
 
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::Not;
-using ::testing::StartsWith;
-
 constexpr std::string_view kBlock = R"({"to":"ann","amount":5,"mode":"block"})";
 constexpr std::string_view kOther = R"({"to":"ben","amount":6})";
 

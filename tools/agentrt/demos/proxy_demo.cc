@@ -13,12 +13,11 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
+#include "mcp/proxy/answers.h"
 #include "mcp/server.h"
 #include "mcp/session.h"
 #include "runtime/approvals.h"
@@ -170,9 +169,7 @@ int RunProxyDemo(std::span<const std::string> args, Io& io) {
   Io quiet{.in = io.in, .out = pinned, .err = io.err};
   if (PinServers(quiet, command, to_pin, w) != kExitOk) return kExitFailure;
 
-  // The host starts the proxy as its server; what the proxy tells the operator is kept.
-  std::mutex hints_mu;
-  std::string hints;
+  // The host starts the proxy as its server.
   char self[4096];
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0) return Failure(io, command, "cannot find this program's own path");
@@ -181,10 +178,6 @@ int RunProxyDemo(std::span<const std::string> args, Io& io) {
   proxy.command = {std::string(self, static_cast<std::size_t>(n)), "proxy", "--config",
                    config.string()};
   proxy.connect_timeout = absl::Seconds(30);
-  proxy.stderr_sink = [&](std::string_view chunk) {
-    std::lock_guard<std::mutex> lock(hints_mu);
-    hints.append(chunk);
-  };
   io.out << "host: starts agentrt proxy --config " << json::Sanitize(config.string())
          << " as its MCP server\n";
   absl::StatusOr<std::unique_ptr<mcp::Session>> session =
@@ -214,43 +207,23 @@ int RunProxyDemo(std::span<const std::string> args, Io& io) {
     io.out << Shown(*seen);
     return *seen;
   };
-  // The run of the approval an answer named, from the proxy's hint to the operator (its stderr
-  // arrives on its own: the hint is awaited, for a few seconds at most).
-  auto run_of = [&](const std::string& approval) -> std::string {
-    for (int i = 0; i < 100; ++i) {
-      {
-        std::lock_guard<std::mutex> lock(hints_mu);
-        std::size_t at = hints.find("--approval " + approval);
-        std::size_t start = at == std::string::npos ? at : hints.rfind("agentrt approve ", at);
-        if (start != std::string::npos) {
-          std::vector<std::string> words = absl::StrSplit(hints.substr(start), ' ');
-          if (words.size() >= 3) return words[2];
-        }
-      }
-      absl::SleepFor(absl::Milliseconds(50));
-    }
-    return "";
-  };
-  auto approval_in = [](const Seen& seen) -> std::string {
-    std::size_t at = seen.text.find("(approval ");
-    if (at == std::string::npos) return "";
-    return seen.text.substr(at + 10, seen.text.find(')', at) - at - 10);
-  };
   auto decide = [&](const std::string& approval, bool approve, std::string note) -> bool {
-    std::string run = run_of(approval);
-    if (run.empty()) {
-      Failure(io, command, "the proxy named no approval to decide");
-      return false;
-    }
-    io.out << "operator: agentrt " << (approve ? "approve " : "reject ") << run << " --approval "
-           << approval << " --db " << json::Sanitize(db.string())
-           << (note.empty() ? "" : " --note \"" + note + "\"") << "\n";
+    // The operator was shown the approval's id; its run is found by it, on the same database.
     absl::StatusOr<std::unique_ptr<store::Store>> store =
         records::OpenExistingStore(db.string(), /*read_only=*/false);
     if (!store.ok()) {
       Failure(io, command, ToStd(store.status().message()));
       return false;
     }
+    absl::StatusOr<std::string> found = RunOfApproval(**store, approval);
+    if (!found.ok()) {
+      Failure(io, command, ToStd(found.status().message()));
+      return false;
+    }
+    const std::string& run = *found;
+    io.out << "operator: agentrt " << (approve ? "approve " : "reject ") << run << " --approval "
+           << approval << " --db " << json::Sanitize(db.string())
+           << (note.empty() ? "" : " --note \"" + note + "\"") << "\n";
     Decider by{.by = "demo operator", .note = std::move(note), .shown_hash = ""};
     absl::StatusOr<Approval> decided = approve ? Approve(**store, *w.clock, run, approval, by)
                                                : Reject(**store, *w.clock, run, approval, by);
@@ -276,14 +249,14 @@ int RunProxyDemo(std::span<const std::string> args, Io& io) {
   ok = ok && (seen = call("a write, which waits for an operator", "fs_write_file", write)) &&
        seen->text.starts_with("PENDING_APPROVAL");
   ok = ok && !std::filesystem::exists(sandbox / "report.txt");
-  ok = ok && decide(approval_in(*seen), true, "");
+  ok = ok && decide(proxy::ApprovalNamedIn(seen->text), true, "");
   ok = ok && (seen = call("again, once approved", "fs_write_file", write)) && !seen->is_error;
   ok = ok && std::filesystem::exists(sandbox / "report.txt");
   ok = ok && (seen = call("again: the host retries after a timeout", "fs_write_file", write)) &&
        seen->text.starts_with("DUPLICATE");
   ok = ok && (seen = call("another write", "fs_write_file", secret)) &&
        seen->text.starts_with("PENDING_APPROVAL");
-  ok = ok && decide(approval_in(*seen), false, "never write credentials");
+  ok = ok && decide(proxy::ApprovalNamedIn(seen->text), false, "never write credentials");
   ok = ok && (seen = call("again, once rejected", "fs_write_file", secret)) &&
        seen->text.starts_with("REJECTED");
   ok = ok && !std::filesystem::exists(sandbox / "secrets.txt");
