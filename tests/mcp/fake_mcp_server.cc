@@ -28,10 +28,12 @@
 //                               tools/list: D/tools.json (or D/tools-<cursor>.json), the whole
 //                               `result`, or no answer when D/tools.hang exists; tools/call of T:
 //                               D/call-T.json, the whole `result`, or no answer when D/call-T.hang
-//                               exists, or an exit when D/call-T.exit exists, and only after the
-//                               milliseconds D/call-T.slow holds when it exists (a slow server);
+//                               exists, or an exit when D/call-T.exit exists, and only once the
+//                               named pipe whose path D/call-T.wait holds was written to, when
+//                               that file exists (a server the test holds mid-call);
 //                               every call's params are appended to D/calls.log, one line each
 // Test-only.
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -43,6 +45,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/json/canonical_json.h"
@@ -152,9 +155,16 @@ void Serve(const std::string& line) {
     std::string base = absl::StrCat(script_dir, "/call-", name);
     if (Exists(base + ".hang")) return;
     if (Exists(base + ".exit")) std::exit(5);
-    if (Exists(base + ".slow")) {
-      int ms = 0;
-      if (absl::SimpleAtoi(ReadText(base + ".slow"), &ms) && ms > 0) ::usleep(ms * 1000);
+    if (Exists(base + ".wait")) {
+      // Held until the test lets it go: opening the named pipe the file names blocks until the
+      // test opens it for writing, and the read until it writes (or closes it).
+      std::string fifo(absl::StripAsciiWhitespace(ReadText(base + ".wait")));
+      int fd = ::open(fifo.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd >= 0) {
+        char byte;
+        (void)!::read(fd, &byte, 1);
+        ::close(fd);
+      }
     }
     Say(absl::StrCat(R"({"jsonrpc":"2.0","id":)", id, R"(,"result":)", ReadText(base + ".json"),
                      "}"));

@@ -1,7 +1,9 @@
 // `agentrt proxy`, run as a host runs it: the built binary as a child process over real pipes,
 // in front of a scripted MCP server (tests/mcp/fake_mcp_server.cc) whose every call is appended
 // to its calls.log, the ledger. Reference/mcp.md §10.15.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -16,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mcp/proxy/answers.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/intake.h"
@@ -31,7 +34,6 @@ namespace {
 
 using ::agentrt::testing::Agentrt;
 using ::agentrt::testing::ProcessResult;
-using ::testing::AnyOf;
 using ::testing::StartsWith;
 
 constexpr char kTools[] =
@@ -81,6 +83,21 @@ class AgentrtProxyCliTest : public ::testing::Test {
                              .Build();
     std::ofstream(Config(), std::ios::binary | std::ios::trunc) << config;
     ::chmod(Config().c_str(), 0600);
+  }
+  // Holds every payment at the scripted server until it is released (a named pipe the server
+  // reads: waiting on the event, never on the clock). Returns the pipe's path.
+  std::string HoldPayments() {
+    std::string fifo = server_ + "/pay.fifo";
+    EXPECT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    WriteServer("call-pay.wait", fifo);
+    return fifo;
+  }
+  // Lets the held payment go once it reached the server (opening the pipe waits for it).
+  static void Release(const std::string& fifo) {
+    int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    (void)!::write(fd, "x", 1);
+    ::close(fd);
   }
   std::string Config() const { return dir_ + "/config.json"; }
   std::string Db() const { return dir_ + "/proxy.db"; }
@@ -136,11 +153,6 @@ class AgentrtProxyCliTest : public ::testing::Test {
     std::optional<json::Value> content = doc->root().Find("content");
     if (!content || !content->is_array() || content->size() == 0) return result;
     return json::MemberText(content->element(0), "text");
-  }
-  static std::string ApprovalIn(const std::string& text) {
-    std::size_t at = text.find("(approval ");
-    if (at == std::string::npos) return "";
-    return text.substr(at + 10, text.find(')', at) - at - 10);
   }
 
   std::string dir_, server_;
@@ -227,7 +239,7 @@ TEST_F(AgentrtProxyCliTest, ARestartCollectsAnApprovalGrantedWhileItWasGone) {
   std::string pending = Text(first.results["2"]);
   EXPECT_THAT(pending, StartsWith("PENDING_APPROVAL: "));
   EXPECT_EQ(Payments(), 0);
-  std::string id = ApprovalIn(pending);
+  std::string id = proxy::ApprovalNamedIn(pending);
   EXPECT_THAT(first.process.err, HasSubstr("agentrt approve laptop."));
   EXPECT_THAT(first.process.err, HasSubstr("--approval " + id));
   std::string run = first.process.err.substr(first.process.err.find("agentrt approve ") + 16);
@@ -309,10 +321,13 @@ TEST_F(AgentrtProxyCliTest, RecheckWithTheCurrentToolsSeesADescriptionChangedSin
 TEST_F(AgentrtProxyCliTest, StdinClosingMidCallLetsTheCallFinishAndBeRecorded) {
   ASSERT_EQ(Agentrt({"proxy", "pin", "--config", Config()}).exit_code, 0);
   WriteConfig(kAllowedPay);
-  WriteServer("call-pay.slow", "800");  // the server answers 0.8 s after the call
+  std::string held = HoldPayments();
   // The host writes its call and closes its input at once: the proxy stops taking calls, but
-  // the one in flight finishes, is answered and recorded, and the proxy exits 0.
+  // the one in flight (held at the server until it reached it) finishes, is answered and
+  // recorded, and the proxy exits 0.
+  std::thread release([&] { Release(held); });
   Session s = Host({{"bank_pay", R"({"to":"kim","amount":7})"}});
+  release.join();
   ASSERT_EQ(s.process.exit_code, 0) << s.process.err;
   EXPECT_EQ(Text(s.results["1"]), "paid");
   EXPECT_EQ(Payments(), 1);
@@ -324,22 +339,25 @@ TEST_F(AgentrtProxyCliTest, StdinClosingMidCallLetsTheCallFinishAndBeRecorded) {
 TEST_F(AgentrtProxyCliTest, TwoProxiesOnOneSessionRunAnIdenticalCallOnce) {
   ASSERT_EQ(Agentrt({"proxy", "pin", "--config", Config()}).exit_code, 0);
   WriteConfig(kAllowedPay);
-  WriteServer("call-pay.slow", "800");
+  std::string held = HoldPayments();
   std::string pay = R"({"to":"kim","amount":7})";
   Session a, b;
   std::thread first([&] { a = Host({{"bank_pay", pay}}); });
-  std::thread second([&] { b = Host({{"bank_pay", pay}}); });
+  // Once the first proxy's payment reached the server (and is held there), a second proxy on
+  // the same session gets the identical call: it is executing under the first one's lease.
+  int fd = ::open(held.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  b = Host({{"bank_pay", pay}});
+  EXPECT_EQ(::write(fd, "x", 1), 1);
+  ::close(fd);
   first.join();
-  second.join();
   ASSERT_EQ(a.process.exit_code, 0) << a.process.err;
   ASSERT_EQ(b.process.exit_code, 0) << b.process.err;
-  std::vector<std::string> answers = {Text(a.results["1"]), Text(b.results["1"])};
-  // One of them paid; the other found it executing or done.
-  EXPECT_EQ(std::count(answers.begin(), answers.end(), "paid"), 1)
-      << answers[0] << " / " << answers[1];
-  EXPECT_THAT(answers, Contains(AnyOf(StartsWith("IN_PROGRESS: "), StartsWith("DUPLICATE: "))));
+  EXPECT_EQ(Text(a.results["1"]), "paid");
+  EXPECT_THAT(Text(b.results["1"]), StartsWith("IN_PROGRESS: "));
   EXPECT_EQ(Payments(), 1);
-  // Different calls from the two proxies both run.
+  // Different calls from the two proxies both run, side by side.
+  std::filesystem::remove(server_ + "/call-pay.wait");
   std::thread x([&] { a = Host({{"bank_pay", R"({"to":"x","amount":1})"}}); });
   std::thread y([&] { b = Host({{"bank_pay", R"({"to":"y","amount":2})"}}); });
   x.join();
