@@ -13,6 +13,8 @@
 #include "mcp/manifest.h"
 #include "mcp/mcp_tool.h"
 #include "mcp/pin.h"
+#include "mcp/proxy/answers.h"
+#include "mcp/proxy/open.h"
 #include "mcp/proxy/proxy.h"
 #include "mcp/rules.h"
 #include "mcp/server.h"
@@ -220,14 +222,6 @@ PolicyTables TablesOf(const v1::Scenario& scenario) {
 std::unique_ptr<mcp::ClassPolicy> PolicyOf(const v1::Scenario& scenario) {
   PolicyTables t = TablesOf(scenario);
   return std::make_unique<mcp::ClassPolicy>(std::move(t.classes), std::move(t.tools));
-}
-
-// The approval an answer names: "(approval <id>)"; "" when none.
-std::string ApprovalNamed(std::string_view answer) {
-  std::size_t at = answer.find("(approval ");
-  if (at == std::string_view::npos) return "";
-  std::size_t end = answer.find(')', at);
-  return std::string(answer.substr(at + 10, end - at - 10));
 }
 
 Limits LimitsOf(const v1::Limits& l) {
@@ -456,20 +450,13 @@ absl::Status Player::PlayHost(PlayDatabase& db,
   auto make_gate = [&]() -> absl::StatusOr<std::unique_ptr<proxy::Proxy>> {
     std::vector<proxy::GovernedTool> governed;
     for (const std::unique_ptr<mcp::McpTool>& tool : connected->tools) {
-      ToolSpec spec = tool->Spec();
-      proxy::GovernedTool g;
-      g.tool = tool.get();
-      g.server = tool->connection()->server();
-      g.upstream = tool->remote_name();
-      g.name = spec.name;
-      g.side_effect = spec.side_effect;
-      g.repeat_window = window;
+      const mcp::Rules* rules = nullptr;
       for (const Configured& c : servers_) {
-        if (c.server.name != g.server) continue;
-        if (auto rule = c.rules.find(g.upstream); rule != c.rules.end()) {
-          g.fixed = rule->second.fixed;
-        }
+        if (c.server.name == tool->connection()->server()) rules = &c.rules;
       }
+      proxy::GovernedTool g =
+          proxy::Govern(*tool, rules != nullptr ? *rules : mcp::Rules{}, window);
+      // The scenario's policy names per-tool outcomes by model-visible name.
       if (auto outcome = tables.tools.find(g.name); outcome != tables.tools.end()) {
         g.outcome = outcome->second;
       }
@@ -479,17 +466,6 @@ absl::Status Player::PlayHost(PlayDatabase& db,
                                 [&hints](std::string_view line) { hints.emplace_back(line); });
   };
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<proxy::Proxy> gate, make_gate());
-  // The run an approval belongs to, from the proxy's hint to the operator.
-  auto run_of = [&hints](const std::string& approval) -> std::string {
-    std::string needle = absl::StrCat("--approval ", approval, " ");
-    for (const std::string& line : hints) {
-      std::size_t at = line.find("agentrt approve ");
-      if (at == std::string::npos || line.find(needle) == std::string::npos) continue;
-      std::size_t begin = at + 16;
-      return line.substr(begin, line.find(' ', begin) - begin);
-    }
-    return "";
-  };
   // The approval the proxy asked for last.
   auto latest_asked = [&hints]() -> std::string {
     for (auto it = hints.rbegin(); it != hints.rend(); ++it) {
@@ -503,16 +479,18 @@ absl::Status Player::PlayHost(PlayDatabase& db,
   auto decide = [&](int index, const v1::OperatorDecision& d) {
     std::string approval =
         d.call() > 0 && d.call() <= static_cast<int>(outcome_.host_answers.size())
-            ? ApprovalNamed(outcome_.host_answers[d.call() - 1])
+            ? proxy::ApprovalNamedIn(outcome_.host_answers[d.call() - 1])
         : d.call() == 0 ? latest_asked()
                         : "";
-    std::string run = approval.empty() ? "" : run_of(approval);
+    absl::StatusOr<std::string> run = approval.empty()
+                                          ? absl::NotFoundError("no approval was named")
+                                          : RunOfApproval(store, approval);
     Decider decider;
     decider.by = kDefaultOperator;
     decider.note = d.note();
-    absl::Status decided = run.empty()  ? absl::NotFoundError("no approval was named")
-                           : d.reject() ? Reject(store, clock_, run, approval, decider).status()
-                                        : Approve(store, clock_, run, approval, decider).status();
+    absl::Status decided = !run.ok()    ? run.status()
+                           : d.reject() ? Reject(store, clock_, *run, approval, decider).status()
+                                        : Approve(store, clock_, *run, approval, decider).status();
     if (!decided.ok() && outcome_.host_difference.empty()) {
       outcome_.host_difference =
           absl::StrCat("call ", index + 1, ": the operator could not decide: ", decided.message());

@@ -43,18 +43,6 @@ std::string HostPart(std::string_view authority) {
   return colon == std::string::npos ? a : a.substr(0, colon);
 }
 
-std::string NewSessionId(world::Entropy& entropy) {
-  std::uint8_t bytes[16];
-  entropy.Fill(bytes);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id;
-  for (std::uint8_t b : bytes) {
-    id.push_back(kHex[b >> 4]);
-    id.push_back(kHex[b & 15]);
-  }
-  return id;
-}
-
 bool KnownVersion(std::string_view v) {
   return v == kLatestProtocol || v == "2025-06-18" || v == "2025-03-26";
 }
@@ -167,7 +155,7 @@ world::ServerResponse HttpFront::Post(const world::ServerRequest& request) {
         idlest->second.front->Shutdown();
         sessions_.erase(idlest);
       }
-      session = NewSessionId(entropy_);
+      session = entropy_.NewId();
       front = std::make_shared<HostFront>(proxy_);
       sessions_[session] = Session{front, ++uses_};
     } else {

@@ -66,26 +66,29 @@ ProxySettings ProxySettingsOf(const mcp::Config& config) {
   return s;
 }
 
+GovernedTool Govern(mcp::McpTool& tool, const mcp::Rules& rules, absl::Duration repeat_window) {
+  ToolSpec spec = tool.Spec();
+  GovernedTool g;
+  g.tool = &tool;
+  g.server = tool.connection()->server();
+  g.upstream = tool.remote_name();
+  g.name = spec.name;
+  g.side_effect = spec.side_effect;
+  g.repeat_window = repeat_window;
+  if (auto rule = rules.find(tool.remote_name()); rule != rules.end()) {
+    g.fixed = rule->second.fixed;
+    g.outcome = rule->second.outcome;
+    if (rule->second.repeat_window) g.repeat_window = *rule->second.repeat_window;
+  }
+  return g;
+}
+
 std::vector<GovernedTool> GovernedTools(const mcp::Config& config,
                                         const mcp::ConfiguredTools& tools) {
   std::vector<GovernedTool> out;
   for (std::size_t i = 0; i < tools.loaded.size() && i < config.servers.size(); ++i) {
-    const mcp::ServerConfig& server = config.servers[i];
     for (const std::unique_ptr<mcp::McpTool>& t : tools.loaded[i].tools) {
-      ToolSpec spec = t->Spec();
-      GovernedTool g;
-      g.tool = t.get();
-      g.server = server.name;
-      g.upstream = t->remote_name();
-      g.name = spec.name;
-      g.side_effect = spec.side_effect;
-      g.repeat_window = config.repeat_window;
-      if (auto rule = server.rules.find(t->remote_name()); rule != server.rules.end()) {
-        g.fixed = rule->second.fixed;
-        g.outcome = rule->second.outcome;
-        if (rule->second.repeat_window) g.repeat_window = *rule->second.repeat_window;
-      }
-      out.push_back(std::move(g));
+      out.push_back(Govern(*t, config.servers[i].rules, config.repeat_window));
     }
   }
   return out;

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "mcp/config.h"
 #include "mcp/load_all.h"
+#include "mcp/mcp_tool.h"
 #include "mcp/proxy/proxy.h"
 #include "runtime/store/store.h"
 #include "runtime/world/world.h"
@@ -56,6 +57,10 @@ ProxySettings ProxySettingsOf(const mcp::Config& config);
 absl::StatusOr<OpenedProxy> OpenProxy(const mcp::Config& config, const world::World& world,
                                       std::function<void(std::string_view)> log,
                                       std::string* reports);
+
+// Govern: what the proxy governs of one loaded tool, with its server's rules (the fixed values,
+// and a configuration rule's outcome and repeat window, else `repeat_window`).
+GovernedTool Govern(mcp::McpTool& tool, const mcp::Rules& rules, absl::Duration repeat_window);
 
 // GovernedTools: what the proxy governs of a configuration's loaded tools.
 std::vector<GovernedTool> GovernedTools(const mcp::Config& config,

@@ -25,6 +25,9 @@ namespace agentrt::proxy {
 namespace {
 
 constexpr int kRetries = 5;
+// The answer when the records could not be read, before anything ran.
+constexpr std::string_view kCouldNotRead =
+    "the gate could not read its records, and nothing was executed";
 constexpr std::int64_t kScan = 200;
 
 // The proxy's closing decisions.
@@ -144,15 +147,8 @@ Limits Proxy::Impl::RunLimits() const {
 }
 
 std::string Proxy::Impl::NewRunId() {
-  std::uint8_t bytes[8];
-  world_.entropy->Fill(bytes);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id = settings_.session + ".";
-  for (std::uint8_t b : bytes) {
-    id.push_back(kHex[b >> 4]);
-    id.push_back(kHex[b & 15]);
-  }
-  return id;
+  // `<session>.<16 hex>`: half of a fresh id is as unlikely to meet another as run ids need.
+  return absl::StrCat(settings_.session, ".", world_.entropy->NewId().substr(0, 16));
 }
 
 absl::StatusOr<std::optional<Run>> Proxy::Impl::RunOf(const std::string& run_id) {
@@ -195,30 +191,34 @@ absl::StatusOr<LastAttempt> Proxy::Impl::LastOf(const std::string& run_id,
                          [this](std::string_view name) { return Find(name); });
 }
 
-absl::StatusOr<std::optional<rows::CallOutcome>> Proxy::Impl::Settle(const rows::ProxyCall& row) {
+absl::StatusOr<Proxy::Impl::Examined> Proxy::Impl::Examine(const rows::ProxyCall& row) {
+  Examined e;
   std::string at = world::FormatTimestamp(Now());
-  if (row.outcome != rows::CallOutcome::kUnseen && !row.settled_at.empty()) return row.outcome;
-  AGENTRT_ASSIGN_OR_RETURN(std::optional<Run> run, RunOf(row.run_id));
-  if (!run) {
-    bool settled = false;
+  AGENTRT_ASSIGN_OR_RETURN(e.run, RunOf(row.run_id));
+  if (!e.run) {
     AGENTRT_RETURN_IF_ERROR(store_.Write([&](store::Transaction& tx) -> absl::Status {
-      AGENTRT_ASSIGN_OR_RETURN(settled, rows::SettleUnbegunProxyCall(tx, row.id, at));
+      AGENTRT_ASSIGN_OR_RETURN(bool settled, rows::SettleUnbegunProxyCall(tx, row.id, at));
+      if (settled) e.outcome = rows::CallOutcome::kNone;  // else its run began meanwhile
       return absl::OkStatus();
     }));
-    if (settled) return rows::CallOutcome::kNone;
-    return std::nullopt;  // its run began meanwhile
+    return e;
   }
-  if (!IsTerminal(run->status)) return std::nullopt;
-  std::vector<agentrt::Step> steps;
-  std::vector<Approval> approvals;
-  AGENTRT_ASSIGN_OR_RETURN(LastAttempt last, LastOf(row.run_id, &steps, &approvals));
-  rows::CallOutcome outcome = last.kind == LastAttempt::Kind::kNone ? rows::CallOutcome::kNone
-                              : last.kind == LastAttempt::Kind::kKnown
-                                  ? rows::CallOutcome::kKnown
-                                  : rows::CallOutcome::kUnknown;
-  AGENTRT_RETURN_IF_ERROR(store_.Write(
-      [&](store::Transaction& tx) { return rows::SettleProxyCall(tx, row.id, at, outcome); }));
-  return outcome;
+  if (!IsTerminal(e.run->status)) return e;
+  AGENTRT_ASSIGN_OR_RETURN(e.last, LastOf(row.run_id, &e.steps, &e.approvals));
+  e.outcome = e.last.kind == LastAttempt::Kind::kNone    ? rows::CallOutcome::kNone
+              : e.last.kind == LastAttempt::Kind::kKnown ? rows::CallOutcome::kKnown
+                                                         : rows::CallOutcome::kUnknown;
+  if (row.settled_at.empty()) {
+    AGENTRT_RETURN_IF_ERROR(store_.Write(
+        [&](store::Transaction& tx) { return rows::SettleProxyCall(tx, row.id, at, *e.outcome); }));
+  }
+  return e;
+}
+
+absl::StatusOr<std::optional<rows::CallOutcome>> Proxy::Impl::Settle(const rows::ProxyCall& row) {
+  if (row.outcome != rows::CallOutcome::kUnseen && !row.settled_at.empty()) return row.outcome;
+  AGENTRT_ASSIGN_OR_RETURN(Examined e, Examine(row));
+  return e.outcome;
 }
 
 void Proxy::Impl::Hint(const Run& run, const Approval& approval) {
@@ -232,7 +232,7 @@ void Proxy::Impl::Hint(const Run& run, const Approval& approval) {
 Proxy::Impl::Step Proxy::Impl::Pending(const Run& run) {
   absl::StatusOr<std::vector<Approval>> approvals = ApprovalsOf(run.id);
   if (!approvals.ok() || approvals->empty()) {
-    return Say(Unavailable("the gate could not read its records, and nothing was executed"));
+    return Say(Unavailable(kCouldNotRead));
   }
   const Approval& latest = approvals->back();
   Hint(run, latest);
@@ -316,7 +316,7 @@ Proxy::Impl::Step Proxy::Impl::Decide(const GovernedTool* tool, std::string_view
     return absl::OkStatus();
   });
   if (!read.ok()) {
-    return Say(Unavailable("the gate could not read its records, and nothing was executed"));
+    return Say(Unavailable(kCouldNotRead));
   }
   std::string reuse;
   std::int64_t seen_open = 0;
@@ -336,7 +336,7 @@ Proxy::Impl::Step Proxy::Impl::Decide(const GovernedTool* tool, std::string_view
       return absl::OkStatus();
     });
     if (!closed.ok()) {
-      return Say(Unavailable("the gate could not read its records, and nothing was executed"));
+      return Say(Unavailable(kCouldNotRead));
     }
     if (std::optional<Step> refused = Window(*tool, found)) return *refused;
   }
@@ -350,7 +350,7 @@ std::optional<Proxy::Impl::Step> Proxy::Impl::OpenRow(const GovernedTool& tool,
                                                       std::string* reuse) {
   absl::StatusOr<std::optional<Run>> run = RunOf(row.run_id);
   if (!run.ok()) {
-    return Say(Unavailable("the gate could not read its records, and nothing was executed"));
+    return Say(Unavailable(kCouldNotRead));
   }
   if (!run->has_value()) {
     *reuse = row.run_id;  // claimed, never begun: this call begins it
@@ -360,7 +360,7 @@ std::optional<Proxy::Impl::Step> Proxy::Impl::OpenRow(const GovernedTool& tool,
   if ((*run)->status == RunStatus::kWaitingForApproval) {
     absl::StatusOr<std::vector<Approval>> approvals = ApprovalsOf(row.run_id);
     if (!approvals.ok()) {
-      return Say(Unavailable("the gate could not read its records, and nothing was executed"));
+      return Say(Unavailable(kCouldNotRead));
     }
     const Approval* latest = LatestOf(*approvals);
     if (latest == nullptr) return Say(InProgress());
@@ -378,7 +378,7 @@ std::optional<Proxy::Impl::Step> Proxy::Impl::OpenRow(const GovernedTool& tool,
   // RUNNING: someone executes it, or its owner died.
   absl::StatusOr<bool> live = LeaseLive(row.run_id);
   if (!live.ok()) {
-    return Say(Unavailable("the gate could not read its records, and nothing was executed"));
+    return Say(Unavailable(kCouldNotRead));
   }
   if (*live) return Say(InProgress());
   bool pending = false;
@@ -440,7 +440,7 @@ std::optional<Proxy::Impl::Step> Proxy::Impl::Recover(const GovernedTool& tool,
     *pending = true;
     absl::StatusOr<std::vector<Approval>> approvals = ApprovalsOf(run_id);
     if (!approvals.ok() || approvals->empty()) {
-      return Say(Unavailable("the gate could not read its records, and nothing was executed"));
+      return Say(Unavailable(kCouldNotRead));
     }
     log_(absl::StrCat("run ", run_id, ": a call to ", tool.name,
                       " was cut off while executing; its outcome is unknown"));
@@ -461,24 +461,14 @@ std::optional<Proxy::Impl::Step> Proxy::Impl::Window(const GovernedTool& tool,
   if (window <= absl::ZeroDuration()) return std::nullopt;
   absl::Time now = Now();
   for (const rows::ProxyCall& row : rows) {
-    absl::StatusOr<std::optional<Run>> run = RunOf(row.run_id);
-    if (!run.ok()) {
-      return Say(Unavailable("the gate could not read its records, and nothing was executed"));
-    }
-    if (!run->has_value() || !IsTerminal((*run)->status)) continue;
-    const Run& r = **run;
-    if (absl::Status settled = Settle(row).status(); !settled.ok()) {
-      return Say(Unavailable("the gate could not read its records, and nothing was executed"));
-    }
+    absl::StatusOr<Examined> examined = Examine(row);
+    if (!examined.ok()) return Say(Unavailable(kCouldNotRead));
+    if (!examined->run || !IsTerminal(examined->run->status)) continue;
+    const Run& r = *examined->run;
     if (r.finished_at < now - window) continue;
     absl::Time until = r.finished_at + window;
-    std::vector<agentrt::Step> steps;
-    std::vector<Approval> approvals;
-    absl::StatusOr<LastAttempt> last = LastOf(r.id, &steps, &approvals);
-    if (!last.ok()) {
-      return Say(Unavailable("the gate could not read its records, and nothing was executed"));
-    }
-    const Approval* latest = LatestOf(approvals);
+    const LastAttempt* last = &examined->last;
+    const Approval* latest = LatestOf(examined->approvals);
     std::string approval_id = latest != nullptr ? latest->id : "";
     if (r.reason == reason::kApprovalRejected) {
       return Say(Rejected(approval_id, latest != nullptr ? latest->note : "", until, false));
@@ -513,9 +503,7 @@ std::optional<Proxy::Impl::Step> Proxy::Impl::Unresolved(const GovernedTool& too
                                                          std::string_view key,
                                                          PolicyOutcome outcome,
                                                          std::optional<Attempt>* prior) {
-  auto unavailable = [] {
-    return Say(Unavailable("the gate could not read its records, and nothing was executed"));
-  };
+  auto unavailable = [] { return Say(Unavailable(kCouldNotRead)); };
   // Rule 6: an earlier attempt of this very request whose outcome is unknown.
   if (tool.mutating()) {
     std::vector<rows::ProxyCall> attempts;
@@ -526,15 +514,12 @@ std::optional<Proxy::Impl::Step> Proxy::Impl::Unresolved(const GovernedTool& too
     });
     if (!read.ok()) return unavailable();
     for (const rows::ProxyCall& row : attempts) {
-      absl::StatusOr<std::optional<rows::CallOutcome>> settled = Settle(row);
-      if (!settled.ok()) return unavailable();
-      if (!settled->has_value() || **settled == rows::CallOutcome::kNone) continue;
-      if (**settled == rows::CallOutcome::kKnown) break;
-      std::vector<agentrt::Step> steps;
-      std::vector<Approval> approvals;
-      absl::StatusOr<LastAttempt> last = LastOf(row.run_id, &steps, &approvals);
-      if (!last.ok()) return unavailable();
-      if (last->kind == LastAttempt::Kind::kUnknown) *prior = last->attempt;
+      // A known outcome cached on the row decides without reading the run.
+      if (row.outcome == rows::CallOutcome::kKnown && !row.settled_at.empty()) break;
+      absl::StatusOr<Examined> examined = Examine(row);
+      if (!examined.ok()) return unavailable();
+      if (!examined->outcome || *examined->outcome == rows::CallOutcome::kNone) continue;
+      if (*examined->outcome == rows::CallOutcome::kUnknown) *prior = examined->last.attempt;
       break;
     }
   }
@@ -553,13 +538,11 @@ std::optional<Proxy::Impl::Step> Proxy::Impl::Unresolved(const GovernedTool& too
   int pending = 0;
   for (const rows::ProxyCall& row : unsettled) {
     if (row.request_key == key) continue;
-    absl::StatusOr<std::optional<Run>> run = RunOf(row.run_id);
-    if (!run.ok()) return unavailable();
-    if (!run->has_value() || IsTerminal((*run)->status)) {
-      if (!Settle(row).ok()) return unavailable();
-      continue;
-    }
-    const Run& r = **run;
+    // Settles a row whose run finished (or never began) as it reads it.
+    absl::StatusOr<Examined> examined = Examine(row);
+    if (!examined.ok()) return unavailable();
+    if (!examined->run || IsTerminal(examined->run->status)) continue;
+    const Run& r = *examined->run;
     bool same_tool = row.tool == tool.name && tool.mutating();
     if (r.status == RunStatus::kWaitingForApproval) {
       absl::StatusOr<std::vector<Approval>> approvals = ApprovalsOf(r.id);
@@ -605,19 +588,12 @@ std::optional<Proxy::Impl::Step> Proxy::Impl::Unresolved(const GovernedTool& too
     });
     if (!read_unknown.ok()) return unavailable();
     for (const rows::ProxyCall& row : unknown) {
-      absl::StatusOr<std::optional<rows::CallOutcome>> settled = Settle(row);
-      if (!settled.ok()) return unavailable();
-      if (!settled->has_value() || **settled != rows::CallOutcome::kUnknown) continue;
-      absl::StatusOr<std::optional<Run>> run = RunOf(row.run_id);
-      if (!run.ok() || !run->has_value()) return unavailable();
-      const Run& r = **run;
+      absl::StatusOr<Examined> examined = Examine(row);
+      if (!examined.ok()) return unavailable();
+      if (examined->outcome != rows::CallOutcome::kUnknown) continue;
+      const Run& r = *examined->run;
       if (r.reason == reason::kApprovalRejected || r.reason == reason::kOperatorCancelled) continue;
-      std::vector<agentrt::Step> steps;
-      std::vector<Approval> approvals;
-      absl::StatusOr<LastAttempt> last = LastOf(r.id, &steps, &approvals);
-      if (!last.ok()) return unavailable();
-      if (last->kind != LastAttempt::Kind::kUnknown) continue;
-      std::string asked = Reopen(tool, row, last->attempt);
+      std::string asked = Reopen(tool, row, examined->last.attempt);
       if (asked.empty()) {
         return Say(Unavailable(
             "the gate could not ask an operator about an earlier call to this tool whose "

@@ -124,24 +124,6 @@ struct McpOptions {
   }
 };
 
-// LoadConfig reads --config. Without one it prints the usage error and sets `*exit`; the
-// file's own errors are a failure (1), a missing flag a usage error (2), like any other.
-std::optional<mcp::Config> LoadConfig(Io& io, std::string_view command, const McpOptions& o,
-                                      int* exit) {
-  const std::string& path = o.config;
-  if (path.empty()) {
-    *exit = UsageError(io, command, "--config FILE is required");
-    return std::nullopt;
-  }
-  world::RealFilesystem files;
-  absl::StatusOr<mcp::Config> config = mcp::ReadConfig(files, path);
-  if (!config.ok()) {
-    *exit = Failure(io, command, ToStd(config.status().message()));
-    return std::nullopt;
-  }
-  return *std::move(config);
-}
-
 std::vector<const mcp::ServerConfig*> Selected(const mcp::Config& config, const McpOptions& o,
                                                bool* unknown) {
   const std::string& only = o.server;
@@ -177,7 +159,7 @@ int Pin(std::span<const std::string> args, Io& io) {
   std::optional<ParsedArgs> parsed =
       ParseFlags(io, "mcp pin", args, o.Flags({"config", "server"}), kPinHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = LoadConfig(io, "mcp pin", o, &exit);
+  std::optional<mcp::Config> config = LoadConfig(io, "mcp pin", o.config, &exit);
   if (!config) return exit;
   bool unknown = false;
   std::vector<const mcp::ServerConfig*> servers = Selected(*config, o, &unknown);
@@ -199,7 +181,7 @@ int Check(std::span<const std::string> args, Io& io) {
   std::optional<ParsedArgs> parsed =
       ParseFlags(io, "mcp check", args, o.Flags({"config", "json"}), kCheckHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = LoadConfig(io, "mcp check", o, &exit);
+  std::optional<mcp::Config> config = LoadConfig(io, "mcp check", o.config, &exit);
   if (!config) return exit;
   bool json = o.json;
   int status = kExitOk;
@@ -241,7 +223,7 @@ int Tools(std::span<const std::string> args, Io& io) {
   std::optional<ParsedArgs> parsed =
       ParseFlags(io, "mcp tools", args, o.Flags({"config", "server", "json"}), kToolsHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = LoadConfig(io, "mcp tools", o, &exit);
+  std::optional<mcp::Config> config = LoadConfig(io, "mcp tools", o.config, &exit);
   if (!config) return exit;
   bool unknown = false;
   std::vector<const mcp::ServerConfig*> servers = Selected(*config, o, &unknown);
@@ -319,7 +301,7 @@ int Call(std::span<const std::string> args, Io& io) {
   if (resume.empty() == tool.empty()) {
     return UsageError(io, "mcp call", "give --tool NAME (with --args) or --resume RUN");
   }
-  std::optional<mcp::Config> config = LoadConfig(io, "mcp call", o, &exit);
+  std::optional<mcp::Config> config = LoadConfig(io, "mcp call", o.config, &exit);
   if (!config) return exit;
   std::string db = parsed->Given("db") ? o.db : config->database;
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();

@@ -9,6 +9,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/json/utf8.h"
+#include "runtime/world/real_filesystem.h"
 #include "tools/agentrt/command_line.h"
 
 namespace agentrt::cli {
@@ -61,6 +62,21 @@ std::string ListingLines(const std::vector<mcp::ListedTool>& tools,
     absl::StrAppend(&out, OneLine(tool.description, 72), "\n");
   }
   return out;
+}
+
+std::optional<mcp::Config> LoadConfig(Io& io, std::string_view command, const std::string& path,
+                                      int* exit) {
+  if (path.empty()) {
+    *exit = UsageError(io, command, "--config FILE is required");
+    return std::nullopt;
+  }
+  world::RealFilesystem files;
+  absl::StatusOr<mcp::Config> config = mcp::ReadConfig(files, path);
+  if (!config.ok()) {
+    *exit = Failure(io, command, ToStd(config.status().message()));
+    return std::nullopt;
+  }
+  return *std::move(config);
 }
 
 int PinServers(Io& io, std::string_view command,

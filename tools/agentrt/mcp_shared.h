@@ -31,6 +31,11 @@ std::string HintsText(const std::optional<mcp::Annotations>& annotations);
 std::string ListingLines(const std::vector<mcp::ListedTool>& tools,
                          const std::vector<std::string>& extra = {});
 
+// LoadConfig reads the configuration a command's --config named. Without one it prints the usage
+// error and sets `*exit` (2); the file's own errors are a failure (1), printed under `command`.
+std::optional<mcp::Config> LoadConfig(Io& io, std::string_view command, const std::string& path,
+                                      int* exit);
+
 // PinServers pins each of `servers` and writes its manifest (owner-only, atomically), printing
 // each server's tools with the hints they claim; a server that cannot be pinned is a failure
 // named under `command`, and the others are still pinned. kExitOk or kExitFailure.

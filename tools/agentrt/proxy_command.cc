@@ -152,21 +152,6 @@ struct ProxyOptions {
   }
 };
 
-std::optional<mcp::Config> Load(Io& io, std::string_view command, const ProxyOptions& o,
-                                int* exit) {
-  if (o.config.empty()) {
-    *exit = UsageError(io, command, "--config FILE is required");
-    return std::nullopt;
-  }
-  world::RealFilesystem files;
-  absl::StatusOr<mcp::Config> config = mcp::ReadConfig(files, o.config);
-  if (!config.ok()) {
-    *exit = Failure(io, command, ToStd(config.status().message()));
-    return std::nullopt;
-  }
-  return *std::move(config);
-}
-
 // Every line for the operator goes to stderr, prefixed and escaped, one writer at a time.
 class OperatorLog {
  public:
@@ -239,7 +224,7 @@ int Serve(std::span<const std::string> args, Io& io) {
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed = ParseFlags(io, "proxy", args, o.Flags(false), kHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = Load(io, "proxy", o, &exit);
+  std::optional<mcp::Config> config = LoadConfig(io, "proxy", o.config, &exit);
   if (!config) return exit;
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
   if (!world.ok()) return Failure(io, "proxy", ToStd(world.status().message()));
@@ -307,7 +292,7 @@ int Pin(std::span<const std::string> args, Io& io) {
   std::optional<ParsedArgs> parsed =
       ParseFlags(io, "proxy pin", args, o.Flags(true), kPinHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = Load(io, "proxy pin", o, &exit);
+  std::optional<mcp::Config> config = LoadConfig(io, "proxy pin", o.config, &exit);
   if (!config) return exit;
   std::vector<const mcp::ServerConfig*> servers;
   for (const mcp::ServerConfig& s : config->servers) {
@@ -331,7 +316,7 @@ int Check(std::span<const std::string> args, Io& io) {
   std::optional<ParsedArgs> parsed =
       ParseFlags(io, "proxy check", args, o.Flags(false), kCheckHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = Load(io, "proxy check", o, &exit);
+  std::optional<mcp::Config> config = LoadConfig(io, "proxy check", o.config, &exit);
   if (!config) return exit;
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
   if (!world.ok()) return Failure(io, "proxy check", ToStd(world.status().message()));
@@ -365,7 +350,7 @@ int Recheck(std::span<const std::string> args, Io& io) {
     return UsageError(io, "proxy recheck", "--run and --session are exclusive");
   }
   if (o.limit <= 0) return UsageError(io, "proxy recheck", "--limit must be positive");
-  std::optional<mcp::Config> config = Load(io, "proxy recheck", o, &exit);
+  std::optional<mcp::Config> config = LoadConfig(io, "proxy recheck", o.config, &exit);
   if (!config) return exit;
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
   if (!world.ok()) return Failure(io, "proxy recheck", ToStd(world.status().message()));

@@ -104,7 +104,23 @@ class Proxy::Impl {
   // The last attempt of a finished or waiting run.
   absl::StatusOr<LastAttempt> LastOf(const std::string& run_id, std::vector<agentrt::Step>* steps,
                                      std::vector<Approval>* approvals);
-  // Settles `row` when its run finished (or never began): its outcome; nullopt when unfinished.
+  // What one index row's run says, read once: the run (none when it never began), and, once it
+  // finished, its steps, approvals and last attempt; the outcome is cached on the row (settled)
+  // as it is read. Move-only: `last.step` points into `steps`.
+  struct Examined {
+    std::optional<Run> run;
+    std::vector<agentrt::Step> steps;
+    std::vector<Approval> approvals;
+    LastAttempt last;
+    std::optional<rows::CallOutcome> outcome;  // nullopt while the run has not finished
+    Examined() = default;
+    Examined(Examined&&) = default;
+    Examined& operator=(Examined&&) = default;
+    Examined(const Examined&) = delete;
+    Examined& operator=(const Examined&) = delete;
+  };
+  absl::StatusOr<Examined> Examine(const rows::ProxyCall& row);
+  // Settle is the row's outcome: cached on it, else examined (and cached).
   absl::StatusOr<std::optional<rows::CallOutcome>> Settle(const rows::ProxyCall& row);
   // The text a known step's outcome shows in a DUPLICATE answer.
   static std::string OutcomeText(const agentrt::Step& step);
