@@ -14,7 +14,9 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/intake.h"
+#include "runtime/json/sanitize.h"
 #include "runtime/world/child_env.h"
+#include "runtime/world/url.h"
 
 namespace agentrt::mcp {
 namespace {
@@ -77,6 +79,117 @@ absl::Status ReadMaxPending(json::Value root, int& out) {
   return absl::OkStatus();
 }
 
+absl::Status ReadInt(json::Value object, std::string_view key, int low, int high, int& out) {
+  std::optional<json::Value> value = internal::Member(object, key);
+  if (!value) return absl::OkStatus();
+  int n = 0;
+  std::string_view literal = value->is_number() ? value->number_literal() : "";
+  bool integer = !literal.empty() && literal.find_first_of(".eE") == std::string_view::npos;
+  if (!integer || !absl::SimpleAtoi(ToAbsl(literal), &n) || n < low || n > high) {
+    return Invalid(absl::StrCat(ToAbsl(key), " is not an integer from ", low, " to ", high));
+  }
+  out = n;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadString(json::Value object, std::string_view key) {
+  AGENTRT_ASSIGN_OR_RETURN(std::optional<std::string> value, internal::StringMember(object, key));
+  return value.value_or("");
+}
+
+// Reads a server's `auth` block (docs/mcp.md, "Authorized servers").
+absl::StatusOr<auth::AuthConfig> ReadAuth(json::Value object, const ServerConfig& server,
+                                          const std::filesystem::path& folder) {
+  if (!object.is_object()) return Invalid("not a JSON object");
+  AGENTRT_RETURN_IF_ERROR(internal::CheckKnownFields(
+      object,
+      {"grant", "client_id", "client_secret_env", "client_secret_file", "private_key_env",
+       "private_key_file", "signing_alg", "token_endpoint_auth_method", "client_metadata_url",
+       "client_name", "credentials", "redirect_port", "max_step_ups"}));
+  if (server.endpoint.empty()) {
+    return Invalid("only a server reached over HTTP (an endpoint) is authorized to");
+  }
+  absl::StatusOr<world::Url> url = world::ParseUrl(server.endpoint);
+  if (!url.ok()) return WithContext("endpoint", url.status());
+  if (url->scheme == "http" && !world::IsLoopbackHost(url->host)) {
+    return Invalid(absl::StrCat("refusing to send tokens over plain http to ",
+                                json::Sanitize(url->host), ", which is not this machine"));
+  }
+  auth::AuthConfig out;
+  auth::AuthSettings& s = out.settings;
+  AGENTRT_ASSIGN_OR_RETURN(std::string grant, ReadString(object, "grant"));
+  if (grant == "client_credentials") {
+    s.grant = auth::Grant::kClientCredentials;
+  } else if (!grant.empty() && grant != "authorization_code") {
+    return Invalid(
+        absl::StrCat("grant ", Quote(grant), " is not authorization_code or client_credentials"));
+  }
+  AGENTRT_ASSIGN_OR_RETURN(s.client_id, ReadString(object, "client_id"));
+  AGENTRT_ASSIGN_OR_RETURN(out.client_secret.env, ReadString(object, "client_secret_env"));
+  AGENTRT_ASSIGN_OR_RETURN(std::string secret_file, ReadString(object, "client_secret_file"));
+  if (!secret_file.empty()) out.client_secret.file = Resolve(folder, secret_file);
+  AGENTRT_ASSIGN_OR_RETURN(out.private_key.env, ReadString(object, "private_key_env"));
+  AGENTRT_ASSIGN_OR_RETURN(std::string key_file, ReadString(object, "private_key_file"));
+  if (!key_file.empty()) out.private_key.file = Resolve(folder, key_file);
+  if (!out.client_secret.env.empty() && !out.client_secret.file.empty()) {
+    return Invalid("client_secret_env and client_secret_file are both set");
+  }
+  if (!out.private_key.env.empty() && !out.private_key.file.empty()) {
+    return Invalid("private_key_env and private_key_file are both set");
+  }
+  bool has_secret = !out.client_secret.env.empty() || !out.client_secret.file.empty();
+  bool has_key = !out.private_key.env.empty() || !out.private_key.file.empty();
+  if (has_secret && has_key) {
+    return Invalid("a client authenticates with a secret or a private key, not both");
+  }
+  if ((has_secret || has_key) && s.client_id.empty()) {
+    return Invalid("a client secret or private key belongs to a client_id; set it");
+  }
+  if (s.grant == auth::Grant::kClientCredentials &&
+      (s.client_id.empty() || !(has_secret || has_key))) {
+    return Invalid(
+        "the client_credentials grant needs client_id with a client secret or a private "
+        "key");
+  }
+  AGENTRT_ASSIGN_OR_RETURN(std::string alg, ReadString(object, "signing_alg"));
+  if (!alg.empty()) {
+    if (alg != "ES256" && alg != "RS256") {
+      return Invalid(absl::StrCat("signing_alg ", Quote(alg), " is not ES256 or RS256"));
+    }
+    s.signing_alg = alg;
+  }
+  AGENTRT_ASSIGN_OR_RETURN(s.token_endpoint_auth_method,
+                           ReadString(object, "token_endpoint_auth_method"));
+  const std::string& method = s.token_endpoint_auth_method;
+  if (!method.empty() && method != "client_secret_basic" && method != "client_secret_post" &&
+      method != "none" && method != "private_key_jwt") {
+    return Invalid(absl::StrCat("token_endpoint_auth_method ", Quote(method),
+                                " is not client_secret_basic, client_secret_post, none or "
+                                "private_key_jwt"));
+  }
+  if ((method == "private_key_jwt") != has_key && !method.empty()) {
+    return Invalid("private_key_jwt goes with a private key, and a private key with it");
+  }
+  if ((method == "client_secret_basic" || method == "client_secret_post") && !has_secret) {
+    return Invalid(absl::StrCat("", method, " needs a client secret"));
+  }
+  AGENTRT_ASSIGN_OR_RETURN(s.client_metadata_url, ReadString(object, "client_metadata_url"));
+  if (!s.client_metadata_url.empty()) {
+    absl::StatusOr<world::Url> cimd = world::ParseUrl(s.client_metadata_url);
+    if (!cimd.ok() || cimd->scheme != "https" || cimd->path.size() <= 1) {
+      return Invalid("client_metadata_url must be an https URL with a path");
+    }
+  }
+  AGENTRT_ASSIGN_OR_RETURN(std::string client_name, ReadString(object, "client_name"));
+  if (!client_name.empty()) s.client_name = client_name;
+  AGENTRT_ASSIGN_OR_RETURN(std::string credentials, ReadString(object, "credentials"));
+  out.credentials = Resolve(
+      folder, credentials.empty() ? absl::StrCat(server.name, ".credentials.json") : credentials);
+  AGENTRT_RETURN_IF_ERROR(ReadInt(object, "redirect_port", 0, 65535, out.redirect_port));
+  AGENTRT_RETURN_IF_ERROR(ReadInt(object, "max_step_ups", 0, 10, s.max_step_ups));
+  return out;
+}
+
 // Reads servers[index]; `names` holds the names of the servers before it.
 absl::StatusOr<ServerConfig> ReadServer(json::Value object, std::size_t index,
                                         const std::filesystem::path& folder,
@@ -85,7 +198,7 @@ absl::StatusOr<ServerConfig> ReadServer(json::Value object, std::size_t index,
   if (!object.is_object()) return Invalid(absl::StrCat(at, ": not a JSON object"));
   absl::Status known = internal::CheckKnownFields(
       object, {"name", "command", "endpoint", "env", "inherit_env", "connect_timeout",
-               "default_timeout", "manifest", "rules", "skip_path_check"});
+               "default_timeout", "manifest", "rules", "skip_path_check", "auth"});
   if (!known.ok()) return WithContext(at, known);
   ServerConfig server;
   absl::StatusOr<std::optional<std::string>> name = internal::StringMember(object, "name");
@@ -127,6 +240,11 @@ absl::StatusOr<ServerConfig> ReadServer(json::Value object, std::size_t index,
     AGENTRT_ASSIGN_OR_RETURN(std::optional<bool> skip,
                              internal::BoolMember(object, "skip_path_check"));
     server.skip_path_check = skip.value_or(false);
+    if (std::optional<json::Value> block = internal::Member(object, "auth")) {
+      absl::StatusOr<auth::AuthConfig> read = ReadAuth(*block, server, folder);
+      if (!read.ok()) return WithContext("auth", read.status());
+      server.auth = *std::move(read);
+    }
     return absl::OkStatus();
   };
   if (absl::Status s = read(); !s.ok()) return WithContext(context, s);

@@ -11,12 +11,14 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "mcp/auth/settings.h"
 #include "mcp/rules.h"
 #include "runtime/types.h"
 #include "runtime/world/filesystem.h"
@@ -34,6 +36,8 @@ struct ServerConfig {
   std::string manifest;  // joined to the config file's folder when relative
   Rules rules;
   bool skip_path_check = false;  // the proxy's reach check skips this server
+  // How to authorize to an HTTP server that requires it (docs/mcp.md, "Authorized servers").
+  std::optional<auth::AuthConfig> auth;
 };
 
 struct Config {
@@ -78,6 +82,10 @@ std::map<SideEffect, PolicyOutcome> DefaultProxyPolicy();
 //   `config <path>: max_pending must not be negative`
 //   `config <path>: status_tool "<n>" does not match ^[a-zA-Z0-9_-]{1,64}$`
 //   `config <path>: lease_ttl <d> is shorter than 3s`
+//   `config <path>: server "<n>": auth: unknown field "<f>"`, `... auth: only a server reached
+//    over HTTP (an endpoint) is authorized to`, `... auth: refusing to send tokens over plain
+//    http to <host>, which is not this machine`, `... auth: the client_credentials grant needs
+//    client_id with a client secret or a private key`, ...
 absl::StatusOr<Config> ReadConfig(world::Filesystem& files, const std::string& path);
 
 // ParseConfig is ReadConfig without the file: `bytes` as if read from `path`, which names the

@@ -69,15 +69,44 @@ world::HttpRequest HttpTransport::Request(std::string method) const {
 
 void HttpTransport::Queue(std::string message) { queue_.push_back(std::move(message)); }
 
+absl::Status HttpTransport::Authorized(world::HttpRequest& request, absl::Time deadline) {
+  if (options_.authorization == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::string> header = options_.authorization->Header(deadline);
+  if (!header.ok()) {
+    return absl::Status(header.status().code(),
+                        absl::StrCat("authorization: ", header.status().message()));
+  }
+  if (!header->empty()) request.headers.emplace_back("Authorization", *std::move(header));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::shared_ptr<world::HttpResponse>> HttpTransport::Post(std::string_view message,
                                                                          absl::Time deadline) {
-  world::HttpRequest request = Request("POST");
-  request.headers.emplace_back("Content-Type", "application/json");
-  request.headers.emplace_back("Accept", "application/json, text/event-stream");
-  request.body = std::string(message);
-  absl::StatusOr<std::unique_ptr<world::HttpResponse>> response = network_.Send(request, deadline);
-  if (!response.ok()) return response.status();
-  return std::shared_ptr<world::HttpResponse>(*std::move(response));
+  for (int round = 0;; ++round) {
+    world::HttpRequest request = Request("POST");
+    request.headers.emplace_back("Content-Type", "application/json");
+    request.headers.emplace_back("Accept", "application/json, text/event-stream");
+    request.body = std::string(message);
+    if (absl::Status authorized = Authorized(request, deadline); !authorized.ok()) {
+      return authorized;
+    }
+    absl::StatusOr<std::unique_ptr<world::HttpResponse>> response =
+        network_.Send(request, deadline);
+    if (!response.ok()) return response.status();
+    int status = (*response)->status();
+    if (options_.authorization != nullptr && (status == 401 || status == 403) &&
+        round < kMaxAuthorizationRounds) {
+      world::HttpFields headers = (*response)->headers();
+      (*response)->Close();
+      absl::Status refused = options_.authorization->Refused(status, headers, deadline);
+      if (!refused.ok()) {
+        return absl::Status(refused.code(), absl::StrCat("authorization (the server answered HTTP ",
+                                                         status, "): ", refused.message()));
+      }
+      continue;
+    }
+    return std::shared_ptr<world::HttpResponse>(*std::move(response));
+  }
 }
 
 absl::Status HttpTransport::Send(std::string_view message, absl::Time deadline) {
@@ -113,6 +142,12 @@ absl::Status HttpTransport::Send(std::string_view message, absl::Time deadline) 
   if (status >= 300 && status < 400) {
     return absl::UnavailableError(
         absl::StrCat("the server answered HTTP ", status, ", a redirect, which is never followed"));
+  }
+  if (status == 401 && options_.authorization == nullptr) {
+    response->Close();
+    return absl::UnavailableError(
+        "the server requires authorization (HTTP 401); give it an `auth` block in the "
+        "configuration (docs/mcp.md, \"Authorized servers\")");
   }
   if (status >= 400) {
     absl::StatusOr<std::string> body = world::ReadBody(*response, deadline);
@@ -219,6 +254,7 @@ absl::Status HttpTransport::Resume(absl::Time deadline) {
   world::HttpRequest request = Request("GET");
   request.headers.emplace_back("Accept", "text/event-stream");
   request.headers.emplace_back("Last-Event-ID", sse_->last_event_id());
+  if (absl::Status authorized = Authorized(request, deadline); !authorized.ok()) return authorized;
   absl::StatusOr<std::unique_ptr<world::HttpResponse>> response = network_.Send(request, deadline);
   if (!response.ok()) return response.status();
   if ((*response)->status() != 200 || !IsEventStream(**response)) {
@@ -273,8 +309,9 @@ void HttpTransport::Close() {
   if (stream != nullptr) stream->Close();
   if (session.empty()) return;
   world::HttpRequest request = Request("DELETE");
-  absl::StatusOr<std::unique_ptr<world::HttpResponse>> deleted =
-      network_.Send(request, clock_.Now() + options_.close_timeout);
+  absl::Time deadline = clock_.Now() + options_.close_timeout;
+  if (!Authorized(request, deadline).ok()) return;
+  absl::StatusOr<std::unique_ptr<world::HttpResponse>> deleted = network_.Send(request, deadline);
   if (deleted.ok()) (*deleted)->Close();
 }
 

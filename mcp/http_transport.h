@@ -14,7 +14,11 @@
 //    with `Last-Event-ID` (at most three times per request);
 //  - a 404 for a request that carried a session id means the server no longer knows the
 //    session: Send returns NotFound and forgets the session, and the session initializes again;
-//  - Close sends DELETE for the session (a 405 is fine).
+//  - Close sends DELETE for the session (a 405 is fine);
+//  - with an Authorization (authorization.h), every request carries the header it gives, and a
+//    401 or 403 is handed to it: when it has a new credential the same request is sent again,
+//    at most kMaxAuthorizationRounds times a message; without one, a 401 fails naming the
+//    configuration's `auth` block.
 // No redirect is followed (a 3xx fails the request: a token must not follow it elsewhere), and a
 // body over 16 MiB fails by name (world::Network's promises). The stateless 2026-07-28 revision
 // (no sessions, `Mcp-Method`/`Mcp-Name` headers) would be a second transport beside this one.
@@ -34,6 +38,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "mcp/authorization.h"
 #include "mcp/transport.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/http_fields.h"
@@ -48,7 +53,11 @@ struct HttpTransportOptions {
   std::size_t max_body_bytes = world::kMaxResponseBodyBytes;
   absl::Duration close_timeout = absl::Seconds(5);  // how long the DELETE of Close may take
   int max_resumes = 3;                              // resumptions of one request's event stream
+  std::shared_ptr<Authorization> authorization;     // null: the server is not authorized to
 };
+
+// How many times one message is sent again after a refusal its Authorization answered.
+inline constexpr int kMaxAuthorizationRounds = 3;
 
 class HttpTransport final : public Transport {
  public:
@@ -66,6 +75,8 @@ class HttpTransport final : public Transport {
 
  private:
   world::HttpRequest Request(std::string method) const;
+  // Authorized adds the Authorization's header to `request` (nothing without one).
+  absl::Status Authorized(world::HttpRequest& request, absl::Time deadline);
   // Reads the open stream until a message is queued, the stream ends or `deadline`.
   absl::Status Pump(absl::Time deadline);
   // The stream ended without the awaited response: resume it, or say why not.

@@ -16,6 +16,7 @@ Server ServerOf(const ServerConfig& config) {
   server.inherit_env = config.inherit_env;
   server.connect_timeout = config.connect_timeout;
   server.default_timeout = config.default_timeout;
+  server.auth = config.auth;
   return server;
 }
 

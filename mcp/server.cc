@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "mcp/auth/configured.h"
 #include "mcp/duration.h"
 #include "mcp/errors.h"
 #include "mcp/http_transport.h"
@@ -36,6 +37,12 @@ absl::Status ValidateServer(const Server& server) {
   if (server.command.empty() && server.endpoint.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(ServerPrefix(server.name), "one of Command or Endpoint is required"));
+  }
+  if ((server.authorization != nullptr || server.auth.has_value()) &&
+      world::FindHeader(server.headers, "Authorization").has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ServerPrefix(server.name),
+        "an Authorization header and an authorization are exclusive (which would be sent?)"));
   }
   return absl::OkStatus();
 }
@@ -110,9 +117,23 @@ absl::StatusOr<std::unique_ptr<Session>> Connect(const Server& server, const wor
       return absl::FailedPreconditionError(
           absl::StrCat(ServerPrefix(server.name), "connect: no network to reach it through"));
     }
+    std::shared_ptr<Authorization> authorization = server.authorization;
+    if (authorization == nullptr && server.auth.has_value()) {
+      absl::StatusOr<std::shared_ptr<auth::Authorizer>> built =
+          auth::ConfiguredAuthorizer(server.endpoint, *server.auth, world, /*browser=*/nullptr);
+      if (!built.ok()) {
+        return PhaseError(
+            server.name, "connect",
+            absl::Status(built.status().code(), absl::StrCat("auth: ", built.status().message())),
+            ConnectTimeout(server), "");
+      }
+      authorization = *std::move(built);
+    }
     transport = std::make_unique<HttpTransport>(
         *world.network, *world.clock,
-        HttpTransportOptions{.endpoint = server.endpoint, .headers = server.headers});
+        HttpTransportOptions{.endpoint = server.endpoint,
+                             .headers = server.headers,
+                             .authorization = std::move(authorization)});
   }
   std::unique_ptr<Session> session = Session::Open(std::move(transport), *world.clock);
   if (absl::Status initialized = session->Initialize(deadline); !initialized.ok()) {

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "mcp/auth/settings.h"
+#include "mcp/authorization.h"
 #include "mcp/result_content.h"
 #include "mcp/session.h"
 #include "runtime/world/http_fields.h"
@@ -45,13 +48,18 @@ struct Server {
   // When set, the server's stderr goes here chunk by chunk and no tail is kept.
   std::function<void(std::string_view)> stderr_sink;
   world::HttpFields headers;  // HTTP: the operator's headers on every request
+  // HTTP: how requests are authorized. `authorization` when set (a login, a test), else one
+  // built at connect from `auth` (mcp/auth/configured.h), else none.
+  std::shared_ptr<Authorization> authorization;
+  std::optional<auth::AuthConfig> auth;
   absl::Duration connect_timeout = absl::ZeroDuration();  // <= 0: 30 s
   absl::Duration default_timeout = absl::ZeroDuration();  // a call's bound when its rule has none
   std::size_t max_content_bytes = 0;                      // 0: 64 KiB
 };
 
 // ValidateServer checks the operator's server entry, in a fixed order. Errors: InvalidArgument,
-// `mcp: server name is required`, `mcp: server "<n>": ...`.
+// `mcp: server name is required`, `mcp: server "<n>": ...` (an `Authorization` header beside an
+// authorization among them).
 absl::Status ValidateServer(const Server& server);
 
 absl::Duration ConnectTimeout(const Server& server);

@@ -14,30 +14,15 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "runtime/world/url.h"
 
 namespace agentrt::providers {
 
-// An absolute http(s) URL, split. `host` is as written, an IPv6 literal without its brackets.
-struct BaseUrl {
-  std::string scheme;  // "http" or "https", lowercased
-  std::string host;
-  std::string port;  // "" when absent
-  std::string path;  // "" or "/..."; never a query or fragment
-  std::string text;  // the URL as given, without a trailing '/'
-};
-
-// ParseBaseUrl splits `url`. InvalidArgument unless it is http:// or https:// (any case) with a
-// host; user information, a query or a fragment is refused too (an endpoint has none). No error
-// shows what stands before the URL's last '@' (it may be a password).
-absl::StatusOr<BaseUrl> ParseBaseUrl(std::string_view url);
-
-// UrlHost is the host an absolute http(s) URL names, past any user information and without its
-// port, path, query or fragment (an IPv6 literal without brackets); nullopt when it names none.
-// For naming where a URL points without showing what else it carries.
-std::optional<std::string> UrlHost(std::string_view url);
-
-// IsLoopbackHost: "localhost", or a literal loopback address (see the header comment).
-bool IsLoopbackHost(std::string_view host);
+// The URL helpers live in runtime/world/url.h; the adapters name them as their own.
+using world::BaseUrl;
+using world::IsLoopbackHost;
+using world::ParseBaseUrl;
+using world::UrlHost;
 
 // CheckEndpoint parses `base` for `provider` and, when `has_key`, refuses plain http to a host
 // that is not loopback. Errors (InvalidArgument):

@@ -13,6 +13,7 @@
 #include "runtime/json/sanitize.h"
 #include "runtime/model.h"
 #include "runtime/world/clock.h"
+#include "runtime/world/url.h"
 
 namespace agentrt::providers {
 namespace {
@@ -24,29 +25,6 @@ std::string_view Trim(std::string_view text) {
 
 std::string Prefixed(std::string_view provider, std::string_view message) {
   return absl::StrCat(ToAbsl(provider), ": ", ToAbsl(message));
-}
-
-// What a redirect's error says of where it pointed: the Location's host only, never its path or
-// query (which may carry a token).
-std::string RedirectNote(const world::HttpFields& headers) {
-  std::optional<std::string> location = world::FindHeader(headers, "Location");
-  if (!location) return "redirects are not followed";
-  std::string_view value = Trim(*location);
-  if (!value.empty() && value.front() == '/' && !(value.size() > 1 && value[1] == '/')) {
-    return "redirects are not followed; the response pointed elsewhere on the same host";
-  }
-  // Only the host is ever named: the user information, path and query may carry a secret.
-  std::optional<std::string> host =
-      UrlHost(value.starts_with("//") ? absl::StrCat("http:", ToAbsl(value)) : std::string(value));
-  if (host) {
-    return absl::StrCat("redirects are not followed; the response pointed to host \"",
-                        json::Sanitize(*host), "\"");
-  }
-  // A relative path without a leading '/' stays on the host too; anything else is unreadable.
-  if (value.find("://") == std::string_view::npos && !value.empty()) {
-    return "redirects are not followed; the response pointed elsewhere on the same host";
-  }
-  return "redirects are not followed; the Location header does not parse";
 }
 
 absl::Status PermanentFor(int status, std::string message) {
@@ -111,7 +89,7 @@ absl::Status ReplyError(std::string_view provider, const HttpReply& reply, absl:
   if (reply.status >= 200 && reply.status < 300) return absl::OkStatus();
   if (reply.status >= 300 && reply.status < 400) {
     return absl::FailedPreconditionError(
-        Prefixed(provider, absl::StrCat(reply.status, ": ", RedirectNote(reply.headers))));
+        Prefixed(provider, absl::StrCat(reply.status, ": ", world::RedirectNote(reply.headers))));
   }
   std::string message = Prefixed(provider, absl::StrCat(reply.status, ": ", Excerpt(reply.body)));
   if (IsTransientStatus(reply.status)) {

@@ -7,6 +7,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "mcp/auth/authorizer.h"
 #include "mcp/class_policy.h"
 #include "mcp/load.h"
 #include "mcp/load_all.h"
@@ -34,6 +35,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/world.h"
+#include "sim/fake_auth_server.h"
 #include "sim/fake_provider.h"
 #include "sim/scenario_file.h"
 #include "sim/scripted_model.h"
@@ -241,7 +243,9 @@ Limits LimitsOf(const v1::Limits& l) {
 mcp::Server ClientServer(const v1::Server& config) {
   mcp::Server server;
   server.name = config.name();
-  if (config.transport() == v1::Server::HTTP) {
+  if (config.transport() == v1::Server::HTTP && config.http().auth().required()) {
+    server.endpoint = absl::StrCat("https://", config.name(), ".sim/mcp");
+  } else if (config.transport() == v1::Server::HTTP) {
     server.endpoint = SimEndpoint(config.name());
   } else {
     server.command = {"sim-server", config.name()};
@@ -252,10 +256,26 @@ mcp::Server ClientServer(const v1::Server& config) {
   return server;
 }
 
+// The network of the runtime running now, for what outlives a runtime's crash (an
+// authorizer holds its tokens as a credentials file would): each Connect points it anew.
+class CurrentNetwork final : public world::Network {
+ public:
+  void set(world::Network* target) { target_ = target; }
+  absl::StatusOr<std::unique_ptr<world::HttpResponse>> Send(const world::HttpRequest& request,
+                                                            absl::Time deadline) override {
+    if (target_ == nullptr) return absl::UnavailableError("no runtime is running");
+    return target_->Send(request, deadline);
+  }
+
+ private:
+  world::Network* target_ = nullptr;
+};
+
 // One server of the scenario as the runtime knows it.
 struct Configured {
   const v1::Server* config;
   std::unique_ptr<FakeServer> fake;
+  std::unique_ptr<FakeAuthServer> auth;  // its authorization server, when it requires one
   mcp::Server server;
   mcp::Rules rules;
   std::optional<mcp::Manifest> manifest;
@@ -290,7 +310,8 @@ class Player {
   std::unique_ptr<ProcessesAndConnections> Connect() {
     auto connected = std::make_unique<ProcessesAndConnections>();
     connected->launcher = std::make_unique<SimLauncher>(clock_, stdio_);
-    connected->network = std::make_unique<SimNetwork>(clock_, http_, provider_.get());
+    connected->network = std::make_unique<SimNetwork>(clock_, http_, provider_.get(), auth_);
+    current_network_.set(connected->network.get());
     return connected;
   }
   world::World WorldOf(ProcessesAndConnections& connected) {
@@ -329,6 +350,8 @@ class Player {
   std::vector<Configured> servers_;
   std::map<std::string, FakeServer*> stdio_;
   std::map<std::string, FakeServer*> http_;
+  std::map<std::string, FakeAuthServer*> auth_;
+  CurrentNetwork current_network_;
   std::unique_ptr<SimAgent> agent_;
   // The model-backed agent's model, when it has one: the scenario's replies, or a provider's
   // adapter over the running runtime's network (made anew by each MakeDriver).
@@ -559,6 +582,22 @@ absl::StatusOr<Outcome> Player::Play() {
     c.config = &config;
     c.fake = std::make_unique<FakeServer>(config, &ledger_, &perturber_);
     c.server = ClientServer(config);
+    if (config.transport() == v1::Server::HTTP && config.http().auth().required()) {
+      // The simulated operator's registered client, through the real Authorizer.
+      c.auth = std::make_unique<FakeAuthServer>(config.name(), config.http().auth());
+      auth_[config.name()] = c.auth.get();
+      mcp::auth::AuthSettings settings;
+      settings.grant = mcp::auth::Grant::kClientCredentials;
+      settings.client_id = std::string(kSimClientId);
+      settings.client_secret = world::Secret(std::string(kSimClientSecret));
+      AGENTRT_ASSIGN_OR_RETURN(
+          std::unique_ptr<mcp::auth::Authorizer> authorizer,
+          mcp::auth::Authorizer::Create(
+              c.server.endpoint, std::move(settings),
+              std::make_shared<mcp::auth::MemoryTokenStore>(),
+              {.network = &current_network_, .clock = &clock_, .entropy = &entropy_}));
+      c.server.authorization = std::move(authorizer);
+    }
     if (!config.rules_json().empty()) {
       AGENTRT_ASSIGN_OR_RETURN(json::Document rules, json::Parse(config.rules_json()));
       AGENTRT_ASSIGN_OR_RETURN(c.rules, mcp::ParseRules(rules.root(), "rules"));

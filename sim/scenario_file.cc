@@ -185,6 +185,12 @@ absl::Status CheckServer(const At& at, const v1::Server& server, Listed& listed)
   At http = at.Nested("http", -1, server.http());
   AGENTRT_RETURN_IF_ERROR(
       http.AtMost("lose_session_after", server.http().lose_session_after(), kMaxLoseSessionAfter));
+  At auth = http.Nested("auth", -1, server.http().auth());
+  AGENTRT_RETURN_IF_ERROR(auth.Duration("token_lifetime", server.http().auth().token_lifetime()));
+  AGENTRT_RETURN_IF_ERROR(auth.Duration("token_delay", server.http().auth().token_delay()));
+  if (server.http().has_auth() && server.transport() != v1::Server::HTTP) {
+    return http.Error("auth", -1, "only an HTTP server requires authorization");
+  }
   AGENTRT_RETURN_IF_ERROR(
       at.AtMost("max_content_bytes", server.max_content_bytes(), kMaxContentBytes, " bytes"));
   if (!server.rules_json().empty()) {

@@ -70,6 +70,17 @@ class SimResponse final : public world::HttpResponse {
   std::shared_ptr<bool> dead_;
 };
 
+// The path of an absolute URL, without its query.
+std::string PathOf(std::string_view url) {
+  std::size_t start = url.find("://");
+  if (start == std::string_view::npos) return "";
+  url.remove_prefix(start + 3);
+  std::size_t slash = url.find('/');
+  if (slash == std::string_view::npos) return "/";
+  url.remove_prefix(slash);
+  return std::string(url.substr(0, url.find_first_of("?#")));
+}
+
 std::string HostOf(std::string_view url) {
   std::size_t start = url.find("://");
   if (start == std::string_view::npos) return "";
@@ -93,9 +104,10 @@ std::string SimEndpoint(std::string_view name) {
 }
 
 SimNetwork::SimNetwork(world::ManualClock& clock, std::map<std::string, FakeServer*> servers,
-                       FakeProvider* provider)
+                       FakeProvider* provider, std::map<std::string, FakeAuthServer*> auth)
     : clock_(clock), provider_(provider) {
   for (auto& [name, server] : servers) hosts_[absl::StrCat(name, ".sim")].server = server;
+  for (auto& [name, server] : auth) hosts_[absl::StrCat(name, ".sim")].auth = server;
 }
 
 absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::Send(
@@ -116,6 +128,21 @@ absl::StatusOr<std::unique_ptr<world::HttpResponse>> SimNetwork::Send(
   const v1::Http& http = server.config().http();
   if (!http.redirect_to().empty()) {
     return Plain(clock_, 307, "", dead_, {{"Location", http.redirect_to()}});
+  }
+  if (host.auth != nullptr) {
+    std::optional<FakeAuthServer::Answer> answer =
+        host.auth->Serve(request, PathOf(request.url), clock_.Now());
+    if (!answer.has_value()) answer = host.auth->Admit(request, clock_.Now());
+    if (answer.has_value()) {
+      absl::Time at = clock_.Now() + answer->delay;
+      if (at > deadline) {
+        MoveClockTo(clock_, deadline);
+        return absl::DeadlineExceededError("no response headers by the deadline");
+      }
+      MoveClockTo(clock_, at);
+      return Plain(clock_, answer->status, std::move(answer->body), dead_,
+                   std::move(answer->headers));
+    }
   }
   std::optional<std::string> session = world::FindHeader(request.headers, "Mcp-Session-Id");
   if (request.method == "DELETE") {

@@ -14,6 +14,10 @@
 // first moves the clock to it and fails as a real timeout would), its body cut short when the
 // exchange says so.
 //
+// A server that requires authorization (scenario.proto's HttpAuth) is reached at
+// https://<name>.sim/mcp; its metadata and token endpoint answer at the same host
+// (fake_auth_server.h), and a request to /mcp without a token it issued is answered 401.
+//
 // Kill() is the runtime's death: every later Send fails and nothing more reaches a server.
 #pragma once
 
@@ -24,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/network.h"
+#include "sim/fake_auth_server.h"
 #include "sim/fake_provider.h"
 #include "sim/fake_server.h"
 
@@ -35,8 +40,9 @@ std::string SimEndpoint(std::string_view name);
 class SimNetwork final : public world::Network {
  public:
   // Not owned: the clock (moved by sends and reads) and the servers, by name.
+  // `auth`: the authorization side of the servers that require it, by server name.
   SimNetwork(world::ManualClock& clock, std::map<std::string, FakeServer*> servers,
-             FakeProvider* provider = nullptr);
+             FakeProvider* provider = nullptr, std::map<std::string, FakeAuthServer*> auth = {});
 
   absl::StatusOr<std::unique_ptr<world::HttpResponse>> Send(const world::HttpRequest& request,
                                                             absl::Time deadline) override;
@@ -49,10 +55,11 @@ class SimNetwork final : public world::Network {
 
   struct Host {
     FakeServer* server = nullptr;
-    std::string session;         // the session id it gave; "" before initialize
-    int sessions = 0;            // how many it gave
-    std::uint32_t requests = 0;  // POSTs with a session since it was given
-    bool lost = false;           // it already lost one session
+    std::string session;             // the session id it gave; "" before initialize
+    int sessions = 0;                // how many it gave
+    std::uint32_t requests = 0;      // POSTs with a session since it was given
+    bool lost = false;               // it already lost one session
+    FakeAuthServer* auth = nullptr;  // when it requires authorization
   };
 
   world::ManualClock& clock_;

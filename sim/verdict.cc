@@ -22,6 +22,7 @@
 #include "runtime/observe/trace/format.h"
 #include "runtime/operator/executions.h"
 #include "runtime/records/event_payloads.h"
+#include "sim/fake_auth_server.h"
 
 namespace agentrt::sim {
 namespace {
@@ -199,6 +200,27 @@ void CheckPrintable(const Outcome& outcome, std::vector<std::string>& broken) {
   }
 }
 
+// Invariant 6: no secret of a simulated authorization (a token its server issued, the operator's
+// client secret) reaches the audit log, a report or an error.
+void CheckSecrets(const Outcome& outcome, std::vector<std::string>& broken) {
+  auto check = [&](std::string_view where, std::string_view text) {
+    for (std::string_view secret : {std::string_view("sim-token-"), kSimClientSecret}) {
+      if (text.find(secret) != std::string_view::npos) {
+        broken.push_back(absl::StrCat("a secret of the authorization (", ToAbsl(secret),
+                                      "...) is in ", ToAbsl(where)));
+        return;
+      }
+    }
+  };
+  for (const store::Event& event : outcome.events) {
+    check(absl::StrCat("the payload of event ", event.seq), event.payload_json);
+  }
+  for (const mcp::Report& report : outcome.reports) check("a report", report.Text());
+  for (const auto* errors : {&outcome.pin_errors, &outcome.load_errors}) {
+    for (const std::string& error : *errors) check("an error", error);
+  }
+}
+
 }  // namespace
 
 std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
@@ -344,6 +366,7 @@ std::vector<std::string> BrokenInvariants(const Outcome& outcome) {
     }
   }
   CheckPrintable(outcome, broken);
+  CheckSecrets(outcome, broken);
   return broken;
 }
 

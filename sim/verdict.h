@@ -13,7 +13,9 @@
 //  3. the audit chain verifies;
 //  4. the run ended or paused within its limits (never left running, never past max_steps);
 //  5. nothing a server chose reaches a trace line, a report line or an error unescaped: each is
-//     one line that json::Sanitize leaves as it is.
+//     one line that json::Sanitize leaves as it is;
+//  6. no secret of a simulated authorization (a token an authorization server issued, the
+//     operator's client secret) reaches an event payload, a report or an error.
 #pragma once
 
 #include <string>

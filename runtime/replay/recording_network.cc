@@ -1,9 +1,11 @@
 #include "runtime/replay/recording_network.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "runtime/replay/internal/convert.h"
+#include "runtime/replay/internal/secret_redactor.h"
 #include "runtime/replay/proto/cassette.pb.h"
 
 namespace agentrt::replay {
@@ -12,8 +14,10 @@ namespace {
 class RecordingResponse final : public world::HttpResponseWrapper {
  public:
   RecordingResponse(std::unique_ptr<world::HttpResponse> inner, CassetteRecorder& recorder,
-                    std::uint32_t number)
-      : HttpResponseWrapper(std::move(inner)), recorder_(recorder), number_(number) {}
+                    std::uint32_t number, bool carries_secrets)
+      : HttpResponseWrapper(std::move(inner)), recorder_(recorder), number_(number) {
+    if (carries_secrets) redactor_.emplace();
+  }
 
   absl::StatusOr<std::string> Read(absl::Time deadline) override {
     absl::StatusOr<std::string> bytes = HttpResponseWrapper::Read(deadline);
@@ -22,7 +26,7 @@ class RecordingResponse final : public world::HttpResponseWrapper {
     read->set_response(number_);
     read->set_deadline(internal::NanosOf(deadline));
     if (bytes.ok()) {
-      read->set_data(*bytes);
+      read->set_data(redactor_.has_value() ? redactor_->Feed(*bytes) : *bytes);
     } else {
       *read->mutable_error() = internal::OutcomeOf(bytes.status());
     }
@@ -40,6 +44,7 @@ class RecordingResponse final : public world::HttpResponseWrapper {
  private:
   CassetteRecorder& recorder_;
   const std::uint32_t number_;
+  std::optional<internal::JsonRedactor> redactor_;  // the answer carries secrets
 };
 
 }  // namespace
@@ -60,8 +65,8 @@ absl::StatusOr<std::unique_ptr<world::HttpResponse>> RecordingNetwork::Send(
   send->set_status((*response)->status());
   internal::AddFields((*response)->headers(), send->mutable_response_headers());
   if (absl::Status s = recorder_.Record(e); !s.ok()) return s;
-  return std::unique_ptr<world::HttpResponse>(
-      std::make_unique<RecordingResponse>(*std::move(response), recorder_, number));
+  return std::unique_ptr<world::HttpResponse>(std::make_unique<RecordingResponse>(
+      *std::move(response), recorder_, number, request.carries_secrets));
 }
 
 }  // namespace agentrt::replay

@@ -6,9 +6,12 @@
 // streamed answer is recorded chunk by chunk), and every close. A replay then answers the same
 // requests without a network (replaying_network.h).
 //
-// Header values are recorded as sent, secrets included: a cassette is as private as the run's
-// credentials (files are mode 0600). Thread-safe when the inner network is; every response must
-// be destroyed before it.
+// What carries a secret is recorded redacted (internal/convert.h): the credential headers
+// (`Authorization`, `X-Api-Key`, ...), and, for a request marked carries_secrets (an OAuth token
+// request, a client registration), its form body's secret fields and its answer's secret JSON
+// members (internal/secret_redactor.h). Everything else is recorded as sent; a cassette file is
+// mode 0600 all the same. Thread-safe when the inner network is; every response must be
+// destroyed before it.
 #pragma once
 
 #include <memory>

@@ -40,6 +40,10 @@ struct HttpRequest {
   std::string body;  // sent as is (with Content-Length) when not empty or when method is POST
   // The body is refused past this many bytes (ResourceExhausted, naming the limit).
   std::size_t max_body_bytes = kMaxResponseBodyBytes;
+  // The request's form body and its answer's JSON body carry OAuth secrets (a token request, a
+  // client registration): a recording keeps their secret values redacted
+  // (runtime/replay/internal/secret_redactor.h). Nothing else treats the request differently.
+  bool carries_secrets = false;
 };
 
 // A response whose status and headers have arrived; its body is read as it arrives.

@@ -328,5 +328,184 @@ TEST(ConfigTest, RefusesAFileOthersCanWrite) {
             absl::StatusCode::kNotFound);
 }
 
+// ---- A server's `auth` block (docs/mcp.md, "Authorized servers") ----
+
+constexpr char kConfigPath[] = "/etc/agentrt/proxy.json";
+
+// A configuration with one HTTP server, "tickets", at `endpoint`, whose auth block is `auth`.
+std::string AuthConfigText(std::string auth,
+                           std::string endpoint = "https://mcp.tickets.example.com/mcp") {
+  return absl::StrCat(R"({"database": "agentrt.db", "session": "test", "servers": [{)",
+                      R"("name": "tickets", "endpoint": ")", endpoint,
+                      R"(", "manifest": "tickets.manifest.json", "auth": )", auth, "}]}");
+}
+
+TEST(ConfigAuthTest, AnEmptyBlockTakesEveryDefault) {
+  absl::StatusOr<Config> config = ParseConfig(AuthConfigText("{}"), kConfigPath);
+  ASSERT_OK(config);
+  ASSERT_TRUE(config->servers[0].auth.has_value());
+  const auth::AuthConfig& a = *config->servers[0].auth;
+  EXPECT_EQ(a.settings.grant, auth::Grant::kAuthorizationCode);
+  EXPECT_EQ(a.settings.client_id, "");
+  EXPECT_EQ(a.settings.signing_alg, "ES256");
+  EXPECT_EQ(a.settings.token_endpoint_auth_method, "");
+  EXPECT_EQ(a.settings.client_metadata_url, "");
+  EXPECT_EQ(a.settings.client_name, "agentrt");
+  EXPECT_EQ(a.settings.max_step_ups, 2);
+  EXPECT_TRUE(a.settings.client_secret.empty());
+  EXPECT_TRUE(a.settings.private_key.empty());
+  EXPECT_EQ(a.client_secret.env, "");
+  EXPECT_EQ(a.client_secret.file, "");
+  EXPECT_EQ(a.private_key.env, "");
+  EXPECT_EQ(a.private_key.file, "");
+  // The credentials file is the server's, beside the configuration.
+  EXPECT_EQ(a.credentials, "/etc/agentrt/tickets.credentials.json");
+  EXPECT_EQ(a.redirect_port, 0);
+
+  // Beside it when the configuration is named by a relative path too; no block, no auth.
+  absl::StatusOr<Config> relative = ParseConfig(AuthConfigText("{}"), "conf/proxy.json");
+  ASSERT_OK(relative);
+  EXPECT_EQ(relative->servers[0].auth->credentials, "conf/tickets.credentials.json");
+  absl::StatusOr<Config> none = ParseConfig(ConfigText(), kConfigPath);
+  ASSERT_OK(none);
+  EXPECT_FALSE(none->servers[0].auth.has_value());
+}
+
+TEST(ConfigAuthTest, ReadsEveryFieldWithPathsJoinedToTheConfigsFolder) {
+  absl::StatusOr<Config> config =
+      ParseConfig(AuthConfigText(R"({"grant": "client_credentials", "client_id": "agentrt-ci",
+        "private_key_file": "secrets/../keys/ci.pem", "signing_alg": "RS256",
+        "token_endpoint_auth_method": "private_key_jwt",
+        "client_metadata_url": "https://agentrt.example.com/client.json",
+        "client_name": "ci bot", "credentials": "state/tickets.json", "redirect_port": 65535,
+        "max_step_ups": 10})"),
+                  kConfigPath);
+  ASSERT_OK(config);
+  const auth::AuthConfig& a = *config->servers[0].auth;
+  EXPECT_EQ(a.settings.grant, auth::Grant::kClientCredentials);
+  EXPECT_EQ(a.settings.client_id, "agentrt-ci");
+  EXPECT_EQ(a.private_key.file, "/etc/agentrt/keys/ci.pem");
+  EXPECT_EQ(a.private_key.env, "");
+  EXPECT_EQ(a.settings.signing_alg, "RS256");
+  EXPECT_EQ(a.settings.token_endpoint_auth_method, "private_key_jwt");
+  EXPECT_EQ(a.settings.client_metadata_url, "https://agentrt.example.com/client.json");
+  EXPECT_EQ(a.settings.client_name, "ci bot");
+  EXPECT_EQ(a.credentials, "/etc/agentrt/state/tickets.json");
+  EXPECT_EQ(a.redirect_port, 65535);
+  EXPECT_EQ(a.settings.max_step_ups, 10);
+
+  absl::StatusOr<Config> secret =
+      ParseConfig(AuthConfigText(R"({"client_id": "c", "client_secret_file": "tickets.secret",
+        "token_endpoint_auth_method": "client_secret_basic", "credentials": "/var/lib/t.json",
+        "redirect_port": 0, "max_step_ups": 0})"),
+                  kConfigPath);
+  ASSERT_OK(secret);
+  EXPECT_EQ(secret->servers[0].auth->client_secret.file, "/etc/agentrt/tickets.secret");
+  EXPECT_EQ(secret->servers[0].auth->credentials, "/var/lib/t.json");  // absolute: as written
+  EXPECT_EQ(secret->servers[0].auth->settings.max_step_ups, 0);
+  EXPECT_EQ(secret->servers[0].auth->settings.grant, auth::Grant::kAuthorizationCode);
+
+  absl::StatusOr<Config> env =
+      ParseConfig(AuthConfigText(R"({"grant": "client_credentials", "client_id": "c",
+        "client_secret_env": "TICKETS_SECRET", "token_endpoint_auth_method": "client_secret_post"})"),
+                  kConfigPath);
+  ASSERT_OK(env);
+  EXPECT_EQ(env->servers[0].auth->client_secret.env, "TICKETS_SECRET");
+  EXPECT_EQ(env->servers[0].auth->client_secret.file, "");
+  absl::StatusOr<Config> key_env = ParseConfig(
+      AuthConfigText(R"({"client_id": "c", "private_key_env": "TICKETS_KEY"})"), kConfigPath);
+  ASSERT_OK(key_env);
+  EXPECT_EQ(key_env->servers[0].auth->private_key.env, "TICKETS_KEY");
+}
+
+TEST(ConfigAuthTest, PlainHttpIsAcceptedOnlyToThisMachine) {
+  for (const char* endpoint : {"http://127.0.0.1:8080/mcp", "http://localhost:3000/mcp",
+                               "http://[::1]/mcp", "HTTP://127.0.0.1/mcp"}) {
+    SCOPED_TRACE(endpoint);
+    EXPECT_OK(ParseConfig(AuthConfigText("{}", endpoint), kConfigPath));
+  }
+  for (const char* host :
+       {"mcp.tickets.example.com", "LOCALHOST", "127.0.0.1.nip.io", "10.0.0.7"}) {
+    SCOPED_TRACE(host);
+    EXPECT_THAT(
+        ParseConfig(AuthConfigText("{}", absl::StrCat("http://", host, ":8080/mcp")), kConfigPath),
+        StatusIs(absl::StatusCode::kInvalidArgument,
+                 absl::StrCat("config /etc/agentrt/proxy.json: server \"tickets\": auth: refusing "
+                              "to send tokens over plain http to ",
+                              host, ", which is not this machine")));
+  }
+}
+
+TEST(ConfigAuthTest, RefusesEachBadBlockByItsMessage) {
+  struct Row {
+    std::string auth;
+    std::string error;
+  };
+  for (
+      const Row& row : {
+          Row{R"({"grant": "client_credentials", "grnat": "x"})", R"(auth: unknown field "grnat")"},
+          Row{R"({"client_secret": "s3cr3t"})", R"(auth: unknown field "client_secret")"},
+          Row{"[]", "auth: not a JSON object"},
+          Row{R"({"grant": "password"})",
+              R"(auth: grant "password" is not authorization_code or client_credentials)"},
+          Row{R"({"grant": "client_credentials"})",
+              "auth: the client_credentials grant needs client_id with a client secret or a "
+              "private key"},
+          Row{R"({"grant": "client_credentials", "client_id": "ci"})",
+              "auth: the client_credentials grant needs client_id with a client secret or a "
+              "private key"},
+          Row{R"({"client_id": "c", "client_secret_env": "S", "client_secret_file": "s"})",
+              "auth: client_secret_env and client_secret_file are both set"},
+          Row{R"({"client_id": "c", "private_key_env": "K", "private_key_file": "k.pem"})",
+              "auth: private_key_env and private_key_file are both set"},
+          Row{R"({"client_id": "c", "client_secret_env": "S", "private_key_file": "k.pem"})",
+              "auth: a client authenticates with a secret or a private key, not both"},
+          Row{R"({"client_secret_env": "S"})",
+              "auth: a client secret or private key belongs to a client_id; set it"},
+          Row{R"({"grant": "client_credentials", "private_key_file": "k.pem"})",
+              "auth: a client secret or private key belongs to a client_id; set it"},
+          Row{R"({"signing_alg": "HS256"})", R"(auth: signing_alg "HS256" is not ES256 or RS256)"},
+          Row{R"({"signing_alg": "es256"})", R"(auth: signing_alg "es256" is not ES256 or RS256)"},
+          Row{R"({"token_endpoint_auth_method": "tls_client_auth"})",
+              R"(auth: token_endpoint_auth_method "tls_client_auth" is not client_secret_basic, )"
+              "client_secret_post, none or private_key_jwt"},
+          Row{R"({"client_id": "c", "token_endpoint_auth_method": "private_key_jwt"})",
+              "auth: private_key_jwt goes with a private key, and a private key with it"},
+          Row{R"({"client_id": "c", "private_key_env": "K", "token_endpoint_auth_method": "none"})",
+              "auth: private_key_jwt goes with a private key, and a private key with it"},
+          Row{R"({"client_id": "c", "token_endpoint_auth_method": "client_secret_basic"})",
+              "auth: client_secret_basic needs a client secret"},
+          Row{R"({"client_id": "c", "token_endpoint_auth_method": "client_secret_post"})",
+              "auth: client_secret_post needs a client secret"},
+          Row{R"({"client_metadata_url": "http://agentrt.example.com/client.json"})",
+              "auth: client_metadata_url must be an https URL with a path"},
+          Row{R"({"client_metadata_url": "https://agentrt.example.com/"})",
+              "auth: client_metadata_url must be an https URL with a path"},
+          Row{R"({"client_metadata_url": "agentrt.example.com/client.json"})",
+              "auth: client_metadata_url must be an https URL with a path"},
+          Row{R"({"redirect_port": 65536})",
+              "auth: redirect_port is not an integer from 0 to 65535"},
+          Row{R"({"redirect_port": -1})", "auth: redirect_port is not an integer from 0 to 65535"},
+          Row{R"({"redirect_port": "8080"})",
+              "auth: redirect_port is not an integer from 0 to 65535"},
+          Row{R"({"redirect_port": 80.5})",
+              "auth: redirect_port is not an integer from 0 to 65535"},
+          Row{R"({"max_step_ups": 11})", "auth: max_step_ups is not an integer from 0 to 10"},
+          Row{R"({"max_step_ups": -1})", "auth: max_step_ups is not an integer from 0 to 10"},
+      }) {
+    SCOPED_TRACE(row.auth);
+    EXPECT_THAT(ParseConfig(AuthConfigText(row.auth), kConfigPath),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         "config /etc/agentrt/proxy.json: server \"tickets\": " + row.error));
+  }
+}
+
+TEST(ConfigAuthTest, RefusesABlockOnACommandServer) {
+  EXPECT_THAT(ParseConfig(ConfigText("", R"(, "auth": {})"), kConfigPath),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "config /etc/agentrt/proxy.json: server \"bank\": auth: only a server "
+                       "reached over HTTP (an endpoint) is authorized to"));
+}
+
 }  // namespace
 }  // namespace agentrt::mcp

@@ -271,6 +271,56 @@ TEST(ConnectTimeoutTest, AServerWithoutOneGetsThirtySecondsNeverNone) {
   EXPECT_EQ(ConnectTimeout(server), absl::Milliseconds(50));
 }
 
+// An authorization that always offers the same header (ValidateServer only asks whether there
+// is one).
+class FixedAuthorization final : public Authorization {
+ public:
+  absl::StatusOr<std::string> Header(absl::Time) override { return "Bearer from-authorization"; }
+  absl::Status Refused(int, const world::HttpFields&, absl::Time) override {
+    return absl::PermissionDeniedError("refused");
+  }
+};
+
+Server TicketsServer() {
+  Server server;
+  server.name = "tickets";
+  server.endpoint = "https://mcp.tickets.example.com/mcp";
+  return server;
+}
+
+TEST(ValidateServerTest, AnAuthorizationHeaderOrAnAuthorizationAloneIsAccepted) {
+  Server header = TicketsServer();
+  header.headers = {{"Authorization", "Bearer t0ken-S3cret"}};
+  EXPECT_OK(ValidateServer(header));
+  Server authorization = TicketsServer();
+  authorization.authorization = std::make_shared<FixedAuthorization>();
+  EXPECT_OK(ValidateServer(authorization));
+  Server configured = TicketsServer();
+  configured.auth = auth::AuthConfig{};
+  EXPECT_OK(ValidateServer(configured));
+  // Other headers sit beside an authorization: only one thing may say what Authorization is.
+  configured.headers = {{"X-Tenant", "ops"}, {"Proxy-Authorization", "Basic cHJveHk="}};
+  EXPECT_OK(ValidateServer(configured));
+}
+
+TEST(ValidateServerTest, AnAuthorizationHeaderBesideAnAuthorizationIsRefused) {
+  const std::string error =
+      R"(mcp: server "tickets": an Authorization header and an authorization are exclusive )"
+      "(which would be sent?)";
+  for (const char* name : {"Authorization", "authorization", "AUTHORIZATION"}) {
+    SCOPED_TRACE(name);
+    Server authorization = TicketsServer();
+    authorization.headers = {{"X-Tenant", "ops"}, {name, "Bearer t0ken-S3cret"}};
+    authorization.authorization = std::make_shared<FixedAuthorization>();
+    EXPECT_THAT(ValidateServer(authorization), StatusIs(absl::StatusCode::kInvalidArgument, error));
+
+    Server configured = TicketsServer();
+    configured.headers = {{name, "Bearer t0ken-S3cret"}};
+    configured.auth = auth::AuthConfig{};
+    EXPECT_THAT(ValidateServer(configured), StatusIs(absl::StatusCode::kInvalidArgument, error));
+  }
+}
+
 TEST(PhaseErrorTest, NamesTheStepKeepsTheCauseAndQuotesTheTail) {
   // A deadline reads as the step's own timeout; the code stays, so callers still see a deadline.
   absl::Status late =

@@ -255,6 +255,39 @@ TEST(VerdictTest, AnEffectNobodyAuthorizedBreaksTheFirstInvariant) {
               ::testing::ElementsAre(HasSubstr("effect without authority or twice")));
 }
 
+// A server behind authorization: the simulated authorization server and the real authorizer
+// play through; nothing secret of theirs reaches the log, and a token that did is caught.
+TEST(VerdictTest, ASecretOfTheAuthorizationInTheLogBreaksTheSixthInvariant) {
+  v1::Scenario scenario = Parse(R"pb(
+    servers {
+      name: "vault"
+      transport: HTTP
+      http { auth { required: true } }
+      tools {
+        name: "read"
+        calls { text: "ok" }
+      }
+      rules_json: '{"read":{"side_effect":"read_only","timeout":"5s"}}'
+    }
+    agent {
+      steps { call { tool: "vault_read" } }
+      steps { complete_json: '{}' }
+    }
+    policy { read_only: ALLOW }
+  )pb");
+  Outcome outcome = PlayOk(scenario);
+  ASSERT_TRUE(outcome.run.has_value());
+  EXPECT_EQ(outcome.run->status, RunStatus::kCompleted);
+  ASSERT_THAT(BrokenInvariants(outcome), IsEmpty());
+  outcome.events.back().payload_json = R"({"leaked":"Bearer sim-token-vault-1"})";
+  EXPECT_THAT(BrokenInvariants(outcome),
+              ::testing::ElementsAre(HasSubstr("a secret of the authorization")));
+  outcome = PlayOk(scenario);
+  outcome.load_errors.push_back("basic sim-secret");
+  EXPECT_THAT(BrokenInvariants(outcome),
+              ::testing::ElementsAre(HasSubstr("a secret of the authorization (sim-secret...)")));
+}
+
 // A server whose first load timed out loads when the runtime restarts after a crash: the
 // restarted runtime's calls to it are authorized by its own load, not the first one's (a swarm
 // seed found the verdict judging them by the first load's). A call the restarted runtime makes

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "mcp/auth/configured.h"
 #include "mcp/class_policy.h"
 #include "mcp/config.h"
 #include "mcp/load.h"
@@ -22,8 +23,10 @@
 #include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/real_filesystem.h"
+#include "runtime/world/timestamp.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
+#include "tools/agentrt/login_browser.h"
 #include "tools/agentrt/mcp_shared.h"
 #include "tools/agentrt/real_world.h"
 
@@ -44,6 +47,8 @@ Subcommands:
                                             one governed call, recorded as a one-step run
   call    --config F --resume RUN [--db PATH] [--json]
                                             go on with a call an operator approved
+  login   --config F --server NAME [--timeout D]
+                                            authorize to a remote server that requires it
 
 Run 'agentrt mcp SUBCOMMAND --help' for details.
 )";
@@ -100,14 +105,38 @@ Exit status: 0 the call ran (or waits for an operator), 1 it was refused, failed
 made, 2 usage error.
 )";
 
+constexpr char kLoginHelp[] =
+    R"(Usage: agentrt mcp login --config FILE --server NAME [--timeout DURATION]
+
+Authorizes agentrt to the remote MCP server NAME, which the configuration gives an `auth` block
+(docs/mcp.md, "Authorized servers"), and stores what the authorization server issues in the
+block's credentials file (owner-only, replaced atomically). Tokens and secrets are never printed.
+
+With the authorization code grant (the default): the server's 401 says where its authorization
+server is; the command prints an address to open in a browser (and hands it to $BROWSER when
+that is set), waits for the authorization server's answer on a listener at
+http://127.0.0.1:<port>/callback (the block's `redirect_port`, or any free port), checks it
+belongs to this login, and exchanges its code (with PKCE) for tokens. Any tokens stored before
+are not used. With the client_credentials grant: the tokens are obtained at once, with the
+configured client's secret or private key.
+
+Later commands (pin, tools, call, the proxy) send the stored token, refresh it when it expires,
+and, when that fails, say to log in again.
+
+--timeout bounds the whole login (default 5m).
+
+Exit status: 0 logged in, 1 the login failed (the reason is printed), 2 usage error.
+)";
+
 // What the mcp commands take; each names the flags it accepts (Flags).
 struct McpOptions {
-  std::string config;       // the configuration file (docs/mcp.md)
-  std::string server;       // pin, tools: only this configured server
-  std::string tool;         // call: the tool, by the name the model sees
-  std::string args = "{}";  // call: the call's arguments, a JSON object
-  std::string db;           // call: the database (default: the configuration's)
-  std::string resume;       // call: resume this run after its approval
+  std::string config;                         // the configuration file (docs/mcp.md)
+  std::string server;                         // pin, tools: only this configured server
+  std::string tool;                           // call: the tool, by the name the model sees
+  std::string args = "{}";                    // call: the call's arguments, a JSON object
+  std::string db;                             // call: the database (default: the configuration's)
+  std::string resume;                         // call: resume this run after its approval
+  absl::Duration timeout = absl::Minutes(5);  // login: the whole login's bound
   bool json = false;
   FlagSet Flags(std::initializer_list<std::string_view> names) {
     FlagSet flags;
@@ -119,6 +148,7 @@ struct McpOptions {
       if (name == "db") flags.Add("db", &db);
       if (name == "resume") flags.Add("resume", &resume);
       if (name == "json") flags.Add("json", &json);
+      if (name == "timeout") flags.Add("timeout", &timeout);
     }
     return flags;
   }
@@ -382,6 +412,81 @@ int Call(std::span<const std::string> args, Io& io) {
   return kExitOk;
 }
 
+int Login(std::span<const std::string> args, Io& io) {
+  McpOptions o;
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed = ParseFlags(
+      io, "mcp login", args, o.Flags({"config", "server", "timeout"}), kLoginHelp, &exit);
+  if (!parsed) return exit;
+  if (o.server.empty()) return UsageError(io, "mcp login", "--server NAME is required");
+  if (o.timeout <= absl::ZeroDuration()) {
+    return UsageError(io, "mcp login", "--timeout must be positive");
+  }
+  std::optional<mcp::Config> config = LoadConfig(io, "mcp login", o.config, &exit);
+  if (!config) return exit;
+  bool unknown = false;
+  std::vector<const mcp::ServerConfig*> servers = Selected(*config, o, &unknown);
+  if (unknown) return UsageError(io, "mcp login", "no configured server is named that");
+  const mcp::ServerConfig& s = *servers.front();
+  if (!s.auth.has_value()) {
+    return Failure(io, "mcp login",
+                   absl::StrCat("server ", json::Quoted(s.name),
+                                " has no auth block; nothing to log in to (docs/mcp.md, "
+                                "\"Authorized servers\")"));
+  }
+  absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
+  if (!world.ok()) return Failure(io, "mcp login", ToStd(world.status().message()));
+  const world::World& w = (*world)->world();
+  std::unique_ptr<LoginBrowser> browser;
+  if (s.auth->settings.grant == mcp::auth::Grant::kAuthorizationCode) {
+    absl::StatusOr<std::unique_ptr<LoginBrowser>> listening =
+        LoginBrowser::Listen(s.auth->redirect_port, io.out, w);
+    if (!listening.ok()) {
+      return Failure(io, "mcp login",
+                     absl::StrCat("the redirect listener: ", listening.status().message()));
+    }
+    browser = *std::move(listening);
+  }
+  absl::StatusOr<std::shared_ptr<mcp::auth::Authorizer>> authorizer =
+      mcp::auth::ConfiguredAuthorizer(s.endpoint, *s.auth, w, browser.get());
+  if (!authorizer.ok()) {
+    return Failure(
+        io, "mcp login",
+        absl::StrCat("server ", json::Quoted(s.name), ": auth: ", authorizer.status().message()));
+  }
+  (*authorizer)->ForgetTokens();
+  mcp::Server server = mcp::ServerOf(s);
+  server.authorization = *authorizer;
+  absl::Time deadline = w.clock->Now() + o.timeout;
+  absl::StatusOr<std::unique_ptr<mcp::Session>> session = mcp::Connect(server, w, deadline);
+  if (!session.ok()) return Failure(io, "mcp login", ToStd(session.status().message()));
+  // A server may let the handshake through and ask on its first request.
+  if (!(*authorizer)->current().has_value() || (*authorizer)->current()->access_token.empty()) {
+    absl::StatusOr<std::vector<mcp::ListedTool>> tools = mcp::ListAll(**session, deadline);
+    if (!tools.ok()) {
+      return Failure(
+          io, "mcp login",
+          ToStd(mcp::Fail(server, "list tools", **session, tools.status(), *w.clock).message()));
+    }
+  }
+  (*session)->Close();
+  std::optional<mcp::auth::Credentials> got = (*authorizer)->current();
+  if (!got.has_value() || got->access_token.empty()) {
+    io.out << "Server " << json::Quoted(s.name)
+           << " answered without asking for authorization; nothing was stored.\n";
+    return kExitOk;
+  }
+  io.out << "Logged in to " << json::Quoted(s.name) << ": a token for "
+         << json::Quoted(got->resource) << " from " << json::Quoted(got->issuer);
+  if (!got->scope.empty()) io.out << ", scope " << json::Quoted(got->scope);
+  if (got->expires_at != absl::InfiniteFuture()) {
+    io.out << ", expiring " << world::FormatTimestamp(got->expires_at);
+  }
+  io.out << (got->refresh_token.empty() ? ", no refresh token" : ", with a refresh token")
+         << ".\nStored in " << json::Quoted(s.auth->credentials) << " (owner-only).\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunMcpCommand(std::span<const std::string> args, Io& io) {
@@ -392,6 +497,7 @@ int RunMcpCommand(std::span<const std::string> args, Io& io) {
   if (sub == "check") return Check(args.subspan(1), io);
   if (sub == "tools") return Tools(args.subspan(1), io);
   if (sub == "call") return Call(args.subspan(1), io);
+  if (sub == "login") return Login(args.subspan(1), io);
   return UsageError(io, "mcp", "unknown subcommand \"" + json::Sanitize(sub) + "\"");
 }
 

@@ -5,6 +5,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "runtime/base/string_view.h"
+#include "runtime/replay/internal/secret_redactor.h"
 
 namespace agentrt::replay::internal {
 
@@ -85,7 +86,10 @@ v1::Exchange HttpSendOf(const world::HttpRequest& request, absl::Time deadline) 
     field->set_name(name);
     field->set_value(IsCredentialHeader(name) ? std::string(kRedacted) : value);
   }
-  send->set_body(request.body);
+  std::optional<std::string> type = world::FindHeader(request.headers, "Content-Type");
+  bool form =
+      type.has_value() && absl::StartsWithIgnoreCase(*type, "application/x-www-form-urlencoded");
+  send->set_body(request.carries_secrets && form ? RedactForm(request.body) : request.body);
   send->set_max_body_bytes(request.max_body_bytes);
   send->set_deadline(NanosOf(deadline));
   return e;

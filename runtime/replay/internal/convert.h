@@ -41,8 +41,9 @@ inline constexpr std::string_view kRedacted = "[redacted]";
 bool IsCredentialHeader(std::string_view name);
 
 // The request side of exchanges, as a recorder writes it and a replayer asks for it: an HTTP
-// send (method, URL, headers with every credential redacted, body, body cap, deadline; no
-// outcome yet), and the empty stdio and exit exchanges of process `process`.
+// send (method, URL, headers with every credential redacted, body (its secret form fields
+// redacted when the request carries secrets), body cap, deadline; no outcome yet), and the empty
+// stdio and exit exchanges of process `process`.
 v1::Exchange HttpSendOf(const world::HttpRequest& request, absl::Time deadline);
 v1::Exchange StdioExchange(std::uint32_t process);
 v1::Exchange ExitExchange(std::uint32_t process);
