@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "mcp/auth/form.h"
 #include "mcp/auth/metadata.h"
 #include "mcp/auth/token.h"
@@ -40,7 +40,12 @@ void Check(bool holds, const char* what) {
   }
 }
 
-bool IsLower(std::string_view s) { return absl::AsciiStrToLower(s) == s; }
+bool IsLower(std::string_view s) {
+  for (char c : s) {
+    if (c >= 'A' && c <= 'Z') return false;
+  }
+  return true;
+}
 
 void Challenges(std::string_view header) {
   absl::StatusOr<std::vector<auth::Challenge>> parsed = auth::ParseChallenges(header);

@@ -332,6 +332,12 @@ absl::StatusOr<Config> ParseConfig(std::string_view bytes, const std::string& pa
       ReadFields(document->root(), std::filesystem::path(path).parent_path());
   if (!config.ok()) return WithContext(where, config.status());
   config->path = path;
+  for (ServerConfig& server : config->servers) {
+    if (server.auth.has_value()) {
+      server.auth->settings.login_command =
+          absl::StrCat("agentrt mcp login --config ", path, " --server ", server.name);
+    }
+  }
   return config;
 }
 

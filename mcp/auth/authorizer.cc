@@ -139,7 +139,7 @@ absl::StatusOr<std::string> Authorizer::Header(absl::Time deadline) {
   absl::Time now = world_.clock->Now();
   // Refreshed a little before it expires, when it can be; used until it expires when not.
   if (now + kExpirySlack >= credentials_->expires_at && !credentials_->refresh_token.empty()) {
-    (void)Refresh(deadline);  // a failure leaves the token as it was, and no refresh token
+    (void)Refresh(deadline);  // a failure leaves the token as it was (refused: no refresh token)
   }
   if (now >= credentials_->expires_at) {
     credentials_->access_token = world::Secret();
@@ -206,9 +206,11 @@ absl::Status Authorizer::Authorize(const BearerChallenge& challenge, std::set<st
 absl::Status Authorizer::AuthorizationCode(const Discovery& discovery, const std::string& scope,
                                            absl::Time deadline) {
   if (world_.browser == nullptr) {
-    return absl::FailedPreconditionError(
-        "the server needs an operator's login; run `agentrt mcp login --config <file> --server "
-        "<name>`");
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the server needs an operator's login; run `",
+        settings_.login_command.empty() ? "agentrt mcp login --config <file> --server <name>"
+                                        : settings_.login_command,
+        "`"));
   }
   const ServerMetadata& server = discovery.server;
   if (server.authorization_endpoint.empty()) {
@@ -450,7 +452,10 @@ absl::Status Authorizer::Exchange(const Discovery& discovery, const Client& clie
   if (client.registered) {
     next.client_id = client.id;
     next.client_secret = client.secret;
-    next.redirect_uri = world_.browser == nullptr ? "" : world_.browser->redirect_uri();
+    // The redirect URI it was registered for: a refresh has none of its own.
+    next.redirect_uri = refresh && credentials_.has_value() ? credentials_->redirect_uri
+                        : world_.browser == nullptr         ? ""
+                                                            : world_.browser->redirect_uri();
   }
   next.token_endpoint_auth_method = client.method;
   next.access_token = world::Secret(token->access_token);

@@ -36,6 +36,9 @@ struct AuthSettings {
   // How many times in one session a 403 insufficient_scope may send the operator back to log in
   // with wider scopes.
   int max_step_ups = 2;
+  // What an operator runs to log in, named when a login is needed and there is no browser
+  // ("agentrt mcp login --config <file> --server <name>" when empty).
+  std::string login_command;
 };
 
 // The configuration's `auth` block as read (config.h): the settings without their secrets, and

@@ -109,7 +109,7 @@ TEST_F(AgentrtMcpLoginTest, WithoutALoginACommandSaysHowToLogIn) {
   Serve({});
   ProcessResult pin = Run({"mcp", "pin", "--config", config_, "--server", "files"});
   EXPECT_EQ(pin.exit_code, 1);
-  EXPECT_THAT(pin.err, HasSubstr("agentrt mcp login"));
+  EXPECT_THAT(pin.err, HasSubstr("agentrt mcp login --config " + config_ + " --server files"));
 }
 
 TEST_F(AgentrtMcpLoginTest, AServerWithoutAuthIsNamedAndItsRefusalExplained) {
