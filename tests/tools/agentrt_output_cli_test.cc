@@ -128,6 +128,7 @@ TEST_F(AgentrtOutputCliTest, EveryCommandFailsNamingTheErrorWhenItsOutputCannotB
       {"mcp tools", {"mcp", "tools", "--config", Path("config.json")}},
       {"mcp call",
        {"mcp", "call", "--config", Path("config.json"), "--tool", "fs_read_file", "--args", "{}"}},
+      {"mcp login", {"mcp", "login", "--help"}},
       {"sim run", {"sim", "run", Fixture("scenarios/default_policy.textproto")}},
       {"sim swarm",
        {"sim", "swarm", Fixture("scenarios/default_policy.textproto"), "--seeds", "2"}},

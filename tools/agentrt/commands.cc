@@ -81,6 +81,8 @@ constexpr Command kCommands[] = {
      Section::kStandalone, RunMcpCommand},
     {"mcp call", "make one governed call to an MCP server's tool, recorded as a run",
      Section::kStandalone, RunMcpCommand},
+    {"mcp login", "authorize to a remote MCP server that requires it (OAuth), at a browser",
+     Section::kStandalone, RunMcpCommand},
     {"proxy", "serve an MCP host over stdio, every tool call governed and recorded",
      Section::kStandalone, RunProxyCommand},
     {"proxy pin", "record what each server behind the proxy presents (its manifest)",
