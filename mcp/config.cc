@@ -8,6 +8,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "mcp/auth/metadata.h"
 #include "mcp/duration.h"
 #include "mcp/errors.h"
 #include "mcp/internal/fields.h"
@@ -102,10 +103,10 @@ absl::StatusOr<auth::AuthConfig> ReadAuth(json::Value object, const ServerConfig
                                           const std::filesystem::path& folder) {
   if (!object.is_object()) return Invalid("not a JSON object");
   AGENTRT_RETURN_IF_ERROR(internal::CheckKnownFields(
-      object,
-      {"grant", "client_id", "client_secret_env", "client_secret_file", "private_key_env",
-       "private_key_file", "signing_alg", "token_endpoint_auth_method", "client_metadata_url",
-       "client_name", "credentials", "redirect_port", "max_step_ups"}));
+      object, {"grant", "client_id", "client_secret_env", "client_secret_file", "private_key_env",
+               "private_key_file", "signing_alg", "token_endpoint_auth_method",
+               "client_metadata_url", "client_name", "credentials", "redirect_port", "max_step_ups",
+               "idp_token_endpoint", "idp_client_id", "idp_id_token_env", "idp_id_token_file"}));
   if (server.endpoint.empty()) {
     return Invalid("only a server reached over HTTP (an endpoint) is authorized to");
   }
@@ -120,10 +121,14 @@ absl::StatusOr<auth::AuthConfig> ReadAuth(json::Value object, const ServerConfig
   AGENTRT_ASSIGN_OR_RETURN(std::string grant, ReadString(object, "grant"));
   if (grant == "client_credentials") {
     s.grant = auth::Grant::kClientCredentials;
+  } else if (grant == "identity_assertion") {
+    s.grant = auth::Grant::kIdentityAssertion;
   } else if (!grant.empty() && grant != "authorization_code") {
-    return Invalid(
-        absl::StrCat("grant ", Quote(grant), " is not authorization_code or client_credentials"));
+    return Invalid(absl::StrCat("grant ", Quote(grant),
+                                " is not authorization_code, client_credentials or "
+                                "identity_assertion"));
   }
+
   AGENTRT_ASSIGN_OR_RETURN(s.client_id, ReadString(object, "client_id"));
   AGENTRT_ASSIGN_OR_RETURN(out.client_secret.env, ReadString(object, "client_secret_env"));
   AGENTRT_ASSIGN_OR_RETURN(std::string secret_file, ReadString(object, "client_secret_file"));
@@ -150,6 +155,30 @@ absl::StatusOr<auth::AuthConfig> ReadAuth(json::Value object, const ServerConfig
     return Invalid(
         "the client_credentials grant needs client_id with a client secret or a private "
         "key");
+  }
+  AGENTRT_ASSIGN_OR_RETURN(s.idp_token_endpoint, ReadString(object, "idp_token_endpoint"));
+  AGENTRT_ASSIGN_OR_RETURN(s.idp_client_id, ReadString(object, "idp_client_id"));
+  AGENTRT_ASSIGN_OR_RETURN(out.idp_id_token.env, ReadString(object, "idp_id_token_env"));
+  AGENTRT_ASSIGN_OR_RETURN(std::string id_token_file, ReadString(object, "idp_id_token_file"));
+  if (!id_token_file.empty()) out.idp_id_token.file = Resolve(folder, id_token_file);
+  bool has_idp = !s.idp_token_endpoint.empty() || !s.idp_client_id.empty() ||
+                 !out.idp_id_token.env.empty() || !out.idp_id_token.file.empty();
+  if (s.grant == auth::Grant::kIdentityAssertion) {
+    if (s.client_id.empty() || !(has_secret || has_key)) {
+      return Invalid(
+          "the identity_assertion grant needs client_id with a client secret or a private key");
+    }
+    if (s.idp_token_endpoint.empty() ||
+        out.idp_id_token.env.empty() == out.idp_id_token.file.empty()) {
+      return Invalid(
+          "the identity_assertion grant needs idp_token_endpoint and one of idp_id_token_env or "
+          "idp_id_token_file");
+    }
+    if (absl::Status usable = auth::CheckEndpoint(s.idp_token_endpoint); !usable.ok()) {
+      return Invalid(absl::StrCat("idp_token_endpoint: ", usable.message()));
+    }
+  } else if (has_idp) {
+    return Invalid("the idp_ fields belong to the identity_assertion grant");
   }
   AGENTRT_ASSIGN_OR_RETURN(std::string alg, ReadString(object, "signing_alg"));
   if (!alg.empty()) {

@@ -28,6 +28,10 @@ namespace {
 // A token this close to its expiry is refreshed before it is sent.
 constexpr absl::Duration kExpirySlack = absl::Seconds(30);
 constexpr std::string_view kJwtBearer = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+constexpr std::string_view kJwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+constexpr std::string_view kTokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange";
+constexpr std::string_view kIdJag = "urn:ietf:params:oauth:token-type:id-jag";
+constexpr std::string_view kIdTokenType = "urn:ietf:params:oauth:token-type:id_token";
 
 bool Contains(const std::vector<std::string>& list, std::string_view value) {
   return std::find(list.begin(), list.end(), value) != list.end();
@@ -75,12 +79,24 @@ absl::StatusOr<std::unique_ptr<Authorizer>> Authorizer::Create(std::string serve
                                                    json::Sanitize(url.host),
                                                    ", which is not this machine"));
   }
-  if (settings.grant == Grant::kClientCredentials &&
+  if (settings.grant != Grant::kAuthorizationCode &&
       (settings.client_id.empty() ||
        (settings.client_secret.empty() && settings.private_key.empty()))) {
-    return absl::InvalidArgumentError(
-        "the client_credentials grant needs a pre-registered client: client_id with "
-        "client_secret or private_key");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the ",
+        settings.grant == Grant::kClientCredentials ? "client_credentials" : "identity_assertion",
+        " grant needs a pre-registered client: client_id with client_secret or private_key"));
+  }
+  if (settings.grant == Grant::kIdentityAssertion) {
+    if (settings.idp_token_endpoint.empty() || settings.idp_id_token.empty()) {
+      return absl::InvalidArgumentError(
+          "the identity_assertion grant needs the identity provider's token endpoint and the "
+          "operator's ID token");
+    }
+    if (absl::Status usable = CheckEndpoint(settings.idp_token_endpoint); !usable.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the identity provider's token endpoint: ", usable.message()));
+    }
   }
   if (!settings.client_metadata_url.empty()) {
     absl::StatusOr<world::Url> cimd = world::ParseUrl(settings.client_metadata_url);
@@ -200,6 +216,15 @@ absl::Status Authorizer::Authorize(const BearerChallenge& challenge, std::set<st
     form.emplace_back("resource", discovery.resource);
     return Exchange(discovery, client, std::move(form), scope, deadline);
   }
+  if (settings_.grant == Grant::kIdentityAssertion) {
+    AGENTRT_ASSIGN_OR_RETURN(std::string assertion, IdentityAssertion(discovery, scope, deadline));
+    AGENTRT_ASSIGN_OR_RETURN(Client client, Identify(discovery, deadline));
+    world::HttpFields form = {{"grant_type", std::string(kJwtBearerGrant)},
+                              {"assertion", std::move(assertion)}};
+    if (!scope.empty()) form.emplace_back("scope", scope);
+    form.emplace_back("resource", discovery.resource);
+    return Exchange(discovery, client, std::move(form), scope, deadline);
+  }
   return AuthorizationCode(discovery, scope, deadline);
 }
 
@@ -251,7 +276,13 @@ absl::Status Authorizer::AuthorizationCode(const Discovery& discovery, const std
         "the login's redirect carries a state that does not match the request's; refused (a "
         "forged or replayed redirect)");
   }
-  if (std::optional<std::string> iss = field("iss"); iss.has_value() && *iss != server.issuer) {
+  std::optional<std::string> iss = field("iss");
+  if (!iss.has_value() && server.authorization_response_iss_parameter_supported) {
+    return absl::PermissionDeniedError(
+        "the login's redirect names no issuer, though the authorization server says it always "
+        "does (RFC 9207); refused (a mix-up)");
+  }
+  if (iss.has_value() && *iss != server.issuer) {
     return absl::PermissionDeniedError(absl::StrCat("the login's redirect names issuer ",
                                                     json::Quoted(iss->substr(0, 200)), ", not ",
                                                     json::Quoted(server.issuer)));
@@ -307,6 +338,48 @@ absl::Status Authorizer::Refresh(absl::Time deadline) {
     credentials_->refresh_token = world::Secret();
   }
   return refreshed;
+}
+
+absl::StatusOr<std::string> Authorizer::IdentityAssertion(const Discovery& discovery,
+                                                          const std::string& scope,
+                                                          absl::Time deadline) {
+  const std::string& endpoint = settings_.idp_token_endpoint;
+  std::string where = absl::StrCat("identity provider ", world::ShownUrl(endpoint));
+  world::HttpFields form = {{"grant_type", std::string(kTokenExchange)},
+                            {"requested_token_type", std::string(kIdJag)},
+                            {"audience", discovery.server.issuer},
+                            {"resource", discovery.resource},
+                            {"subject_token", settings_.idp_id_token.Reveal()},
+                            {"subject_token_type", std::string(kIdTokenType)}};
+  if (!scope.empty()) form.emplace_back("scope", scope);
+  if (!settings_.idp_client_id.empty()) form.emplace_back("client_id", settings_.idp_client_id);
+  absl::StatusOr<internal::Answer> answer =
+      internal::Fetch(*world_.network, internal::PostForm(endpoint, form), deadline);
+  if (!answer.ok()) return Prefixed(where, answer.status());
+  if (answer->status != 200) {
+    std::optional<TokenError> error = ParseTokenError(answer->body);
+    return absl::PermissionDeniedError(
+        absl::StrCat(where, " refused the token exchange (HTTP ", answer->status, ")",
+                     error.has_value() ? absl::StrCat(": ", error->error) : ""));
+  }
+  absl::StatusOr<json::Document> doc = json::Parse(answer->body, {.max_depth = 32});
+  absl::StatusOr<std::optional<std::string>> assertion =
+      doc.ok() && doc->root().is_object()
+          ? mcp::internal::StringMember(doc->root(), "access_token")
+          : absl::StatusOr<std::optional<std::string>>(std::nullopt);
+  absl::StatusOr<std::optional<std::string>> type =
+      doc.ok() && doc->root().is_object()
+          ? mcp::internal::StringMember(doc->root(), "issued_token_type")
+          : absl::StatusOr<std::optional<std::string>>(std::nullopt);
+  if (!assertion.ok() || !assertion->has_value() || !IsTokenText(**assertion)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": the answer holds no usable identity assertion"));
+  }
+  if (!type.ok() || type->value_or("") != kIdJag) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": the answer's issued_token_type is not ", ToAbsl(kIdJag)));
+  }
+  return **assertion;
 }
 
 absl::StatusOr<Authorizer::Client> Authorizer::Identify(const Discovery& discovery,

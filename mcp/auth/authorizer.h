@@ -7,10 +7,13 @@
 //  - the authorization code grant with PKCE S256 (pkce.h) through a Browser (browser.h): the
 //    authorization URL carries `response_type=code`, `client_id`, `redirect_uri`, the challenge,
 //    a fresh `state`, the scope and the resource; the redirect back must come to the redirect
-//    URI with the same `state` (and, when it names one, the same `iss`, RFC 9207), else it is
-//    refused by name; the code is exchanged with the verifier;
+//    URI with the same `state` (and the same `iss`, RFC 9207, when it names one or the server
+//    says it always does), else it is refused by name; the code is exchanged with the verifier;
 //  - the client credentials grant (the client-credentials extension) with a client secret or a
 //    private_key_jwt assertion (client_assertion.h) for a machine with no operator;
+//  - the identity assertion grant (the enterprise-managed extension, cross-app access): the
+//    operator's ID token exchanged at their identity provider for an ID-JAG naming this
+//    authorization server and resource, then the jwt-bearer grant with it;
 //  - the scope: the refusal's `scope`, else the protected resource metadata's scopes_supported,
 //    else none; `offline_access` added when the authorization server lists it (so it may issue a
 //    refresh token);
@@ -102,6 +105,9 @@ class Authorizer final : public Authorization {
   absl::Status AuthorizationCode(const Discovery& discovery, const std::string& scope,
                                  absl::Time deadline) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Refresh(absl::Time deadline) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // IdentityAssertion asks the identity provider for an ID-JAG for `discovery`'s server.
+  absl::StatusOr<std::string> IdentityAssertion(const Discovery& discovery,
+                                                const std::string& scope, absl::Time deadline);
   absl::StatusOr<Client> Identify(const Discovery& discovery, absl::Time deadline)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<Client> Register(const Discovery& discovery, absl::Time deadline);

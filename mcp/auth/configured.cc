@@ -24,6 +24,9 @@ absl::StatusOr<std::shared_ptr<Authorizer>> ConfiguredAuthorizer(const std::stri
       settings.private_key,
       world::ReadSecret(config.private_key, *world.environment, *world.filesystem, "private key",
                         world::SecretForm::kPem));
+  AGENTRT_ASSIGN_OR_RETURN(
+      settings.idp_id_token,
+      world::ReadSecret(config.idp_id_token, *world.environment, *world.filesystem, "ID token"));
   auto store = std::make_shared<FileTokenStore>(*world.filesystem, config.credentials);
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Authorizer> authorizer,
                            Authorizer::Create(endpoint, std::move(settings), std::move(store),

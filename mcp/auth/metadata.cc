@@ -103,6 +103,9 @@ absl::StatusOr<ServerMetadata> ParseServerMetadata(std::string_view body) {
   AGENTRT_ASSIGN_OR_RETURN(std::optional<bool> cimd,
                            BoolMember(root, "client_id_metadata_document_supported"));
   out.client_id_metadata_document_supported = cimd.value_or(false);
+  AGENTRT_ASSIGN_OR_RETURN(std::optional<bool> iss,
+                           BoolMember(root, "authorization_response_iss_parameter_supported"));
+  out.authorization_response_iss_parameter_supported = iss.value_or(false);
   AGENTRT_RETURN_IF_ERROR(Endpoint("authorization_endpoint", out.authorization_endpoint));
   AGENTRT_RETURN_IF_ERROR(Endpoint("token_endpoint", out.token_endpoint));
   AGENTRT_RETURN_IF_ERROR(Endpoint("registration_endpoint", out.registration_endpoint));

@@ -41,6 +41,8 @@ struct ServerMetadata {
   std::vector<std::string> code_challenge_methods_supported;
   std::vector<std::string> token_endpoint_auth_methods_supported;
   bool client_id_metadata_document_supported = false;
+  // RFC 9207: the server names itself (`iss`) in every authorization response.
+  bool authorization_response_iss_parameter_supported = false;
 };
 
 // ParseResourceMetadata reads RFC 9728 metadata. Errors: InvalidArgument `not usable JSON:

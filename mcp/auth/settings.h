@@ -20,6 +20,10 @@ namespace agentrt::mcp::auth {
 enum class Grant {
   kAuthorizationCode,  // an operator logs in at a browser (`agentrt mcp login`)
   kClientCredentials,  // a machine with no operator (the client-credentials extension)
+  // The enterprise-managed extension (cross-app access): the operator's identity provider
+  // exchanges their ID token for an identity assertion (an ID-JAG, RFC 8693 token exchange) that
+  // the authorization server takes for a token (RFC 7523's jwt-bearer grant). No browser.
+  kIdentityAssertion,
 };
 
 struct AuthSettings {
@@ -36,6 +40,11 @@ struct AuthSettings {
   // How many times in one session a 403 insufficient_scope may send the operator back to log in
   // with wider scopes.
   int max_step_ups = 2;
+  // kIdentityAssertion: the identity provider's token endpoint, this client's id there, and the
+  // operator's ID token it issued.
+  std::string idp_token_endpoint;
+  std::string idp_client_id;
+  world::Secret idp_id_token;
   // What an operator runs to log in, named when a login is needed and there is no browser
   // ("agentrt mcp login --config <file> --server <name>" when empty).
   std::string login_command;
@@ -47,6 +56,7 @@ struct AuthConfig {
   AuthSettings settings;  // client_secret and private_key still empty
   world::SecretSource client_secret;
   world::SecretSource private_key;
+  world::SecretSource idp_id_token;
   std::string credentials;  // the credentials file (credentials.h), joined to the config's folder
   int redirect_port = 0;    // `agentrt mcp login`'s loopback listener; 0: any free port
 };

@@ -447,10 +447,29 @@ TEST(ConfigAuthTest, RefusesEachBadBlockByItsMessage) {
           Row{R"({"client_secret": "s3cr3t"})", R"(auth: unknown field "client_secret")"},
           Row{"[]", "auth: not a JSON object"},
           Row{R"({"grant": "password"})",
-              R"(auth: grant "password" is not authorization_code or client_credentials)"},
+              R"(auth: grant "password" is not authorization_code, client_credentials or identity_assertion)"},
           Row{R"({"grant": "client_credentials"})",
               "auth: the client_credentials grant needs client_id with a client secret or a "
               "private key"},
+          Row{R"({"grant": "identity_assertion", "idp_token_endpoint": "https://idp/t",)"
+              R"( "idp_id_token_env": "T"})",
+              "auth: the identity_assertion grant needs client_id with a client secret or a "
+              "private key"},
+          Row{R"({"grant": "identity_assertion", "client_id": "c", "client_secret_env": "S",)"
+              R"( "idp_id_token_env": "T"})",
+              "auth: the identity_assertion grant needs idp_token_endpoint and one of "
+              "idp_id_token_env or idp_id_token_file"},
+          Row{R"({"grant": "identity_assertion", "client_id": "c", "client_secret_env": "S",)"
+              R"( "idp_token_endpoint": "https://idp/t", "idp_id_token_env": "T",)"
+              R"( "idp_id_token_file": "t"})",
+              "auth: the identity_assertion grant needs idp_token_endpoint and one of "
+              "idp_id_token_env or idp_id_token_file"},
+          Row{R"({"grant": "identity_assertion", "client_id": "c", "client_secret_env": "S",)"
+              R"( "idp_token_endpoint": "http://idp.example.com/t", "idp_id_token_env": "T"})",
+              "auth: idp_token_endpoint: refusing plain http to idp.example.com, which is not "
+              "this machine"},
+          Row{R"({"idp_client_id": "c"})",
+              "auth: the idp_ fields belong to the identity_assertion grant"},
           Row{R"({"grant": "client_credentials", "client_id": "ci"})",
               "auth: the client_credentials grant needs client_id with a client secret or a "
               "private key"},
@@ -498,6 +517,22 @@ TEST(ConfigAuthTest, RefusesEachBadBlockByItsMessage) {
                 StatusIs(absl::StatusCode::kInvalidArgument,
                          "config /etc/agentrt/proxy.json: server \"tickets\": " + row.error));
   }
+}
+
+TEST(ConfigAuthTest, ReadsAnIdentityAssertionGrant) {
+  absl::StatusOr<Config> config = ParseConfig(
+      AuthConfigText(R"({"grant": "identity_assertion", "client_id": "app",)"
+                     R"( "client_secret_env": "APP_SECRET",)"
+                     R"( "idp_token_endpoint": "https://idp.example.com/oauth2/token",)"
+                     R"( "idp_client_id": "app-at-idp", "idp_id_token_file": "id-token"})"),
+      kConfigPath);
+  ASSERT_OK(config);
+  const auth::AuthConfig& a = *config->servers[0].auth;
+  EXPECT_EQ(a.settings.grant, auth::Grant::kIdentityAssertion);
+  EXPECT_EQ(a.settings.idp_token_endpoint, "https://idp.example.com/oauth2/token");
+  EXPECT_EQ(a.settings.idp_client_id, "app-at-idp");
+  EXPECT_EQ(a.idp_id_token.file, "/etc/agentrt/id-token");
+  EXPECT_EQ(a.client_secret.env, "APP_SECRET");
 }
 
 TEST(ConfigAuthTest, RefusesABlockOnACommandServer) {

@@ -117,8 +117,9 @@ server is; the command prints an address to open in a browser (and hands it to $
 that is set), waits for the authorization server's answer on a listener at
 http://127.0.0.1:<port>/callback (the block's `redirect_port`, or any free port), checks it
 belongs to this login, and exchanges its code (with PKCE) for tokens. Any tokens stored before
-are not used. With the client_credentials grant: the tokens are obtained at once, with the
-configured client's secret or private key.
+are not used. With the client_credentials or identity_assertion grant: the tokens are obtained
+at once, with the configured client's secret or private key (and, for an identity assertion,
+the operator's ID token exchanged at their identity provider).
 
 Later commands (pin, tools, call, the proxy) send the stored token, refresh it when it expires,
 and, when that fails, say to log in again.

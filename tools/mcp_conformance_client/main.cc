@@ -13,7 +13,8 @@
 //               through a "browser" that follows the authorization endpoint's one redirect
 //               itself (nothing listens at the redirect URI), a client ID metadata document at
 //               the suite's fixed URL, or, for the client-credentials scenarios, that grant with
-//               the context's secret or ES256 key.
+//               the context's secret or ES256 key, and for cross-app access the identity
+//               assertion grant with the context's identity provider and ID token.
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -94,6 +95,12 @@ absl::StatusOr<auth::AuthSettings> SettingsFor(const std::string& scenario) {
   if (absl::StartsWith(scenario, "auth/client-credentials")) {
     settings.grant = auth::Grant::kClientCredentials;
   }
+  if (scenario == "auth/cross-app-access-complete-flow") {
+    settings.grant = auth::Grant::kIdentityAssertion;
+    settings.idp_token_endpoint = read("idp_token_endpoint");
+    settings.idp_client_id = read("idp_client_id");
+    settings.idp_id_token = world::Secret(read("idp_id_token"));
+  }
   return settings;
 }
 
@@ -111,10 +118,6 @@ int main(int argc, char** argv) {
   if (scenario != "initialize" && scenario != "tools_call" && scenario != "sse-retry" &&
       !authorized) {
     std::cerr << "agentrt-conformance-client: unknown scenario \"" << scenario << "\"\n";
-    return 2;
-  }
-  if (scenario == "auth/cross-app-access-complete-flow") {
-    std::cerr << "agentrt-conformance-client: the cross-app access extension is not spoken\n";
     return 2;
   }
   world::RealClock clock;

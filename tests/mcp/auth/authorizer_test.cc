@@ -95,6 +95,7 @@ class FakeAuthServer {
   std::vector<std::string> auth_methods;     // token_endpoint_auth_methods_supported
   std::vector<std::string> pkce_methods = {"S256"};
   bool cimd_supported = false;
+  bool iss_supported = false;  // authorization_response_iss_parameter_supported (RFC 9207)
   std::string token_endpoint = kToken;
   std::string challenge_scope;  // the 401's scope parameter ("" for none)
   std::string required_scope;   // what tools/list needs: a 403 insufficient_scope without it
@@ -155,6 +156,9 @@ class FakeAuthServer {
         cimd_supported ? "true" : "false");
     if (!server_scopes.empty())
       absl::StrAppend(&out, R"(,"scopes_supported":)", JsonList(server_scopes));
+    if (iss_supported) {
+      absl::StrAppend(&out, R"(,"authorization_response_iss_parameter_supported":true)");
+    }
     if (!auth_methods.empty()) {
       absl::StrAppend(&out, R"(,"token_endpoint_auth_methods_supported":)", JsonList(auth_methods));
     }
@@ -221,6 +225,12 @@ class FakeAuthServer {
       return Issue(refresh->second);
     }
     if (grant == "client_credentials") {
+      std::string scope = Field(*form, "scope");
+      return Issue(scope == "<absent>" ? "" : scope);
+    }
+    if (grant == "urn:ietf:params:oauth:grant-type:jwt-bearer") {
+      // The identity assertion the identity provider issued for this server, and nothing else.
+      if (Field(*form, "assertion") != "id-jag-for-auth.example.com") return Error("invalid_grant");
       std::string scope = Field(*form, "scope");
       return Issue(scope == "<absent>" ? "" : scope);
     }
@@ -587,6 +597,81 @@ TEST_F(AuthorizerTest, TheClientCredentialsGrantNeedsNoBrowser) {
               ElementsAre(absl::StrCat("Basic ", absl::Base64Escape("machine:machine-secret"))));
 }
 
+// The enterprise-managed extension: the operator's ID token exchanged at their identity
+// provider for an assertion naming this authorization server and resource, then that assertion
+// exchanged for the token. No browser, no registration.
+TEST_F(AuthorizerTest, TheIdentityAssertionGrantExchangesTheIdTokenAtTheIdentityProvider) {
+  constexpr char kIdp[] = "https://idp.example.com/token";
+  std::vector<world::HttpFields> exchanges;
+  network_.Route(kIdp, [&](const world::HttpRequest& request) {
+    absl::StatusOr<world::HttpFields> form = FormDecode(request.body);
+    exchanges.push_back(form.ok() ? *form : world::HttpFields());
+    return Json(R"({"access_token":"id-jag-for-auth.example.com","token_type":"N_A",)"
+                R"("issued_token_type":"urn:ietf:params:oauth:token-type:id-jag"})");
+  });
+  server_.clients["app"] = "app-secret";
+  AuthSettings settings{.grant = Grant::kIdentityAssertion,
+                        .client_id = "app",
+                        .client_secret = world::Secret("app-secret")};
+  settings.idp_token_endpoint = kIdp;
+  settings.idp_client_id = "app-at-idp";
+  settings.idp_id_token = world::Secret("the-operators-id-token");
+  std::unique_ptr<Authorizer> authorizer = Make(settings, /*with_browser=*/false);
+
+  EXPECT_THAT(Authorized(*authorizer), IsOkAndHolds("Bearer at-1"));
+
+  EXPECT_THAT(browser_.visited, IsEmpty());
+  EXPECT_THAT(server_.registrations, IsEmpty());
+  ASSERT_THAT(exchanges, SizeIs(1));
+  EXPECT_EQ(Field(exchanges[0], "grant_type"), "urn:ietf:params:oauth:grant-type:token-exchange");
+  EXPECT_EQ(Field(exchanges[0], "subject_token"), "the-operators-id-token");
+  EXPECT_EQ(Field(exchanges[0], "subject_token_type"), "urn:ietf:params:oauth:token-type:id_token");
+  EXPECT_EQ(Field(exchanges[0], "requested_token_type"), "urn:ietf:params:oauth:token-type:id-jag");
+  EXPECT_EQ(Field(exchanges[0], "audience"), kIssuer);
+  EXPECT_EQ(Field(exchanges[0], "resource"), kServer);
+  EXPECT_EQ(Field(exchanges[0], "client_id"), "app-at-idp");
+  ASSERT_THAT(server_.token_forms, SizeIs(1));
+  EXPECT_EQ(Field(server_.token_forms[0], "grant_type"),
+            "urn:ietf:params:oauth:grant-type:jwt-bearer");
+  EXPECT_EQ(Field(server_.token_forms[0], "resource"), kServer);
+  EXPECT_THAT(server_.token_authorizations,
+              ElementsAre(absl::StrCat("Basic ", absl::Base64Escape("app:app-secret"))));
+}
+
+TEST_F(AuthorizerTest, AnIdentityProviderAnswerThatIsNoIdentityAssertionIsRefused) {
+  constexpr char kIdp[] = "https://idp.example.com/token";
+  network_.Answer(kIdp,
+                  Json(R"({"access_token":"x","token_type":"Bearer",)"
+                       R"("issued_token_type":"urn:ietf:params:oauth:token-type:access_token"})"));
+  server_.clients["app"] = "app-secret";
+  AuthSettings settings{.grant = Grant::kIdentityAssertion,
+                        .client_id = "app",
+                        .client_secret = world::Secret("app-secret")};
+  settings.idp_token_endpoint = kIdp;
+  settings.idp_id_token = world::Secret("the-operators-id-token");
+  std::unique_ptr<Authorizer> authorizer = Make(settings, /*with_browser=*/false);
+
+  EXPECT_THAT(
+      authorizer->Refused(401, server_.Unauthorized(), Deadline()),
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               HasSubstr("issued_token_type is not urn:ietf:params:oauth:token-type:id-jag")));
+  EXPECT_EQ(network_.CountTo(kToken), 0);
+}
+
+TEST_F(AuthorizerTest, CreateRefusesAnIdentityAssertionGrantWithoutItsIdentityProvider) {
+  AuthSettings settings{.grant = Grant::kIdentityAssertion,
+                        .client_id = "app",
+                        .client_secret = world::Secret("app-secret")};
+  EXPECT_THAT(Authorizer::Create(kServer, settings, std::make_shared<MemoryTokenStore>(),
+                                 {.network = &network_, .clock = &clock_, .entropy = &entropy_}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("identity provider")));
+  settings.idp_token_endpoint = "http://idp.example.com/token";
+  settings.idp_id_token = world::Secret("t");
+  EXPECT_THAT(Authorizer::Create(kServer, settings, std::make_shared<MemoryTokenStore>(),
+                                 {.network = &network_, .clock = &clock_, .entropy = &entropy_}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("refusing plain http")));
+}
+
 TEST_F(AuthorizerTest, TheClientCredentialsGrantWithAPrivateKeySignsAnAssertion) {
   std::string key = fakes::NewPrivateKeyPem("EC");
   server_.clients["machine"] = "";
@@ -831,6 +916,21 @@ TEST_F(AuthorizerTest, RefusesARedirectNamingAnotherIssuer) {
               StatusIs(absl::StatusCode::kPermissionDenied,
                        HasSubstr("issuer \"https://evil.example.com\"")));
   EXPECT_EQ(network_.CountTo(kToken), 0);
+}
+
+// RFC 9207: a server that says it always names itself, in a redirect that names nobody, is a
+// mix-up (the answer came from another authorization server the operator also uses).
+TEST_F(AuthorizerTest, RefusesARedirectWithoutTheIssuerTheServerPromised) {
+  server_.iss_supported = true;
+  std::unique_ptr<Authorizer> authorizer = Make();
+
+  EXPECT_THAT(authorizer->Refused(401, server_.Unauthorized(), Deadline()),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("names no issuer")));
+  EXPECT_EQ(network_.CountTo(kToken), 0);
+  browser_.answer = [](const world::HttpFields&, const std::string&, const std::string& honest) {
+    return WithQuery(honest, {{"iss", kIssuer}});
+  };
+  EXPECT_THAT(Authorized(*Make()), IsOkAndHolds("Bearer at-1"));
 }
 
 TEST_F(AuthorizerTest, ARedirectNamingTheRightIssuerIsTaken) {
