@@ -140,6 +140,7 @@ absl::Status Authorizer::Load() {
   loaded_ = true;
   // Tokens issued for another server are never sent here.
   if (saved.has_value() && saved->Matches(server_url_)) {
+    seen_token_ = saved->access_token.Reveal();
     credentials_ = std::move(saved);
     // What the saved tokens were asked for is what a step-up widens (not nothing: a new token
     // for the refusal's scope alone would lose what the session already held).
@@ -148,13 +149,29 @@ absl::Status Authorizer::Load() {
   return absl::OkStatus();
 }
 
+bool Authorizer::AdoptNewer() {
+  absl::StatusOr<std::optional<Credentials>> saved = store_->Load();
+  if (!saved.ok() || !saved->has_value() || !(*saved)->Matches(server_url_)) return false;
+  const Credentials& theirs = **saved;
+  // Written by someone else since this process last read or wrote the store, and alive.
+  bool newer = !theirs.access_token.empty() && theirs.access_token.Reveal() != seen_token_ &&
+               world_.clock->Now() + kExpirySlack < theirs.expires_at;
+  seen_token_ = theirs.access_token.Reveal();
+  if (!newer) return false;
+  credentials_ = theirs;
+  requested_ = SplitScope(credentials_->scope);
+  return true;
+}
+
 absl::StatusOr<std::string> Authorizer::Header(absl::Time deadline) {
   absl::MutexLock lock(&mu_);
   AGENTRT_RETURN_IF_ERROR(Load());
   if (!credentials_.has_value() || credentials_->access_token.empty()) return std::string();
   absl::Time now = world_.clock->Now();
-  // Refreshed a little before it expires, when it can be; used until it expires when not.
-  if (now + kExpirySlack >= credentials_->expires_at && !credentials_->refresh_token.empty()) {
+  // Refreshed a little before it expires, when it can be (unless another process sharing the
+  // store already did); used until it expires when not.
+  if (now + kExpirySlack >= credentials_->expires_at && !AdoptNewer() &&
+      !credentials_->refresh_token.empty()) {
     (void)Refresh(deadline);  // a failure leaves the token as it was (refused: no refresh token)
   }
   if (now >= credentials_->expires_at) {
@@ -190,6 +207,8 @@ absl::Status Authorizer::Refused(int status, const world::HttpFields& headers,
     ++step_ups_;
     return Authorize(challenge, std::move(wanted), deadline);
   }
+  // Another process sharing the store may have a token already (it refreshed, or logged in).
+  if (AdoptNewer()) return absl::OkStatus();
   if (credentials_.has_value() && !credentials_->refresh_token.empty() && !refreshed_) {
     if (Refresh(deadline).ok()) return absl::OkStatus();
   }
@@ -543,6 +562,7 @@ absl::Status Authorizer::Exchange(const Discovery& discovery, const Client& clie
   credentials_ = next;
   refreshed_ = refresh;
   AGENTRT_RETURN_IF_ERROR(store_->Save(next));
+  seen_token_ = next.access_token.Reveal();
   return absl::OkStatus();
 }
 

@@ -25,9 +25,12 @@
 //  - the `resource` parameter (RFC 8707) on every authorization and token request;
 //  - token endpoint authentication as the client's identity and the metadata allow:
 //    client_secret_basic, client_secret_post, none or private_key_jwt.
-// What it obtains goes to the TokenStore (credentials.h) at once. A token is sent only to the
-// server it was issued for (Credentials::Matches), and never over plain http except to a
-// loopback host; the transport follows no redirect, so it never reaches another host either.
+// What it obtains goes to the TokenStore (credentials.h) at once, and before refreshing or
+// authorizing again it looks there first: another process sharing the credentials file (the
+// proxy and an `mcp call`) may already hold a newer token, which it then takes instead of
+// spending its own refresh token. A token is sent only to the server it was issued for
+// (Credentials::Matches), and never over plain http except to a loopback host; the transport
+// follows no redirect, so it never reaches another host either.
 // Without a Browser (a run, the proxy, `mcp pin`) an authorization that needs one fails with a
 // FailedPrecondition naming `agentrt mcp login`.
 //
@@ -100,6 +103,10 @@ class Authorizer final : public Authorization {
   };
 
   absl::Status Load() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // AdoptNewer takes the store's credentials when another process wrote a token for this server
+  // there since this one last read or wrote it, and it is not about to expire (a process
+  // sharing the credentials file refreshed or logged in).
+  bool AdoptNewer() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Authorize(const BearerChallenge& challenge, std::set<std::string> scopes,
                          absl::Time deadline) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AuthorizationCode(const Discovery& discovery, const std::string& scope,
@@ -128,6 +135,9 @@ class Authorizer final : public Authorization {
   std::set<std::string> requested_ ABSL_GUARDED_BY(mu_);  // the scopes last asked for
   int step_ups_ ABSL_GUARDED_BY(mu_) = 0;
   bool refreshed_ ABSL_GUARDED_BY(mu_) = false;  // a refresh was tried since the last grant
+  // The access token the store held when this process last read or wrote it: one it holds now
+  // that differs came from another process.
+  std::string seen_token_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace agentrt::mcp::auth

@@ -816,6 +816,45 @@ TEST_F(AuthorizerTest, AnExpiringTokenIsRefreshedBeforeItIsSent) {
   EXPECT_EQ(saved->expires_at, clock_.Now() + absl::Hours(1));
 }
 
+// Two processes on one credentials file (the proxy and an `mcp call`): when the first has
+// refreshed, the second takes the token it stored instead of spending the refresh token again
+// (which a server that rotates refresh tokens would refuse).
+TEST_F(AuthorizerTest, ATokenAnotherProcessRefreshedIsTakenInsteadOfRefreshingAgain) {
+  server_.expires_in = 3600;
+  server_.issue_refresh_tokens = true;
+  server_.challenge_scope = "mcp:read";
+  std::unique_ptr<Authorizer> first = Make();
+  ASSERT_OK(Authorized(*first));
+  std::unique_ptr<Authorizer> second = Make({}, /*with_browser=*/false);
+  EXPECT_THAT(second->Header(Deadline()), IsOkAndHolds("Bearer at-1"));
+
+  clock_.Advance(absl::Seconds(3600 - 10));
+  EXPECT_THAT(first->Header(Deadline()), IsOkAndHolds("Bearer at-2"));
+  EXPECT_THAT(second->Header(Deadline()), IsOkAndHolds("Bearer at-2"));
+
+  ASSERT_THAT(server_.token_forms, SizeIs(2));  // the login and one refresh, not two
+  EXPECT_EQ(Field(server_.token_forms[1], "grant_type"), "refresh_token");
+}
+
+// And a token the server refused is replaced by one another process obtained since, without a
+// login (this process has no browser).
+TEST_F(AuthorizerTest, ARefusedTokenIsReplacedByOneAnotherProcessObtained) {
+  server_.challenge_scope = "mcp:read";
+  std::unique_ptr<Authorizer> operator_side = Make();
+  ASSERT_OK(Authorized(*operator_side));  // at-1, stored
+  std::unique_ptr<Authorizer> proxy_side = Make({}, /*with_browser=*/false);
+  EXPECT_THAT(proxy_side->Header(Deadline()), IsOkAndHolds("Bearer at-1"));
+  operator_side->ForgetTokens();  // `agentrt mcp login` again: at-2, stored
+  ASSERT_OK(operator_side->Refused(401, server_.Unauthorized(), Deadline()));
+
+  EXPECT_OK(proxy_side->Refused(401, server_.Unauthorized(), Deadline()));
+  EXPECT_THAT(proxy_side->Header(Deadline()), IsOkAndHolds("Bearer at-2"));
+  // Refused again: nothing newer is stored, and this process cannot log in.
+  EXPECT_THAT(proxy_side->Refused(401, server_.Unauthorized(), Deadline()),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("agentrt mcp login")));
+  EXPECT_THAT(server_.token_forms, SizeIs(2));  // the two logins only
+}
+
 TEST_F(AuthorizerTest, ARefreshThatIssuesNoRefreshTokenKeepsTheOldOne) {
   server_.expires_in = 3600;
   server_.issue_refresh_tokens = true;
