@@ -40,7 +40,8 @@ std::string FileModeString(mode_t mode) {
   return out;
 }
 
-absl::StatusOr<std::string> ReadOwned(const std::string& path, std::size_t max_bytes) {
+absl::StatusOr<std::string> ReadOwned(const std::string& path, std::size_t max_bytes,
+                                      OwnedRead read) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer before the
   // regular-file check could refuse it. Reads from a regular file ignore the flag.
   Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
@@ -56,6 +57,10 @@ absl::StatusOr<std::string> ReadOwned(const std::string& path, std::size_t max_b
   if ((st.st_mode & 022) != 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         path, " has mode ", mode, ", which lets its group or others write it: chmod go-w it"));
+  }
+  if (read == OwnedRead::kOwnerOnly && (st.st_mode & 077) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, " has mode ", mode, ", which lets its group or others read it: chmod 600 it"));
   }
   if (st.st_uid != ::geteuid()) {
     return absl::FailedPreconditionError(absl::StrCat(path, " (mode ", mode, ") is owned by uid ",

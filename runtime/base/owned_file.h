@@ -25,11 +25,15 @@ namespace agentrt {
 //      `<path> has mode <mode>, which lets its group or others write it: chmod go-w it`;
 //   3. owned by this process's effective user, else FailedPrecondition
 //      `<path> (mode <mode>) is owned by uid <uid>, not by the current user`.
-// Files others may read (0644, 0444) are accepted. Open errors: NotFound / PermissionDenied
-// (InvalidArgument for other reasons) `open <path>: <OS reason>`; a file larger than
-// `max_bytes`: OutOfRange.
+// Files others may read (0644, 0444) are accepted, unless `read` is kOwnerOnly (a secret: a key,
+// a token): then also FailedPrecondition `<path> has mode <mode>, which lets its group or others
+// read it: chmod 600 it`, checked on the opened file like the rest. Open errors: NotFound /
+// PermissionDenied (InvalidArgument for other reasons) `open <path>: <OS reason>`; a file larger
+// than `max_bytes`: OutOfRange.
+enum class OwnedRead { kOthersMayRead, kOwnerOnly };
 absl::StatusOr<std::string> ReadOwned(const std::string& path,
-                                      std::size_t max_bytes = kDefaultMaxInputBytes);
+                                      std::size_t max_bytes = kDefaultMaxInputBytes,
+                                      OwnedRead read = OwnedRead::kOthersMayRead);
 
 // FileModeString is the ten-character form of a file's permission bits, "-" then three "rwx"
 // triplets with "-" for an absent bit: 0600 is "-rw-------", 0666 "-rw-rw-rw-". Only the nine

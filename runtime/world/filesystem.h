@@ -75,6 +75,12 @@ class Filesystem {
   // others may write, or that user() does not own.
   virtual absl::StatusOr<std::string> ReadOwned(const std::string& path, std::size_t max_bytes) = 0;
 
+  // ReadPrivate is ReadOwned for a secret (a key, a token): the file must not be readable by
+  // group or others either, checked on the opened file like the rest (base/owned_file.h's
+  // OwnedRead::kOwnerOnly message).
+  virtual absl::StatusOr<std::string> ReadPrivate(const std::string& path,
+                                                  std::size_t max_bytes) = 0;
+
   // WriteAtomically replaces (or creates) the file at `path` with `bytes`, mode 0600; errors
   // name `what` ("manifest") and the path, and leave the file as it was.
   virtual absl::Status WriteAtomically(const std::string& path, std::string_view bytes,
@@ -115,6 +121,9 @@ class FilesystemWrapper : public Filesystem {
 
   absl::StatusOr<std::string> ReadFile(const std::string& path, std::size_t max_bytes) override {
     return target_.ReadFile(path, max_bytes);
+  }
+  absl::StatusOr<std::string> ReadPrivate(const std::string& path, std::size_t max_bytes) override {
+    return target_.ReadPrivate(path, max_bytes);
   }
   absl::StatusOr<std::string> ReadOwned(const std::string& path, std::size_t max_bytes) override {
     return target_.ReadOwned(path, max_bytes);

@@ -65,6 +65,11 @@ absl::StatusOr<std::string> RealFilesystem::ReadOwned(const std::string& path,
   return agentrt::ReadOwned(path, max_bytes);
 }
 
+absl::StatusOr<std::string> RealFilesystem::ReadPrivate(const std::string& path,
+                                                        std::size_t max_bytes) {
+  return agentrt::ReadOwned(path, max_bytes, OwnedRead::kOwnerOnly);
+}
+
 absl::Status RealFilesystem::WriteAtomically(const std::string& path, std::string_view bytes,
                                              std::string_view what) {
   return WriteFileAtomically(path, bytes, what);

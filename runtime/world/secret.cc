@@ -42,7 +42,8 @@ absl::StatusOr<std::string> ReadOwnerOnly(Filesystem& files, const std::string& 
         absl::StrFormat("%04o", info->mode), "); a ", ToAbsl(noun),
         " file must be the owner's alone: chmod 600"));
   }
-  return files.ReadOwned(path, max_bytes);
+  // The mode is checked again on the file as opened: a swap after the Stat cannot slip through.
+  return files.ReadPrivate(path, max_bytes);
 }
 
 absl::StatusOr<Secret> ReadSecret(const SecretSource& source, Environment& environment,

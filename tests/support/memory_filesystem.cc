@@ -111,6 +111,23 @@ absl::StatusOr<std::string> MemoryFilesystem::ReadOwned(const std::string& path,
   return ReadFile(path, max_bytes);
 }
 
+absl::StatusOr<std::string> MemoryFilesystem::ReadPrivate(const std::string& path,
+                                                          std::size_t max_bytes) {
+  {
+    absl::MutexLock lock(&mu_);
+    absl::StatusOr<Node*> node = Find(path, /*follow=*/true, "open");
+    if (!node.ok()) return node.status();
+    // Checked after what ReadOwned checks first (the real one's order): write bits, then read.
+    if ((**node).type == Type::kRegular && ((**node).mode & 022) == 0 &&
+        ((**node).mode & 077) != 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(path, " has mode ", FileModeString((**node).mode),
+                       ", which lets its group or others read it: chmod 600 it"));
+    }
+  }
+  return ReadOwned(path, max_bytes);
+}
+
 absl::Status MemoryFilesystem::FolderOfExists(const std::string& path, std::string_view what,
                                               std::string_view op) {
   std::string folder = FolderOf(path);

@@ -36,6 +36,7 @@ class MemoryFilesystem final : public world::Filesystem {
 
   absl::StatusOr<std::string> ReadFile(const std::string& path, std::size_t max_bytes) override;
   absl::StatusOr<std::string> ReadOwned(const std::string& path, std::size_t max_bytes) override;
+  absl::StatusOr<std::string> ReadPrivate(const std::string& path, std::size_t max_bytes) override;
   absl::Status WriteAtomically(const std::string& path, std::string_view bytes,
                                std::string_view what) override;
   absl::StatusOr<std::unique_ptr<world::AppendableFile>> CreateAppendable(

@@ -101,6 +101,23 @@ TEST_P(FilesystemTest, ReadsAnOperatorsFileOnlyWhenNobodyElseCouldHaveWrittenIt)
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is not a regular file")));
 }
 
+TEST_P(FilesystemTest, ReadsASecretOnlyWhenNobodyElseCouldReadIt) {
+  disk_->Put("key", "k", 0600);
+  disk_->Put("readable", "k", 0640);
+  disk_->Put("world", "k", 0604);
+  disk_->Put("shared", "k", 0620);
+  EXPECT_THAT(fs().ReadPrivate(Path("key"), kLimit), IsOkAndHolds("k"));
+  EXPECT_THAT(fs().ReadPrivate(Path("readable"), kLimit),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("has mode -rw-r-----, which lets its group or others read it: "
+                                 "chmod 600 it")));
+  EXPECT_THAT(fs().ReadPrivate(Path("world"), kLimit),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("chmod 600")));
+  EXPECT_THAT(fs().ReadPrivate(Path("shared"), kLimit),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("write it")));
+  EXPECT_THAT(fs().ReadPrivate(Path("none"), kLimit), StatusIs(absl::StatusCode::kNotFound));
+}
+
 TEST_P(FilesystemTest, WritesAtomicallyAFileOnlyItsOwnerReads) {
   ASSERT_OK(fs().WriteAtomically(Path("out.json"), "first", "manifest"));
   ASSERT_OK(fs().WriteAtomically(Path("out.json"), "second", "manifest"));
