@@ -9,7 +9,8 @@
 // What every Filesystem promises (fakes must not be laxer):
 //  - ReadOwned reads an operator's file only when nobody else could have written it: a regular
 //    file, not writable by group or others, owned by user(); the checks hold for the bytes read
-//    (the real one checks the opened file, so a rename in between cannot swap them);
+//    (the real one checks the opened file, so a rename in between cannot swap them); ReadPrivate
+//    also refuses a file its group or others may read (a secret), on the same terms;
 //  - WriteAtomically leaves the old contents or the new, never a mix, mode 0600;
 //  - Lstat never follows a symbolic link, so a caller that refuses links (the store) sees one;
 //  - CreateAppendable makes only a new name (never through a link, never over a file), mode
