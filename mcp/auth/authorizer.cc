@@ -334,11 +334,7 @@ absl::Status Authorizer::Refresh(absl::Time deadline) {
   discovery.server.token_endpoint = saved.token_endpoint;
   Client client;
   if (!settings_.client_id.empty()) {
-    client = {settings_.client_id, settings_.client_secret, saved.token_endpoint_auth_method};
-    if (client.method.empty()) {
-      AGENTRT_ASSIGN_OR_RETURN(
-          client.method, ChooseMethod({}, !client.secret.empty(), !settings_.private_key.empty()));
-    }
+    AGENTRT_ASSIGN_OR_RETURN(client, PreRegistered(saved.token_endpoint_auth_method, {}));
   } else if (saved.client_id.empty() && !settings_.client_metadata_url.empty()) {
     // A client ID metadata document's client is not kept with the tokens (only a registered one
     // is): its id is the document's URL, and a public client must name it (OAuth 2.1 §4.3.1).
@@ -376,20 +372,16 @@ absl::StatusOr<std::string> Authorizer::IdentityAssertion(const Discovery& disco
       internal::Fetch(*world_.network, internal::PostForm(endpoint, form), deadline);
   if (!answer.ok()) return Prefixed(where, answer.status());
   if (answer->status != 200) {
-    std::optional<TokenError> error = ParseTokenError(answer->body);
     return absl::PermissionDeniedError(
-        absl::StrCat(where, " refused the token exchange (HTTP ", answer->status, ")",
-                     error.has_value() ? absl::StrCat(": ", error->error) : ""));
+        absl::StrCat(where, " refused the token exchange", internal::RefusalNote(*answer)));
   }
-  absl::StatusOr<json::Document> doc = json::Parse(answer->body, {.max_depth = 32});
+  absl::StatusOr<json::Document> doc = internal::ParseAnswer(answer->body, "answer");
   absl::StatusOr<std::optional<std::string>> assertion =
-      doc.ok() && doc->root().is_object()
-          ? mcp::internal::StringMember(doc->root(), "access_token")
-          : absl::StatusOr<std::optional<std::string>>(std::nullopt);
+      doc.ok() ? mcp::internal::StringMember(doc->root(), "access_token")
+               : absl::StatusOr<std::optional<std::string>>(std::nullopt);
   absl::StatusOr<std::optional<std::string>> type =
-      doc.ok() && doc->root().is_object()
-          ? mcp::internal::StringMember(doc->root(), "issued_token_type")
-          : absl::StatusOr<std::optional<std::string>>(std::nullopt);
+      doc.ok() ? mcp::internal::StringMember(doc->root(), "issued_token_type")
+               : absl::StatusOr<std::optional<std::string>>(std::nullopt);
   if (!assertion.ok() || !assertion->has_value() || !IsTokenText(**assertion)) {
     return absl::FailedPreconditionError(
         absl::StrCat(where, ": the answer holds no usable identity assertion"));
@@ -401,18 +393,22 @@ absl::StatusOr<std::string> Authorizer::IdentityAssertion(const Discovery& disco
   return **assertion;
 }
 
+absl::StatusOr<Authorizer::Client> Authorizer::PreRegistered(
+    std::string method, const std::vector<std::string>& supported) const {
+  Client client{settings_.client_id, settings_.client_secret, std::move(method)};
+  if (client.method.empty()) {
+    AGENTRT_ASSIGN_OR_RETURN(client.method, ChooseMethod(supported, !client.secret.empty(),
+                                                         !settings_.private_key.empty()));
+  }
+  return client;
+}
+
 absl::StatusOr<Authorizer::Client> Authorizer::Identify(const Discovery& discovery,
                                                         absl::Time deadline) {
   const ServerMetadata& server = discovery.server;
   if (!settings_.client_id.empty()) {
-    Client client{settings_.client_id, settings_.client_secret,
-                  settings_.token_endpoint_auth_method};
-    if (client.method.empty()) {
-      AGENTRT_ASSIGN_OR_RETURN(
-          client.method, ChooseMethod(server.token_endpoint_auth_methods_supported,
-                                      !client.secret.empty(), !settings_.private_key.empty()));
-    }
-    return client;
+    return PreRegistered(settings_.token_endpoint_auth_method,
+                         server.token_endpoint_auth_methods_supported);
   }
   std::string redirect_uri = world_.browser == nullptr ? "" : world_.browser->redirect_uri();
   if (credentials_.has_value() && !credentials_->client_id.empty() &&
@@ -436,10 +432,9 @@ absl::StatusOr<Authorizer::Client> Authorizer::Register(const Discovery& discove
   const ServerMetadata& server = discovery.server;
   AGENTRT_RETURN_IF_ERROR(CheckEndpoint(server.registration_endpoint));
   const std::vector<std::string>& supported = server.token_endpoint_auth_methods_supported;
-  std::string wanted = supported.empty() || Contains(supported, "client_secret_basic")
-                           ? "client_secret_basic"
-                       : Contains(supported, "client_secret_post") ? "client_secret_post"
-                                                                   : "none";
+  // What the client asks to be registered for: a secret, sent as the server takes one.
+  std::string wanted =
+      ChooseMethod(supported, /*has_secret=*/true, /*has_key=*/false).value_or("none");
   std::string redirect_uri = world_.browser == nullptr ? "" : world_.browser->redirect_uri();
   std::string body = json::JsonObject()
                          .String("client_name", settings_.client_name)
@@ -454,14 +449,12 @@ absl::StatusOr<Authorizer::Client> Authorizer::Register(const Discovery& discove
       *world_.network, internal::PostJson(server.registration_endpoint, body), deadline);
   if (!answer.ok()) return Prefixed(where, answer.status());
   if (answer->status != 200 && answer->status != 201) {
-    std::optional<TokenError> error = ParseTokenError(answer->body);
     return absl::FailedPreconditionError(
-        absl::StrCat(where, ": answered HTTP ", answer->status,
-                     error.has_value() ? absl::StrCat(" (", error->error, ")") : ""));
+        absl::StrCat(where, ": refused", internal::RefusalNote(*answer)));
   }
-  absl::StatusOr<json::Document> doc = json::Parse(answer->body, {.max_depth = 32});
-  if (!doc.ok() || !doc->root().is_object()) {
-    return absl::FailedPreconditionError(absl::StrCat(where, ": the answer is not a JSON object"));
+  absl::StatusOr<json::Document> doc = internal::ParseAnswer(answer->body, "answer");
+  if (!doc.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(where, ": ", doc.status().message()));
   }
   json::Value root = doc->root();
   absl::StatusOr<std::optional<std::string>> id = mcp::internal::StringMember(root, "client_id");
@@ -524,13 +517,8 @@ absl::Status Authorizer::Exchange(const Discovery& discovery, const Client& clie
   absl::StatusOr<internal::Answer> answer = internal::Fetch(*world_.network, request, deadline);
   if (!answer.ok()) return Prefixed(where, answer.status());
   if (answer->status != 200) {
-    std::optional<TokenError> error = ParseTokenError(answer->body);
-    return absl::PermissionDeniedError(absl::StrCat(
-        where, " refused (HTTP ", answer->status, ")",
-        error.has_value()
-            ? absl::StrCat(": ", error->error,
-                           error->description.empty() ? "" : absl::StrCat(": ", error->description))
-            : ""));
+    return absl::PermissionDeniedError(
+        absl::StrCat(where, " refused", internal::RefusalNote(*answer)));
   }
   absl::StatusOr<TokenResponse> token = ParseTokenResponse(answer->body);
   if (!token.ok()) {

@@ -45,6 +45,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -118,6 +119,10 @@ class Authorizer final : public Authorization {
   absl::StatusOr<Client> Identify(const Discovery& discovery, absl::Time deadline)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<Client> Register(const Discovery& discovery, absl::Time deadline);
+  // The operator's pre-registered client, authenticating by `method`, or (when "") as it can with
+  // what it has among the `supported` methods.
+  absl::StatusOr<Client> PreRegistered(std::string method,
+                                       const std::vector<std::string>& supported) const;
   // Exchange posts `form` (with the client's authentication) to the token endpoint and keeps
   // what it issues.
   absl::Status Exchange(const Discovery& discovery, const Client& client, world::HttpFields form,

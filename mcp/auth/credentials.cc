@@ -98,12 +98,11 @@ absl::Status MemoryTokenStore::Save(const Credentials& credentials) {
 
 absl::StatusOr<std::optional<Credentials>> FileTokenStore::Load() {
   std::string where = absl::StrCat("credentials file ", json::Quoted(path_));
-  if (absl::Status there = files_.Stat(path_).status(); absl::IsNotFound(there)) {
-    return std::nullopt;
-  }
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::string text, world::ReadOwnerOnly(files_, path_, kMaxCredentialsBytes, "credentials"));
-  absl::StatusOr<Credentials> parsed = ParseCredentials(text);
+  absl::StatusOr<std::string> text =
+      world::ReadOwnerOnly(files_, path_, kMaxCredentialsBytes, "credentials");
+  if (absl::IsNotFound(text.status())) return std::nullopt;  // no login yet
+  if (!text.ok()) return text.status();
+  absl::StatusOr<Credentials> parsed = ParseCredentials(*text);
   if (!parsed.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": ", parsed.status().message()));
   }

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "mcp/auth/internal/fetch.h"
 #include "mcp/internal/fields.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
@@ -14,22 +15,9 @@
 namespace agentrt::mcp::auth {
 namespace {
 
-using internal::BoolMember;
-using internal::StringMember;
-using internal::StringsMember;
-
-absl::StatusOr<json::Document> ParseObject(std::string_view body) {
-  if (body.size() > kMaxMetadataBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the document is over ", kMaxMetadataBytes, " bytes"));
-  }
-  absl::StatusOr<json::Document> doc = json::Parse(body, {.max_depth = 32});
-  if (!doc.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("not usable JSON: ", doc.status().message()));
-  }
-  if (!doc->root().is_object()) return absl::InvalidArgumentError("not a JSON object");
-  return doc;
-}
+using mcp::internal::BoolMember;
+using mcp::internal::StringMember;
+using mcp::internal::StringsMember;
 
 absl::StatusOr<std::string> Required(json::Value object, std::string_view key) {
   AGENTRT_ASSIGN_OR_RETURN(std::optional<std::string> value, StringMember(object, key));
@@ -76,7 +64,7 @@ absl::Status CheckEndpoint(std::string_view url) {
 }
 
 absl::StatusOr<ResourceMetadata> ParseResourceMetadata(std::string_view body) {
-  AGENTRT_ASSIGN_OR_RETURN(json::Document doc, ParseObject(body));
+  AGENTRT_ASSIGN_OR_RETURN(json::Document doc, internal::ParseAnswer(body, "document"));
   json::Value root = doc.root();
   ResourceMetadata out;
   AGENTRT_ASSIGN_OR_RETURN(out.resource, Required(root, "resource"));
@@ -86,7 +74,7 @@ absl::StatusOr<ResourceMetadata> ParseResourceMetadata(std::string_view body) {
 }
 
 absl::StatusOr<ServerMetadata> ParseServerMetadata(std::string_view body) {
-  AGENTRT_ASSIGN_OR_RETURN(json::Document doc, ParseObject(body));
+  AGENTRT_ASSIGN_OR_RETURN(json::Document doc, internal::ParseAnswer(body, "document"));
   json::Value root = doc.root();
   ServerMetadata out;
   AGENTRT_ASSIGN_OR_RETURN(out.issuer, Required(root, "issuer"));

@@ -33,17 +33,19 @@ absl::StatusOr<Secret> Checked(const std::string& where, std::string_view value,
 
 absl::StatusOr<std::string> ReadOwnerOnly(Filesystem& files, const std::string& path,
                                           std::size_t max_bytes, std::string_view noun) {
-  // Not readable by anyone else either: a secret others can read is a secret others have.
+  // Not readable by anyone else either: a secret others can read is a secret others have. The
+  // mode is checked on the file as opened; a refused one is looked at again only to say why in
+  // the secret's own words.
+  absl::StatusOr<std::string> text = files.ReadPrivate(path, max_bytes);
+  if (!absl::IsFailedPrecondition(text.status())) return text;
   absl::StatusOr<FileInfo> info = files.Stat(path);
-  if (!info.ok()) return info.status();
-  if ((info->mode & 077) != 0) {
+  if (info.ok() && (info->mode & 077) != 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         ToAbsl(noun), " file ", json::Quoted(path), " may be read by its group or others (mode ",
         absl::StrFormat("%04o", info->mode), "); a ", ToAbsl(noun),
         " file must be the owner's alone: chmod 600"));
   }
-  // The mode is checked again on the file as opened: a swap after the Stat cannot slip through.
-  return files.ReadPrivate(path, max_bytes);
+  return text;
 }
 
 absl::StatusOr<Secret> ReadSecret(const SecretSource& source, Environment& environment,

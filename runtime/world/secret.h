@@ -64,7 +64,7 @@ inline constexpr std::size_t kMaxSecretFileBytes = 64 * 1024;
 // for a file others may read; the file's own errors.
 // ReadOwnerOnly reads the file at `path` only when its owner alone may read or write it: the
 // operator-file rules, and not readable by group or others either (Filesystem::ReadPrivate,
-// checked on the opened file; a Stat first gives the usual case its message naming `noun`).
+// checked on the opened file; only a refusal looks again, to name `noun` in its message).
 // `noun` says what the file holds ("key", "credentials"). Errors: the file's own;
 // FailedPrecondition `key file "<path>" may be read by its group or others (mode 0644); a key
 // file must be the owner's alone: chmod 600`.

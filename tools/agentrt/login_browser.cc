@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "mcp/auth/form.h"
 #include "runtime/base/string_view.h"
@@ -24,15 +25,6 @@ constexpr char kClosePage[] =
 world::ServerResponse Plain(int status, std::string_view text) {
   return {
       status, {{"Content-Type", "text/plain; charset=utf-8"}}, absl::StrCat(ToAbsl(text), "\n")};
-}
-
-// The Host header's name part, brackets and port taken off.
-std::string HostName(std::string_view host) {
-  if (!host.empty() && host.front() == '[') {
-    std::size_t close = host.find(']');
-    return std::string(host.substr(1, close == std::string_view::npos ? 0 : close - 1));
-  }
-  return std::string(host.substr(0, host.rfind(':')));
 }
 
 }  // namespace
@@ -57,7 +49,10 @@ std::string LoginBrowser::redirect_uri() const {
 
 std::optional<world::ServerResponse> LoginBrowser::Admit(const world::ServerRequest& head) {
   std::optional<std::string> host = head.Header("Host");
-  if (!host || !world::IsLoopbackHost(HostName(*host))) {
+  // The Host header is an authority: its host, as a URL's (url.h), lowercased like any DNS name.
+  std::optional<std::string> name =
+      host ? world::UrlHost(absl::StrCat("http://", *host)) : std::nullopt;
+  if (!name || !world::IsLoopbackHost(absl::AsciiStrToLower(*name))) {
     return Plain(403, "the Host header does not name this machine");
   }
   if (head.method != "GET" || head.path != kPath) return Plain(404, "nothing here");

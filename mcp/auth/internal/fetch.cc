@@ -5,6 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "mcp/auth/form.h"
 #include "mcp/auth/metadata.h"
+#include "mcp/auth/token.h"
+#include "runtime/base/string_view.h"
+#include "runtime/json/intake.h"
 #include "runtime/world/url.h"
 
 namespace agentrt::mcp::auth::internal {
@@ -26,6 +29,28 @@ absl::StatusOr<Answer> Fetch(world::Network& network, world::HttpRequest request
   if (!body.ok()) return body.status();
   out.body = *std::move(body);
   return out;
+}
+
+absl::StatusOr<json::Document> ParseAnswer(std::string_view body, std::string_view what) {
+  if (body.size() > kMaxMetadataBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the ", ToAbsl(what), " is over ", kMaxMetadataBytes, " bytes"));
+  }
+  absl::StatusOr<json::Document> doc = json::Parse(body, {.max_depth = 32});
+  if (!doc.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("not usable JSON: ", doc.status().message()));
+  }
+  if (!doc->root().is_object()) return absl::InvalidArgumentError("not a JSON object");
+  return doc;
+}
+
+std::string RefusalNote(const Answer& answer) {
+  std::string note = absl::StrCat(" (HTTP ", answer.status, ")");
+  if (std::optional<TokenError> error = ParseTokenError(answer.body)) {
+    absl::StrAppend(&note, ": ", error->error);
+    if (!error->description.empty()) absl::StrAppend(&note, ": ", error->description);
+  }
+  return note;
 }
 
 world::HttpRequest GetJson(std::string url) {

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "runtime/json/document.h"
 #include "runtime/world/http_fields.h"
 #include "runtime/world/network.h"
 
@@ -26,6 +27,16 @@ struct Answer {
 // does), FailedPrecondition `answered HTTP <n>; redirects are not followed; ...` for a 3xx.
 absl::StatusOr<Answer> Fetch(world::Network& network, world::HttpRequest request,
                              absl::Time deadline);
+
+// ParseAnswer reads what a server of the flow answered as one JSON object: at most
+// kMaxMetadataBytes, strict intake (no repeated key, valid UTF-8), 32 levels deep. `what` names
+// it in the size refusal. Errors: InvalidArgument `the <what> is over <n> bytes`, `not usable
+// JSON: <intake error>`, `not a JSON object`.
+absl::StatusOr<json::Document> ParseAnswer(std::string_view body, std::string_view what);
+
+// RefusalNote is what an error says of an answer that is not a success: ` (HTTP <n>)`, then
+// `: <error>[: <description>]` when the body is an OAuth error (token.h's ParseTokenError).
+std::string RefusalNote(const Answer& answer);
 
 // GetJson is a GET that accepts JSON; PostForm and PostJson send a body of that type and are
 // marked as carrying secrets (a recording redacts them, world::HttpRequest::carries_secrets).

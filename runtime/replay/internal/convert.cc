@@ -86,10 +86,13 @@ v1::Exchange HttpSendOf(const world::HttpRequest& request, absl::Time deadline) 
     field->set_name(name);
     field->set_value(IsCredentialHeader(name) ? std::string(kRedacted) : value);
   }
-  std::optional<std::string> type = world::FindHeader(request.headers, "Content-Type");
-  bool form =
-      type.has_value() && absl::StartsWithIgnoreCase(*type, "application/x-www-form-urlencoded");
-  send->set_body(request.carries_secrets && form ? RedactForm(request.body) : request.body);
+  bool form = false;
+  if (request.carries_secrets) {  // only the OAuth flow's requests: nothing else looks
+    std::optional<std::string> type = world::FindHeader(request.headers, "Content-Type");
+    form =
+        type.has_value() && absl::StartsWithIgnoreCase(*type, "application/x-www-form-urlencoded");
+  }
+  send->set_body(form ? RedactForm(request.body) : request.body);
   send->set_max_body_bytes(request.max_body_bytes);
   send->set_deadline(NanosOf(deadline));
   return e;
