@@ -169,10 +169,14 @@ absl::StatusOr<std::string> Authorizer::Header(absl::Time deadline) {
   if (!credentials_.has_value() || credentials_->access_token.empty()) return std::string();
   absl::Time now = world_.clock->Now();
   // Refreshed a little before it expires, when it can be (unless another process sharing the
-  // store already did); used until it expires when not.
-  if (now + kExpirySlack >= credentials_->expires_at && !AdoptNewer() &&
-      !credentials_->refresh_token.empty()) {
-    (void)Refresh(deadline);  // a failure leaves the token as it was (refused: no refresh token)
+  // store already did); used until it expires when not. The store is looked at only when a
+  // refresh token is about to be spent or the token is gone, not on every request of its last
+  // seconds.
+  if (now + kExpirySlack >= credentials_->expires_at) {
+    bool can_refresh = !credentials_->refresh_token.empty();
+    if ((can_refresh || now >= credentials_->expires_at) && !AdoptNewer() && can_refresh) {
+      (void)Refresh(deadline);  // a failure leaves the token as it was (refused: no refresh token)
+    }
   }
   if (now >= credentials_->expires_at) {
     credentials_->access_token = world::Secret();

@@ -892,6 +892,36 @@ TEST_F(AuthorizerTest, AnExpiredTokenWithoutARefreshTokenIsNotSent) {
   EXPECT_THAT(server_.token_forms, SizeIs(1));
 }
 
+// A token with no refresh token is sent as it is through its last seconds: the credentials file
+// is not read again on each of those requests, only once the token is gone.
+TEST_F(AuthorizerTest, TheLastSecondsOfATokenWithoutARefreshTokenCostNoReads) {
+  class CountingStore final : public TokenStore {
+   public:
+    absl::StatusOr<std::optional<Credentials>> Load() override {
+      ++loads;
+      return inner.Load();
+    }
+    absl::Status Save(const Credentials& c) override { return inner.Save(c); }
+    MemoryTokenStore inner;
+    int loads = 0;
+  };
+  auto store = std::make_shared<CountingStore>();
+  server_.expires_in = 60;
+  absl::StatusOr<std::unique_ptr<Authorizer>> made = Authorizer::Create(
+      kServer, {}, store,
+      {.network = &network_, .clock = &clock_, .entropy = &entropy_, .browser = &browser_});
+  ASSERT_OK(made);
+  ASSERT_OK(Authorized(**made));
+  clock_.Advance(absl::Seconds(50));
+  int before = store->loads;
+
+  for (int i = 0; i < 3; ++i) EXPECT_THAT((*made)->Header(Deadline()), IsOkAndHolds("Bearer at-1"));
+  EXPECT_EQ(store->loads, before);
+  clock_.Advance(absl::Seconds(20));
+  EXPECT_THAT((*made)->Header(Deadline()), IsOkAndHolds(""));
+  EXPECT_EQ(store->loads, before + 1);  // gone: another process may have stored a new one
+}
+
 TEST_F(AuthorizerTest, TheMetadataDocumentClientRefreshesUnderItsOwnId) {
   server_.cimd_supported = true;
   server_.expires_in = 3600;
