@@ -155,17 +155,6 @@ struct McpOptions {
   }
 };
 
-std::vector<const mcp::ServerConfig*> Selected(const mcp::Config& config, const McpOptions& o,
-                                               bool* unknown) {
-  const std::string& only = o.server;
-  std::vector<const mcp::ServerConfig*> out;
-  for (const mcp::ServerConfig& s : config.servers) {
-    if (only.empty() || s.name == only) out.push_back(&s);
-  }
-  *unknown = !only.empty() && out.empty();
-  return out;
-}
-
 // The agent of a one-step run: the call, then the run ends with its outcome.
 class CallAgent final : public Agent {
  public:
@@ -190,20 +179,9 @@ int Pin(std::span<const std::string> args, Io& io) {
   std::optional<ParsedArgs> parsed =
       ParseFlags(io, "mcp pin", args, o.Flags({"config", "server"}), kPinHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = LoadConfig(io, "mcp pin", o.config, &exit);
-  if (!config) return exit;
-  bool unknown = false;
-  std::vector<const mcp::ServerConfig*> servers = Selected(*config, o, &unknown);
-  if (unknown) return UsageError(io, "mcp pin", "no configured server is named that");
-  absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
-  if (!world.ok()) return Failure(io, "mcp pin", ToStd(world.status().message()));
-  int status = PinServers(io, "mcp pin", servers, (*world)->world());
-  if (status == kExitOk) {
-    io.out << "Classify them in the configuration's rules, then check: agentrt mcp check "
-              "--config "
-           << json::Sanitize(o.config) << "\n";
-  }
-  return status;
+  return PinConfigured(io, "mcp pin", o.config, o.server,
+                       "Classify them in the configuration's rules, then check: agentrt mcp "
+                       "check --config ");
 }
 
 int Check(std::span<const std::string> args, Io& io) {
@@ -257,7 +235,7 @@ int Tools(std::span<const std::string> args, Io& io) {
   std::optional<mcp::Config> config = LoadConfig(io, "mcp tools", o.config, &exit);
   if (!config) return exit;
   bool unknown = false;
-  std::vector<const mcp::ServerConfig*> servers = Selected(*config, o, &unknown);
+  std::vector<const mcp::ServerConfig*> servers = SelectServers(*config, o.server, &unknown);
   if (unknown) return UsageError(io, "mcp tools", "no configured server is named that");
   absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
   if (!world.ok()) return Failure(io, "mcp tools", ToStd(world.status().message()));
@@ -426,7 +404,7 @@ int Login(std::span<const std::string> args, Io& io) {
   std::optional<mcp::Config> config = LoadConfig(io, "mcp login", o.config, &exit);
   if (!config) return exit;
   bool unknown = false;
-  std::vector<const mcp::ServerConfig*> servers = Selected(*config, o, &unknown);
+  std::vector<const mcp::ServerConfig*> servers = SelectServers(*config, o.server, &unknown);
   if (unknown) return UsageError(io, "mcp login", "no configured server is named that");
   const mcp::ServerConfig& s = *servers.front();
   if (!s.auth.has_value()) {

@@ -11,6 +11,7 @@
 #include "runtime/json/utf8.h"
 #include "runtime/world/real_filesystem.h"
 #include "tools/agentrt/command_line.h"
+#include "tools/agentrt/real_world.h"
 
 namespace agentrt::cli {
 namespace {
@@ -102,6 +103,31 @@ int PinServers(Io& io, std::string_view command,
            << ", with the server's own hints, which classify nothing:\n"
            << ListingLines(tools);
   }
+  return status;
+}
+
+std::vector<const mcp::ServerConfig*> SelectServers(const mcp::Config& config,
+                                                    const std::string& only, bool* unknown) {
+  std::vector<const mcp::ServerConfig*> out;
+  for (const mcp::ServerConfig& s : config.servers) {
+    if (only.empty() || s.name == only) out.push_back(&s);
+  }
+  *unknown = !only.empty() && out.empty();
+  return out;
+}
+
+int PinConfigured(Io& io, std::string_view command, const std::string& config_path,
+                  const std::string& only, std::string_view next) {
+  int exit = kExitOk;
+  std::optional<mcp::Config> config = LoadConfig(io, command, config_path, &exit);
+  if (!config) return exit;
+  bool unknown = false;
+  std::vector<const mcp::ServerConfig*> servers = SelectServers(*config, only, &unknown);
+  if (unknown) return UsageError(io, command, "no configured server is named that");
+  absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
+  if (!world.ok()) return Failure(io, command, ToStd(world.status().message()));
+  int status = PinServers(io, command, servers, (*world)->world());
+  if (status == kExitOk) io.out << next << json::Sanitize(config_path) << "\n";
   return status;
 }
 

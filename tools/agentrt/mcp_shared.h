@@ -36,10 +36,22 @@ std::string ListingLines(const std::vector<mcp::ListedTool>& tools,
 std::optional<mcp::Config> LoadConfig(Io& io, std::string_view command, const std::string& path,
                                       int* exit);
 
+// SelectServers is the configuration's servers, or only the one named `only` ("" for all);
+// `*unknown` says `only` names none.
+std::vector<const mcp::ServerConfig*> SelectServers(const mcp::Config& config,
+                                                    const std::string& only, bool* unknown);
+
 // PinServers pins each of `servers` and writes its manifest (owner-only, atomically), printing
 // each server's tools with the hints they claim; a server that cannot be pinned is a failure
 // named under `command`, and the others are still pinned. kExitOk or kExitFailure.
 int PinServers(Io& io, std::string_view command,
                const std::vector<const mcp::ServerConfig*>& servers, const world::World& world);
+
+// PinConfigured is `mcp pin` and `proxy pin` once their flags are read: the configuration at
+// `config_path` read (LoadConfig), its servers (or only `only`) pinned (PinServers) in the real
+// world, then, after a success, `next` followed by the configuration's path (the command to run
+// next). kExitOk, kExitFailure or kExitUsage.
+int PinConfigured(Io& io, std::string_view command, const std::string& config_path,
+                  const std::string& only, std::string_view next);
 
 }  // namespace agentrt::cli

@@ -292,22 +292,9 @@ int Pin(std::span<const std::string> args, Io& io) {
   std::optional<ParsedArgs> parsed =
       ParseFlags(io, "proxy pin", args, o.Flags(true), kPinHelp, &exit);
   if (!parsed) return exit;
-  std::optional<mcp::Config> config = LoadConfig(io, "proxy pin", o.config, &exit);
-  if (!config) return exit;
-  std::vector<const mcp::ServerConfig*> servers;
-  for (const mcp::ServerConfig& s : config->servers) {
-    if (o.server.empty() || s.name == o.server) servers.push_back(&s);
-  }
-  if (servers.empty()) return UsageError(io, "proxy pin", "no configured server is named that");
-  absl::StatusOr<std::unique_ptr<RealWorld>> world = RealWorld::Create();
-  if (!world.ok()) return Failure(io, "proxy pin", ToStd(world.status().message()));
-  int status = PinServers(io, "proxy pin", servers, (*world)->world());
-  if (status == kExitOk) {
-    io.out << "Classify the tools in the configuration's rules, then: agentrt proxy check "
-              "--config "
-           << json::Sanitize(o.config) << "\n";
-  }
-  return status;
+  return PinConfigured(io, "proxy pin", o.config, o.server,
+                       "Classify the tools in the configuration's rules, then: agentrt proxy "
+                       "check --config ");
 }
 
 int Check(std::span<const std::string> args, Io& io) {
