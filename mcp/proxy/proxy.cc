@@ -98,13 +98,19 @@ absl::Status Proxy::Impl::Init() {
   // ends it).
   options.reconcile = [this](const RunView& view) -> absl::StatusOr<Reconciliation> {
     Reconciliation r;
-    for (std::size_t i = view.steps.size(); i-- > 0;) {
-      const agentrt::Step& step = view.steps[i];
-      if (step.status != StepStatus::kInterrupted || !step.observation || !step.decision) continue;
-      if (MemberOf(step.observation->content, "previous_status") !=
-          ToString(StepStatus::kExecuting)) {
-        continue;
+    // The latest step cut off while executing; a proxy's run is one call, so its history is
+    // short and held.
+    std::optional<agentrt::Step> cut_off;
+    AGENTRT_RETURN_IF_ERROR(view.steps.ForEach([&](const agentrt::Step& step) {
+      if (step.status == StepStatus::kInterrupted && step.observation && step.decision &&
+          MemberOf(step.observation->content, "previous_status") ==
+              ToString(StepStatus::kExecuting)) {
+        cut_off = step;
       }
+      return absl::OkStatus();
+    }));
+    if (cut_off) {
+      const agentrt::Step& step = *cut_off;
       const GovernedTool* tool = Find(step.decision->tool);
       if (tool != nullptr && !tool->mutating()) return r;
       Attempt attempt{view.run.id, step.id, world::FormatTimestamp(step.started_at), "cut_off"};
@@ -758,8 +764,15 @@ Proxy::Impl::Step Proxy::Impl::ReRun(const GovernedTool& tool, GateSession& sess
                     "; its outcome is unknown"));
   StepInput input = session.Input();
   std::string args = "{}";
-  for (const agentrt::Step& s : input.steps) {
+  absl::Status read = input.steps.ForEach([&](const agentrt::Step& s) {
     if (s.id == attempt.step_id && s.decision) args = s.decision->args;
+    return absl::OkStatus();
+  });
+  if (!read.ok()) {
+    // Not re-run with arguments it could not read back.
+    log_(absl::StrCat("run ", attempt.run_id, ": its steps cannot be read: ", read.message()));
+    session.Close().IgnoreError();
+    return Say(UnknownOutcome(attempt.How(), error, ""));
   }
   absl::StatusOr<bool> open = session.Step();
   if (open.ok() && *open) {

@@ -195,7 +195,7 @@ absl::StatusOr<bool> Driver::Session::StartStep() {
   }));
   if (!claimed) return false;
   ++run_.step_count;
-  steps_.push_back(step);
+  steps_.push_back(step, HeldStepsFor(run_.limits));
   if (driver_.options_.model.model != nullptr) {
     model_caller_ = std::make_unique<AccountingModelCaller>(
         driver_.options_.model,

@@ -56,7 +56,10 @@ std::string Driver::Session::Damage() const {
 // lease over, mark the steps in flight interrupted, and pause a side effect whose outcome is
 // unknown for an operator.
 absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
-  AGENTRT_ASSIGN_OR_RETURN(steps_, ReadSteps(driver_.store_, run_.id));
+  // Every step, once: a damaged one anywhere fails the run (Damage). The window drops the older
+  // ones at the next step.
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<Step> steps, ReadSteps(driver_.store_, run_.id));
+  steps_.Assign(std::move(steps));
   AGENTRT_ASSIGN_OR_RETURN(approvals_, ListApprovals(driver_.store_, run_.id));
   absl::Time now = Now();
   std::vector<std::size_t> in_flight;
@@ -277,8 +280,8 @@ absl::Status Driver::Session::InterruptedPause(std::size_t index, Tool* tool,
                                  .Build();
   absl::Time at = Now();
   // Pause ends the step it works on: make this step the current one.
-  std::rotate(steps_.begin() + static_cast<std::ptrdiff_t>(index),
-              steps_.begin() + static_cast<std::ptrdiff_t>(index) + 1, steps_.end());
+  const auto at_index = steps_.begin() + static_cast<std::ptrdiff_t>(index - steps_.first());
+  std::rotate(at_index, at_index + 1, steps_.end());
   return Pause(pd, request, *spec, [&](Transaction& tx) {
     return tx.AppendEvent(run_.id, request.step_id, at, event::kStepPolicy, policy_event).status();
   });
@@ -290,7 +293,8 @@ absl::Status Driver::Session::InterruptedPause(std::size_t index, Tool* tool,
 // is asked again and an identical required approval is the grant, a different one pauses
 // again. Then the loop goes on.
 absl::StatusOr<Run> Driver::Session::ResumeApproved() {
-  AGENTRT_ASSIGN_OR_RETURN(steps_, ReadSteps(driver_.store_, run_.id));
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<Step> steps, ReadSteps(driver_.store_, run_.id));
+  steps_.Assign(std::move(steps));
   AGENTRT_ASSIGN_OR_RETURN(approvals_, ListApprovals(driver_.store_, run_.id));
   const std::vector<Approval>& approvals = approvals_;
   if (std::string damage = Damage(); !damage.empty()) {

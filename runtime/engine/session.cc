@@ -141,8 +141,10 @@ absl::Status Driver::Session::RereadRun() {
 }
 
 absl::Status Driver::Session::RereadSteps() {
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<Step> steps, ReadSteps(driver_.store_, run_.id));
-  steps_ = std::move(steps);
+  // The window's worth: older steps are read from the store when asked for.
+  AGENTRT_ASSIGN_OR_RETURN(RecentSteps recent,
+                           ReadRecentSteps(driver_.store_, run_.id, HeldStepsFor(run_.limits)));
+  steps_.Assign(std::move(recent.steps), recent.first);
   return absl::OkStatus();
 }
 

@@ -510,6 +510,34 @@ absl::StatusOr<std::vector<Step>> ReadSteps(Transaction& tx, std::string_view ru
   return steps;
 }
 
+absl::StatusOr<std::int64_t> StoredStepCount(Transaction& tx, std::string_view run_id) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      store::Sql::Query(tx, "SELECT COALESCE(MAX(idx) + 1, 0) FROM steps WHERE run_id = ?1",
+                        {run_id}));
+  return rows.empty() ? 0 : ToInt(rows[0][0]);
+}
+
+absl::StatusOr<std::vector<Step>> ReadStepRange(Transaction& tx, std::string_view run_id,
+                                                std::int64_t first, std::int64_t last,
+                                                bool with_content) {
+  // Without its content an observation is the same object less one member; a column that is
+  // not JSON is read as it is, so the decoder names it as ReadSteps would.
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      store::Sql::Query(tx,
+                        "SELECT id, idx, status, decision_json, CASE WHEN ?4 OR NOT "
+                        "json_valid(observation_json) THEN observation_json ELSE "
+                        "json_remove(observation_json, '$.content') END, spec_hash, started_at, "
+                        "finished_at, policy_json FROM steps WHERE run_id = ?1 AND idx >= ?2 "
+                        "AND idx < ?3 ORDER BY idx",
+                        {run_id, first, last, std::int64_t{with_content ? 1 : 0}}));
+  std::vector<Step> steps;
+  steps.reserve(rows.size());
+  for (const SqlRow& r : rows) steps.push_back(DecodeStep(r, run_id));
+  return steps;
+}
+
 namespace {
 
 // A text column's length in bytes: length() of a text counts characters up to its first NUL.

@@ -177,6 +177,17 @@ absl::Status FailStepsInFlight(store::Transaction& tx, std::string_view run_id,
 // as failed and is named there too.
 absl::StatusOr<std::vector<Step>> ReadSteps(store::Transaction& tx, std::string_view run_id);
 
+// StoredStepCount: one past the run's highest step index (steps are numbered from 0 without a
+// gap), from the (run_id, idx) index without a scan.
+absl::StatusOr<std::int64_t> StoredStepCount(store::Transaction& tx, std::string_view run_id);
+
+// ReadStepRange reads the run's steps with index in [first, last), in order, decoded as
+// ReadSteps does; without `with_content`, each observation's content is left out inside SQLite
+// (what a history reads of a step it shows by summary: runtime/step_list.h).
+absl::StatusOr<std::vector<Step>> ReadStepRange(store::Transaction& tx, std::string_view run_id,
+                                                std::int64_t first, std::int64_t last,
+                                                bool with_content);
+
 // ReadStepsPage reads at most `limit` of a run's steps from `offset`, and the total. A
 // decision, observation or policy column longer than `max_column` bytes is reduced inside
 // SQLite to the fields that identify it (kind and tool; kind and summary; outcome and reason —

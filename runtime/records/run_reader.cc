@@ -1,5 +1,6 @@
 #include "runtime/records/run_reader.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -43,6 +44,20 @@ absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_vie
     return absl::OkStatus();
   }));
   return steps;
+}
+
+absl::StatusOr<RecentSteps> ReadRecentSteps(store::Store& store, std::string_view run_id,
+                                            std::size_t count) {
+  RecentSteps recent;
+  AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(std::int64_t stored, rows::StoredStepCount(tx, run_id));
+    std::int64_t first = std::max<std::int64_t>(0, stored - static_cast<std::int64_t>(count));
+    recent.first = static_cast<std::size_t>(first);
+    AGENTRT_ASSIGN_OR_RETURN(recent.steps,
+                             rows::ReadStepRange(tx, run_id, first, stored, /*with_content=*/true));
+    return absl::OkStatus();
+  }));
+  return recent;
 }
 
 absl::StatusOr<StepPage> ReadStepsPage(store::Store& store, std::string_view run_id,

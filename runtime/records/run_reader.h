@@ -4,6 +4,7 @@
 // engine's types, each in one read transaction (the statements are rows.h's).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,6 +24,14 @@ absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id);
 absl::Status RefreshRun(store::Store& store, Run& run);
 // ReadSteps: the run's steps by index.
 absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_view run_id);
+// ReadRecentSteps: the run's last `count` steps (fewer when it has fewer), in order, and the
+// index of the first of them; one read transaction.
+struct RecentSteps {
+  std::vector<Step> steps;
+  std::size_t first = 0;
+};
+absl::StatusOr<RecentSteps> ReadRecentSteps(store::Store& store, std::string_view run_id,
+                                            std::size_t count);
 
 // The one step-page reader (reference/core.md §12, ListStepsPage): at most `limit` of a run's
 // steps from `offset`, the total from COUNT, and a decision, observation or policy longer than

@@ -1,11 +1,13 @@
 #include "runtime/render/messages.h"
 
 #include <algorithm>
+#include <deque>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/canonical_json.h"
 #include "runtime/json/json_object.h"
@@ -40,6 +42,35 @@ std::string Nudge(const Step& step) {
   }
   absl::StrAppend(&text, ToAbsl(kAskForOneCall));
   return text;
+}
+
+// The index of the earliest step shown whole: the `recent`-th step with a recorded decision,
+// counted from the end (steps.size() when none is). Usually found in the held window; else the
+// older steps are walked without their results, keeping only the last few decided indices.
+absl::StatusOr<std::size_t> FirstShownWhole(const StepList& steps, std::size_t recent) {
+  std::size_t whole_from = steps.size();
+  std::size_t found = 0;
+  const std::size_t held_from = steps.first_held();
+  for (std::size_t i = steps.size(); i > held_from && found < recent;) {
+    --i;
+    if (steps.held(i).decision) {
+      ++found;
+      whole_from = i;
+    }
+  }
+  if (found == recent || held_from == 0) return whole_from;
+  std::deque<std::size_t> latest;  // the last (recent - found) decided indices before held_from
+  std::size_t i = 0;
+  AGENTRT_RETURN_IF_ERROR(
+      steps.ForEach(0, held_from, StepDetail::kWithoutContent, [&](const Step& step) {
+        if (step.decision) {
+          latest.push_back(i);
+          if (latest.size() > recent - found) latest.pop_front();
+        }
+        ++i;
+        return absl::OkStatus();
+      }));
+  return latest.empty() ? whole_from : latest.front();
 }
 
 }  // namespace
@@ -112,15 +143,11 @@ absl::StatusOr<std::vector<Message>> Messages(const StepInput& input,
   std::vector<Message> messages;
   messages.push_back(Message{"user", {Text(options.opening(input))}});
 
-  std::vector<const Step*> decided;
-  for (const Step& step : input.steps) {
-    if (step.decision) decided.push_back(&step);
-  }
-  const std::size_t n = decided.size();
+  const StepList& steps = input.steps;
   const std::size_t recent = static_cast<std::size_t>(std::max(options.recent_results, 0));
-  for (std::size_t i = 0; i < n; ++i) {
-    const Step& step = *decided[i];
-    const bool full = i + recent >= n;  // i >= n - recent, without going below zero
+  AGENTRT_ASSIGN_OR_RETURN(std::size_t whole_from, FirstShownWhole(steps, recent));
+  auto render = [&](const Step& step, bool full) {
+    if (!step.decision) return;
     std::string id = options.tool_use_id ? options.tool_use_id(step) : "";
     if (id.empty()) id = DefaultToolUseId(step);
 
@@ -133,7 +160,18 @@ absl::StatusOr<std::vector<Message>> Messages(const StepInput& input,
       observed = DefaultObservation(step, id, full, options.max_content_bytes);
     }
     messages.push_back(Message{"user", {*std::move(observed)}});
-  }
+  };
+  // The steps shown by their summary are read without their results.
+  AGENTRT_RETURN_IF_ERROR(
+      steps.ForEach(0, whole_from, StepDetail::kWithoutContent, [&](const Step& step) {
+        render(step, false);
+        return absl::OkStatus();
+      }));
+  AGENTRT_RETURN_IF_ERROR(
+      steps.ForEach(whole_from, steps.size(), StepDetail::kWhole, [&](const Step& step) {
+        render(step, true);
+        return absl::OkStatus();
+      }));
   return messages;
 }
 

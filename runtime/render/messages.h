@@ -13,6 +13,11 @@
 //
 // Steps without a recorded decision (the step being decided, or one interrupted while
 // deciding) are skipped and do not count toward the window of recent results.
+//
+// Only what is rendered is read: a step shown by its summary is read from the run's history
+// without its observation's content (StepDetail::kWithoutContent), and is handed to the
+// `observation` hook so, whether or not the driver still held it; the content of a step shown
+// whole is read whole. A store error reading the history is returned.
 #pragma once
 
 #include <cstddef>
@@ -65,7 +70,8 @@ struct RenderOptions {
   // its own raw turn, thinking blocks included, plugs in here).
   std::function<std::optional<Message>(const Step&)> assistant;
   // Replaces the user turn's block when it returns a block with a non-empty type; anything else
-  // falls back to DefaultObservation.
+  // falls back to DefaultObservation. When `full` is false the step's observation comes without
+  // its content (only its kind, summary and content hash).
   std::function<std::optional<ContentBlock>(const Step&, std::string_view id, bool full)>
       observation;
 };

@@ -298,11 +298,19 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenExisting(const std::string& pa
 absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& clock,
                                                            Schema schema) {
   AGENTRT_RETURN_IF_ERROR(CheckSchemaNumbering(schema));
+  // On SQLite's memdb disk, not ":memory:": a ":memory:" database lives wholly in its page
+  // cache, which a commit after some B-tree balances walks whole, so every commit slowed as the
+  // database grew (docs/performance.md, "An in-memory store that keeps growing"). On memdb the
+  // page cache is bounded as a file's is; the pages live in memdb's own memory. A name without
+  // a leading slash is private to this connection. Its rollback journal is kept in memory too
+  // (memdb keeps only the main database; a journal would otherwise go to the process's disk).
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
-                           Connection::Open(":memory:", false));
+                           Connection::Open("agentrt-in-memory", false, "memdb",
+                                            /*on_os_disk=*/false));
   std::unique_ptr<Store> store(new Store(std::move(connection), ":memory:", false));
   {
     absl::MutexLock lock(&store->mu_);
+    AGENTRT_RETURN_IF_ERROR(store->connection_->Exec("PRAGMA journal_mode=MEMORY"));
     AGENTRT_RETURN_IF_ERROR(store->connection_->Exec("PRAGMA foreign_keys=ON"));
   }
   AGENTRT_RETURN_IF_ERROR(store->Migrate(clock, schema));

@@ -150,6 +150,42 @@ void BM_DriverLoop(benchmark::State& state) {
   RemoveDb(path);
 }
 
+// One in-memory store that keeps every run: `held` finished runs of 10 read steps are written
+// first (outside the timing), then runs of 10 steps are timed on top of them. A commit whose
+// cost grows with what the database holds shows as a per-step figure above the one at held:0.
+void BM_InMemoryStoreHolding(benchmark::State& state) {
+  const int held = static_cast<int>(state.range(0));
+  constexpr int kCalls = 10;
+  world::RealClock clock;
+  world::RealScheduler scheduler;
+  world::SeededEntropy entropy(1);
+  auto store = *records::OpenStoreInMemory(clock);
+  ReadTool tool(SideEffect::kReadOnly, 100);
+  ReadingAgent agent(kCalls);
+  std::unique_ptr<Policy> policy = DefaultPolicy();
+  DriverOptions options{&agent, policy.get(), {&tool}, "bench"};
+  options.scheduler = &scheduler;
+  auto driver = *Driver::Create(*store, clock, entropy, options);
+  Limits limits;
+  limits.max_steps = kCalls + 1;
+  for (int i = 0; i < held; ++i) {
+    if (absl::StatusOr<Run> run = driver->Start("held", limits); !run.ok()) {
+      state.SkipWithError(std::string(run.status().message()).c_str());
+      return;
+    }
+  }
+  for (auto _ : state) {
+    absl::StatusOr<Run> run = driver->Start("bench", limits);
+    if (!run.ok() || run->status != RunStatus::kCompleted) {
+      state.SkipWithError(run.ok() ? (run->reason + ": " + run->reason_detail).c_str()
+                                   : std::string(run.status().message()).c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * (kCalls + 1));
+  state.SetLabel("items = steps");
+}
+
 // The floor for the same run: what a crash-safe step must write, and nothing else, through the
 // bare library with every statement prepared once (BEGIN and COMMIT included). Per tool step,
 // three transactions: the step started (its row and an event); the decision and the intent,
@@ -479,6 +515,13 @@ void StepArgs(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kMicrosecond);
 }
 BENCHMARK(BM_DriverLoop)->Apply(StepArgs);
+BENCHMARK(BM_InMemoryStoreHolding)
+    ->Arg(0)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->ArgName("held")
+    ->Iterations(300)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_StepFloor)->Apply([](benchmark::internal::Benchmark* b) {
   for (int file : {0, 1}) {
     for (int steps : {10, 400}) {

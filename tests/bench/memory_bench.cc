@@ -54,7 +54,7 @@ void BM_DriverHeldBytes(benchmark::State& state) {
 }
 
 BENCHMARK(BM_DriverHeldBytes)
-    ->ArgsProduct({{100, 1000, 10000}, {100, 8192}})
+    ->ArgsProduct({{100, 1000, 10000, 100000}, {100, 8192}})
     ->ArgNames({"steps", "bytes"})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);

@@ -285,7 +285,7 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
     EXPECT_EQ(run->reason, row.reason);
     EXPECT_THAT(run->reason_detail, HasSubstr(row.detail));
     ASSERT_FALSE(seen.steps.empty());
-    EXPECT_EQ(seen.steps[0].status, StepStatus::kInterrupted);  // marked before it was asked
+    EXPECT_EQ(seen.steps.Read(0)->status, StepStatus::kInterrupted);  // marked before it was asked
     EXPECT_TRUE(post_.calls.empty());  // reconciliation never re-runs the call by itself
     if (row.name == "completed") {
       EXPECT_EQ(run->result, R"({"posted":true})");

@@ -139,7 +139,7 @@ TEST_F(DriverTest, ToolCallThenCompleteRecordsEverythingAndHandsToolsTheirIdenti
   EXPECT_FALSE(store_->VerifyEvents()->broken.has_value());
   // The agent saw the first step's observation when deciding the second.
   ASSERT_EQ(agent_->inputs.size(), 2u);
-  EXPECT_EQ(agent_->inputs[1].steps[0].observation->summary, "read 5 bytes");
+  EXPECT_EQ(agent_->inputs[1].steps.Read(0)->observation->summary, "read 5 bytes");
   EXPECT_EQ(agent_->inputs[1].run.step_count, 2);
 }
 
@@ -155,7 +155,7 @@ TEST_F(DriverTest, MalformedRequestIsRecordedVerbatimThenBecomesAnObservation) {
   EXPECT_EQ(steps[0].observation->kind, ObservationKind::kInvalidDecision);
   EXPECT_THAT(steps[0].observation->summary,
               HasSubstr("arguments do not match schema: /path: expected string, got number"));
-  EXPECT_EQ(agent_->inputs[1].steps[0].observation->kind, ObservationKind::kInvalidDecision);
+  EXPECT_EQ(agent_->inputs[1].steps.Read(0)->observation->kind, ObservationKind::kInvalidDecision);
 }
 
 TEST_F(DriverTest, UnusableJsonArgumentsAreKeptOutOfBand) {
@@ -199,8 +199,8 @@ TEST_F(DriverTest, DestructiveRequestIsDeniedAsAnObservation) {
   // The step keeps the evaluation that denied it, as the agent's next input does.
   ASSERT_TRUE(steps[0].policy.has_value());
   EXPECT_EQ(steps[0].policy->outcome, PolicyOutcome::kDeny);
-  ASSERT_TRUE(agent_->inputs[1].steps[0].policy.has_value());
-  EXPECT_EQ(agent_->inputs[1].steps[0].policy->reason, steps[0].policy->reason);
+  ASSERT_TRUE(agent_->inputs[1].steps.Read(0)->policy.has_value());
+  EXPECT_EQ(agent_->inputs[1].steps.Read(0)->policy->reason, steps[0].policy->reason);
 }
 
 TEST_F(DriverTest, RemoteMutationPausesWithAPendingApprovalBoundByHash) {

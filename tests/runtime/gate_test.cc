@@ -212,7 +212,8 @@ std::string Dump(const Step& s) {
 
 std::string Dump(const StepInput& in) {
   std::string out = Dump(in.run);
-  for (const Step& s : in.steps) absl::StrAppend(&out, "\n  ", Dump(s));
+  std::vector<Step> steps = *in.steps.ToVector();
+  for (const Step& s : steps) absl::StrAppend(&out, "\n  ", Dump(s));
   for (const ToolSpec& t : in.tools) {
     absl::StrAppend(&out, "\n  tool{", t.name, ",", t.description, ",", t.input_schema, ",",
                     std::string(ToString(t.side_effect)), ",", absl::FormatDuration(t.timeout), ",",
@@ -263,7 +264,7 @@ TEST(GateTest, ACallerOwnedLoopWritesWhatTheDriverWrites) {
   auto driver = by_driver.NewDriver("same", &agent);
   absl::StatusOr<agentrt::Run> paused = driver->StartWithId("run-1", "the story");
   ASSERT_OK(paused);
-  ASSERT_EQ(paused->status, RunStatus::kWaitingForApproval);
+  ASSERT_EQ(paused->status, RunStatus::kWaitingForApproval) << paused->reason_detail;
   by_driver.ApproveAfterAMinute();
   absl::StatusOr<agentrt::Run> done = driver->Resume("run-1");
   ASSERT_OK(done);
@@ -902,9 +903,9 @@ TEST(GateTest, InputAtEveryPointOfASession) {
     ASSERT_EQ(input.steps.size(), steps);
     std::vector<Step> stored = *ReadSteps(*w.store, "run-1");
     for (std::size_t i = 0; i < steps; ++i) {
-      EXPECT_EQ(input.steps[i].id, stored[i].id);
-      EXPECT_EQ(input.steps[i].status, stored[i].status);
-      EXPECT_EQ(input.steps[i].observation.has_value(), stored[i].observation.has_value());
+      EXPECT_EQ(input.steps.Read(i)->id, stored[i].id);
+      EXPECT_EQ(input.steps.Read(i)->status, stored[i].status);
+      EXPECT_EQ(input.steps.Read(i)->observation.has_value(), stored[i].observation.has_value());
     }
     EXPECT_EQ(input.tools.size(), 5u);
     EXPECT_EQ(input.model, nullptr);

@@ -51,7 +51,7 @@ class Checking final : public Agent {
     std::vector<Step> fresh = *ReadSteps(store_, input.run.id);
     EXPECT_EQ(fresh.size(), input.steps.size() + 1);  // and the open step
     for (std::size_t i = 0; i < input.steps.size() && i < fresh.size(); ++i) {
-      EXPECT_EQ(testing::DescribeStep(input.steps[i]), testing::DescribeStep(fresh[i]))
+      EXPECT_EQ(testing::DescribeStep(*input.steps.Read(i)), testing::DescribeStep(fresh[i]))
           << "step " << i;
     }
     ++checked;
@@ -193,7 +193,7 @@ TEST_F(LoopRulesTest, AFailedWriteLeavesTheKeptStepsAsTheStoreHasThem) {
     std::vector<Step> fresh = *ReadSteps(*store_, "r");
     ASSERT_EQ(input.steps.size(), fresh.size());
     for (std::size_t i = 0; i < fresh.size(); ++i) {
-      EXPECT_EQ(testing::DescribeStep(input.steps[i]), testing::DescribeStep(fresh[i]))
+      EXPECT_EQ(testing::DescribeStep(*input.steps.Read(i)), testing::DescribeStep(fresh[i]))
           << "step " << i;
     }
     EXPECT_EQ(input.run.step_count, ReadRun(*store_, "r")->step_count);

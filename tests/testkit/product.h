@@ -12,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/intake.h"
 #include "runtime/policy.h"
@@ -94,7 +95,10 @@ class WorkspacePolicy : public Policy {
     }
     // A run that already failed three steps writes nothing more.
     int failed = 0;
-    for (const Step& s : view.steps) failed += s.status == StepStatus::kFailed;
+    AGENTRT_RETURN_IF_ERROR(view.steps.ForEach([&](const Step& s) {
+      failed += s.status == StepStatus::kFailed;
+      return absl::OkStatus();
+    }));
     if (failed >= 3) {
       d.outcome = PolicyOutcome::kDeny;
       d.reason = "too many failed steps to keep writing";

@@ -171,7 +171,7 @@ void ExpectSameHanded(const std::vector<RecordingPolicy::Handed>& live,
     ExpectSameRun(live[i].view.run, again[i].view.run);
     ASSERT_EQ(live[i].view.steps.size(), again[i].view.steps.size());
     for (std::size_t s = 0; s < live[i].view.steps.size(); ++s) {
-      ExpectSameStep(live[i].view.steps[s], again[i].view.steps[s]);
+      ExpectSameStep(*live[i].view.steps.Read(s), *again[i].view.steps.Read(s));
     }
     ASSERT_EQ(live[i].view.approvals.size(), again[i].view.approvals.size());
     for (std::size_t k = 0; k < live[i].view.approvals.size(); ++k) {
