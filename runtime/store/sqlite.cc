@@ -203,6 +203,16 @@ absl::Status Connection::ExecPrepared(std::string_view sql) {
   return statement->Run({});
 }
 
+absl::Status Connection::SyncJournal() {
+  sqlite3_file* journal = nullptr;
+  int rc = sqlite3_file_control(db_, "main", SQLITE_FCNTL_JOURNAL_POINTER, &journal);
+  if (rc != SQLITE_OK) return FromSqlite(db_, rc, "find the write-ahead log to sync");
+  if (journal == nullptr || journal->pMethods == nullptr) return absl::OkStatus();
+  rc = journal->pMethods->xSync(journal, SQLITE_SYNC_NORMAL);
+  if (rc != SQLITE_OK) return FromSqlite(db_, rc, "sync the write-ahead log");
+  return absl::OkStatus();
+}
+
 absl::Status Connection::ExecRetryingBusy(std::string_view sql) {
   absl::Status status;
   for (int attempt = 0; attempt < 1000; ++attempt) {

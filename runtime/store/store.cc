@@ -6,7 +6,6 @@
 #include <limits>
 #include <type_traits>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
@@ -420,19 +419,11 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
   std::vector<EventObserver> observers;
   {
     absl::MutexLock lock(&mu_);
-    // SQLite refuses to change the safety level inside a transaction, so a durable write raises
-    // it around its own: with synchronous=FULL the commit syncs the WAL, which makes it and
-    // every earlier commit durable.
-    // (Lowered again however the write ends, a throwing caller included; a failure to lower
-    // it only makes later commits safer than asked.)
-    bool raise = options.durable && sync_durable_writes_;
-    if (raise) {
-      AGENTRT_RETURN_IF_ERROR(
-          WithPath(path_, connection_->ExecPrepared("PRAGMA synchronous=FULL")));
-    }
-    absl::Cleanup lower = [&] {
-      if (raise) connection_->ExecPrepared("PRAGMA synchronous=NORMAL").IgnoreError();
-    };
+    // A durable write syncs the write-ahead log after its commit, before Write returns, as
+    // synchronous=FULL would at the commit: that makes it and every earlier commit durable.
+    // (Not by raising synchronous around the commit: SQLite applies that pragma when it compiles
+    // it, so the statement was compiled anew twice per durable write; docs/performance.md.)
+    const bool sync = options.durable && sync_durable_writes_;
     AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecPrepared("BEGIN IMMEDIATE")));
     Transaction tx(*connection_);
     tx.keep_events_ = !observers_.empty();
@@ -454,6 +445,14 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
       // ROLLBACK fails only when SQLite already rolled back; the first error is the one to tell.
       connection_->Exec("ROLLBACK").IgnoreError();
       return status;  // what is remembered is what the database holds again
+    }
+    // Committed but perhaps not durable: an error here is the write's (its caller must not act
+    // as if it were on disk), though what was committed stays committed.
+    if (sync) {
+      if (absl::Status synced = connection_->SyncJournal(); !synced.ok()) {
+        head_.valid = false;  // read again from what the database holds
+        return WithPath(path_, synced);
+      }
     }
     // Our own commits leave data_version as it was.
     if (tx.events_changed_raw_) {

@@ -81,6 +81,10 @@ class Connection {
   // Prepare returns a statement owned by the connection's cache (prepared once, reused).
   absl::StatusOr<Statement*> Prepare(std::string_view sql);
   std::int64_t Changes() const;
+  // SyncJournal makes every committed transaction durable: it syncs the write-ahead log (or the
+  // rollback journal) of the main database through its VFS, as synchronous=FULL does at a
+  // commit. A connection with no journal open has nothing unsynced: OK.
+  absl::Status SyncJournal();
   // DataVersion is PRAGMA data_version: it changes when another connection commits to the
   // database, never for this connection's own commits.
   absl::StatusOr<std::int64_t> DataVersion();
