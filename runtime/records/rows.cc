@@ -196,8 +196,9 @@ Step DecodeStep(const SqlRow& r, std::string_view run_id) {
 // --- Approvals ---
 
 constexpr std::string_view kSelectApproval =
-    "SELECT id, run_id, step_id, kind, capability_json, presentation_json, request_json, hash, "
-    "status, created_at, expires_at, decided_at, decided_by, note FROM approvals ";
+    "SELECT id, (SELECT id FROM runs WHERE runs.run_key = approvals.run_key), step_id, kind, "
+    "capability_json, presentation_json, request_json, hash, status, created_at, expires_at, "
+    "decided_at, decided_by, note FROM approvals ";
 
 Approval ApprovalFromRow(const SqlRow& r) {
   Approval a;
@@ -442,8 +443,8 @@ absl::Status WriteModelTotals(Transaction& tx, std::string_view run_id, const Mo
 absl::Status InsertStep(Transaction& tx, std::string_view step_id, std::string_view run_id,
                         std::int64_t index, std::string_view started_at) {
   return Run1(tx,
-              "INSERT INTO steps (id, run_id, idx, status, started_at) "
-              "VALUES (?1, ?2, ?3, 'deciding', ?4)",
+              "INSERT INTO steps (id, run_key, idx, status, started_at) "
+              "VALUES (?1, (SELECT run_key FROM runs WHERE id = ?2), ?3, 'deciding', ?4)",
               {step_id, run_id, index, started_at});
 }
 
@@ -491,7 +492,8 @@ absl::Status FailStepsInFlight(Transaction& tx, std::string_view run_id,
                                std::string_view finished_at) {
   return Run1(tx,
               "UPDATE steps SET status = 'failed', observation_json = ?1, observation_hash = ?2, "
-              "finished_at = ?3 WHERE run_id = ?4 AND status IN "
+              "finished_at = ?3 WHERE run_key = (SELECT run_key FROM runs WHERE id = ?4) AND "
+              "status IN "
               "('deciding', 'awaiting_approval', 'executing')",
               {observation_json, observation_hash, finished_at, run_id});
 }
@@ -499,11 +501,11 @@ absl::Status FailStepsInFlight(Transaction& tx, std::string_view run_id,
 absl::StatusOr<std::vector<Step>> ReadSteps(Transaction& tx, std::string_view run_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      store::Sql::Query(
-          tx,
-          "SELECT id, idx, status, decision_json, observation_json, spec_hash, "
-          "started_at, finished_at, policy_json FROM steps WHERE run_id = ?1 ORDER BY idx",
-          {run_id}));
+      store::Sql::Query(tx,
+                        "SELECT id, idx, status, decision_json, observation_json, spec_hash, "
+                        "started_at, finished_at, policy_json FROM steps WHERE "
+                        "run_key = (SELECT run_key FROM runs WHERE id = ?1) ORDER BY idx",
+                        {run_id}));
   std::vector<Step> steps;
   steps.reserve(rows.size());
   for (const SqlRow& r : rows) steps.push_back(DecodeStep(r, run_id));
@@ -513,7 +515,9 @@ absl::StatusOr<std::vector<Step>> ReadSteps(Transaction& tx, std::string_view ru
 absl::StatusOr<std::int64_t> StoredStepCount(Transaction& tx, std::string_view run_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      store::Sql::Query(tx, "SELECT COALESCE(MAX(idx) + 1, 0) FROM steps WHERE run_id = ?1",
+      store::Sql::Query(tx,
+                        "SELECT COALESCE(MAX(idx) + 1, 0) FROM steps "
+                        "WHERE run_key = (SELECT run_key FROM runs WHERE id = ?1)",
                         {run_id}));
   return rows.empty() ? 0 : ToInt(rows[0][0]);
 }
@@ -529,7 +533,8 @@ absl::StatusOr<std::vector<Step>> ReadStepRange(Transaction& tx, std::string_vie
                         "SELECT id, idx, status, decision_json, CASE WHEN ?4 OR NOT "
                         "json_valid(observation_json) THEN observation_json ELSE "
                         "json_remove(observation_json, '$.content') END, spec_hash, started_at, "
-                        "finished_at, policy_json FROM steps WHERE run_id = ?1 AND idx >= ?2 "
+                        "finished_at, policy_json FROM steps WHERE run_key = (SELECT run_key FROM "
+                        "runs WHERE id = ?1) AND idx >= ?2 "
                         "AND idx < ?3 ORDER BY idx",
                         {run_id, first, last, std::int64_t{with_content ? 1 : 0}}));
   std::vector<Step> steps;
@@ -568,9 +573,11 @@ absl::StatusOr<StepsPage> ReadStepsPage(Transaction& tx, std::string_view run_id
                                         std::int64_t limit, std::int64_t offset,
                                         std::int64_t max_column, std::int64_t max_field) {
   StepsPage page;
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> count,
-      store::Sql::Query(tx, "SELECT COUNT(*) FROM steps WHERE run_id = ?1", {run_id}));
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count,
+                           store::Sql::Query(tx,
+                                             "SELECT COUNT(*) FROM steps WHERE run_key = "
+                                             "(SELECT run_key FROM runs WHERE id = ?1)",
+                                             {run_id}));
   page.total = Count(count);
   // A column over the cap is reduced, inside SQLite, to the fields that identify it; only the
   // page's rows are read.
@@ -579,7 +586,9 @@ absl::StatusOr<StepsPage> ReadStepsPage(Transaction& tx, std::string_view run_id
       CappedColumn("observation_json", {"kind", "summary"}),
       ", spec_hash, started_at, finished_at, ", CappedColumn("policy_json", {"outcome", "reason"}),
       ", ", ByteLength("decision_json"), ", ", ByteLength("observation_json"), ", ",
-      ByteLength("policy_json"), " FROM steps WHERE run_id = ?1 ORDER BY idx LIMIT ?2 OFFSET ?3");
+      ByteLength("policy_json"),
+      " FROM steps WHERE run_key = (SELECT run_key FROM runs WHERE id = ?1) ORDER BY idx "
+      "LIMIT ?2 OFFSET ?3");
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
       store::Sql::Query(tx, kSelect, {run_id, limit, offset, max_column, max_field}));
@@ -655,9 +664,10 @@ absl::StatusOr<std::map<std::string, std::string>> ReadToolSpecs(Transaction& tx
 
 absl::Status InsertApproval(Transaction& tx, const NewApproval& a) {
   return Run1(tx,
-              "INSERT INTO approvals (id, run_id, step_id, kind, capability_json, "
+              "INSERT INTO approvals (id, run_key, step_id, kind, capability_json, "
               "presentation_json, request_json, hash, status, created_at, expires_at) "
-              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9, ?10)",
+              "VALUES (?1, (SELECT run_key FROM runs WHERE id = ?2), ?3, ?4, ?5, ?6, ?7, ?8, "
+              "'pending', ?9, ?10)",
               {a.id, a.run_id, a.step_id, a.kind, a.capability_json, a.presentation_json,
                a.request_json, a.hash, a.created_at, a.expires_at});
 }
@@ -666,8 +676,11 @@ absl::StatusOr<std::optional<Approval>> ReadApproval(Transaction& tx, std::strin
                                                      std::string_view approval_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      store::Sql::Query(tx, absl::StrCat(ToAbsl(kSelectApproval), "WHERE id = ?1 AND run_id = ?2"),
-                        {approval_id, run_id}));
+      store::Sql::Query(
+          tx,
+          absl::StrCat(ToAbsl(kSelectApproval),
+                       "WHERE id = ?1 AND run_key = (SELECT run_key FROM runs WHERE id = ?2)"),
+          {approval_id, run_id}));
   if (rows.empty()) return std::nullopt;
   return ApprovalFromRow(rows[0]);
 }
@@ -676,7 +689,9 @@ absl::StatusOr<std::optional<std::string>> RunOfApproval(Transaction& tx,
                                                          std::string_view approval_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      store::Sql::Query(tx, "SELECT run_id FROM approvals WHERE id = ?1", {approval_id}));
+      store::Sql::Query(
+          tx, "SELECT runs.id FROM approvals JOIN runs USING (run_key) WHERE approvals.id = ?1",
+          {approval_id}));
   if (rows.empty()) return std::nullopt;
   return std::move(rows[0][0]);
 }
@@ -685,7 +700,10 @@ absl::StatusOr<std::vector<Approval>> ReadApprovals(Transaction& tx, std::string
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
       store::Sql::Query(
-          tx, absl::StrCat(ToAbsl(kSelectApproval), "WHERE run_id = ?1 ORDER BY rowid"), {run_id}));
+          tx,
+          absl::StrCat(ToAbsl(kSelectApproval),
+                       "WHERE run_key = (SELECT run_key FROM runs WHERE id = ?1) ORDER BY rowid"),
+          {run_id}));
   std::vector<Approval> approvals;
   for (const SqlRow& r : rows) approvals.push_back(ApprovalFromRow(r));
   return approvals;
@@ -695,7 +713,9 @@ absl::StatusOr<ApprovalPage> ReadApprovalsPage(Transaction& tx, std::string_view
                                                bool pending_only, std::int64_t limit,
                                                std::int64_t offset) {
   std::string_view where =
-      pending_only ? "WHERE run_id = ?1 AND status = 'pending' " : "WHERE run_id = ?1 ";
+      pending_only
+          ? "WHERE run_key = (SELECT run_key FROM runs WHERE id = ?1) AND status = 'pending' "
+          : "WHERE run_key = (SELECT run_key FROM runs WHERE id = ?1) ";
   ApprovalPage page;
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> count,
@@ -725,9 +745,10 @@ absl::StatusOr<std::map<std::string, std::vector<std::string>>> ReadPendingAppro
       std::vector<SqlRow> rows,
       store::Sql::Query(
           tx,
-          absl::StrCat("SELECT run_id, id FROM (SELECT run_id, id, rowid AS r, "
-                       "row_number() OVER (PARTITION BY run_id ORDER BY rowid) AS n "
-                       "FROM approvals WHERE status = 'pending' AND run_id IN (",
+          absl::StrCat("SELECT run_id, id FROM (SELECT runs.id AS run_id, approvals.id AS id, "
+                       "approval_key AS r, row_number() OVER (PARTITION BY approvals.run_key "
+                       "ORDER BY approval_key) AS n FROM approvals JOIN runs USING (run_key) "
+                       "WHERE approvals.status = 'pending' AND runs.id IN (",
                        absl::StrJoin(slots, ", "), ")) WHERE n <= ?1 ORDER BY run_id, r"),
           params));
   for (SqlRow& r : rows) ids[r[0]].push_back(std::move(r[1]));
@@ -879,13 +900,15 @@ absl::StatusOr<std::vector<StepRow>> ReadStepRows(Transaction& tx, std::string_v
     AGENTRT_ASSIGN_OR_RETURN(rows,
                              store::Sql::Query(tx,
                                                "SELECT id, idx, status, decision_json FROM steps "
-                                               "WHERE run_id = ?1 AND id = ?2",
+                                               "WHERE run_key = (SELECT run_key FROM runs "
+                                               "WHERE id = ?1) AND id = ?2",
                                                {run_id, *step_id}));
   } else {
     AGENTRT_ASSIGN_OR_RETURN(rows,
                              store::Sql::Query(tx,
                                                "SELECT id, idx, status, decision_json FROM steps "
-                                               "WHERE run_id = ?1 ORDER BY idx",
+                                               "WHERE run_key = (SELECT run_key FROM runs "
+                                               "WHERE id = ?1) ORDER BY idx",
                                                {run_id}));
   }
   std::vector<StepRow> steps;

@@ -4,7 +4,11 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/string_view.h"
+#include "runtime/json/sanitize.h"
 #include "runtime/store/internal/sql.h"
 #include "runtime/world/timestamp.h"
 
@@ -28,6 +32,137 @@ absl::Status LeaseRunsOfThePreviousVersion(store::Transaction& tx,
 absl::Status ChainEventsOfThePreviousVersions(store::Transaction& tx,
                                               const store::MigrationContext& context) {
   return store::Sql::HashStoredEvents(tx, context.path);
+}
+
+// Migration 8: runs, steps and approvals rebuilt with integer row keys (steps and approvals
+// name their run by its key), events without AUTOINCREMENT, and the event log's high-water mark
+// (store/schema.h) set to what AUTOINCREMENT remembered. The text ids stay the public identity,
+// unique and indexed. Every row is copied with its rowid, so orders by rowid stay; the chain is
+// not touched (events keep their seq, run_id and hash). A step or approval naming no run would
+// be lost by the copy: the migration is refused instead, naming it.
+constexpr std::string_view kIntegerKeys = R"sql(
+CREATE TABLE runs_new (
+  run_key INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  goal TEXT NOT NULL,
+  status TEXT NOT NULL,
+  reason TEXT NOT NULL DEFAULT '',
+  reason_detail TEXT NOT NULL DEFAULT '',
+  limits_json TEXT NOT NULL,
+  step_count INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  started_at TEXT NOT NULL DEFAULT '',
+  finished_at TEXT NOT NULL DEFAULT '',
+  result_json TEXT NOT NULL DEFAULT '',
+  model_calls INTEGER NOT NULL DEFAULT 0,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+  estimated_cost_micros INTEGER NOT NULL DEFAULT 0,
+  active_ms INTEGER NOT NULL DEFAULT 0,
+  lease_owner TEXT NOT NULL DEFAULT '',
+  lease_expires_at TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO runs_new (run_key, id, goal, status, reason, reason_detail, limits_json,
+  step_count, created_at, started_at, finished_at, result_json, model_calls, input_tokens,
+  output_tokens, cached_input_tokens, estimated_cost_micros, active_ms, lease_owner,
+  lease_expires_at)
+SELECT rowid, id, goal, status, reason, reason_detail, limits_json, step_count, created_at,
+  started_at, finished_at, result_json, model_calls, input_tokens, output_tokens,
+  cached_input_tokens, estimated_cost_micros, active_ms, lease_owner, lease_expires_at
+FROM runs ORDER BY rowid;
+CREATE TABLE steps_new (
+  step_key INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  run_key INTEGER NOT NULL REFERENCES runs(run_key),
+  idx INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  decision_json TEXT NOT NULL DEFAULT '',
+  policy_json TEXT NOT NULL DEFAULT '',
+  observation_json TEXT NOT NULL DEFAULT '',
+  observation_hash TEXT NOT NULL DEFAULT '',
+  started_at TEXT NOT NULL,
+  finished_at TEXT NOT NULL DEFAULT '',
+  spec_hash TEXT NOT NULL DEFAULT '',
+  policy_id TEXT NOT NULL DEFAULT '',
+  UNIQUE (run_key, idx)
+);
+INSERT INTO steps_new (step_key, id, run_key, idx, status, decision_json, policy_json,
+  observation_json, observation_hash, started_at, finished_at, spec_hash, policy_id)
+SELECT s.rowid, s.id, r.rowid, s.idx, s.status, s.decision_json, s.policy_json,
+  s.observation_json, s.observation_hash, s.started_at, s.finished_at, s.spec_hash, s.policy_id
+FROM steps s JOIN runs r ON r.id = s.run_id ORDER BY s.rowid;
+CREATE TABLE approvals_new (
+  approval_key INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  run_key INTEGER NOT NULL REFERENCES runs(run_key),
+  step_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  capability_json TEXT NOT NULL,
+  presentation_json TEXT NOT NULL,
+  request_json TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  status TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  decided_at TEXT NOT NULL DEFAULT '',
+  decided_by TEXT NOT NULL DEFAULT '',
+  note TEXT NOT NULL DEFAULT '',
+  expires_at TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO approvals_new (approval_key, id, run_key, step_id, kind, capability_json,
+  presentation_json, request_json, hash, status, created_at, decided_at, decided_by, note,
+  expires_at)
+SELECT a.rowid, a.id, r.rowid, a.step_id, a.kind, a.capability_json, a.presentation_json,
+  a.request_json, a.hash, a.status, a.created_at, a.decided_at, a.decided_by, a.note, a.expires_at
+FROM approvals a JOIN runs r ON r.id = a.run_id ORDER BY a.rowid;
+CREATE TABLE events_new (
+  seq INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  step_id TEXT NOT NULL DEFAULT '',
+  at TEXT NOT NULL,
+  type TEXT NOT NULL,
+  payload_json TEXT NOT NULL,
+  hash TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO events_new (seq, run_id, step_id, at, type, payload_json, hash)
+SELECT seq, run_id, step_id, at, type, payload_json, hash FROM events ORDER BY seq;
+CREATE TABLE event_log_high_water (
+  only INTEGER PRIMARY KEY CHECK (only = 1),
+  seq INTEGER NOT NULL
+);
+INSERT INTO event_log_high_water (only, seq)
+SELECT 1, MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0),
+              COALESCE((SELECT MAX(seq) FROM events), 0));
+DROP TABLE events;
+DROP TABLE approvals;
+DROP TABLE steps;
+DROP TABLE runs;
+ALTER TABLE runs_new RENAME TO runs;
+ALTER TABLE steps_new RENAME TO steps;
+ALTER TABLE approvals_new RENAME TO approvals;
+ALTER TABLE events_new RENAME TO events;
+CREATE INDEX events_run ON events (run_id, seq);
+CREATE INDEX approvals_run ON approvals (run_key, approval_key);
+)sql";
+
+absl::Status RefuseRowsNamingNoRun(store::Transaction& tx, const store::MigrationContext& context) {
+  for (std::string_view table : {std::string_view("steps"), std::string_view("approvals")}) {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<store::SqlRow> orphans,
+        store::Sql::Query(
+            tx, absl::StrCat("SELECT id, run_id, (SELECT COUNT(*) FROM ", ToAbsl(table),
+                             " WHERE run_id NOT IN (SELECT id FROM "
+                             "runs)) FROM ",
+                             ToAbsl(table), " WHERE run_id NOT IN (SELECT id FROM runs) LIMIT 1")));
+    if (!orphans.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "database ", ToAbsl(context.path), ": ", orphans[0][2], " row(s) of ", ToAbsl(table),
+          " name a run that does not exist (the first: ", ToAbsl(json::Sanitize(orphans[0][0])),
+          ", naming run ", ToAbsl(json::Sanitize(orphans[0][1])),
+          "); migration 8 would lose them, so it is refused and nothing was changed"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 constexpr store::Migration kMigrations[] = {
@@ -148,6 +283,8 @@ CREATE INDEX proxy_calls_key ON proxy_calls (session, request_key, id);
 CREATE INDEX proxy_calls_settled ON proxy_calls (session, settled_at, id);
 CREATE INDEX proxy_calls_tool ON proxy_calls (session, tool, request_key, id);
 )sql"},
+    {8, "integer row keys; the event log's high-water mark", kIntegerKeys, nullptr,
+     &RefuseRowsNamingNoRun, /*rebuilds_tables=*/true},
 };
 
 }  // namespace

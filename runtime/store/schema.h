@@ -5,6 +5,15 @@
 // layer that owns the tables gives the schema (runtime/records/schema.h for agentrt's), so a
 // change to a table is made in that layer alone.
 //
+// The event log's high-water mark: a schema may hold the table
+//   event_log_high_water (only INTEGER PRIMARY KEY CHECK (only = 1), seq INTEGER NOT NULL)
+// and its one row. The store then writes the highest seq ever appended into it once per write
+// transaction that appended events (an upsert: a deleted row comes back, as a deleted
+// sqlite_sequence row would), takes the next seq past it (a deleted newest event is never
+// reused), and VerifyEvents reports a log whose newest events are gone. Without it, the events
+// table must number its rows with AUTOINCREMENT, whose sqlite_sequence row serves instead (and
+// is written at every insert).
+//
 // A schema's migrations are numbered 1, 2, 3, ... in order; a database records the number of
 // each one applied, and a store opening it applies the rest, with their backfills and records,
 // in one IMMEDIATE transaction: all of them or none, so concurrent first opens are safe and a
@@ -34,7 +43,18 @@ struct Migration {
   std::string_view sql;  // statements run in order
   // Code run after `sql` in the same transaction (rows the new columns need), or null.
   absl::Status (*backfill)(Transaction& tx, const MigrationContext& context) = nullptr;
+  // Code run before `sql` in the same transaction, or null: an error refuses the migration
+  // before anything changed (rows the migration could not carry over, say).
+  absl::Status (*precheck)(Transaction& tx, const MigrationContext& context) = nullptr;
+  // A migration that rebuilds tables others refer to (create, copy, drop, rename): the store
+  // turns foreign-key enforcement off around the migrating transaction, as SQLite requires for
+  // such a rebuild, and checks every foreign key (PRAGMA foreign_key_check) before it commits:
+  // a violation refuses the migration, and the database stays as it was.
+  bool rebuilds_tables = false;
 };
+
+// The table holding the event log's high-water mark (see above).
+inline constexpr std::string_view kHighWaterTable = "event_log_high_water";
 
 using Schema = std::span<const Migration>;
 

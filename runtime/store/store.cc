@@ -160,14 +160,18 @@ std::int64_t ToInt(std::string_view column) {
 
 absl::Status Transaction::LoadHead() {
   if (head_loaded_) return absl::OkStatus();
-  // The next seq follows both the highest stored seq and AUTOINCREMENT's memory of deleted
-  // ones, so a seq is never reused; the newest event's hash is what the next one links to. One
-  // statement for both.
+  // The next seq follows both the highest stored seq and the highest ever appended (the
+  // high-water mark, or AUTOINCREMENT's memory of it), so a seq is never reused; the newest
+  // event's hash is what the next one links to. One statement for both.
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      Query("SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), "
-            "COALESCE((SELECT MAX(seq) FROM events), 0)), "
-            "COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), '')"));
+      Query(high_water_
+                ? "SELECT MAX(COALESCE((SELECT seq FROM event_log_high_water WHERE only = 1), 0), "
+                  "COALESCE((SELECT MAX(seq) FROM events), 0)), "
+                  "COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), '')"
+                : "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), "
+                  "0), COALESCE((SELECT MAX(seq) FROM events), 0)), "
+                  "COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), '')"));
   head_seq_ = ToInt(rows.at(0).at(0));
   head_hash_ = rows.at(0).at(1);
   head_loaded_ = true;
@@ -194,8 +198,19 @@ absl::StatusOr<Event> Transaction::AppendEvent(std::string_view run_id, std::str
                    std::string_view(event.payload_json), std::string_view(event.hash)}));
   head_seq_ = event.seq;
   head_hash_ = event.hash;
+  appended_ = true;
   if (keep_events_) events_.push_back(event);  // for the observers, after the commit
   return event;
+}
+
+absl::Status Transaction::RaiseHighWater() {
+  if (!high_water_ || !appended_) return absl::OkStatus();
+  AGENTRT_ASSIGN_OR_RETURN(
+      Statement * raise,
+      connection_.Prepare("INSERT INTO event_log_high_water (only, seq) VALUES (1, ?1) "
+                          "ON CONFLICT (only) DO UPDATE SET seq = excluded.seq "
+                          "WHERE seq < excluded.seq"));
+  return raise->Run({head_seq_});
 }
 
 absl::StatusOr<std::int64_t> Transaction::Exec(std::string_view sql,
@@ -237,7 +252,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
   AGENTRT_RETURN_IF_ERROR(CheckSchemaNumbering(schema));
   const bool on_os_disk = !options.files_on_vfs;
   if (on_os_disk) {
-    AGENTRT_RETURN_IF_ERROR(CreateIfMissing(path));
+    if (!options.must_exist) AGENTRT_RETURN_IF_ERROR(CreateIfMissing(path));
     AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/true));
   }
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
@@ -261,6 +276,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
   }
   AGENTRT_RETURN_IF_ERROR(store->CheckSchema());
   AGENTRT_RETURN_IF_ERROR(store->Migrate(clock, schema));
+  AGENTRT_RETURN_IF_ERROR(store->NoteHighWater());
   // WAL and shared-memory files exist now: hold them to the same rules.
   if (on_os_disk) AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/true));
   return store;
@@ -287,10 +303,14 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenExisting(const std::string& pa
   AGENTRT_RETURN_IF_ERROR(store->CheckSchema());
   int known = static_cast<int>(schema.size());
   if (store->schema_version_ != known) {
-    return absl::FailedPreconditionError(absl::StrCat("database ", path, " is at schema version ",
-                                                      store->schema_version_,
-                                                      "; this build reads version ", known));
+    return absl::FailedPreconditionError(
+        absl::StrCat("database ", path, " is at schema version ", store->schema_version_,
+                     "; this build reads version ", known,
+                     store->schema_version_ < known ? " (agentrt migrate --db brings it up to "
+                                                      "date)"
+                                                    : ""));
   }
+  AGENTRT_RETURN_IF_ERROR(store->NoteHighWater());
   return store;
 }
 
@@ -313,6 +333,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& c
     AGENTRT_RETURN_IF_ERROR(store->connection_->Exec("PRAGMA foreign_keys=ON"));
   }
   AGENTRT_RETURN_IF_ERROR(store->Migrate(clock, schema));
+  AGENTRT_RETURN_IF_ERROR(store->NoteHighWater());
   return store;
 }
 
@@ -320,7 +341,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& c
 // what a read returns), and reads the schema version.
 absl::Status Store::CheckSchema() {
   absl::MutexLock lock(&mu_);
-  Transaction tx(*connection_);
+  Transaction tx(*connection_, /*high_water=*/false);
   absl::StatusOr<std::vector<SqlRow>> objects =
       tx.Query("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1");
   if (!objects.ok()) return WithPath(path_, objects.status());
@@ -351,7 +372,38 @@ absl::Status Store::CheckSchema() {
   return absl::OkStatus();
 }
 
+absl::Status Store::NoteHighWater() {
+  absl::MutexLock lock(&mu_);
+  Transaction tx(*connection_, /*high_water=*/false);
+  AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecPrepared("BEGIN")));
+  absl::StatusOr<std::vector<SqlRow>> table =
+      tx.Query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", {kHighWaterTable});
+  connection_->ExecPrepared("COMMIT").IgnoreError();
+  if (!table.ok()) return WithPath(path_, table.status());
+  high_water_ = !table->empty();
+  return absl::OkStatus();
+}
+
 absl::Status Store::Migrate(const world::Clock& clock, Schema schema) {
+  // A migration that rebuilds tables others refer to needs foreign keys off around its
+  // transaction (SQLite cannot switch them inside one); they are checked before it commits.
+  bool rebuilds = false;
+  for (const Migration& m : schema) rebuilds |= m.version > schema_version_ && m.rebuilds_tables;
+  if (rebuilds) {
+    absl::MutexLock lock(&mu_);
+    AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec("PRAGMA foreign_keys=OFF")));
+  }
+  absl::Status migrated = MigrateInOneTransaction(clock, schema, rebuilds);
+  if (rebuilds) {
+    absl::MutexLock lock(&mu_);
+    absl::Status on = WithPath(path_, connection_->Exec("PRAGMA foreign_keys=ON"));
+    if (migrated.ok()) migrated = on;
+  }
+  return migrated;
+}
+
+absl::Status Store::MigrateInOneTransaction(const world::Clock& clock, Schema schema,
+                                            bool check_foreign_keys) {
   return Write([&](Transaction& tx) -> absl::Status {
     AGENTRT_RETURN_IF_ERROR(tx.Exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
                                     "version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
@@ -369,12 +421,25 @@ absl::Status Store::Migrate(const world::Clock& clock, Schema schema) {
     std::string now = world::FormatTimestamp(context.now);
     for (const Migration& m : schema) {
       if (m.version <= current) continue;
+      if (m.precheck != nullptr) AGENTRT_RETURN_IF_ERROR(m.precheck(tx, context));
       AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec(m.sql)));
       if (m.backfill != nullptr) AGENTRT_RETURN_IF_ERROR(m.backfill(tx, context));
       AGENTRT_RETURN_IF_ERROR(
           tx.Exec("INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)",
                   {std::int64_t{m.version}, std::string_view(now)})
               .status());
+    }
+    if (check_foreign_keys) {
+      AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> broken,
+                               tx.Query("SELECT \"table\", rowid, parent FROM "
+                                        "pragma_foreign_key_check LIMIT 1"));
+      if (!broken.empty()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("database ", path_, ": migrating it would leave row ", broken[0][1],
+                         " of table ", ToAbsl(json::Sanitize(broken[0][0])), " naming a row of ",
+                         ToAbsl(json::Sanitize(broken[0][2])),
+                         " that does not exist; nothing was changed (the database is as it was)"));
+      }
     }
     schema_version_ = known;
     return absl::OkStatus();
@@ -425,7 +490,7 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
     // it, so the statement was compiled anew twice per durable write; docs/performance.md.)
     const bool sync = options.durable && sync_durable_writes_;
     AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecPrepared("BEGIN IMMEDIATE")));
-    Transaction tx(*connection_);
+    Transaction tx(*connection_, high_water_);
     tx.keep_events_ = !observers_.empty();
     // The head this store's last write left is the head still, unless another connection has
     // committed since (data_version, read under the write lock, tells) or we lost track.
@@ -440,6 +505,7 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
       tx.head_hash_ = head_.hash;
     }
     absl::Status status = CallRollingBackOnThrow(*connection_, fn, tx);
+    if (status.ok()) status = WithPath(path_, tx.RaiseHighWater());
     if (status.ok()) status = WithPath(path_, connection_->ExecPrepared("COMMIT"));
     if (!status.ok()) {
       // ROLLBACK fails only when SQLite already rolled back; the first error is the one to tell.
@@ -474,7 +540,7 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
 absl::Status Store::Read(absl::FunctionRef<absl::Status(Transaction&)> fn) {
   absl::MutexLock lock(&mu_);
   AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecPrepared("BEGIN")));
-  Transaction tx(*connection_);
+  Transaction tx(*connection_, high_water_);
   absl::Status status = CallRollingBackOnThrow(*connection_, fn, tx);
   connection_->ExecPrepared("COMMIT").IgnoreError();
   return status;
@@ -586,6 +652,7 @@ absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t 
   // inside SQLite a chunk at a time.
   StoredEventPages pages(path_);
   ChainReport report;
+  const bool whole = from <= 1 && to < 1;
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
     if (from < 1) from = 1;
     if (to < 1) {
@@ -639,6 +706,21 @@ absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t 
         previous = stored;
         previous_seq = seq;
         next = seq + 1;
+      }
+    }
+    if (whole && high_water_ && !report.broken) {
+      AGENTRT_ASSIGN_OR_RETURN(
+          std::vector<SqlRow> mark,
+          tx.Query("SELECT COALESCE((SELECT seq FROM event_log_high_water WHERE only = 1), 0)"));
+      std::int64_t reached = ToInt(mark[0][0]);
+      if (reached > previous_seq) {
+        report.broken = ChainBreak{
+            previous_seq + 1, "", "",
+            absl::StrCat("the log once reached seq ", reached,
+                         previous_seq == 0
+                             ? ", but it holds no event"
+                             : absl::StrCat(", but its newest event is seq ", previous_seq),
+                         ": the events after it are missing")};
       }
     }
     return absl::OkStatus();

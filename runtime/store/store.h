@@ -63,6 +63,9 @@ struct StoreOptions {
   // shared memory, which such a disk has not). A crash of such a disk must refuse a write
   // transaction before it begins (SimDisk::Crash does), since no journal on it could undo one.
   bool files_on_vfs = false;
+  // Open refuses a file that does not exist (NotFound naming it) instead of creating it: for a
+  // caller that migrates a database an operator named.
+  bool must_exist = false;
 };
 
 struct WriteOptions {
@@ -124,12 +127,17 @@ class Transaction {
   absl::StatusOr<std::int64_t> Exec(std::string_view sql, absl::Span<const SqlValue> params = {});
   absl::StatusOr<std::vector<SqlRow>> Query(std::string_view sql,
                                             absl::Span<const SqlValue> params = {});
-  explicit Transaction(internal::Connection& connection) : connection_(connection) {}
+  Transaction(internal::Connection& connection, bool high_water)
+      : connection_(connection), high_water_(high_water) {}
   absl::Status LoadHead();
+  // Writes the high-water mark when this transaction appended events (schema.h).
+  absl::Status RaiseHighWater();
   // Notes whether `statement` may write the events table other than through AppendEvent.
   void NoteIfEventsMayChange(const internal::Statement& statement);
 
   internal::Connection& connection_;
+  const bool high_water_;  // the schema keeps the event log's high-water mark (schema.h)
+  bool appended_ = false;  // AppendEvent ran
   bool head_loaded_ = false;
   std::int64_t head_seq_ = 0;
   std::string head_hash_;
@@ -200,9 +208,10 @@ class Store {
   // and reports the first break: a missing seq, or a stored hash that is not the one the
   // fields and the previous hash give (`found` is the stored hash cut to 128 characters). For a
   // range not starting at 1 the chain starts from the stored hash of the event before `from`.
-  // Writes nothing. Runs in bounded memory on a database of any size: events are read 128 at a
-  // time, and a field longer than 4096 bytes is read and hashed in chunks of at most
-  // kMaxPageText bytes, never whole.
+  // A whole walk (from 1 to the head) also reports a log whose newest events are gone: a
+  // high-water mark (schema.h) past the newest seq. Writes nothing. Runs in bounded memory on a
+  // database of any size: events are read 128 at a time, and a field longer than 4096 bytes is read
+  // and hashed in chunks of at most kMaxPageText bytes, never whole.
   absl::StatusOr<ChainReport> VerifyEvents(std::int64_t from = 1, std::int64_t to = 0);
   // Head is the seq and hash of the newest event, (0, "") when there is none.
   absl::StatusOr<ChainHead> Head();
@@ -213,7 +222,11 @@ class Store {
  private:
   Store(std::unique_ptr<internal::Connection> connection, std::string path, bool read_only);
   absl::Status Migrate(const world::Clock& clock, Schema schema);
+  absl::Status MigrateInOneTransaction(const world::Clock& clock, Schema schema,
+                                       bool check_foreign_keys);
   absl::Status CheckSchema();
+  // Reads whether the schema keeps the event log's high-water mark.
+  absl::Status NoteHighWater();
 
   absl::Mutex mu_;
   std::unique_ptr<internal::Connection> connection_ ABSL_GUARDED_BY(mu_);
@@ -233,6 +246,7 @@ class Store {
   // Whether a durable write must raise synchronous for its commit (a file under kNormal).
   bool sync_durable_writes_ = false;
   int schema_version_ = 0;
+  bool high_water_ = false;  // NoteHighWater
 };
 
 }  // namespace agentrt::store

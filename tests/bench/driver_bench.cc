@@ -198,10 +198,12 @@ void BM_InMemoryStoreHolding(benchmark::State& state) {
 // still this driver's, and the lease.
 //
 // `schema` 0 writes minimal tables (integer keys, no index, no constraint); 1 writes the same
-// statements into the store's own tables (its migrations, foreign keys on): text ids and their
-// indexes, events with an explicit seq under AUTOINCREMENT, a 64-character hash on each, and
-// the events_run index. The difference between the two is what the schema costs; what is left
-// between schema 1 and BM_DriverLoop is the engine's.
+// statements into the store's own tables (its migrations, foreign keys on): the text ids'
+// unique indexes, a step naming its run's integer key found from the run's id (as the store's
+// statements do), events with an explicit seq, a 64-character hash on each and the events_run
+// index, and the event log's high-water mark raised once per transaction that appended. The
+// difference between the two is what the schema costs; what is left between schema 1 and
+// BM_DriverLoop is the engine's.
 void BM_StepFloor(benchmark::State& state) {
   bool file = state.range(0) == 1;
   int calls = static_cast<int>(state.range(1));
@@ -213,10 +215,15 @@ void BM_StepFloor(benchmark::State& state) {
   sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", nullptr, nullptr,
                nullptr);
   if (ours) {
-    sqlite3_exec(db, "PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr);
     for (const store::Migration& m : records::Migrations()) {
-      sqlite3_exec(db, std::string(m.sql).c_str(), nullptr, nullptr, nullptr);
+      char* error = nullptr;
+      if (sqlite3_exec(db, std::string(m.sql).c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+        state.SkipWithError(absl::StrCat("migration ", m.version, ": ", error).c_str());
+        sqlite3_free(error);
+        return;
+      }
     }
+    sqlite3_exec(db, "PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr);
   } else {
     sqlite3_exec(db,
                  "CREATE TABLE runs (id INTEGER PRIMARY KEY, steps INTEGER, state TEXT); "
@@ -240,8 +247,9 @@ void BM_StepFloor(benchmark::State& state) {
                                : prepare("INSERT INTO runs (steps, state) VALUES (0, ?2)");
   sqlite3_stmt* new_step =
       ours ? prepare(
-                 "INSERT INTO steps (id, run_id, idx, status, started_at) "
-                 "VALUES (?3, ?1, ?2, 'DECIDING', '2027-01-15T08:00:00.000000000Z')")
+                 "INSERT INTO steps (id, run_key, idx, status, started_at) "
+                 "VALUES (?3, (SELECT run_key FROM runs WHERE id = ?1), ?2, 'DECIDING', "
+                 "'2027-01-15T08:00:00.000000000Z')")
            : prepare("INSERT INTO steps (run, decision) VALUES (?1, '')");
   sqlite3_stmt* decide = ours ? prepare("UPDATE steps SET decision_json = ?1 WHERE id = ?2")
                               : prepare("UPDATE steps SET decision = ?1 WHERE id = ?2");
@@ -259,19 +267,29 @@ void BM_StepFloor(benchmark::State& state) {
                  "VALUES (?3, ?1, ?4, '2027-01-15T08:00:00.000000000Z', 'step.event', ?2, "
                  "?5)")
            : prepare("INSERT INTO events (run, payload) VALUES (?1, ?2)");
+  sqlite3_stmt* high_water =
+      ours ? prepare(
+                 "INSERT INTO event_log_high_water (only, seq) VALUES (1, ?1) "
+                 "ON CONFLICT (only) DO UPDATE SET seq = excluded.seq WHERE seq < excluded.seq")
+           : nullptr;
   std::string small(100, 'e'), medium(200, 'e'), large(400, 'e'), decision(100, 'd');
   std::string observation(bytes, 'o'), hash(64, 'h');
+  // Keys: integers in the minimal tables, 26-character text ids (the store's) in ours.
+  std::string run_id, step_id;
+  sqlite3_int64 run = 0, step_row = 0, seq = 0, ids = 0;
   bool failed = false;  // a statement refused (a constraint, say) would make the floor a lie
   auto run_stmt = [&](sqlite3_stmt* stmt) {
+    if (stmt == commit && high_water != nullptr) {  // every transaction here appends events
+      sqlite3_bind_int64(high_water, 1, seq);
+      failed |= sqlite3_step(high_water) != SQLITE_DONE;
+      sqlite3_reset(high_water);
+    }
     failed |= sqlite3_step(stmt) != SQLITE_DONE;
     sqlite3_reset(stmt);
   };
   auto text = [](sqlite3_stmt* stmt, int i, const std::string& v) {
     sqlite3_bind_text(stmt, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
   };
-  // Keys: integers in the minimal tables, 26-character text ids (the store's) in ours.
-  std::string run_id, step_id;
-  sqlite3_int64 run = 0, step_row = 0, seq = 0, ids = 0;
   auto bind_key = [&](sqlite3_stmt* stmt, int i, sqlite3_int64 row, const std::string& id) {
     if (ours) {
       text(stmt, i, id);
@@ -346,7 +364,8 @@ void BM_StepFloor(benchmark::State& state) {
     }
   }
   state.SetItemsProcessed(state.iterations() * (calls + 1));
-  for (sqlite3_stmt* stmt : {begin, commit, new_run, new_step, decide, observe, count, event}) {
+  for (sqlite3_stmt* stmt :
+       {begin, commit, new_run, new_step, decide, observe, count, event, high_water}) {
     sqlite3_finalize(stmt);
   }
   sqlite3_close(db);

@@ -122,7 +122,7 @@ constexpr std::string_view kEveryCommand[] = {
     "sim shrink",    "sim record",    "sim replay",      "runs",
     "show",          "events",        "verify",          "export",
     "approve",       "reject",        "cancel",          "recheck",
-    "webhook serve",
+    "migrate",       "webhook serve",
 };
 
 struct HelpLine {

@@ -103,7 +103,9 @@ class AgentrtOperatorCliTest : public ::testing::Test {
     return out;
   }
   std::string ApprovalOf(const std::string& run) {
-    return SqlText("SELECT id FROM approvals WHERE run_id = '" + run + "' ORDER BY rowid LIMIT 1");
+    return SqlText(
+        "SELECT id FROM approvals WHERE run_key = (SELECT run_key FROM runs WHERE id = '" + run +
+        "') ORDER BY rowid LIMIT 1");
   }
   std::string StatusOfApproval(const std::string& id) {
     return SqlText("SELECT status FROM approvals WHERE id = '" + id + "'");
@@ -322,7 +324,7 @@ TEST_F(AgentrtOperatorCliTest, Show_AndRunsShowWhatFollowsANul) {
   // An observation over the page cap is cut to its kind and summary inside SQLite.
   Sql("UPDATE steps SET observation_json = json_object('kind', 'tool_result', 'summary', "
       "'read' || char(0) || 'and sent the backups away', 'content', printf('%.*c', 70000, 'x')) "
-      "WHERE run_id = 'r' AND idx = 0");
+      "WHERE run_key = (SELECT run_key FROM runs WHERE id = 'r') AND idx = 0");
 
   ProcessResult runs = Agentrt({"runs", "--db", db_});
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
@@ -346,8 +348,10 @@ TEST_F(AgentrtOperatorCliTest, Show_AndRunsShowWhatFollowsANul) {
 TEST_F(AgentrtOperatorCliTest, Show_AndRunsSayAStatusOutsideTheVocabularyIsUnknown) {
   Waiting("r");
   Sql("UPDATE runs SET status = 'PAUSED' || char(27) || '[32m' WHERE id = 'r'");
-  Sql("UPDATE steps SET status = 'resting' WHERE run_id = 'r' AND idx = 0");
-  Sql("UPDATE approvals SET status = 'maybe' WHERE run_id = 'r'");
+  Sql("UPDATE steps SET status = 'resting' WHERE run_key = (SELECT run_key FROM runs WHERE id = "
+      "'r') AND idx = 0");
+  Sql("UPDATE approvals SET status = 'maybe' WHERE run_key = (SELECT run_key FROM runs WHERE id = "
+      "'r')");
 
   ProcessResult runs = Agentrt({"runs", "--db", db_});
   ASSERT_EQ(runs.exit_code, 0) << runs.err;

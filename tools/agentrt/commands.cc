@@ -118,6 +118,8 @@ constexpr Command kCommands[] = {
     {"cancel", "cancel a run that has not ended", Section::kRunDatabase, RunCancelCommand},
     {"recheck", "re-ask the default policy every decision the run recorded", Section::kRunDatabase,
      RunRecheckCommand},
+    {"migrate", "bring a database written by an older agentrt up to this build's schema",
+     Section::kRunDatabase, RunMigrateCommand},
     {"webhook serve", "serve the signed approval webhook (docs/operators.md)",
      Section::kRunDatabase, RunWebhookCommand},
 };

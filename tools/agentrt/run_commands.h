@@ -1,9 +1,10 @@
 // tools/agentrt/run_commands.h
 //
-// The first operator command over a run's database (the demonstrations are demos/):
+// Operator commands over a run's database (the demonstrations are demos/; runs, show, approve
+// and their siblings are view_commands.h and operator_commands.h; events, verify and export are
+// event_commands.h):
 //   agentrt recheck --db PATH RUN     re-ask the default policy every recorded evaluation
-// (The full operator command — runs, show, approve, … — is a later issue; events, verify and
-// export are in event_commands.h.)
+//   agentrt migrate --db PATH         bring an older database up to this build's schema
 #pragma once
 
 #include <span>
@@ -14,5 +15,6 @@
 namespace agentrt::cli {
 
 int RunRecheckCommand(std::span<const std::string> args, Io& io);
+int RunMigrateCommand(std::span<const std::string> args, Io& io);
 
 }  // namespace agentrt::cli

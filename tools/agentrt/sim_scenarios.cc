@@ -294,7 +294,13 @@ int SimSwarm(const SimSwarmOptions& o, Io& io) {
          << (shard->count > 1 ? absl::StrCat(" (shard ", shard->index, "/", shard->count, ")") : "")
          << ": " << swarm->failures.size() << " failed, " << unreadable << " unreadable ("
          << static_cast<std::int64_t>(seconds * 1000) << " ms, "
-         << static_cast<std::int64_t>(swarm->plays / std::max(seconds, 1e-9)) << " plays/s)\n";
+         << static_cast<std::int64_t>(swarm->plays / std::max(seconds, 1e-9)) << " plays/s"
+         << (jobs > 1 ? absl::StrCat(", ",
+                                     static_cast<std::int64_t>(swarm->plays /
+                                                               std::max(seconds * jobs, 1e-9)),
+                                     " per thread")
+                      : "")
+         << ")\n";
   return swarm->failures.empty() && unreadable == 0 ? kExitOk : kExitFailure;
 }
 

@@ -1015,8 +1015,9 @@ TEST_F(RecheckTest, PreMigrationRunIsNotRecheckable) {
 TEST_F(RecheckTest, ToolSpecIsStoredOnceAndARowThatDoesNotHashToItsKeyIsRefused) {
   RunWith({Call("read"), Call("read"), Call("write"), Complete()});
   EXPECT_THAT(Column("SELECT hash FROM tool_specs"), SizeIs(3));  // read, write, post: once each
-  std::vector<std::string> step_specs =
-      Column("SELECT spec_hash FROM steps WHERE run_id = 'run-1' ORDER BY idx");
+  std::vector<std::string> step_specs = Column(
+      "SELECT spec_hash FROM steps WHERE run_key = (SELECT run_key FROM runs WHERE id = 'run-1') "
+      "ORDER BY idx");
   ASSERT_THAT(step_specs, SizeIs(4));
   EXPECT_EQ(step_specs[0], step_specs[1]);
   EXPECT_NE(step_specs[0], step_specs[2]);
@@ -1066,8 +1067,9 @@ TEST_F(RecheckTest, AChangedDescriptionTimeoutOrTerminalFlagIsAnotherSpecAndEach
   ScriptedAgent agent({Call("write"), Call("write"), Call("write"), Call("write")});
   ASSERT_EQ(NewDriver(&agent, &policy, {&write_})->StartWithId("run-1", "specs", {})->status,
             RunStatus::kCompleted);  // the last write is terminal
-  std::vector<std::string> hashes =
-      Column("SELECT spec_hash FROM steps WHERE run_id = 'run-1' ORDER BY idx");
+  std::vector<std::string> hashes = Column(
+      "SELECT spec_hash FROM steps WHERE run_key = (SELECT run_key FROM runs WHERE id = 'run-1') "
+      "ORDER BY idx");
   ASSERT_THAT(hashes, SizeIs(4));
   EXPECT_EQ(std::set<std::string>(hashes.begin(), hashes.end()).size(), 4u)
       << ::testing::PrintToString(hashes);
@@ -1107,7 +1109,9 @@ TEST_F(RecheckTest, ASpecChangedWhileWaitingIsStoredWithTheEvaluationOnResume) {
   ASSERT_THAT(policy.handed, SizeIs(3));
   std::vector<std::string> payloads = PolicyPayloads("run-1");
   ASSERT_THAT(payloads, SizeIs(3));
-  std::string recorded = Column("SELECT spec_hash FROM steps WHERE run_id = 'run-1'")[0];
+  std::string recorded = Column(
+      "SELECT spec_hash FROM steps WHERE run_key = (SELECT run_key FROM runs WHERE id = 'run-1')")
+      [0];
   for (std::size_t i = 0; i < payloads.size(); ++i) {
     SCOPED_TRACE(i);
     std::string named = json::MemberText(json::Parse(payloads[i])->root(), "spec_hash");
@@ -1132,8 +1136,9 @@ TEST_F(RecheckTest, PolicyIdIsRecordedOnTheStepAndTheEvent) {
   std::unique_ptr<Driver> driver = NewDriver(&agent, &named, {&read_, &delete_, &post_});
   ASSERT_EQ(driver->StartWithId("run-1", "named", {})->status, RunStatus::kWaitingForApproval);
   auto ids = [&](std::string_view run) {
-    return Column(absl::StrCat("SELECT policy_id FROM steps WHERE run_id = '", std::string(run),
-                               "' ORDER BY idx"));
+    return Column(absl::StrCat(
+        "SELECT policy_id FROM steps WHERE run_key = (SELECT run_key FROM runs WHERE id = '",
+        std::string(run), "') ORDER BY idx"));
   };
   EXPECT_THAT(ids("run-1"), ElementsAre("rules@1", "rules@1", "rules@1"));
   ApprovePending("run-1");
@@ -1210,8 +1215,11 @@ TEST_F(RecheckTest, MalformedPolicyIdIsRefusedByName) {
     absl::StatusOr<agentrt::Run> ended = driver->StartWithId(run, "later", {});
     ASSERT_OK(ended);
     EXPECT_EQ(ended->status, RunStatus::kCompleted);
-    EXPECT_THAT(Column("SELECT policy_id FROM steps WHERE run_id = '" + run + "' ORDER BY idx"),
-                ElementsAre("rules@1", ""));
+    EXPECT_THAT(
+        Column(
+            "SELECT policy_id FROM steps WHERE run_key = (SELECT run_key FROM runs WHERE id = '" +
+            run + "') ORDER BY idx"),
+        ElementsAre("rules@1", ""));
     absl::Status refused = Recheck(*store_, run, malformed).status();
     EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(refused.message(), "re-check: " + expected);
@@ -1223,7 +1231,8 @@ TEST_F(RecheckTest, MalformedPolicyIdIsRefusedByName) {
   ScriptedAgent agent({Call("read"), Complete()});
   ASSERT_EQ(NewDriver(&agent, &fine, {&read_})->StartWithId("run-ok", "fine", {})->status,
             RunStatus::kCompleted);
-  EXPECT_THAT(Column("SELECT policy_id FROM steps WHERE run_id = 'run-ok' ORDER BY idx"),
+  EXPECT_THAT(Column("SELECT policy_id FROM steps WHERE run_key = (SELECT run_key FROM runs WHERE "
+                     "id = 'run-ok') ORDER BY idx"),
               ElementsAre(longest, ""));
   EXPECT_EQ(Recheck(*store_, "run-ok", fine)->identity, "unchanged");
 }

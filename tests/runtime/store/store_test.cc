@@ -102,7 +102,7 @@ TEST_F(StoreTest, NewDatabaseFileIsCreatedOwnerOnly) {
   struct stat st;
   ASSERT_EQ(::stat(path_.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600);
-  EXPECT_EQ(store->schema_version(), 7);
+  EXPECT_EQ(store->schema_version(), 8);
 }
 
 TEST_F(StoreTest, EventsSurviveCloseAndReopenAndTheChainVerifies) {
@@ -248,7 +248,7 @@ TEST_F(StoreTest, ConcurrentFirstOpensBothSucceedAndMigrateOnce) {
                                    "SELECT COUNT(*) FROM schema_migrations"))[0][0];
     return absl::OkStatus();
   }));
-  EXPECT_EQ(count, "7");
+  EXPECT_EQ(count, "8");
 }
 
 TEST_F(StoreTest, FilesAreOwnerOnlyUnderAPermissiveUmask) {
@@ -356,12 +356,12 @@ TEST_F(StoreTest, ReadThenWriteTransactionsHoldTheWriteLockSoRivalsWait) {
 
 TEST_F(StoreTest, NewerSchemaVersionIsRefusedByName) {
   OpenOrDie();
-  ASSERT_OK(Tamper("INSERT INTO schema_migrations VALUES (8, '')"));
+  ASSERT_OK(Tamper("INSERT INTO schema_migrations VALUES (9, '')"));
   absl::StatusOr<std::unique_ptr<Store>> store = records::OpenStore(path_, clock_);
   ASSERT_THAT(store, StatusIs(absl::StatusCode::kFailedPrecondition,
-                              HasSubstr("is at schema version 8, newer than this build")));
+                              HasSubstr("is at schema version 9, newer than this build")));
   EXPECT_THAT(records::OpenExistingStore(path_, true).status().message(),
-              HasSubstr("is at schema version 8; this build reads version 7"));
+              HasSubstr("is at schema version 9; this build reads version 8"));
 }
 
 TEST_F(StoreTest, CorruptFileIsRefusedWithSqlitesReasonAndLeftAlone) {
@@ -904,10 +904,10 @@ TEST_F(StoreTest, Version5DatabaseMigratesWithChainedEventsInSeqOrder) {
   absl::StatusOr<std::unique_ptr<Store>> unmigrated = records::OpenExistingStore(path_, true);
   ASSERT_THAT(unmigrated,
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("is at schema version 5; this build reads version 7")));
+                       HasSubstr("is at schema version 5; this build reads version 8")));
 
   auto store = OpenOrDie();
-  EXPECT_EQ(store->schema_version(), 7);
+  EXPECT_EQ(store->schema_version(), 8);
   std::vector<Event> events = *store->ListEvents("");
   ASSERT_THAT(events, SizeIs(5));
   std::string previous;
@@ -987,7 +987,7 @@ TEST_F(StoreTest, ARunRunningBeforeLeasesGetsAPlaceholderLease) {
   absl::StatusOr<std::unique_ptr<Store>> unmigrated = records::OpenExistingStore(path_, true);
   EXPECT_EQ(unmigrated.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(unmigrated.status().message(),
-              HasSubstr("is at schema version 4; this build reads version 7"));
+              HasSubstr("is at schema version 4; this build reads version 8"));
   auto store = OpenOrDie();
   std::vector<SqlRow> leases;
   ASSERT_OK(store->Read([&](Transaction& tx) -> absl::Status {

@@ -80,13 +80,15 @@ class ViewTest : public ::testing::Test {
 
   // Adds a second pending approval to a waiting run, as a re-pause would leave one.
   void AddPendingApproval(const std::string& run, const std::string& id) {
-    ASSERT_OK(test_support::Tamper(*store_, "a second pending approval",
-                                   "INSERT INTO approvals (id, run_id, step_id, kind, "
-                                   "capability_json, presentation_json, request_json, hash, "
-                                   "status, created_at) SELECT ?1, run_id, step_id, kind, "
-                                   "capability_json, presentation_json, request_json, hash, "
-                                   "'pending', created_at FROM approvals WHERE run_id = ?2 LIMIT 1",
-                                   {std::string_view(id), std::string_view(run)}));
+    ASSERT_OK(test_support::Tamper(
+        *store_, "a second pending approval",
+        "INSERT INTO approvals (id, run_key, step_id, kind, "
+        "capability_json, presentation_json, request_json, hash, "
+        "status, created_at) SELECT ?1, run_key, step_id, kind, "
+        "capability_json, presentation_json, request_json, hash, "
+        "'pending', created_at FROM approvals WHERE run_key = (SELECT run_key FROM runs "
+        "WHERE id = ?2) LIMIT 1",
+        {std::string_view(id), std::string_view(run)}));
   }
 
   // Plants `what` with one raw statement (tests/support/tamper.h).
@@ -242,7 +244,8 @@ TEST_F(ViewTest, PendingApproval_SelectionRule) {
       {"none pending", "",
        [&] {
          Plant("every approval rejected",
-               "UPDATE approvals SET status = 'rejected' WHERE run_id = 'r'");
+               "UPDATE approvals SET status = 'rejected' WHERE run_key = (SELECT run_key FROM runs "
+               "WHERE id = 'r')");
        },
        absl::StatusCode::kNotFound, "run r has no pending approval"},
   };
@@ -292,7 +295,7 @@ TEST_F(ViewTest, Pages_ReadOnlyThePageAndCapWhatTheyShow) {
   // Rows the page does not show may be unreadable; the ones it shows are capped, not refused.
   Plant("unreadable steps",
         "UPDATE steps SET decision_json = 'not json', observation_json = '{' "
-        "WHERE run_id = 'a'");
+        "WHERE run_key = (SELECT run_key FROM runs WHERE id = 'a')");
   Plant("a huge goal and a bidi override",
         "UPDATE runs SET goal = 'x' || hex(zeroblob(500000)), "
         "reason_detail = char(0x202e) || 'evil' WHERE id = 'b'");
