@@ -8,8 +8,8 @@
 // The event log's high-water mark: a schema may hold the table
 //   event_log_high_water (only INTEGER PRIMARY KEY CHECK (only = 1), seq INTEGER NOT NULL)
 // and its one row. The store then writes the highest seq ever appended into it once per write
-// transaction that appended events (an upsert: a deleted row comes back, as a deleted
-// sqlite_sequence row would), takes the next seq past it (a deleted newest event is never
+// transaction that appended events (a deleted row is put back, as a deleted sqlite_sequence
+// row would be), takes the next seq past it (a deleted newest event is never
 // reused), and VerifyEvents reports a log whose newest events are gone. Without it, the events
 // table must number its rows with AUTOINCREMENT, whose sqlite_sequence row serves instead (and
 // is written at every insert).

@@ -205,6 +205,8 @@ absl::StatusOr<Event> Transaction::AppendEvent(std::string_view run_id, std::str
 
 absl::Status Transaction::RaiseHighWater() {
   if (!high_water_ || !appended_) return absl::OkStatus();
+  // One statement, which also puts back a row someone deleted (an UPDATE, then an INSERT when
+  // it changed nothing, costs more: docs/performance.md).
   AGENTRT_ASSIGN_OR_RETURN(
       Statement * raise,
       connection_.Prepare("INSERT INTO event_log_high_water (only, seq) VALUES (1, ?1) "
