@@ -1,6 +1,7 @@
 #include "runtime/records/rows.h"
 
 #include <cstdio>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/escaping.h"
@@ -499,17 +500,8 @@ absl::Status FailStepsInFlight(Transaction& tx, std::string_view run_id,
 }
 
 absl::StatusOr<std::vector<Step>> ReadSteps(Transaction& tx, std::string_view run_id) {
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> rows,
-      store::Sql::Query(tx,
-                        "SELECT id, idx, status, decision_json, observation_json, spec_hash, "
-                        "started_at, finished_at, policy_json FROM steps WHERE "
-                        "run_key = (SELECT run_key FROM runs WHERE id = ?1) ORDER BY idx",
-                        {run_id}));
-  std::vector<Step> steps;
-  steps.reserve(rows.size());
-  for (const SqlRow& r : rows) steps.push_back(DecodeStep(r, run_id));
-  return steps;
+  return ReadStepRange(tx, run_id, 0, std::numeric_limits<std::int64_t>::max(),
+                       /*with_content=*/true);
 }
 
 absl::StatusOr<std::int64_t> StoredStepCount(Transaction& tx, std::string_view run_id) {
@@ -526,17 +518,20 @@ absl::StatusOr<std::vector<Step>> ReadStepRange(Transaction& tx, std::string_vie
                                                 std::int64_t first, std::int64_t last,
                                                 bool with_content) {
   // Without its content an observation is the same object less one member; a column that is
-  // not JSON is read as it is, so the decoder names it as ReadSteps would.
+  // not JSON is read as it is, so the decoder names it as ReadSteps would. (Two statements: the
+  // whole read checks no JSON.)
+#define AGENTRT_STEP_RANGE(observation)                                                   \
+  "SELECT id, idx, status, decision_json, " observation                                   \
+  ", spec_hash, started_at, finished_at, policy_json FROM steps WHERE run_key = (SELECT " \
+  "run_key FROM runs WHERE id = ?1) AND idx >= ?2 AND idx < ?3 ORDER BY idx"
+  static constexpr std::string_view kWhole = AGENTRT_STEP_RANGE("observation_json");
+  static constexpr std::string_view kWithoutContent = AGENTRT_STEP_RANGE(
+      "CASE WHEN json_valid(observation_json) THEN json_remove(observation_json, '$.content') "
+      "ELSE observation_json END");
+#undef AGENTRT_STEP_RANGE
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      store::Sql::Query(tx,
-                        "SELECT id, idx, status, decision_json, CASE WHEN ?4 OR NOT "
-                        "json_valid(observation_json) THEN observation_json ELSE "
-                        "json_remove(observation_json, '$.content') END, spec_hash, started_at, "
-                        "finished_at, policy_json FROM steps WHERE run_key = (SELECT run_key FROM "
-                        "runs WHERE id = ?1) AND idx >= ?2 "
-                        "AND idx < ?3 ORDER BY idx",
-                        {run_id, first, last, std::int64_t{with_content ? 1 : 0}}));
+      store::Sql::Query(tx, with_content ? kWhole : kWithoutContent, {run_id, first, last}));
   std::vector<Step> steps;
   steps.reserve(rows.size());
   for (const SqlRow& r : rows) steps.push_back(DecodeStep(r, run_id));

@@ -100,6 +100,15 @@ absl::Status EmptyRuns(store::Store& store) {
   });
 }
 
+// Starts a run and says whether it completed; the benchmark is skipped with the reason when not.
+bool Completed(benchmark::State& state, Driver& driver, const Limits& limits) {
+  absl::StatusOr<Run> run = driver.Start("bench", limits);
+  if (run.ok() && run->status == RunStatus::kCompleted) return true;
+  state.SkipWithError(run.ok() ? (run->reason + ": " + run->reason_detail).c_str()
+                               : std::string(run.status().message()).c_str());
+  return false;
+}
+
 // The loop alone: a run of `steps` read calls and a `complete`, per step, with the store opened
 // and the driver created once, outside the timing. The per-step figure at 400 steps must be the
 // one at 10: a cost that grows with the run's length shows as a difference.
@@ -136,12 +145,7 @@ void BM_DriverLoop(benchmark::State& state) {
       }
       state.ResumeTiming();
     }
-    absl::StatusOr<Run> run = driver->Start("bench", limits);
-    if (!run.ok() || run->status != RunStatus::kCompleted) {
-      state.SkipWithError(run.ok() ? (run->reason + ": " + run->reason_detail).c_str()
-                                   : std::string(run.status().message()).c_str());
-      break;
-    }
+    if (!Completed(state, *driver, limits)) break;
   }
   state.SetItemsProcessed(state.iterations() * (calls + 1));
   state.SetLabel("items = steps");
@@ -169,18 +173,10 @@ void BM_InMemoryStoreHolding(benchmark::State& state) {
   Limits limits;
   limits.max_steps = kCalls + 1;
   for (int i = 0; i < held; ++i) {
-    if (absl::StatusOr<Run> run = driver->Start("held", limits); !run.ok()) {
-      state.SkipWithError(std::string(run.status().message()).c_str());
-      return;
-    }
+    if (!Completed(state, *driver, limits)) return;
   }
   for (auto _ : state) {
-    absl::StatusOr<Run> run = driver->Start("bench", limits);
-    if (!run.ok() || run->status != RunStatus::kCompleted) {
-      state.SkipWithError(run.ok() ? (run->reason + ": " + run->reason_detail).c_str()
-                                   : std::string(run.status().message()).c_str());
-      break;
-    }
+    if (!Completed(state, *driver, limits)) break;
   }
   state.SetItemsProcessed(state.iterations() * (kCalls + 1));
   state.SetLabel("items = steps");

@@ -54,7 +54,9 @@ void BM_DriverHeldBytes(benchmark::State& state) {
 }
 
 BENCHMARK(BM_DriverHeldBytes)
-    ->ArgsProduct({{100, 1000, 10000, 100000}, {100, 8192}})
+    // 100,000 steps with 8 KiB results would hold a gigabyte in the in-memory database alone.
+    ->ArgsProduct({{100, 1000, 10000, 100000}, {100}})
+    ->ArgsProduct({{100, 1000, 10000}, {8192}})
     ->ArgNames({"steps", "bytes"})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);

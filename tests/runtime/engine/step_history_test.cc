@@ -129,21 +129,25 @@ render::RenderOptions Options(int recent) {
   return options;
 }
 
+std::unique_ptr<Driver> NewDriver(World& w, Agent& agent) {
+  DriverOptions options{&agent, w.policy.get(), {&w.tool}, "history"};
+  options.scheduler = &w.clock;
+  return *Driver::Create(*w.store, w.clock, w.entropy, options);
+}
+
 void PlayLongRun(int recent) {
   World w;
-  auto agent = std::make_unique<CheckingAgent>(*w.store, 60, Options(recent));
-  DriverOptions options{agent.get(), w.policy.get(), {&w.tool}, "history"};
-  options.scheduler = &w.clock;
-  auto driver = *Driver::Create(*w.store, w.clock, w.entropy, options);
+  CheckingAgent agent(*w.store, 60, Options(recent));
+  std::unique_ptr<Driver> driver = NewDriver(w, agent);
   Limits limits;
   limits.max_steps = 100;
   absl::StatusOr<agentrt::Run> run = driver->Start("read sixty files", limits);
   ASSERT_OK(run);
   ASSERT_EQ(run->status, RunStatus::kCompleted) << run->reason_detail;
-  EXPECT_EQ(agent->most_held, HeldStepsFor(limits) - 1);
+  EXPECT_EQ(agent.most_held, HeldStepsFor(limits) - 1);
 
   // Kept past its driver: what the window held still reads, nothing else does.
-  StepList kept = agent->kept;
+  StepList kept = agent.kept;
   ASSERT_EQ(kept.size(), 60u);
   driver.reset();
   EXPECT_OK(kept.Read(59));
@@ -158,16 +162,14 @@ TEST(StepHistoryTest, ARenderWindowWiderThanTheHeldOneReadsTheRest) { PlayLongRu
 
 TEST(StepHistoryTest, AWindowCoversTheLoopThreshold) {
   World w;
-  auto agent = std::make_unique<CheckingAgent>(*w.store, 30, Options(6));
-  DriverOptions options{agent.get(), w.policy.get(), {&w.tool}, "history"};
-  options.scheduler = &w.clock;
-  auto driver = *Driver::Create(*w.store, w.clock, w.entropy, options);
+  CheckingAgent agent(*w.store, 30, Options(6));
+  std::unique_ptr<Driver> driver = NewDriver(w, agent);
   Limits limits;
   limits.loop_threshold = 25;
   absl::StatusOr<agentrt::Run> run = driver->Start("read", limits);
   ASSERT_OK(run);
   ASSERT_EQ(run->status, RunStatus::kCompleted) << run->reason_detail;
-  EXPECT_EQ(agent->most_held, 25u);  // every step before the 26th: nothing dropped yet
+  EXPECT_EQ(agent.most_held, 25u);  // every step before the 26th: nothing dropped yet
 }
 
 }  // namespace
