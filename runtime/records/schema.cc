@@ -145,6 +145,122 @@ CREATE INDEX events_run ON events (run_id, seq);
 CREATE INDEX approvals_run ON approvals (run_key, approval_key);
 )sql";
 
+// The whole schema as of migration 8, for a database that has none yet: what migrations 1 to 8
+// make of an empty file, made at once (migration 8's rebuild alone costs a new database a few
+// milliseconds). MigrationsTest.ANewDatabaseIsWhatTheMigrationsMake holds the two to the same
+// tables, columns, keys, indexes and rows; a later migration moves the baseline to itself.
+constexpr std::string_view kBaseline8 = R"sql(
+CREATE TABLE runs (
+  run_key INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  goal TEXT NOT NULL,
+  status TEXT NOT NULL,
+  reason TEXT NOT NULL DEFAULT '',
+  reason_detail TEXT NOT NULL DEFAULT '',
+  limits_json TEXT NOT NULL,
+  step_count INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  started_at TEXT NOT NULL DEFAULT '',
+  finished_at TEXT NOT NULL DEFAULT '',
+  result_json TEXT NOT NULL DEFAULT '',
+  model_calls INTEGER NOT NULL DEFAULT 0,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+  estimated_cost_micros INTEGER NOT NULL DEFAULT 0,
+  active_ms INTEGER NOT NULL DEFAULT 0,
+  lease_owner TEXT NOT NULL DEFAULT '',
+  lease_expires_at TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE steps (
+  step_key INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  run_key INTEGER NOT NULL REFERENCES runs(run_key),
+  idx INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  decision_json TEXT NOT NULL DEFAULT '',
+  policy_json TEXT NOT NULL DEFAULT '',
+  observation_json TEXT NOT NULL DEFAULT '',
+  observation_hash TEXT NOT NULL DEFAULT '',
+  started_at TEXT NOT NULL,
+  finished_at TEXT NOT NULL DEFAULT '',
+  spec_hash TEXT NOT NULL DEFAULT '',
+  policy_id TEXT NOT NULL DEFAULT '',
+  UNIQUE (run_key, idx)
+);
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  step_id TEXT NOT NULL DEFAULT '',
+  at TEXT NOT NULL,
+  type TEXT NOT NULL,
+  payload_json TEXT NOT NULL,
+  hash TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX events_run ON events (run_id, seq);
+CREATE TABLE event_log_high_water (
+  only INTEGER PRIMARY KEY CHECK (only = 1),
+  seq INTEGER NOT NULL
+);
+INSERT INTO event_log_high_water (only, seq) VALUES (1, 0);
+CREATE TABLE approvals (
+  approval_key INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  run_key INTEGER NOT NULL REFERENCES runs(run_key),
+  step_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  capability_json TEXT NOT NULL,
+  presentation_json TEXT NOT NULL,
+  request_json TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  status TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  decided_at TEXT NOT NULL DEFAULT '',
+  decided_by TEXT NOT NULL DEFAULT '',
+  note TEXT NOT NULL DEFAULT '',
+  expires_at TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX approvals_run ON approvals (run_key, approval_key);
+CREATE TABLE model_calls (
+  id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  step_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  model TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+  cost_micros INTEGER NOT NULL DEFAULT 0,
+  latency_ms INTEGER NOT NULL DEFAULT 0,
+  error TEXT NOT NULL DEFAULT '',
+  dispatched_at TEXT NOT NULL,
+  completed_at TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX model_calls_run ON model_calls (run_id, dispatched_at);
+CREATE TABLE tool_specs (
+  hash TEXT PRIMARY KEY,
+  spec_json TEXT NOT NULL
+);
+CREATE TABLE proxy_calls (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  session TEXT NOT NULL,
+  request_key TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  side_effect TEXT NOT NULL,
+  run_id TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  open INTEGER NOT NULL DEFAULT 1,
+  closed_at TEXT NOT NULL DEFAULT '',
+  settled_at TEXT NOT NULL DEFAULT '',
+  outcome INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX proxy_calls_open ON proxy_calls (session, request_key) WHERE open = 1;
+CREATE INDEX proxy_calls_key ON proxy_calls (session, request_key, id);
+CREATE INDEX proxy_calls_settled ON proxy_calls (session, settled_at, id);
+CREATE INDEX proxy_calls_tool ON proxy_calls (session, tool, request_key, id);
+)sql";
+
 absl::Status RefuseRowsNamingNoRun(store::Transaction& tx, const store::MigrationContext& context) {
   for (std::string_view table : {std::string_view("steps"), std::string_view("approvals")}) {
     AGENTRT_ASSIGN_OR_RETURN(
@@ -284,7 +400,7 @@ CREATE INDEX proxy_calls_settled ON proxy_calls (session, settled_at, id);
 CREATE INDEX proxy_calls_tool ON proxy_calls (session, tool, request_key, id);
 )sql"},
     {8, "integer row keys; the event log's high-water mark", kIntegerKeys, nullptr,
-     &RefuseRowsNamingNoRun, /*rebuilds_tables=*/true},
+     &RefuseRowsNamingNoRun, /*rebuilds_tables=*/true, kBaseline8},
 };
 
 }  // namespace

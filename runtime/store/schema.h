@@ -51,6 +51,12 @@ struct Migration {
   // such a rebuild, and checks every foreign key (PRAGMA foreign_key_check) before it commits:
   // a violation refuses the migration, and the database stays as it was.
   bool rebuilds_tables = false;
+  // Only the schema's last migration's is read: the whole schema as of this version, run instead
+  // of every migration on a database that has no table yet, which is then recorded as having
+  // every migration applied (no backfill runs: there are no rows). Empty: a new database is
+  // migrated one migration at a time. The layer that owns the tables must test that the two
+  // give the same schema.
+  std::string_view baseline = {};
 };
 
 // The table holding the event log's high-water mark (see above).

@@ -421,11 +421,16 @@ absl::Status Store::MigrateInOneTransaction(const world::Clock& clock, Schema sc
     }
     const MigrationContext context{.path = path_, .now = clock.Now()};
     std::string now = world::FormatTimestamp(context.now);
+    const bool at_once = current == 0 && !schema.back().baseline.empty();
+    if (at_once)
+      AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec(schema.back().baseline)));
     for (const Migration& m : schema) {
       if (m.version <= current) continue;
-      if (m.precheck != nullptr) AGENTRT_RETURN_IF_ERROR(m.precheck(tx, context));
-      AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec(m.sql)));
-      if (m.backfill != nullptr) AGENTRT_RETURN_IF_ERROR(m.backfill(tx, context));
+      if (!at_once) {
+        if (m.precheck != nullptr) AGENTRT_RETURN_IF_ERROR(m.precheck(tx, context));
+        AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec(m.sql)));
+        if (m.backfill != nullptr) AGENTRT_RETURN_IF_ERROR(m.backfill(tx, context));
+      }
       AGENTRT_RETURN_IF_ERROR(
           tx.Exec("INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)",
                   {std::int64_t{m.version}, std::string_view(now)})

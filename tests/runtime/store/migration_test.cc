@@ -25,6 +25,7 @@
 #include "runtime/store/store.h"
 #include "tests/runtime/store/power_cut_vfs.h"
 #include "tests/support/fixture_runs.h"
+#include "tests/support/old_database.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
@@ -314,6 +315,82 @@ TEST(MigrationTest, ASigkillAtAnyWriteOfTheMigrationLeavesTheOldSchemaOrTheNew) 
   }
   // Kills before the migration's commit and after it.
   EXPECT_THAT(versions, ::testing::ElementsAre(kFixtureVersion, 8));
+}
+
+// Everything a file's schema says, as text to compare: each table's and index's normalized SQL
+// (identifiers unquoted, whitespace collapsed: ALTER TABLE RENAME quotes the new name), each
+// table's columns, foreign keys and indexes with their columns, and the rows of the tables
+// the schema fills itself.
+std::string DescribeSchema(const std::string& path) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  std::string out;
+  auto rows = [&](const std::string& sql) {
+    std::vector<std::string> lines;
+    sqlite3_stmt* stmt = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+      std::string line;
+      for (int i = 0; i < sqlite3_column_count(stmt); ++i) {
+        const unsigned char* text = sqlite3_column_text(stmt, i);
+        absl::StrAppend(&line, i == 0 ? "" : "|", text == nullptr ? "NULL" : (const char*)text);
+      }
+      lines.push_back(line);
+    }
+    sqlite3_finalize(stmt);
+    return lines;
+  };
+  for (const std::string& object :
+       rows("SELECT type || ' ' || name || ' ' || tbl_name FROM sqlite_master WHERE name NOT "
+            "LIKE 'sqlite_%' ORDER BY type, name")) {
+    absl::StrAppend(&out, object, "\n");
+  }
+  for (const std::string& sql :
+       rows("SELECT trim(replace(replace(replace(replace(sql, '\"', ''), char(10), ' '), "
+            "'  ', ' '), '  ', ' ')) FROM sqlite_master WHERE sql IS NOT NULL AND name NOT "
+            "LIKE 'sqlite_%' ORDER BY name")) {
+    absl::StrAppend(&out, "  ", sql, "\n");
+  }
+  for (const std::string& table :
+       rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "ORDER BY name")) {
+    for (const std::string& pragma : {"table_info", "foreign_key_list", "index_list"}) {
+      for (const std::string& line :
+           rows(absl::StrCat("SELECT * FROM pragma_", pragma, "('", table, "')"))) {
+        absl::StrAppend(&out, table, " ", pragma, ": ", line, "\n");
+      }
+    }
+  }
+  for (const std::string& index :
+       rows("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY tbl_name, sql")) {
+    std::vector<std::string> columns =
+        rows(absl::StrCat("SELECT * FROM pragma_index_xinfo('", index, "')"));
+    for (const std::string& line : columns) absl::StrAppend(&out, "  index column: ", line, "\n");
+  }
+  for (const std::string& line : rows("SELECT * FROM event_log_high_water")) {
+    absl::StrAppend(&out, "high water: ", line, "\n");
+  }
+  for (const std::string& line : rows("SELECT version FROM schema_migrations ORDER BY version")) {
+    absl::StrAppend(&out, "migration ", line, "\n");
+  }
+  sqlite3_close(db);
+  return out;
+}
+
+// A new database is made at once from the last migration's baseline; one a release left at
+// version 7 is migrated. Both must be the same schema, or the baseline has drifted.
+TEST(MigrationTest, ANewDatabaseIsWhatTheMigrationsMake) {
+  world::ManualClock clock(absl::FromUnixSeconds(1'900'000'000));
+  std::string fresh = test_support::TestFile("fresh.db");
+  ASSERT_OK(records::OpenStore(fresh, clock).status());
+  std::string migrated = test_support::TestFile("migrated.db");
+  ASSERT_OK(test_support::MakeDatabaseAtVersion(migrated, 1, {}));
+  ASSERT_OK(records::OpenStore(migrated, clock).status());
+  std::string described = DescribeSchema(fresh);
+  EXPECT_THAT(described, HasSubstr("table runs runs"));
+  EXPECT_THAT(described, HasSubstr("high water: 1|0"));
+  EXPECT_THAT(described, HasSubstr("migration 8"));
+  EXPECT_EQ(described, DescribeSchema(migrated));
 }
 
 TEST(HighWaterTest, AWholeVerificationReportsANewestEventDeleted) {
