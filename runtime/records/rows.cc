@@ -276,6 +276,10 @@ absl::StatusOr<std::optional<RunState>> ReadRunState(Transaction& tx, std::strin
   return RunState{std::move(r[0]), std::move(r[1]), std::move(r[2]), std::move(r[3]), ToInt(r[4])};
 }
 
+// The run's integer key (ADR 27) found from its public id, statement parameter ?n: steps and
+// approvals name their run by key, and every statement naming a run by id finds it so.
+#define AGENTRT_RUN_KEY(n) "(SELECT run_key FROM runs WHERE id = ?" #n ")"
+
 // The run's columns that change while it lives, in the order ChangingColumns reads them (a
 // macro, so that the two statements below are literals).
 #define AGENTRT_CHANGING_RUN_COLUMNS                                                 \
@@ -445,7 +449,7 @@ absl::Status InsertStep(Transaction& tx, std::string_view step_id, std::string_v
                         std::int64_t index, std::string_view started_at) {
   return Run1(tx,
               "INSERT INTO steps (id, run_key, idx, status, started_at) "
-              "VALUES (?1, (SELECT run_key FROM runs WHERE id = ?2), ?3, 'deciding', ?4)",
+              "VALUES (?1, " AGENTRT_RUN_KEY(2) ", ?3, 'deciding', ?4)",
               {step_id, run_id, index, started_at});
 }
 
@@ -493,7 +497,7 @@ absl::Status FailStepsInFlight(Transaction& tx, std::string_view run_id,
                                std::string_view finished_at) {
   return Run1(tx,
               "UPDATE steps SET status = 'failed', observation_json = ?1, observation_hash = ?2, "
-              "finished_at = ?3 WHERE run_key = (SELECT run_key FROM runs WHERE id = ?4) AND "
+              "finished_at = ?3 WHERE run_key = " AGENTRT_RUN_KEY(4) " AND "
               "status IN "
               "('deciding', 'awaiting_approval', 'executing')",
               {observation_json, observation_hash, finished_at, run_id});
@@ -505,12 +509,11 @@ absl::StatusOr<std::vector<Step>> ReadSteps(Transaction& tx, std::string_view ru
 }
 
 absl::StatusOr<std::int64_t> StoredStepCount(Transaction& tx, std::string_view run_id) {
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> rows,
-      store::Sql::Query(tx,
-                        "SELECT COALESCE(MAX(idx) + 1, 0) FROM steps "
-                        "WHERE run_key = (SELECT run_key FROM runs WHERE id = ?1)",
-                        {run_id}));
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                           store::Sql::Query(tx,
+                                             "SELECT COALESCE(MAX(idx) + 1, 0) FROM steps "
+                                             "WHERE run_key = " AGENTRT_RUN_KEY(1),
+                                             {run_id}));
   return rows.empty() ? 0 : ToInt(rows[0][0]);
 }
 
@@ -520,10 +523,10 @@ absl::StatusOr<std::vector<Step>> ReadStepRange(Transaction& tx, std::string_vie
   // Without its content an observation is the same object less one member; a column that is
   // not JSON is read as it is, so the decoder names it as ReadSteps would. (Two statements: the
   // whole read checks no JSON.)
-#define AGENTRT_STEP_RANGE(observation)                                                   \
-  "SELECT id, idx, status, decision_json, " observation                                   \
-  ", spec_hash, started_at, finished_at, policy_json FROM steps WHERE run_key = (SELECT " \
-  "run_key FROM runs WHERE id = ?1) AND idx >= ?2 AND idx < ?3 ORDER BY idx"
+#define AGENTRT_STEP_RANGE(observation)                           \
+  "SELECT id, idx, status, decision_json, " observation           \
+  ", spec_hash, started_at, finished_at, policy_json FROM steps " \
+  "WHERE run_key = " AGENTRT_RUN_KEY(1) " AND idx >= ?2 AND idx < ?3 ORDER BY idx"
   static constexpr std::string_view kWhole = AGENTRT_STEP_RANGE("observation_json");
   static constexpr std::string_view kWithoutContent = AGENTRT_STEP_RANGE(
       "CASE WHEN json_valid(observation_json) THEN json_remove(observation_json, '$.content') "
@@ -568,11 +571,10 @@ absl::StatusOr<StepsPage> ReadStepsPage(Transaction& tx, std::string_view run_id
                                         std::int64_t limit, std::int64_t offset,
                                         std::int64_t max_column, std::int64_t max_field) {
   StepsPage page;
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> count,
-                           store::Sql::Query(tx,
-                                             "SELECT COUNT(*) FROM steps WHERE run_key = "
-                                             "(SELECT run_key FROM runs WHERE id = ?1)",
-                                             {run_id}));
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> count,
+      store::Sql::Query(tx, "SELECT COUNT(*) FROM steps WHERE run_key = " AGENTRT_RUN_KEY(1),
+                        {run_id}));
   page.total = Count(count);
   // A column over the cap is reduced, inside SQLite, to the fields that identify it; only the
   // page's rows are read.
@@ -582,7 +584,7 @@ absl::StatusOr<StepsPage> ReadStepsPage(Transaction& tx, std::string_view run_id
       ", spec_hash, started_at, finished_at, ", CappedColumn("policy_json", {"outcome", "reason"}),
       ", ", ByteLength("decision_json"), ", ", ByteLength("observation_json"), ", ",
       ByteLength("policy_json"),
-      " FROM steps WHERE run_key = (SELECT run_key FROM runs WHERE id = ?1) ORDER BY idx "
+      " FROM steps WHERE run_key = " AGENTRT_RUN_KEY(1) " ORDER BY idx "
       "LIMIT ?2 OFFSET ?3");
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
@@ -661,7 +663,7 @@ absl::Status InsertApproval(Transaction& tx, const NewApproval& a) {
   return Run1(tx,
               "INSERT INTO approvals (id, run_key, step_id, kind, capability_json, "
               "presentation_json, request_json, hash, status, created_at, expires_at) "
-              "VALUES (?1, (SELECT run_key FROM runs WHERE id = ?2), ?3, ?4, ?5, ?6, ?7, ?8, "
+              "VALUES (?1, " AGENTRT_RUN_KEY(2) ", ?3, ?4, ?5, ?6, ?7, ?8, "
               "'pending', ?9, ?10)",
               {a.id, a.run_id, a.step_id, a.kind, a.capability_json, a.presentation_json,
                a.request_json, a.hash, a.created_at, a.expires_at});
@@ -673,8 +675,7 @@ absl::StatusOr<std::optional<Approval>> ReadApproval(Transaction& tx, std::strin
       std::vector<SqlRow> rows,
       store::Sql::Query(
           tx,
-          absl::StrCat(ToAbsl(kSelectApproval),
-                       "WHERE id = ?1 AND run_key = (SELECT run_key FROM runs WHERE id = ?2)"),
+          absl::StrCat(ToAbsl(kSelectApproval), "WHERE id = ?1 AND run_key = " AGENTRT_RUN_KEY(2)),
           {approval_id, run_id}));
   if (rows.empty()) return std::nullopt;
   return ApprovalFromRow(rows[0]);
@@ -694,11 +695,10 @@ absl::StatusOr<std::optional<std::string>> RunOfApproval(Transaction& tx,
 absl::StatusOr<std::vector<Approval>> ReadApprovals(Transaction& tx, std::string_view run_id) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      store::Sql::Query(
-          tx,
-          absl::StrCat(ToAbsl(kSelectApproval),
-                       "WHERE run_key = (SELECT run_key FROM runs WHERE id = ?1) ORDER BY rowid"),
-          {run_id}));
+      store::Sql::Query(tx,
+                        absl::StrCat(ToAbsl(kSelectApproval),
+                                     "WHERE run_key = " AGENTRT_RUN_KEY(1) " ORDER BY rowid"),
+                        {run_id}));
   std::vector<Approval> approvals;
   for (const SqlRow& r : rows) approvals.push_back(ApprovalFromRow(r));
   return approvals;
@@ -707,10 +707,9 @@ absl::StatusOr<std::vector<Approval>> ReadApprovals(Transaction& tx, std::string
 absl::StatusOr<ApprovalPage> ReadApprovalsPage(Transaction& tx, std::string_view run_id,
                                                bool pending_only, std::int64_t limit,
                                                std::int64_t offset) {
-  std::string_view where =
-      pending_only
-          ? "WHERE run_key = (SELECT run_key FROM runs WHERE id = ?1) AND status = 'pending' "
-          : "WHERE run_key = (SELECT run_key FROM runs WHERE id = ?1) ";
+  std::string_view where = pending_only
+                               ? "WHERE run_key = " AGENTRT_RUN_KEY(1) " AND status = 'pending' "
+                               : "WHERE run_key = " AGENTRT_RUN_KEY(1) " ";
   ApprovalPage page;
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> count,
@@ -895,16 +894,14 @@ absl::StatusOr<std::vector<StepRow>> ReadStepRows(Transaction& tx, std::string_v
     AGENTRT_ASSIGN_OR_RETURN(rows,
                              store::Sql::Query(tx,
                                                "SELECT id, idx, status, decision_json FROM steps "
-                                               "WHERE run_key = (SELECT run_key FROM runs "
-                                               "WHERE id = ?1) AND id = ?2",
+                                               "WHERE run_key = " AGENTRT_RUN_KEY(1) " AND id = ?2",
                                                {run_id, *step_id}));
   } else {
-    AGENTRT_ASSIGN_OR_RETURN(rows,
-                             store::Sql::Query(tx,
-                                               "SELECT id, idx, status, decision_json FROM steps "
-                                               "WHERE run_key = (SELECT run_key FROM runs "
-                                               "WHERE id = ?1) ORDER BY idx",
-                                               {run_id}));
+    AGENTRT_ASSIGN_OR_RETURN(
+        rows, store::Sql::Query(tx,
+                                "SELECT id, idx, status, decision_json FROM steps "
+                                "WHERE run_key = " AGENTRT_RUN_KEY(1) " ORDER BY idx",
+                                {run_id}));
   }
   std::vector<StepRow> steps;
   steps.reserve(rows.size());
