@@ -41,10 +41,9 @@ class Driver::Session {
           AfterResume after_resume = AfterResume::kLoop)
       : driver_(driver),
         run_(std::move(run)),
+        steps_(std::make_shared<internal::StoredSteps>(driver_.store_, run_.id)),
         after_resume_(after_resume),
-        cancellation_(cancellation) {
-    steps_.set_source(std::make_shared<internal::StoredSteps>(driver_.store_, run_.id));
-  }
+        cancellation_(cancellation) {}
   // A session that ends with its run still RUNNING (an error, an exception, a gate session
   // abandoned) releases the lease it may hold, so another owner can take the run over at once
   // rather than one TTL later.

@@ -23,18 +23,15 @@ namespace agentrt {
 
 class SharedSteps {
  public:
-  SharedSteps() : held_(std::make_shared<HeldSteps>()) {}
+  // Older steps are read through `source` (the session's run in its store; null: none are,
+  // and a read of one is FailedPrecondition).
+  explicit SharedSteps(std::shared_ptr<internal::StoredSteps> source)
+      : held_(std::make_shared<HeldSteps>()), source_(std::move(source)) {}
   SharedSteps(const SharedSteps&) = delete;
   SharedSteps& operator=(const SharedSteps&) = delete;
   // A list shared before and read after the session is gone reads nothing from the store.
   ~SharedSteps() {
     if (source_ != nullptr) source_->Detach();
-  }
-
-  // Older steps are read through `source` (the session's run in its store).
-  void set_source(std::shared_ptr<internal::StoredSteps> source) {
-    if (source_ != nullptr) source_->Detach();
-    source_ = std::move(source);
   }
 
   // The steps [first, first + steps.size()) of the run, held until the window drops them.

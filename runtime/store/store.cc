@@ -375,14 +375,16 @@ absl::Status Store::CheckSchema() {
 }
 
 absl::Status Store::NoteHighWater() {
-  absl::MutexLock lock(&mu_);
-  Transaction tx(*connection_, /*high_water=*/false);
-  AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecPrepared("BEGIN")));
-  absl::StatusOr<std::vector<SqlRow>> table =
-      tx.Query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", {kHighWaterTable});
-  connection_->ExecPrepared("COMMIT").IgnoreError();
-  if (!table.ok()) return WithPath(path_, table.status());
-  high_water_ = !table->empty();
+  bool found = false;
+  AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(
+        std::vector<SqlRow> table,
+        tx.Query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                 {kHighWaterTable}));
+    found = !table.empty();
+    return absl::OkStatus();
+  }));
+  high_water_ = found;
   return absl::OkStatus();
 }
 

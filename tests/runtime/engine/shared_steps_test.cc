@@ -19,7 +19,7 @@ Step StepAt(int index, std::string content) {
 }
 
 TEST(SharedStepsTest, AListHandedOutKeepsShowingWhatItShowed) {
-  SharedSteps steps;
+  SharedSteps steps(/*source=*/nullptr);  // no store behind it
   steps.push_back(StepAt(0, "first"), 8);
   steps.push_back(StepAt(1, "second"), 8);
   StepList shared = steps.Share(1);
@@ -33,7 +33,7 @@ TEST(SharedStepsTest, AListHandedOutKeepsShowingWhatItShowed) {
 }
 
 TEST(SharedStepsTest, OnlyTheWindowIsHeldAndIndicesStayTheRuns) {
-  SharedSteps steps;
+  SharedSteps steps(/*source=*/nullptr);  // no store behind it
   for (int i = 0; i < 100; ++i) steps.push_back(StepAt(i, "x"), 16);
   EXPECT_EQ(steps.size(), 100u);
   EXPECT_EQ(steps.first(), 84u);
@@ -52,7 +52,7 @@ TEST(SharedStepsTest, OnlyTheWindowIsHeldAndIndicesStayTheRuns) {
 }
 
 TEST(SharedStepsTest, AListWalksItsFirstStepsWithOrWithoutContent) {
-  SharedSteps steps;
+  SharedSteps steps(/*source=*/nullptr);  // no store behind it
   for (int i = 0; i < 5; ++i) steps.push_back(StepAt(i, "content"), 16);
   StepList three = steps.Share(3);
   int seen = 0;
