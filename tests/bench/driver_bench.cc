@@ -100,14 +100,37 @@ absl::Status EmptyRuns(store::Store& store) {
   });
 }
 
-// Starts a run and says whether it completed; the benchmark is skipped with the reason when not.
-bool Completed(benchmark::State& state, Driver& driver, const Limits& limits) {
-  absl::StatusOr<Run> run = driver.Start("bench", limits);
-  if (run.ok() && run->status == RunStatus::kCompleted) return true;
-  state.SkipWithError(run.ok() ? (run->reason + ": " + run->reason_detail).c_str()
-                               : std::string(run.status().message()).c_str());
-  return false;
-}
+// A driver over `store` for the reading run (reading_run.h) of `calls` reads of `bytes`, in the
+// production world: the real clock, and one heartbeat thread for every run.
+class ReadingDriver {
+ public:
+  ReadingDriver(store::Store& store, int calls, SideEffect effect, std::size_t bytes)
+      : tool_(effect, bytes), agent_(calls) {
+    DriverOptions options{&agent_, policy_.get(), {&tool_}, "bench"};
+    options.scheduler = &scheduler_;
+    driver_ = *Driver::Create(store, clock_, entropy_, options);
+    limits_.max_steps = calls + 1;
+  }
+
+  // Runs one, and says whether it completed; the benchmark is skipped with the reason when not.
+  bool Completed(benchmark::State& state) {
+    absl::StatusOr<Run> run = driver_->Start("bench", limits_);
+    if (run.ok() && run->status == RunStatus::kCompleted) return true;
+    state.SkipWithError(run.ok() ? (run->reason + ": " + run->reason_detail).c_str()
+                                 : std::string(run.status().message()).c_str());
+    return false;
+  }
+
+ private:
+  world::RealClock clock_;
+  world::RealScheduler scheduler_;
+  world::SeededEntropy entropy_{1};
+  ReadTool tool_;
+  ReadingAgent agent_;
+  std::unique_ptr<Policy> policy_ = DefaultPolicy();
+  Limits limits_;
+  std::unique_ptr<Driver> driver_;
+};
 
 // The loop alone: a run of `steps` read calls and a `complete`, per step, with the store opened
 // and the driver created once, outside the timing. The per-step figure at 400 steps must be the
@@ -124,18 +147,10 @@ void BM_DriverLoop(benchmark::State& state) {
   auto bytes = static_cast<std::size_t>(state.range(2));
   bool side_effects = state.range(3) == 1;
   world::RealClock clock;
-  world::RealScheduler scheduler;  // the production world: one heartbeat thread for every run
-  world::SeededEntropy entropy(1);
   std::string path = TempDb("loop");
   auto store = file ? *records::OpenStore(path, clock) : *records::OpenStoreInMemory(clock);
-  ReadTool tool(side_effects ? SideEffect::kLocalMutation : SideEffect::kReadOnly, bytes);
-  ReadingAgent agent(calls);
-  std::unique_ptr<Policy> policy = DefaultPolicy();
-  DriverOptions options{&agent, policy.get(), {&tool}, "bench"};
-  options.scheduler = &scheduler;
-  auto driver = *Driver::Create(*store, clock, entropy, options);
-  Limits limits;
-  limits.max_steps = calls + 1;
+  auto driver = std::make_unique<ReadingDriver>(
+      *store, calls, side_effects ? SideEffect::kLocalMutation : SideEffect::kReadOnly, bytes);
   for (auto _ : state) {
     if (!file) {
       state.PauseTiming();
@@ -145,7 +160,7 @@ void BM_DriverLoop(benchmark::State& state) {
       }
       state.ResumeTiming();
     }
-    if (!Completed(state, *driver, limits)) break;
+    if (!driver->Completed(state)) break;
   }
   state.SetItemsProcessed(state.iterations() * (calls + 1));
   state.SetLabel("items = steps");
@@ -161,22 +176,13 @@ void BM_InMemoryStoreHolding(benchmark::State& state) {
   const int held = static_cast<int>(state.range(0));
   constexpr int kCalls = 10;
   world::RealClock clock;
-  world::RealScheduler scheduler;
-  world::SeededEntropy entropy(1);
   auto store = *records::OpenStoreInMemory(clock);
-  ReadTool tool(SideEffect::kReadOnly, 100);
-  ReadingAgent agent(kCalls);
-  std::unique_ptr<Policy> policy = DefaultPolicy();
-  DriverOptions options{&agent, policy.get(), {&tool}, "bench"};
-  options.scheduler = &scheduler;
-  auto driver = *Driver::Create(*store, clock, entropy, options);
-  Limits limits;
-  limits.max_steps = kCalls + 1;
+  ReadingDriver driver(*store, kCalls, SideEffect::kReadOnly, 100);
   for (int i = 0; i < held; ++i) {
-    if (!Completed(state, *driver, limits)) return;
+    if (!driver.Completed(state)) return;
   }
   for (auto _ : state) {
-    if (!Completed(state, *driver, limits)) break;
+    if (!driver.Completed(state)) break;
   }
   state.SetItemsProcessed(state.iterations() * (kCalls + 1));
   state.SetLabel("items = steps");

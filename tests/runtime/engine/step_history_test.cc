@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/base/string_view.h"
 #include "runtime/driver.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/records/schema.h"
@@ -135,15 +136,24 @@ std::unique_ptr<Driver> NewDriver(World& w, Agent& agent) {
   return *Driver::Create(*w.store, w.clock, w.entropy, options);
 }
 
+// Runs one to its end: OK when it completed, else why not.
+absl::Status Completes(Driver& driver, const Limits& limits) {
+  absl::StatusOr<agentrt::Run> run = driver.Start("read", limits);
+  if (!run.ok()) return run.status();
+  if (run->status != RunStatus::kCompleted) {
+    return absl::InternalError(
+        absl::StrCat("the run ended ", ToAbsl(ToString(run->status)), ": ", run->reason_detail));
+  }
+  return absl::OkStatus();
+}
+
 void PlayLongRun(int recent) {
   World w;
   CheckingAgent agent(*w.store, 60, Options(recent));
   std::unique_ptr<Driver> driver = NewDriver(w, agent);
   Limits limits;
   limits.max_steps = 100;
-  absl::StatusOr<agentrt::Run> run = driver->Start("read sixty files", limits);
-  ASSERT_OK(run);
-  ASSERT_EQ(run->status, RunStatus::kCompleted) << run->reason_detail;
+  ASSERT_OK(Completes(*driver, limits));
   EXPECT_EQ(agent.most_held, HeldStepsFor(limits) - 1);
 
   // Kept past its driver: what the window held still reads, nothing else does.
@@ -166,9 +176,7 @@ TEST(StepHistoryTest, AWindowCoversTheLoopThreshold) {
   std::unique_ptr<Driver> driver = NewDriver(w, agent);
   Limits limits;
   limits.loop_threshold = 25;
-  absl::StatusOr<agentrt::Run> run = driver->Start("read", limits);
-  ASSERT_OK(run);
-  ASSERT_EQ(run->status, RunStatus::kCompleted) << run->reason_detail;
+  ASSERT_OK(Completes(*driver, limits));
   EXPECT_EQ(agent.most_held, 25u);  // every step before the 26th: nothing dropped yet
 }
 
