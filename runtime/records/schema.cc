@@ -382,7 +382,8 @@ absl::StatusOr<std::unique_ptr<store::Store>> OpenStore(const std::string& path,
 
 absl::StatusOr<std::unique_ptr<store::Store>> OpenExistingStore(const std::string& path,
                                                                 bool read_only) {
-  return store::Store::OpenExisting(path, kMigrations, read_only);
+  return store::Store::OpenExisting(path, kMigrations, read_only,
+                                    " (agentrt migrate --db brings it up to date)");
 }
 
 absl::StatusOr<std::unique_ptr<store::Store>> OpenStoreInMemory(const world::Clock& clock) {

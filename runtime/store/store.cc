@@ -285,7 +285,8 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
 }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::OpenExisting(const std::string& path, Schema schema,
-                                                           bool read_only) {
+                                                           bool read_only,
+                                                           std::string_view older_hint) {
   AGENTRT_RETURN_IF_ERROR(CheckSchemaNumbering(schema));
   AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/!read_only));
   AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
@@ -308,9 +309,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenExisting(const std::string& pa
     return absl::FailedPreconditionError(
         absl::StrCat("database ", path, " is at schema version ", store->schema_version_,
                      "; this build reads version ", known,
-                     store->schema_version_ < known ? " (agentrt migrate --db brings it up to "
-                                                      "date)"
-                                                    : ""));
+                     store->schema_version_ < known ? ToAbsl(older_hint) : ""));
   }
   AGENTRT_RETURN_IF_ERROR(store->NoteHighWater());
   return store;

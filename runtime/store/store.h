@@ -158,9 +158,11 @@ class Store {
                                                      StoreOptions options = {});
   // OpenExisting opens an existing database without creating or migrating it; a read-only
   // store never writes. Refuses a symlink (name the file itself) and a database at any other
-  // version than the last of `schema`.
+  // version than the last of `schema`; the refusal of an older one ends with `older_hint` (how
+  // the caller's users bring it up to date), when given.
   static absl::StatusOr<std::unique_ptr<Store>> OpenExisting(const std::string& path, Schema schema,
-                                                             bool read_only);
+                                                             bool read_only,
+                                                             std::string_view older_hint = "");
   // OpenInMemory is a private database holding `schema`, for tests.
   static absl::StatusOr<std::unique_ptr<Store>> OpenInMemory(const world::Clock& clock,
                                                              Schema schema);

@@ -119,9 +119,20 @@ TEST_F(StoreSchemaTest, ADatabaseAtALaterVersionThanTheSchemaIsRefused) {
   EXPECT_THAT(Store::Open(path_, clock_, kEventsSchema),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr("is at schema version 2, newer than this build knows (1)")));
-  EXPECT_THAT(Store::OpenExisting(path_, kEventsSchema, true),
+  // The caller's hint is for an older database only.
+  absl::StatusOr<std::unique_ptr<Store>> newer =
+      Store::OpenExisting(path_, kEventsSchema, true, " (migrate it first)");
+  EXPECT_THAT(newer, StatusIs(absl::StatusCode::kFailedPrecondition,
+                              HasSubstr("is at schema version 2; this build reads version 1")));
+  EXPECT_THAT(newer.status().message(), ::testing::Not(::testing::HasSubstr("migrate it first")));
+}
+
+TEST_F(StoreSchemaTest, AnOlderDatabaseIsRefusedByReadersWithTheCallersHint) {
+  ASSERT_OK(Store::Open(path_, clock_, kEventsSchema));
+  EXPECT_THAT(Store::OpenExisting(path_, kTwoSchema, true, " (migrate it first)"),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("is at schema version 2; this build reads version 1")));
+                       HasSubstr("is at schema version 1; this build reads version 2 (migrate "
+                                 "it first)")));
 }
 
 TEST_F(StoreSchemaTest, ASchemaNumberedOutOfOrderIsRefusedBeforeAnyFileIsMade) {
