@@ -39,6 +39,8 @@ struct Verdict {
   std::size_t effects = 0;    // tools/call requests that reached a server
   std::uint32_t answers = 0;  // how many answers the servers sent (what a seed can perturb)
   std::uint32_t answers_before_run = 0;  // of which during pin and load
+  int restarts = 0;                      // how many times the runtime was restarted
+  int disk_faults = 0;                   // disk faults that fired (Outcome::disk_faults)
   std::string pin_error;                 // the first, "" when none
   std::string load_error;                // the first, "" when none
 };

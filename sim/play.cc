@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
@@ -235,6 +236,7 @@ Limits LimitsOf(const v1::Limits& l) {
   if (l.loop_threshold() > 0) limits.loop_threshold = l.loop_threshold();
   limits.max_active_time = ScenarioDuration(l.max_active());
   limits.max_elapsed_time = ScenarioDuration(l.max_elapsed());
+  limits.approval_ttl = ScenarioDuration(l.approval_ttl());
   return limits;
 }
 
@@ -270,6 +272,66 @@ class CurrentNetwork final : public world::Network {
  private:
   world::Network* target_ = nullptr;
 };
+
+// The scheduler of one runtime. While the runtime is stopped (a paused process: Stop) its timers
+// do not fire: a repeating one skips its beats, a one-off one comes due when it wakes (Wake).
+class RuntimeScheduler final : public world::SchedulerWrapper {
+ public:
+  using SchedulerWrapper::SchedulerWrapper;
+  TaskId RunAt(absl::Time at, absl::AnyInvocable<void()> task) override {
+    auto shared = std::make_shared<absl::AnyInvocable<void()>>(std::move(task));
+    return target().RunAt(at, [this, shared] {
+      if (stopped_) {
+        deferred_.push_back(shared);
+        return;
+      }
+      (*shared)();
+    });
+  }
+  TaskId RunEvery(absl::Time first, absl::Duration period,
+                  absl::AnyInvocable<bool()> task) override {
+    auto shared = std::make_shared<absl::AnyInvocable<bool()>>(std::move(task));
+    return target().RunEvery(first, period, [this, shared] { return stopped_ || (*shared)(); });
+  }
+  void Stop() { stopped_ = true; }
+  void Wake() {
+    stopped_ = false;
+    for (auto& task : deferred_) {
+      target().RunAt(target().clock().Now(), [task] { (*task)(); });
+    }
+    deferred_.clear();
+  }
+
+ private:
+  bool stopped_ = false;
+  std::vector<std::shared_ptr<absl::AnyInvocable<void()>>> deferred_;
+};
+
+// The disk faults a scenario schedules: its crash at a commit and its storage faults.
+std::vector<SimDisk::Fault> DiskFaults(const v1::Scenario& scenario) {
+  using Kind = SimDisk::Fault::Kind;
+  std::vector<SimDisk::Fault> faults;
+  if (scenario.crash().at_commit() > 0) {
+    faults.push_back({Kind::kCrash, scenario.crash().at_commit()});
+  }
+  for (const v1::StorageFault& f : scenario.storage_faults()) {
+    Kind kind = f.kind() == v1::StorageFault::SYNC_FAILS  ? Kind::kSyncFails
+                : f.kind() == v1::StorageFault::DISK_FULL ? Kind::kDiskFull
+                : f.kind() == v1::StorageFault::POWER_CUT ? Kind::kPowerCut
+                                                          : Kind::kWriteFails;
+    faults.push_back({kind, f.at_commit()});
+  }
+  return faults;
+}
+
+// A run that needs nothing more of its runtime for now: ended, or waiting for an operator.
+bool Settled(const Run& run) {
+  return IsTerminal(run.status) || run.status == RunStatus::kWaitingForApproval;
+}
+
+// How many times one session may restart the runtime: each crash and fault at most once, and
+// once more for the liveness phase.
+constexpr int kMaxRestarts = 8;
 
 // One server of the scenario as the runtime knows it.
 struct Configured {
@@ -356,6 +418,10 @@ class Player {
   // The model-backed agent's model, when it has one: the scenario's replies, or a provider's
   // adapter over the running runtime's network (made anew by each MakeDriver).
   std::unique_ptr<Model> model_;
+  std::vector<std::unique_ptr<Model>> retired_models_;
+  // Each runtime's scheduler, in the order they started; kept for the play, as a stopped
+  // runtime's tasks may still be on the clock.
+  std::vector<std::unique_ptr<RuntimeScheduler>> schedulers_;
   std::unique_ptr<FakeProvider> provider_;  // the scenario's provider endpoint, when it has one
   std::unique_ptr<mcp::ClassPolicy> policy_;
   int next_approval_ = 0;
@@ -395,12 +461,15 @@ absl::StatusOr<std::unique_ptr<Driver>> Player::MakeDriver(store::Store& store,
   options.agent = agent_.get();
   options.policy = policy_.get();
   for (auto& tool : connected.tools) options.tools.push_back(tool.get());
-  options.scheduler = &clock_;
+  schedulers_.push_back(std::make_unique<RuntimeScheduler>(clock_));
+  options.scheduler = schedulers_.back().get();
   options.lease_ttl = kLeaseTtl;
   options.lease_owner = "sim";
   if (provider_ != nullptr) {
     const v1::Provider& p = scenario_.agent().provider();
     providers::ModelChoice choice = ProviderChoice(p, *provider_);
+    // A stopped runtime's driver may still hold the one before.
+    if (model_ != nullptr) retired_models_.push_back(std::move(model_));
     AGENTRT_ASSIGN_OR_RETURN(model_, providers::CreateModel(choice, WorldOf(connected)));
     options.model.prices = providers::PricesFor(choice, *model_);
     options.model.max_retries = p.max_retries();
@@ -416,17 +485,35 @@ absl::Status Player::Approvals(store::Store* const& store, Run& run,
   while (run.status == RunStatus::kWaitingForApproval &&
          next_approval_ < scenario_.approvals_size()) {
     const v1::Approval& approval = scenario_.approvals(next_approval_++);
+    if (!approval.after().empty()) {
+      MoveClockTo(clock_, clock_.Now() + ScenarioDuration(approval.after()));
+    }
     AGENTRT_ASSIGN_OR_RETURN(Approval pending, PendingApproval(*store, run.id));
     Decider decider;
     decider.by = approval.by().empty() ? kDefaultOperator : approval.by();
     decider.note = approval.reason();
-    if (approval.reject()) {
-      // A rejection ends the run: nothing to resume.
-      AGENTRT_RETURN_IF_ERROR(Reject(*store, clock_, run.id, pending.id, decider).status());
+    if (approval.cancel() || approval.reject()) {
+      // Either ends the run: nothing to resume.
+      AGENTRT_RETURN_IF_ERROR(approval.cancel()
+                                  ? Cancel(*store, clock_, run.id, decider)
+                                  : Reject(*store, clock_, run.id, pending.id, decider).status());
       AGENTRT_ASSIGN_OR_RETURN(run, ReadRun(*store, run.id));
       break;
     }
-    AGENTRT_RETURN_IF_ERROR(Approve(*store, clock_, run.id, pending.id, decider).status());
+    absl::Status granted = Approve(*store, clock_, run.id, pending.id, decider).status();
+    if (IsApprovalExpiredError(granted)) {
+      // Too late: the approval expired, and its run was cancelled by the refusal.
+      AGENTRT_ASSIGN_OR_RETURN(run, ReadRun(*store, run.id));
+      break;
+    }
+    AGENTRT_RETURN_IF_ERROR(granted);
+    if (approval.twice()) {
+      absl::Status again = Approve(*store, clock_, run.id, pending.id, decider).status();
+      if (again.ok()) {
+        outcome_.operator_difference =
+            absl::StrCat("approval ", pending.id, " was granted a second time");
+      }
+    }
     AGENTRT_ASSIGN_OR_RETURN(run, resume());
   }
   return absl::OkStatus();
@@ -602,6 +689,7 @@ absl::StatusOr<Outcome> Player::Play() {
       AGENTRT_ASSIGN_OR_RETURN(json::Document rules, json::Parse(config.rules_json()));
       AGENTRT_ASSIGN_OR_RETURN(c.rules, mcp::ParseRules(rules.root(), "rules"));
     }
+    outcome_.rules[config.name()] = c.rules;
     (config.transport() == v1::Server::HTTP ? http_ : stdio_)[config.name()] = c.fake.get();
     servers_.push_back(std::move(c));
   }
@@ -649,10 +737,20 @@ absl::StatusOr<Outcome> Player::Play() {
   store::Store* const store = &db->store();
   // However the play ends, a crash does not outlive it: a reused database serves the worker's
   // next play.
-  absl::Cleanup recover = [db] { db->disk().Recover(); };
+  absl::Cleanup recover = [db] {
+    db->disk().Recover();
+    db->disk().SetFaults({}, {});
+    db->disk().Arm(false);
+  };
   if (scenario_.has_host()) {
     AGENTRT_RETURN_IF_ERROR(PlayHost(*db, connected));
     AGENTRT_ASSIGN_OR_RETURN(outcome_.events, store->ListEvents(""));
+    std::set<std::string> runs;
+    for (const store::Event& event : outcome_.events) runs.insert(event.run_id);
+    for (const std::string& run : runs) {
+      AGENTRT_ASSIGN_OR_RETURN(std::vector<Approval> approvals, ListApprovals(*store, run));
+      for (Approval& a : approvals) outcome_.approvals.push_back(std::move(a));
+    }
     AGENTRT_RETURN_IF_ERROR(Audit(*store));
     if (!options_.db_path.empty()) {
       AGENTRT_RETURN_IF_ERROR(WriteDatabaseFile(*options_.files, options_.db_path,
@@ -669,53 +767,147 @@ absl::StatusOr<Outcome> Player::Play() {
   outcome_.max_steps = limits.max_steps;
   std::string run_id = entropy_.NewId();
 
+  std::string goal = scenario_.goal().empty() ? "simulated run" : scenario_.goal();
+
   // The running runtime's: the crash cancels the dead one's session, the restart makes anew.
   // From the crash on, the disk refuses every write (SimDisk::Crash): the database stays
   // exactly what the crash left, whatever the dead runtime still tries on its way out.
   auto cancellation = std::make_unique<Cancellation>();
-  std::uint32_t crash_at = scenario_.crash().after_call();
-  ledger_.on_call = [&](std::size_t call) {
-    if (crash_at == 0 || call != crash_at || outcome_.crashed) return;
-    outcome_.crashed = true;
-    db->disk().Crash();
+  bool crash_pending = false;  // the runtime died; it restarts once its session has unwound
+  auto kill = [&] {
+    crash_pending = true;
     connected->launcher->Kill();
     connected->network->Kill();
     agent_->set_dead(true);
     cancellation->Cancel();
   };
-  // Runs one session of the run (its start, or a resume after an approval); when the crash
-  // came inside it, the runtime restarts from what the crash left and resumes the run.
-  bool restarted = false;
-  auto drive = [&](const std::function<absl::StatusOr<Run>()>& session) -> absl::StatusOr<Run> {
-    absl::StatusOr<Run> run = session();
-    if (!outcome_.crashed || restarted) return run;
-    restarted = true;
-    ledger_.on_call = nullptr;
-    ledger_.restarted = true;
-    // The dead runtime's session and connections are gone; the servers are not, and the
-    // database holds what the crash left.
-    driver.reset();
-    connected.reset();
-    db->disk().Recover();
-    MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
-    connected = Connect();
-    LoadAll(*connected, /*report=*/false);
-    agent_->set_dead(false);
-    cancellation = std::make_unique<Cancellation>();
-    AGENTRT_ASSIGN_OR_RETURN(driver, MakeDriver(*store, *connected));
-    return driver->Resume(run_id, cancellation.get());
+  db->disk().SetFaults(DiskFaults(scenario_), [&] {
+    outcome_.crashed = true;
+    kill();
+  });
+  // A stale owner: the runtime that took the run over while the first one was stopped.
+  struct Runtime {
+    std::unique_ptr<ProcessesAndConnections> connected;
+    std::unique_ptr<Driver> driver;
+    std::unique_ptr<Cancellation> cancellation;
   };
-  std::string goal = scenario_.goal().empty() ? "simulated run" : scenario_.goal();
+  std::optional<Runtime> new_owner;
+  std::int64_t stale_from = 0;  // the log's last seq when the stopped runtime woke
+  std::uint32_t crash_at = scenario_.crash().after_call();
+  // Where a restarted runtime picks the run up: a run its predecessor never recorded starts
+  // again; one that needs nothing of it (ended, or waiting for a decision not yet given) is as
+  // stored; any other is resumed.
+  auto pick_up = [&](Driver& d, const Cancellation* c) -> absl::StatusOr<Run> {
+    absl::StatusOr<Run> stored = ReadRun(*store, run_id);
+    if (absl::IsNotFound(stored.status())) return d.StartWithId(run_id, goal, limits, c);
+    if (!stored.ok()) return stored.status();
+    if (IsTerminal(stored->status)) return stored;
+    if (stored->status == RunStatus::kWaitingForApproval && PendingApproval(*store, run_id).ok()) {
+      return stored;
+    }
+    return d.Resume(run_id, c);
+  };
+  ledger_.on_call = [&](std::size_t call) {
+    if (crash_at == 0 || call != crash_at || outcome_.crashed) return;
+    outcome_.crashed = true;
+    if (!scenario_.crash().stale_owner()) {
+      db->disk().Crash();
+      kill();
+      return;
+    }
+    // The runtime stops here, mid-call. Once its lease has expired a new one takes the run
+    // over and plays it on as far as it goes; then the stopped one wakes, with its call's
+    // answer on the way.
+    RuntimeScheduler& stopped = *schedulers_.back();
+    stopped.Stop();
+    MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
+    Runtime next{.connected = Connect(), .cancellation = std::make_unique<Cancellation>()};
+    LoadAll(*next.connected, /*report=*/false);
+    ledger_.restarted = true;
+    absl::StatusOr<std::unique_ptr<Driver>> made = MakeDriver(*store, *next.connected);
+    if (made.ok()) {
+      next.driver = *std::move(made);
+      absl::StatusOr<Run> taken = pick_up(*next.driver, next.cancellation.get());
+      if (!taken.ok()) outcome_.takeover_error = std::string(ToStd(taken.status().message()));
+    } else {
+      outcome_.takeover_error = std::string(ToStd(made.status().message()));
+    }
+    new_owner = std::move(next);
+    absl::StatusOr<store::ChainHead> head = store->Head();
+    stale_from = head.ok() ? head->seq : 0;
+    current_network_.set(connected->network.get());  // the stopped runtime's, until it ends
+    stopped.Wake();
+  };
+  // After a session in which the runtime stopped and a new owner took the run over: the stopped
+  // one's session ended however it ended (refused, as it must be, once it wrote); the new owner
+  // is the runtime from now on, and the run is as the store holds it.
+  auto hand_over = [&](absl::StatusOr<Run>& run) -> absl::Status {
+    if (!new_owner) return absl::OkStatus();
+    outcome_.stale_session =
+        run.ok() ? std::string(ToString(run->status)) : std::string(ToStd(run.status().message()));
+    AGENTRT_ASSIGN_OR_RETURN(store::ChainHead head, store->Head());
+    outcome_.stale_events = head.seq - stale_from;
+    driver.reset();
+    connected = std::move(new_owner->connected);
+    driver = std::move(new_owner->driver);
+    cancellation = std::move(new_owner->cancellation);
+    new_owner.reset();
+    current_network_.set(connected->network.get());
+    if (driver == nullptr) return absl::InternalError(outcome_.takeover_error);
+    run = ReadRun(*store, run_id);
+    return absl::OkStatus();
+  };
+  // Runs one session of the run (its start, or a resume after an approval), counting its
+  // write transactions for the disk's faults. When the runtime died in it (a crash, a power
+  // cut), or a storage fault broke it, the runtime restarts from what the disk holds once its
+  // lease has expired, and picks the run up; after the last fault, the run must settle (the
+  // liveness phase). A stale owner's session ends however it ends; the runtime that took over
+  // goes on.
+  auto drive = [&](const std::function<absl::StatusOr<Run>()>& session) -> absl::StatusOr<Run> {
+    int faults_before = db->disk().faults_fired();
+    db->disk().Arm(true);
+    absl::StatusOr<Run> run = session();
+    db->disk().Arm(false);
+    AGENTRT_RETURN_IF_ERROR(hand_over(run));
+    for (int restarts = 0; restarts < kMaxRestarts; ++restarts) {
+      bool faulted = db->disk().faults_fired() > faults_before && (!run.ok() || !Settled(*run));
+      if (!crash_pending && !faulted) break;
+      crash_pending = false;
+      faults_before = db->disk().faults_fired();
+      ++outcome_.restarts;
+      ledger_.restarted = true;
+      // The dead runtime's session and connections are gone; the servers are not, and the
+      // database holds what the crash left.
+      driver.reset();
+      connected.reset();
+      db->disk().Recover();
+      MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
+      connected = Connect();
+      LoadAll(*connected, /*report=*/false);
+      agent_->set_dead(false);
+      cancellation = std::make_unique<Cancellation>();
+      AGENTRT_ASSIGN_OR_RETURN(driver, MakeDriver(*store, *connected));
+      db->disk().Arm(true);
+      run = pick_up(*driver, cancellation.get());
+      db->disk().Arm(false);
+      AGENTRT_RETURN_IF_ERROR(hand_over(run));
+    }
+    return run;
+  };
   AGENTRT_ASSIGN_OR_RETURN(Run run, drive([&] {
                              return driver->StartWithId(run_id, goal, limits, cancellation.get());
                            }));
   AGENTRT_RETURN_IF_ERROR(Approvals(store, run, [&] {
     return drive([&] { return driver->Resume(run_id, cancellation.get()); });
   }));
+  outcome_.commits = db->disk().commits();
+  outcome_.disk_faults = db->disk().faults_fired();
+  db->disk().SetFaults({}, {});
 
   AGENTRT_ASSIGN_OR_RETURN(Run stored, ReadRun(*store, run_id));
   outcome_.run = stored;
   AGENTRT_ASSIGN_OR_RETURN(outcome_.events, store->ListEvents(run_id));
+  AGENTRT_ASSIGN_OR_RETURN(outcome_.approvals, ListApprovals(*store, run_id));
   AGENTRT_ASSIGN_OR_RETURN(std::vector<Step> steps, ReadSteps(*store, run_id));
   for (const Step& step : steps) {
     if (step.observation) {

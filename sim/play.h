@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "mcp/report.h"
+#include "mcp/rules.h"
 #include "runtime/store/store.h"
 #include "runtime/types.h"
 #include "runtime/world/filesystem.h"
@@ -102,7 +104,22 @@ struct Outcome {
   // text), and the first answer that did not hold what the call expected ("" none).
   std::vector<std::string> host_answers;
   std::string host_difference;
-  bool crashed = false;                  // the scenario's crash happened
+  bool crashed = false;       // the scenario's crash happened
+  int restarts = 0;           // how many times the runtime was restarted
+  std::uint32_t commits = 0;  // the runtime's write transactions (SimDisk::commits)
+  int disk_faults = 0;        // the crash at a commit and storage faults that fired
+  // A stale owner (Crash.stale_owner): how the stopped runtime's session ended once it woke (a
+  // run status, or its error), and what stopped the new owner from taking over ("" nothing).
+  std::string stale_session;
+  std::string takeover_error;
+  // Events the stopped runtime appended once it woke, after another had taken its run over: a
+  // late write the store should have refused (an invariant).
+  std::int64_t stale_events = 0;
+  // What an operator saw that must not be ("" nothing): a second grant of one approval taken.
+  std::string operator_difference;
+  // The operator's rules, by server name; every approval of the run.
+  std::map<std::string, mcp::Rules> rules;
+  std::vector<Approval> approvals;
   absl::Duration virtual_time;           // how far the virtual clock moved
   std::int64_t task_runs = 0;            // scheduled tasks the virtual clock ran (heartbeats)
   int max_steps = 0;                     // the run's step limit

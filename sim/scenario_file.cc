@@ -308,12 +308,40 @@ absl::Status CheckHost(const At& at, const v1::Host& host, const v1::Agent& agen
 absl::Status CheckLimits(const At& at, const v1::Limits& limits) {
   AGENTRT_RETURN_IF_ERROR(at.Duration("max_active", limits.max_active()));
   AGENTRT_RETURN_IF_ERROR(at.Duration("max_elapsed", limits.max_elapsed()));
+  AGENTRT_RETURN_IF_ERROR(at.Duration("approval_ttl", limits.approval_ttl()));
   // Negative counts mean the default (play.cc), so only the upper bound matters.
   AGENTRT_RETURN_IF_ERROR(at.AtMost("max_steps", std::max(limits.max_steps(), 0), kMaxSteps));
   AGENTRT_RETURN_IF_ERROR(at.AtMost("max_consecutive_tool_failures",
                                     std::max(limits.max_consecutive_tool_failures(), 0),
                                     kMaxRunLimit));
   return at.AtMost("loop_threshold", std::max(limits.loop_threshold(), 0), kMaxRunLimit);
+}
+
+// The crash and the storage faults: counted from 1, and played for an agent's run only.
+absl::Status CheckFaults(const At& at, const v1::Scenario& scenario) {
+  const v1::Crash& crash = scenario.crash();
+  At c = at.Nested("crash", -1, crash);
+  if (crash.at_commit() > 0 && crash.after_call() > 0) {
+    return c.Error("at_commit", -1, "a runtime dies once: after_call or at_commit, not both");
+  }
+  if (crash.stale_owner() && crash.after_call() == 0) {
+    return c.Error("stale_owner", -1, "a runtime stops mid-call: it needs after_call");
+  }
+  AGENTRT_RETURN_IF_ERROR(at.Count("storage_faults", scenario.storage_faults_size(),
+                                   kMaxPerturbations, "storage faults"));
+  for (int i = 0; i < scenario.storage_faults_size(); ++i) {
+    if (scenario.storage_faults(i).at_commit() == 0) {
+      return at.Nested("storage_faults", i, scenario.storage_faults(i))
+          .Error("at_commit", -1, "write transactions count from 1");
+    }
+  }
+  if (scenario.has_host() &&
+      (crash.at_commit() > 0 || crash.stale_owner() || !scenario.storage_faults().empty())) {
+    return at.Error("host", -1,
+                    "a host scenario's proxy crashes only after_call: commit crashes, stale "
+                    "owners and storage faults are played for an agent's run");
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Check(const At& at, const v1::Scenario& scenario) {
@@ -335,6 +363,16 @@ absl::Status Check(const At& at, const v1::Scenario& scenario) {
   }
   AGENTRT_RETURN_IF_ERROR(
       at.Count("approvals", scenario.approvals_size(), kMaxApprovals, "approvals"));
+  for (int i = 0; i < scenario.approvals_size(); ++i) {
+    const v1::Approval& a = scenario.approvals(i);
+    At aa = at.Nested("approvals", i, a);
+    AGENTRT_RETURN_IF_ERROR(aa.Duration("after", a.after()));
+    if (a.cancel() && (a.reject() || a.twice())) {
+      return aa.Error("cancel", -1, "a cancel decides nothing: no reject or twice with it");
+    }
+    if (a.reject() && a.twice()) return aa.Error("twice", -1, "only a grant is given twice");
+  }
+  AGENTRT_RETURN_IF_ERROR(CheckFaults(at, scenario));
   AGENTRT_RETURN_IF_ERROR(
       CheckLimits(at.Nested("limits", -1, scenario.limits()), scenario.limits()));
   AGENTRT_RETURN_IF_ERROR(

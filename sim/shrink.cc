@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
+#include "sim/generate.h"
 #include "sim/scenario_file.h"
 #include "sim/swarm.h"
 
@@ -49,16 +50,38 @@ std::vector<v1::Scenario> Candidates(const v1::Scenario& s) {
   };
   for (int i = 0; i < s.perturbations_size(); ++i)
     without([](v1::Scenario& c) { return c.mutable_perturbations(); }, i);
-  if (s.crash().after_call() != 0) {
+  if (s.has_crash()) {
     v1::Scenario c = s;
     c.clear_crash();
     out.push_back(std::move(c));
   }
+  if (s.crash().stale_owner()) {  // a plain crash instead
+    v1::Scenario c = s;
+    c.mutable_crash()->set_stale_owner(false);
+    out.push_back(std::move(c));
+  }
+  for (int i = 0; i < s.storage_faults_size(); ++i)
+    without([](v1::Scenario& c) { return c.mutable_storage_faults(); }, i);
   for (int i = 0; i < s.approvals_size(); ++i)
     without([](v1::Scenario& c) { return c.mutable_approvals(); }, i);
   for (int i = s.agent().steps_size() - 1; i >= 0; --i) {
     v1::Scenario c = s;
     c.mutable_agent()->mutable_steps()->erase(c.mutable_agent()->mutable_steps()->begin() + i);
+    out.push_back(std::move(c));
+  }
+  for (int i = s.agent().model_size() - 1; i >= 0; --i) {
+    v1::Scenario c = s;
+    c.mutable_agent()->mutable_model()->erase(c.mutable_agent()->mutable_model()->begin() + i);
+    out.push_back(std::move(c));
+  }
+  if (s.has_limits()) {
+    v1::Scenario c = s;
+    c.clear_limits();
+    out.push_back(std::move(c));
+  }
+  for (const auto& [tool, outcome] : s.policy().tools()) {
+    v1::Scenario c = s;
+    c.mutable_policy()->mutable_tools()->erase(tool);
     out.push_back(std::move(c));
   }
   for (int i = 0; i < s.servers_size(); ++i) {
@@ -80,8 +103,25 @@ std::vector<v1::Scenario> Candidates(const v1::Scenario& s) {
         auto* calls = d.mutable_servers(i)->mutable_tools(t)->mutable_calls();
         calls->erase(calls->begin() + k);
         out.push_back(std::move(d));
+        if (tool.calls(k).before_size() > 0) {
+          v1::Scenario e = s;
+          e.mutable_servers(i)->mutable_tools(t)->mutable_calls(k)->clear_before();
+          out.push_back(std::move(e));
+        }
       }
     }
+    if (server.has_startup()) {
+      v1::Scenario c = s;
+      c.mutable_servers(i)->clear_startup();
+      out.push_back(std::move(c));
+    }
+    if (server.has_http() && !server.http().auth().required()) {
+      v1::Scenario c = s;
+      c.mutable_servers(i)->clear_http();
+      out.push_back(std::move(c));
+    }
+    for (int l = 0; l < server.listings_size(); ++l)
+      without([i](v1::Scenario& c) { return c.mutable_servers(i)->mutable_listings(); }, l);
     for (int l = 0; l < server.listings_size(); ++l) {
       const v1::Listing& listing = server.listings(l);
       for (int p = 0; p < listing.raw_pages_size(); ++p) {
@@ -133,13 +173,12 @@ absl::StatusOr<Shrunk> Shrink(const v1::Scenario& failing,
   return shrunk;
 }
 
-absl::StatusOr<Shrunk> ShrinkSeed(const v1::Scenario& scenario, std::int64_t seed) {
-  v1::Scenario perturbed = Perturb(scenario, static_cast<std::uint64_t>(seed), Baseline(scenario));
-  AGENTRT_ASSIGN_OR_RETURN(Shrunk shrunk, Shrink(perturbed));
-  if (std::string name = absl::StrCat(scenario.name(), "-seed-", seed, "-shrunk");
-      CheckScenarioName(name).ok()) {
-    shrunk.scenario.set_name(name);
-  }
+namespace {
+
+// The shrunk scenario named `name` (when that is a name), and, when its expectations were not
+// robust, expecting what it does: what it was expected to do no longer applies.
+void Finish(Shrunk& shrunk, const std::string& name) {
+  if (CheckScenarioName(name).ok()) shrunk.scenario.set_name(name);
   if (!shrunk.scenario.expect().robust()) {
     const Verdict& v = shrunk.verdict;
     v1::Expect expect;
@@ -148,6 +187,20 @@ absl::StatusOr<Shrunk> ShrinkSeed(const v1::Scenario& scenario, std::int64_t see
     if (v.status) expect.set_status(std::string(ToString(*v.status)));
     *shrunk.scenario.mutable_expect() = std::move(expect);
   }
+}
+
+}  // namespace
+
+absl::StatusOr<Shrunk> ShrinkSeed(const v1::Scenario& scenario, std::int64_t seed) {
+  v1::Scenario perturbed = Perturb(scenario, static_cast<std::uint64_t>(seed), Baseline(scenario));
+  AGENTRT_ASSIGN_OR_RETURN(Shrunk shrunk, Shrink(perturbed));
+  Finish(shrunk, absl::StrCat(scenario.name(), "-seed-", seed, "-shrunk"));
+  return shrunk;
+}
+
+absl::StatusOr<Shrunk> ShrinkGenerated(std::int64_t seed) {
+  AGENTRT_ASSIGN_OR_RETURN(Shrunk shrunk, Shrink(GenerateWorld(seed)));
+  Finish(shrunk, absl::StrCat(GeneratedName(seed), "-shrunk"));
   return shrunk;
 }
 

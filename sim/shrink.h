@@ -1,7 +1,9 @@
 // sim/shrink.h
 //
 // Shrinking a failing scenario (`agentrt sim shrink`): the perturbations and the scenario itself
-// (agent steps, tools, calls, pages, approvals, the crash) are taken away one at a time, keeping
+// (servers, tools, calls and the lines before them, listings and pages, startups, transports'
+// options, agent steps and model replies, approvals, the crash or stale owner, storage faults,
+// limits, per-tool policy) are taken away one at a time, keeping
 // each removal after which the scenario still fails the same way (the same first broken
 // invariant or difference, counts and ids aside), until no single removal keeps it failing. The
 // result is a scenario a person can read in a minute that shows the failure alone.
@@ -38,5 +40,10 @@ absl::StatusOr<Shrunk> Shrink(const v1::Scenario& failing,
 // story's expectations no longer apply), so `sim run` on it shows the broken invariant alone.
 // Errors: Shrink's.
 absl::StatusOr<Shrunk> ShrinkSeed(const v1::Scenario& scenario, std::int64_t seed);
+
+// ShrinkGenerated shrinks the generated world of `seed` (generate.h) the same way: named
+// `generated-<seed>-shrunk`, expecting what it does, so `sim run` on it shows the broken
+// invariant alone. It keeps generated_from_seed. Errors: Shrink's.
+absl::StatusOr<Shrunk> ShrinkGenerated(std::int64_t seed);
 
 }  // namespace agentrt::sim

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <new>
 
 #include "absl/strings/str_cat.h"
@@ -49,7 +50,13 @@ struct SimDisk::Calls {
     return SQLITE_IOERR_SHORT_READ;
   }
   static int Write(sqlite3_file* f, const void* in, int n, sqlite3_int64 offset) {
-    if (Of(f)->disk->crashed_) return SQLITE_IOERR_WRITE;
+    SimDisk* disk = Of(f)->disk;
+    if (disk->crashed_) return SQLITE_IOERR_WRITE;
+    if (disk->next_write_fails_) {
+      Fault::Kind kind = *disk->next_write_fails_;
+      disk->next_write_fails_.reset();
+      return kind == Fault::Kind::kDiskFull ? SQLITE_FULL : SQLITE_IOERR_WRITE;
+    }
     std::string& bytes = Of(f)->disk->files_[Of(f)->name];
     std::size_t end = static_cast<std::size_t>(offset) + static_cast<std::size_t>(n);
     if (bytes.size() < end) bytes.resize(end, '\0');
@@ -63,7 +70,14 @@ struct SimDisk::Calls {
     return SQLITE_OK;
   }
   static int Sync(sqlite3_file* f, int) {
-    return Of(f)->disk->crashed_ ? SQLITE_IOERR_FSYNC : SQLITE_OK;
+    SimDisk* disk = Of(f)->disk;
+    if (disk->crashed_) return SQLITE_IOERR_FSYNC;
+    if (disk->next_sync_fails_) {
+      disk->next_sync_fails_ = false;
+      return SQLITE_IOERR_FSYNC;
+    }
+    if (disk->synced_) (*disk->synced_)[Of(f)->name] = disk->files_[Of(f)->name];
+    return SQLITE_OK;
   }
   static int FileSize(sqlite3_file* f, sqlite3_int64* size) {
     *size = static_cast<sqlite3_int64>(Of(f)->disk->files_[Of(f)->name].size());
@@ -72,8 +86,14 @@ struct SimDisk::Calls {
   // One process, so a lock is only a level to remember; a crashed disk grants no write lock,
   // which is where a write transaction begins.
   static int Lock(sqlite3_file* f, int level) {
-    if (Of(f)->disk->crashed_ && level >= SQLITE_LOCK_RESERVED) return SQLITE_IOERR_LOCK;
-    Of(f)->disk->locks_[Of(f)->name] = level;
+    SimDisk* disk = Of(f)->disk;
+    int& held = disk->locks_[Of(f)->name];
+    if (level >= SQLITE_LOCK_RESERVED && held < SQLITE_LOCK_RESERVED) {
+      // A write transaction begins here.
+      if (int rc = disk->BeginWrite(); rc != SQLITE_OK) return rc;
+    }
+    if (disk->crashed_ && level >= SQLITE_LOCK_RESERVED) return SQLITE_IOERR_LOCK;
+    disk->locks_[Of(f)->name] = level;
     return SQLITE_OK;
   }
   static int Unlock(sqlite3_file* f, int level) {
@@ -136,6 +156,7 @@ struct SimDisk::Calls {
   static int Delete(sqlite3_vfs* vfs, const char* name, int) {
     if (DiskOf(vfs)->crashed_) return SQLITE_IOERR_DELETE;
     DiskOf(vfs)->files_.erase(name);
+    if (DiskOf(vfs)->synced_) DiskOf(vfs)->synced_->erase(name);
     return SQLITE_OK;
   }
   // As SQLite's own disk says: a name exists when it holds bytes (an empty journal is no
@@ -189,6 +210,57 @@ absl::StatusOr<std::unique_ptr<SimDisk>> SimDisk::Create() {
 
 SimDisk::~SimDisk() { sqlite3_vfs_unregister(vfs_.get()); }
 
+void SimDisk::SetFaults(std::vector<Fault> faults, std::function<void()> on_crash) {
+  faults_ = std::move(faults);
+  on_crash_ = std::move(on_crash);
+  commits_ = 0;
+  fired_ = 0;
+  next_write_fails_.reset();
+  next_sync_fails_ = false;
+  synced_.reset();
+  for (const Fault& fault : faults_) {
+    if (fault.kind == Fault::Kind::kPowerCut) synced_ = files_;
+  }
+}
+
+int SimDisk::BeginWrite() {
+  if (!armed_ || crashed_) return SQLITE_OK;
+  ++commits_;
+  next_write_fails_.reset();
+  next_sync_fails_ = false;
+  for (const Fault& fault : faults_) {
+    if (fault.at_commit != commits_) continue;
+    ++fired_;
+    switch (fault.kind) {
+      case Fault::Kind::kPowerCut:
+        // What was written and never synced is gone: a file goes back to its last sync, and
+        // one never synced goes away.
+        for (auto it = files_.begin(); it != files_.end();) {
+          auto synced = synced_->find(it->first);
+          if (synced == synced_->end()) {
+            it = files_.erase(it);
+          } else {
+            it->second = synced->second;
+            ++it;
+          }
+        }
+        [[fallthrough]];
+      case Fault::Kind::kCrash:
+        crashed_ = true;
+        if (on_crash_) on_crash_();
+        return SQLITE_IOERR_LOCK;
+      case Fault::Kind::kWriteFails:
+      case Fault::Kind::kDiskFull:
+        next_write_fails_ = fault.kind;
+        break;
+      case Fault::Kind::kSyncFails:
+        next_sync_fails_ = true;
+        break;
+    }
+  }
+  return SQLITE_OK;
+}
+
 void SimDisk::Snapshot() { snapshot_ = files_; }
 
 absl::Status SimDisk::Restore() {
@@ -199,7 +271,12 @@ absl::Status SimDisk::Restore() {
           absl::StrCat(name, " is locked: a transaction is open on it"));
     }
   }
-  files_ = *snapshot_;
+  // In place: each file keeps its buffer, so a play that restores a database of a few hundred
+  // kilobytes copies its bytes and allocates (and faults in) nothing.
+  for (auto it = files_.begin(); it != files_.end();) {
+    it = snapshot_->contains(it->first) ? std::next(it) : files_.erase(it);
+  }
+  for (const auto& [name, bytes] : *snapshot_) files_[name].assign(bytes);
   return absl::OkStatus();
 }
 

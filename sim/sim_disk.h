@@ -7,6 +7,12 @@
 //    I/O error), while reads go on. The database stays exactly what a process that died at that
 //    moment would leave: a write transaction cannot even begin, so nothing of it is written.
 //    Recover() ends it: the restarted runtime writes again.
+//  - Faults (SetFaults): the runtime's write transactions are counted while the disk is armed
+//    (Arm), and at the n-th one a scheduled fault fires once: a crash (as Crash(), as the
+//    transaction begins), a power cut (every file loses what was written since it was last
+//    synced, then a crash), a failed write, a full disk or a failed sync (the transaction's
+//    first write, or sync, fails; SQLite rolls the transaction back from its journal). A crash
+//    or power cut calls `on_crash` first, so the simulator kills the runtime with its disk.
 //  - Snapshot() and Restore(): the files as they are now, and put back. A thread that plays
 //    many scenarios on one database snapshots it freshly migrated and restores it before each
 //    play; a connection kept open across a restore sees the restored file at its next
@@ -21,10 +27,13 @@
 // thread-safe: one play's thread. Destroy it after every connection on it is closed.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -48,6 +57,30 @@ class SimDisk {
   void Recover() { crashed_ = false; }
   bool crashed() const { return crashed_; }
 
+  struct Fault {
+    enum class Kind { kCrash, kPowerCut, kWriteFails, kDiskFull, kSyncFails };
+    Kind kind = Kind::kCrash;
+    std::uint32_t at_commit = 0;  // the armed write transaction it fires in, from 1
+  };
+  // SetFaults schedules `faults` and starts counting from 0 again; what was written so far
+  // counts as synced. `on_crash` runs as a crash or power cut fires (from inside SQLite: it
+  // must not use a connection on this disk). SetFaults({}, {}) turns them all off.
+  void SetFaults(std::vector<Fault> faults, std::function<void()> on_crash);
+  // Arm counts write transactions (and fires faults) only while armed: the runtime's, not an
+  // operator's.
+  // A failed write or sync belongs to its transaction: one that wrote nothing never fails, and
+  // disarming drops it.
+  void Arm(bool armed) {
+    armed_ = armed;
+    if (!armed) {
+      next_write_fails_.reset();
+      next_sync_fails_ = false;
+    }
+  }
+  // How many write transactions began while armed since SetFaults; how many faults fired.
+  std::uint32_t commits() const { return commits_; }
+  int faults_fired() const { return fired_; }
+
   // Snapshot keeps the files as they are; Restore puts them back (FailedPrecondition without a
   // snapshot, or while a connection holds a lock on a file: in the middle of a transaction).
   void Snapshot();
@@ -70,6 +103,20 @@ class SimDisk {
   std::map<std::string, int> locks_;  // the lock level SQLite holds on each open file
   bool crashed_ = false;
   int temporaries_ = 0;  // names given to SQLite's nameless temporary files
+  // Faults (SetFaults).
+  std::vector<Fault> faults_;
+  std::function<void()> on_crash_;
+  bool armed_ = false;
+  std::uint32_t commits_ = 0;
+  int fired_ = 0;
+  std::optional<Fault::Kind> next_write_fails_;  // kWriteFails or kDiskFull
+  bool next_sync_fails_ = false;
+  // With a power cut scheduled: each file as it was last synced (a file absent was never).
+  std::optional<std::map<std::string, std::string>> synced_;
+
+  // A write transaction begins: count it and fire what is due. Returns an SQLite error code
+  // when the transaction must not begin (a crash), else SQLITE_OK.
+  int BeginWrite();  // names given to SQLite's nameless temporary files
 };
 
 }  // namespace agentrt::sim

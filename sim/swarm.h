@@ -1,6 +1,7 @@
 // sim/swarm.h
 //
-// A seed's sequence and a swarm of them (`agentrt sim run --seed`, `sim swarm`, `sim shrink`).
+// A seed's sequence and a swarm of them (`agentrt sim run --seed`, `sim swarm`, `sim shrink`),
+// and swarms of generated worlds, where the seed is the whole world (generate.h).
 // A seed stands for perturbations of the world (judge.h's Perturb) chosen among what the
 // scenario's unperturbed play did: its answers, its calls. So a seed is judged in three steps,
 // always the same: play the scenario unperturbed (Baseline), Perturb, Judge perturbed.
@@ -13,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,13 +70,23 @@ struct SwarmScenario {
 };
 
 struct SwarmFailure {
-  const SwarmScenario* scenario;  // one of RunSwarm's
+  const SwarmScenario* scenario;  // one of RunSwarm's; nullptr for a generated world
   std::int64_t seed = 0;
   Verdict verdict;
 };
 
+// How far a swarm's plays reached: a swarm whose worlds never make a run, or never restart the
+// runtime, checks less than its play count says.
+struct Reach {
+  std::map<std::string, std::size_t> statuses;  // by StatusText: "no run", "COMPLETED", ...
+  std::size_t with_effects = 0;                 // plays where a call reached a server
+  std::size_t restarted = 0;    // plays where the runtime died or stopped and another went on
+  std::size_t disk_faults = 0;  // plays where a crash at a commit or a storage fault fired
+};
+
 struct SwarmResult {
   std::size_t plays = 0;
+  Reach reach;
   std::vector<SwarmFailure> failures;  // by scenario, then seed: the same on every run
 };
 
@@ -82,5 +94,14 @@ struct SwarmResult {
 // database of its own. Errors: the store's, making a worker's database.
 absl::StatusOr<SwarmResult> RunSwarm(const std::vector<SwarmScenario>& scenarios,
                                      const SwarmOptions& options);
+
+// JudgeGenerated judges the generated world of `seed` (generate.h): `options` made perturbed,
+// so the invariants are what counts (a generated world expects nothing).
+Verdict JudgeGenerated(std::int64_t seed, const JudgeOptions& options);
+
+// RunGeneratedSwarm plays the generated world of every seed of its shard (`sim swarm
+// --generate`), each played once, on the threads `options.parallel` gives. Failures have no
+// scenario: the seed is the world. Errors: as RunSwarm.
+absl::StatusOr<SwarmResult> RunGeneratedSwarm(const SwarmOptions& options);
 
 }  // namespace agentrt::sim

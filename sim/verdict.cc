@@ -1,6 +1,7 @@
 #include "sim/verdict.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "runtime/json/sanitize.h"
 #include "runtime/observe/trace/format.h"
 #include "runtime/operator/executions.h"
+#include "runtime/reasons.h"
 #include "runtime/records/event_payloads.h"
 #include "sim/fake_auth_server.h"
 
@@ -221,9 +223,115 @@ void CheckSecrets(const Outcome& outcome, std::vector<std::string>& broken) {
   }
 }
 
+// Invariant 7: every reason the runtime gives is one of its vocabulary (runtime/reasons.h, the
+// tool failures of runtime/types.h): a refusal a program cannot read is a refusal nobody acts on.
+void CheckVocabulary(const Outcome& outcome, std::vector<std::string>& broken) {
+  auto known = [](std::string_view r) {
+    return std::find(reason::kAll.begin(), reason::kAll.end(), r) != reason::kAll.end();
+  };
+  if (outcome.run && IsTerminal(outcome.run->status) && !known(outcome.run->reason)) {
+    broken.push_back(absl::StrCat("the run ended with a reason outside the vocabulary: ",
+                                  json::Quoted(outcome.run->reason)));
+  }
+  for (const store::Event& event : outcome.events) {
+    if (std::optional<records::RunFinished> finished =
+            records::DecodeIf<records::RunFinished>(event);
+        finished && !known(finished->reason)) {
+      broken.push_back(absl::StrCat("event ", event.seq, " ends the run with a reason outside ",
+                                    "the vocabulary: ", json::Quoted(finished->reason)));
+    }
+  }
+  constexpr std::array kFailures = {ToolFailure::kError, ToolFailure::kAbort, ToolFailure::kTimeout,
+                                    ToolFailure::kCancelled, ToolFailure::kInvalidContent};
+  for (std::size_t i = 0; i < outcome.observations.size(); ++i) {
+    std::string_view observation = outcome.observations[i];
+    constexpr std::string_view kError = "tool_error ";
+    if (!observation.starts_with(kError)) continue;
+    absl::StatusOr<json::Document> content = json::Parse(observation.substr(kError.size()));
+    if (!content.ok() || !content->root().is_object()) continue;
+    std::optional<json::Value> failure = content->root().Find("failure");
+    if (!failure) continue;
+    bool named = failure->is_string() &&
+                 std::any_of(kFailures.begin(), kFailures.end(),
+                             [&](ToolFailure f) { return ToString(f) == failure->string_value(); });
+    if (!named) {
+      broken.push_back(absl::StrCat("step ", i + 1, "'s tool failure is outside the vocabulary: ",
+                                    json::Quoted(json::Truncate(observation, 200))));
+    }
+  }
+}
+
+// Invariant 8: what reaches a server is what the operator's authority allows. A tool never
+// pinned is never called; a parameter the rules deny never arrives, and a fixed one arrives with
+// its fixed value whatever the agent wrote; a granted approval runs exactly the call it was
+// shown, once.
+void CheckAuthorityKept(const Outcome& outcome, std::vector<std::string>& broken) {
+  for (std::size_t i = 0; i < outcome.effects.size(); ++i) {
+    const Effect& effect = outcome.effects[i];
+    std::string described = absl::StrCat("call ", i + 1, " to ", json::Quoted(effect.server), "/",
+                                         json::Quoted(effect.tool));
+    bool pinned = std::any_of(outcome.pinned.begin(), outcome.pinned.end(), [&](const auto& p) {
+      return p.first == effect.server &&
+             std::find(p.second.begin(), p.second.end(), effect.tool) != p.second.end();
+    });
+    if (!pinned) broken.push_back(absl::StrCat(described, " reached a tool that was never pinned"));
+    auto rules = outcome.rules.find(effect.server);
+    if (rules == outcome.rules.end()) continue;
+    auto rule = rules->second.find(effect.tool);
+    if (rule == rules->second.end()) continue;
+    absl::StatusOr<json::Document> args = json::Parse(effect.arguments);
+    if (!args.ok() || !args->root().is_object()) continue;
+    for (const std::string& denied : rule->second.deny) {
+      if (!rule->second.fixed.contains(denied) && args->root().Find(denied)) {
+        broken.push_back(
+            absl::StrCat(described, " carried the denied parameter ", json::Quoted(denied)));
+      }
+    }
+    for (const auto& [name, value] : rule->second.fixed) {
+      std::optional<json::Value> got = args->root().Find(name);
+      absl::StatusOr<json::Document> want = json::Parse(value);
+      if (!want.ok() || !got || !json::Equal(*got, want->root())) {
+        broken.push_back(absl::StrCat(described, " did not carry the fixed parameter ",
+                                      json::Quoted(name), " as fixed (", value, ")"));
+      }
+    }
+  }
+  Executions executions = ReadExecutions(outcome.events);
+  for (const ToolStart& start : executions.starts) {
+    if (start.approval_id.empty()) continue;
+    auto approval = std::find_if(outcome.approvals.begin(), outcome.approvals.end(),
+                                 [&](const Approval& a) { return a.id == start.approval_id; });
+    if (approval == outcome.approvals.end()) {
+      broken.push_back(absl::StrCat("event ", start.seq, " runs under approval ", start.approval_id,
+                                    ", which the run does not have"));
+      continue;
+    }
+    absl::StatusOr<json::Document> request = json::Parse(approval->request);
+    std::optional<json::Value> args;
+    if (request.ok() && request->root().is_object()) args = request->root().Find("args");
+    std::string shown = args ? json::WriteCanonical(*args) : "";
+    absl::StatusOr<std::string> ran = json::Canonicalize(start.args);
+    if (!ran.ok() || shown != *ran || approval->step_id != start.step_id) {
+      broken.push_back(absl::StrCat("event ", start.seq, " runs a call other than approval ",
+                                    start.approval_id, " was shown"));
+    }
+  }
+  for (const auto& [approval, starts] : executions.starts_by_grant) {
+    if (starts > 1) {
+      broken.push_back(absl::StrCat("approval ", approval, " ran ", starts, " times"));
+    }
+  }
+  if (!outcome.operator_difference.empty()) broken.push_back(outcome.operator_difference);
+  if (outcome.stale_events > 0) {
+    broken.push_back(absl::StrCat("a stale owner wrote ", outcome.stale_events,
+                                  " events after another had taken its run over"));
+  }
+}
+
 }  // namespace
 
 std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
+  if (expect.invariants_only()) return "";
   // The provider's side is part of what the scenario expects: a perturbed story may make the
   // model ask what the recorded conversation never answered, which only a robust scenario
   // promises against.
@@ -367,6 +475,8 @@ std::vector<std::string> BrokenInvariants(const Outcome& outcome) {
   }
   CheckPrintable(outcome, broken);
   CheckSecrets(outcome, broken);
+  CheckVocabulary(outcome, broken);
+  CheckAuthorityKept(outcome, broken);
   return broken;
 }
 

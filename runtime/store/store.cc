@@ -266,11 +266,11 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
     Connection& c = *store->connection_;
     // The first statement that touches the file: a corrupt file or one that is not a
     // database fails here, with SQLite's reason, before anything is written.
-    // A disk that keeps its files itself is in memory: its journal is kept in SQLite's memory
-    // too (StoreOptions::files_on_vfs).
+    // A disk that keeps its files itself keeps the rollback journal beside the database
+    // (StoreOptions::files_on_vfs).
     AGENTRT_RETURN_IF_ERROR(WithPath(
         path,
-        c.ExecRetryingBusy(on_os_disk ? "PRAGMA journal_mode=WAL" : "PRAGMA journal_mode=MEMORY")));
+        c.ExecRetryingBusy(on_os_disk ? "PRAGMA journal_mode=WAL" : "PRAGMA journal_mode=DELETE")));
     AGENTRT_RETURN_IF_ERROR(WithPath(
         path, c.Exec(options.durability == Durability::kFull ? "PRAGMA synchronous=FULL"
                                                              : "PRAGMA synchronous=NORMAL")));

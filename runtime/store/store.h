@@ -59,9 +59,9 @@ struct StoreOptions {
   std::string vfs;
   // The VFS keeps its files itself, in memory (the simulator's disk, sim/sim_disk.h): the path is
   // a name on it, not the operating system's, so none of the checks on the file's name and mode
-  // is made, and the rollback journal is kept in SQLite's memory (journal_mode=MEMORY; WAL needs
-  // shared memory, which such a disk has not). A crash of such a disk must refuse a write
-  // transaction before it begins (SimDisk::Crash does), since no journal on it could undo one.
+  // is made, and the rollback journal is a file on that disk beside the database
+  // (journal_mode=DELETE; WAL needs shared memory, which such a disk has not), so a write or sync
+  // that fails mid-commit, or a power cut, is rolled back from it as on a real disk.
   bool files_on_vfs = false;
   // Open refuses a file that does not exist (NotFound naming it) instead of creating it: for a
   // caller that migrates a database an operator named.

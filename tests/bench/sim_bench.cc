@@ -10,12 +10,21 @@
 //  - BM_SimScenario/crash_resume: the runtime dies after the write reached the server; the
 //    restart copies the database, takes the expired lease over and pauses the interrupted write.
 //  - BM_SimScenario/http_sse: the allowed calls over simulated streamable HTTP with SSE answers.
+//  - BM_SimScenario/crash_at_commit: allowed_call, the runtime dying as its 6th write
+//    transaction begins; the restarted one picks the run up.
+//  - BM_SimScenario/storage_fault: allowed_call, the 6th write transaction's first write failing;
+//    the store fails closed and the restarted runtime picks the run up.
+//  - BM_SimScenario/stale_owner: approval's write, the runtime stopped mid-write while another
+//    takes the run over; the stopped one wakes and is refused.
+//  - BM_SimGenerated: the generated worlds of seeds 1 to 1,000 in turn (sim/generate.h), each
+//    judged by the invariants, as `sim swarm --generate` plays them.
 // Floor BM_PinLoadOnly/allowed_call: the same scenario's servers pinned and loaded with no run
 // (what a play costs before the runtime writes anything).
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "sim/generate.h"
 #include "sim/judge.h"
 #include "sim/scenario_file.h"
 #include "sim/verdict.h"
@@ -61,11 +70,14 @@ std::string Text(std::string_view name) {
     server.insert(server.rfind("}'"), R"(,"slow":{"side_effect":"read_only","timeout":"30s"})");
   }
   server += "}\n";
-  std::string policy = name == "approval" || name == "crash_resume"
+  std::string policy = name == "approval" || name == "crash_resume" || name == "stale_owner"
                            ? "policy { read_only: ALLOW local_mutation: REQUIRE_APPROVAL }\n"
                            : "policy { read_only: ALLOW local_mutation: ALLOW }\n";
   std::string rest;
   if (name == "approval") rest = "approvals { }\n";
+  if (name == "crash_at_commit") rest = "crash { at_commit: 6 }\n";
+  if (name == "storage_fault") rest = "storage_faults { kind: WRITE_FAILS at_commit: 6 }\n";
+  if (name == "stale_owner") rest = "crash { after_call: 2 stale_owner: true }\napprovals { }\n";
   if (name == "crash_resume") rest = "crash { after_call: 2 }\napprovals { }\napprovals { }\n";
   std::string agent = kAgent;
   if (name == "hang_timeout") {
@@ -108,6 +120,25 @@ void BM_SimScenario(benchmark::State& state, std::string name) {
       benchmark::Counter(virtual_seconds, benchmark::Counter::kIsRate);
 }
 
+void BM_SimGenerated(benchmark::State& state) {
+  absl::StatusOr<std::unique_ptr<PlayDatabase>> reused = PlayDatabase::Create();
+  if (!reused.ok()) std::abort();
+  std::int64_t seed = 0;
+  for (auto _ : state) {
+    // Generating the world is part of a generated play's cost.
+    v1::Scenario world = GenerateWorld(seed % 1000 + 1);
+    ++seed;
+    absl::StatusOr<Outcome> outcome = Play(world, {.reuse = reused->get()});
+    if (!outcome.ok() || !BrokenInvariants(*outcome).empty()) {
+      state.SkipWithError("the play failed or broke an invariant");
+      return;
+    }
+    benchmark::DoNotOptimize(outcome->chain_head);
+  }
+  state.counters["plays_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 void BM_PinLoadOnly(benchmark::State& state) {
   v1::Scenario scenario = ScenarioOf("allowed_call");
   scenario.clear_agent();
@@ -134,6 +165,13 @@ BENCHMARK_CAPTURE(BM_SimScenario, hang_timeout, std::string("hang_timeout"))
 BENCHMARK_CAPTURE(BM_SimScenario, crash_resume, std::string("crash_resume"))
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_SimScenario, http_sse, std::string("http_sse"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_SimScenario, crash_at_commit, std::string("crash_at_commit"))
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_SimScenario, storage_fault, std::string("storage_fault"))
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_SimScenario, stale_owner, std::string("stale_owner"))
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SimGenerated)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PinLoadOnly)->Name("BM_PinLoadOnly/allowed_call")->Unit(benchmark::kMicrosecond);
 
 }  // namespace

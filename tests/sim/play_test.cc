@@ -279,7 +279,7 @@ TEST(VerdictTest, ASecretOfTheAuthorizationInTheLogBreaksTheSixthInvariant) {
   ASSERT_TRUE(outcome.run.has_value());
   EXPECT_EQ(outcome.run->status, RunStatus::kCompleted);
   ASSERT_THAT(BrokenInvariants(outcome), IsEmpty());
-  outcome.events.back().payload_json = R"({"leaked":"Bearer sim-token-vault-1"})";
+  outcome.events.front().payload_json = R"({"leaked":"Bearer sim-token-vault-1"})";
   EXPECT_THAT(BrokenInvariants(outcome),
               ::testing::ElementsAre(HasSubstr("a secret of the authorization")));
   outcome = PlayOk(scenario);

@@ -1,12 +1,16 @@
 // The simulator's disk (sim/sim_disk.h) under a real store: what a crash leaves, that reads go
-// on and writes resume after it, a snapshot restored under an open connection, and that
-// nothing of the machine (its files, its clock) reaches a database on it.
+// on and writes resume after it, a snapshot restored under an open connection, that nothing of
+// the machine (its files, its clock) reaches a database on it, and its faults: a failed write,
+// a full disk, a failed sync, a crash at a commit, a power cut.
 #include "sim/sim_disk.h"
+
+#include <sqlite3.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -116,6 +120,96 @@ TEST_F(SimDiskTest, ARestoredSnapshotIsWhatTheNextTransactionSees) {
     return absl::OkStatus();
   }));
   EXPECT_THAT(inside, StatusIs(absl::StatusCode::kFailedPrecondition));
+}
+
+std::size_t EventCount(store::Store& store) {
+  absl::StatusOr<std::vector<store::Event>> events = store.ListEvents("");
+  EXPECT_OK(events);
+  return events.ok() ? events->size() : 0;
+}
+
+// A failed write, a full disk and a failed sync each fail the transaction they come in, and
+// nothing of it lands: SQLite rolls it back from the journal on the disk. The next one works,
+// and the chain goes on. Faults fire only in armed transactions, and the count says which.
+TEST_F(SimDiskTest, AStorageFaultFailsItsTransactionAndNothingOfItLands) {
+  using Kind = SimDisk::Fault::Kind;
+  for (Kind kind : {Kind::kWriteFails, Kind::kDiskFull, Kind::kSyncFails}) {
+    ASSERT_OK(Append("run-a", 1));
+    std::size_t before = EventCount(*store_);
+    disk_->SetFaults({{kind, 2}}, {});
+    disk_->Arm(true);
+    ASSERT_OK(Append("run-a", 1));  // the first armed transaction: no fault
+    absl::Status failed = Append("run-a", 40);
+    EXPECT_THAT(failed, StatusIs(absl::StatusCode::kInternal,
+                                 kind == Kind::kDiskFull ? HasSubstr("full") : HasSubstr("I/O")))
+        << static_cast<int>(kind);
+    EXPECT_EQ(disk_->faults_fired(), 1);
+    EXPECT_EQ(EventCount(*store_), before + 1);
+    ASSERT_OK(Append("run-a", 2));
+    EXPECT_EQ(disk_->commits(), 3u);
+    disk_->Arm(false);
+    EXPECT_EQ(EventCount(*store_), before + 3);
+    EXPECT_FALSE(store_->VerifyEvents()->broken.has_value());
+  }
+  // Disarmed, nothing is counted and nothing fires.
+  disk_->SetFaults({{Kind::kWriteFails, 1}}, {});
+  ASSERT_OK(Append("run-b", 1));
+  EXPECT_EQ(disk_->commits(), 0u);
+  EXPECT_EQ(disk_->faults_fired(), 0);
+}
+
+// A crash at a commit: the callback runs as the transaction would begin, which is refused, and
+// the disk stays crashed until recovered.
+TEST_F(SimDiskTest, ACrashAtACommitRefusesThatTransactionAndEveryLaterOne) {
+  int crashes = 0;
+  disk_->SetFaults({{SimDisk::Fault::Kind::kCrash, 2}}, [&] { ++crashes; });
+  disk_->Arm(true);
+  ASSERT_OK(Append("run-a", 1));
+  EXPECT_THAT(Append("run-a", 1), StatusIs(absl::StatusCode::kInternal, HasSubstr("I/O error")));
+  EXPECT_EQ(crashes, 1);
+  EXPECT_TRUE(disk_->crashed());
+  EXPECT_THAT(Append("run-a", 1), StatusIs(absl::StatusCode::kInternal));
+  disk_->Recover();
+  ASSERT_OK(Append("run-a", 1));
+  EXPECT_EQ(EventCount(*store_), 2u);
+  EXPECT_EQ(crashes, 1);
+}
+
+// A power cut loses exactly what was written and never synced. Through SQLite itself, on a raw
+// connection: with synchronous=OFF a committed table is not synced and is gone after the cut;
+// with synchronous=NORMAL (the store's) it was synced at its commit and stays.
+TEST(SimDiskPowerCutTest, APowerCutLosesWhatWasNeverSynced) {
+  for (const char* synchronous : {"OFF", "NORMAL"}) {
+    absl::StatusOr<std::unique_ptr<SimDisk>> made = SimDisk::Create();
+    ASSERT_OK(made);
+    SimDisk& disk = **made;
+    auto exec = [](sqlite3* db, const char* sql) {
+      return sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+    };
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2("raw.db", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                              disk.name().c_str()),
+              SQLITE_OK);
+    ASSERT_EQ(exec(db, "PRAGMA journal_mode=DELETE"), SQLITE_OK);
+    ASSERT_EQ(exec(db, absl::StrCat("PRAGMA synchronous=", synchronous).c_str()), SQLITE_OK);
+    ASSERT_EQ(exec(db, "CREATE TABLE kept(x)"), SQLITE_OK);
+    int crashes = 0;
+    disk.SetFaults({{SimDisk::Fault::Kind::kPowerCut, 2}}, [&] { ++crashes; });
+    disk.Arm(true);
+    ASSERT_EQ(exec(db, "CREATE TABLE t(x)"), SQLITE_OK);
+    EXPECT_NE(exec(db, "CREATE TABLE u(x)"), SQLITE_OK);  // the power goes
+    EXPECT_EQ(crashes, 1);
+    sqlite3_close(db);
+    disk.Recover();
+    disk.Arm(false);
+    ASSERT_EQ(sqlite3_open_v2("raw.db", &db, SQLITE_OPEN_READWRITE, disk.name().c_str()),
+              SQLITE_OK);
+    bool has_t = exec(db, "SELECT x FROM t") == SQLITE_OK;
+    bool has_kept = exec(db, "SELECT x FROM kept") == SQLITE_OK;
+    sqlite3_close(db);
+    EXPECT_TRUE(has_kept) << synchronous;  // there when the faults were set: synced
+    EXPECT_EQ(has_t, std::string(synchronous) == "NORMAL") << synchronous;
+  }
 }
 
 TEST(SimDiskWithoutSnapshotTest, RestoreIsRefused) {

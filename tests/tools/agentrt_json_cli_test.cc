@@ -113,16 +113,14 @@ TEST(AgentrtJsonCliTest, UnknownCommandIsEscapedBeforePrinting) {
 // Every command agentrt has. A command dropped from the table, or added without being added
 // here, fails HelpListsEveryCommandOnceWithItsSummary.
 constexpr std::string_view kEveryCommand[] = {
-    "json canon",    "json hash",     "schema validate", "schema check",
-    "demo scripted", "demo model",    "demo mcp",        "demo world",
-    "demo live",     "demo proxy",    "cassette dump",   "cassette check",
-    "replay",        "mcp pin",       "mcp check",       "mcp tools",
-    "mcp call",      "mcp login",     "proxy",           "proxy pin",
-    "proxy check",   "proxy recheck", "sim run",         "sim swarm",
-    "sim shrink",    "sim record",    "sim replay",      "runs",
-    "show",          "events",        "verify",          "export",
-    "approve",       "reject",        "cancel",          "recheck",
-    "migrate",       "webhook serve",
+    "json canon",    "json hash",      "schema validate", "schema check",  "demo scripted",
+    "demo model",    "demo mcp",       "demo world",      "demo live",     "demo proxy",
+    "cassette dump", "cassette check", "replay",          "mcp pin",       "mcp check",
+    "mcp tools",     "mcp call",       "mcp login",       "proxy",         "proxy pin",
+    "proxy check",   "proxy recheck",  "sim run",         "sim swarm",     "sim shrink",
+    "sim generate",  "sim record",     "sim replay",      "runs",          "show",
+    "events",        "verify",         "export",          "approve",       "reject",
+    "cancel",        "recheck",        "migrate",         "webhook serve",
 };
 
 struct HelpLine {

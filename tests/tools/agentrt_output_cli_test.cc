@@ -133,6 +133,7 @@ TEST_F(AgentrtOutputCliTest, EveryCommandFailsNamingTheErrorWhenItsOutputCannotB
       {"sim swarm",
        {"sim", "swarm", Fixture("scenarios/default_policy.textproto"), "--seeds", "2"}},
       {"sim shrink", {"sim", "shrink", "--help"}},
+      {"sim generate", {"sim", "generate", "--seed", "3"}},
       {"sim record", {"sim", "record", "--help"}},
       {"sim replay", {"sim", "replay", Fixture("cassettes/filesystem.cassette")}},
       {"runs", {"runs", "--db", db}},

@@ -97,6 +97,8 @@ constexpr Command kCommands[] = {
      Section::kStandalone, RunSimCommand},
     {"sim shrink", "reduce a failing seed's scenario to a minimal one and write it",
      Section::kStandalone, RunSimCommand},
+    {"sim generate", "write the world a seed generates (as `sim swarm --generate` plays it)",
+     Section::kStandalone, RunSimCommand},
     {"sim record", "run an MCP configuration and a scripted agent for real, into a cassette",
      Section::kStandalone, RunSimCommand},
     {"sim replay", "replay a recorded sim run offline through the same client; check its head",

@@ -18,8 +18,14 @@ Subcommands:
                            play scenarios (each twice): one verdict line each and a summary
   swarm PATH... [--seeds N] [--jobs J] [--shard I/K]
                            play scenarios under seeds that perturb the world; check invariants
+  swarm --generate [--seeds N] [--jobs J] [--shard I/K] [--keep DIR]
+                           play generated worlds, one per seed; check invariants
   shrink SCENARIO --seed S [--write FILE]
                            reduce a failing seed's scenario to a minimal one and write it
+  shrink --generate --seed S [--write FILE]
+                           reduce a failing generated world to a minimal one and write it
+  generate --seed S [--write FILE]
+                           write the world a seed generates, as a scenario file
   record --config F --script S --out CASSETTE [--db PATH]
                            run an MCP configuration and a scripted agent for real, recorded
   replay CASSETTE [--db PATH]
@@ -32,13 +38,15 @@ Run 'agentrt sim SUBCOMMAND --help' for details.
 
 int RunSimCommand(std::span<const std::string> args, Io& io) {
   if (args.empty()) {
-    return UsageError(io, "sim", "missing subcommand (run, swarm, shrink, record, replay)");
+    return UsageError(io, "sim",
+                      "missing subcommand (run, swarm, shrink, generate, record, replay)");
   }
   const std::string& sub = args[0];
   if (sub == "--help" || sub == "-h" || sub == "help") return io.out << kHelp, kExitOk;
   if (sub == "run") return RunSimRun(args.subspan(1), io);
   if (sub == "swarm") return RunSimSwarm(args.subspan(1), io);
   if (sub == "shrink") return RunSimShrink(args.subspan(1), io);
+  if (sub == "generate") return RunSimGenerate(args.subspan(1), io);
   if (sub == "record") return RunSimRecord(args.subspan(1), io);
   if (sub == "replay") return RunSimReplay(args.subspan(1), io);
   return UsageError(io, "sim", "unknown subcommand \"" + json::Sanitize(sub) + "\"");

@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "runtime/base/atomic_file.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/world/real_filesystem.h"
+#include "sim/generate.h"
 #include "sim/judge.h"
 #include "sim/scenario_file.h"
 #include "sim/shrink.h"
@@ -49,16 +51,25 @@ Exit status: 0 every scenario passed, 1 one failed or could not be read, 2 usage
 
 constexpr char kSwarmHelp[] =
     R"(Usage: agentrt sim swarm PATH... [--seeds N] [--first_seed S] [--jobs J] [--shard I/K]
+       agentrt sim swarm --generate [--seeds N] [--first_seed S] [--jobs J] [--shard I/K]
+                         [--keep DIR]
 
 Plays each scenario under N seeds. Each seed perturbs the world: answers delayed, garbage
 lines, stderr noise, dropped connections, answers in two pieces, the virtual clock jumping, and
 one seed in four crashes the runtime after a call and resumes it. Outcomes may change; the
 invariants may not (nor the expectations of a scenario marked `robust`). A failing seed is
 printed with the command that reproduces and shrinks it.
-  --seeds N       seeds per scenario (default 100), from --first_seed (default 1)
+
+With --generate each seed is a whole world instead (servers, tools, hostile behaviours, rules,
+policy, agent, operator's actions, crashes, stale owners and storage faults), judged by the
+invariants alone (`agentrt sim generate --seed S` writes one out).
+  --seeds N       seeds per scenario, or generated worlds (default 100), from --first_seed
+                  (default 1)
   --jobs J        threads (default 1); the verdicts do not depend on it
   --shard I/K     play only the seeds s with s % K == I: K machines split a swarm with no
                   coordination
+  --keep DIR      with --generate: write each failing world to DIR/generated-<seed>.textproto
+                  (DIR is created when missing; a file already there is left as it was)
 A progress line is kept on a terminal; a long swarm (1,000 plays or more) writes a line to
 stderr at every tenth otherwise.
 
@@ -67,15 +78,39 @@ Exit status: 0 no seed failed, 1 one did (or a scenario could not be read), 2 us
 
 constexpr char kShrinkHelp[] =
     R"(Usage: agentrt sim shrink SCENARIO --seed S [--write FILE]
+       agentrt sim shrink --generate --seed S [--write FILE]
 
 Plays SCENARIO under seed S (as `sim swarm` does) and, when it fails, removes perturbations,
-the crash, approvals, agent steps, tools, calls and pages one at a time while it still fails
-the same way, then writes the minimal scenario (default: SCENARIO.shrunk.textproto beside it),
-with the perturbations written out: `agentrt sim run` on it shows the failure with no seed.
+the crash, storage faults, approvals, agent steps, servers, tools, calls and pages one at a
+time while it still fails the same way, then writes the minimal scenario (default:
+SCENARIO.shrunk.textproto beside it), with the perturbations written out: `agentrt sim run`
+on it shows the failure with no seed. With --generate it shrinks the world seed S generates
+(as `sim swarm --generate` plays it), by default to generated-<S>.shrunk.textproto here.
 
 Exit status: 0 it was shrunk and written, 1 it does not fail (or could not be read or
 written), 2 usage error.
 )";
+
+constexpr char kGenerateHelp[] =
+    R"(Usage: agentrt sim generate --seed S [--write FILE]
+
+Writes the world seed S generates (as `sim swarm --generate` plays it) as a scenario file, on
+stdout or to FILE (replaced atomically): `agentrt sim run` plays it with the same verdict, and
+a person can read what the seed chose.
+
+Exit status: 0 written, 1 it could not be written, 2 usage error.
+)";
+
+// Writes `text` to a new file at `path`: one already there (or a symbolic link) is refused and
+// left as it was.
+absl::Status WriteNewFile(world::Filesystem& files, const std::string& path,
+                          const std::string& text) {
+  absl::StatusOr<std::unique_ptr<world::AppendableFile>> file =
+      files.CreateAppendable(path, "kept world");
+  if (!file.ok()) return file.status();
+  if (absl::Status s = (*file)->Append(text); !s.ok()) return s;
+  return (*file)->Sync();
+}
 
 std::string ShortHead(const std::string& head) { return head.empty() ? "-" : head.substr(0, 16); }
 
@@ -235,7 +270,13 @@ int SimRun(const SimRunOptions& o, Io& io) {
 
 int SimSwarm(const SimSwarmOptions& o, Io& io) {
   const std::string command = "sim swarm";
-  if (o.paths.empty()) return UsageError(io, command, "name at least one scenario or folder");
+  if (o.generate && !o.paths.empty()) {
+    return UsageError(io, command, "--generate plays generated worlds: name no scenario");
+  }
+  if (!o.keep.empty() && !o.generate) return UsageError(io, command, "--keep needs --generate");
+  if (o.paths.empty() && !o.generate) {
+    return UsageError(io, command, "name at least one scenario or folder (or --generate)");
+  }
   std::int64_t seeds = o.seeds;
   std::int64_t first = o.first_seed;
   std::int64_t jobs = o.jobs;
@@ -244,8 +285,17 @@ int SimSwarm(const SimSwarmOptions& o, Io& io) {
   if (jobs < 1 || jobs > 256) return UsageError(io, command, "--jobs must be from 1 to 256");
   if (!shard) return UsageError(io, command, "--shard must be I/K with 0 <= I < K");
   world::RealFilesystem disk;
-  absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(disk, o.paths);
+  absl::StatusOr<std::vector<std::string>> files =
+      o.generate ? std::vector<std::string>() : sim::ScenarioFiles(disk, o.paths);
   if (!files.ok()) return Failure(io, command, json::Sanitize(ToStd(files.status().message())));
+  if (!o.keep.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(o.keep, error);
+    if (error) {
+      return Failure(io, command,
+                     absl::StrCat("cannot create ", json::Sanitize(o.keep), ": ", error.message()));
+    }
+  }
 
   std::vector<sim::SwarmScenario> scenarios;
   scenarios.reserve(files->size());
@@ -281,17 +331,40 @@ int SimSwarm(const SimSwarmOptions& o, Io& io) {
     }
   };
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<sim::SwarmResult> swarm = sim::RunSwarm(scenarios, options);
+  absl::StatusOr<sim::SwarmResult> swarm =
+      o.generate ? sim::RunGeneratedSwarm(options) : sim::RunSwarm(scenarios, options);
   if (!swarm.ok()) return Failure(io, command, ToStd(swarm.status().message()));
   if (terminal) io.err << "\n";
+  int unkept = 0;
   for (const sim::SwarmFailure& f : swarm->failures) {
+    if (f.scenario == nullptr) {
+      io.out << "FAIL  " << sim::GeneratedName(f.seed) << ": "
+             << json::Sanitize(f.verdict.difference)
+             << "\n      reproduce: agentrt sim shrink --generate --seed " << f.seed << "\n";
+      if (o.keep.empty()) continue;
+      // Kept as a fixture would be: the world, and how it failed.
+      std::string path =
+          (std::filesystem::path(o.keep) / (sim::GeneratedName(f.seed) + ".textproto")).string();
+      std::string text = absl::StrCat("# Generated by: agentrt sim generate --seed ", f.seed,
+                                      "\n# It fails with: ", json::Sanitize(f.verdict.difference),
+                                      "\n", sim::ScenarioText(sim::GenerateWorld(f.seed)));
+      if (absl::Status kept = WriteNewFile(disk, path, text); !kept.ok()) {
+        io.err << "agentrt sim swarm: " << json::Sanitize(ToStd(kept.message())) << "\n";
+        ++unkept;
+      }
+      continue;
+    }
     io.out << "FAIL  " << json::Sanitize(f.scenario->scenario.name()) << " seed " << f.seed << ": "
            << json::Sanitize(f.verdict.difference) << "\n      reproduce: agentrt sim shrink "
            << json::Sanitize(f.scenario->file) << " --seed " << f.seed << "\n";
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  io.out << swarm->plays << " seeds over " << scenarios.size() << " scenarios"
-         << (shard->count > 1 ? absl::StrCat(" (shard ", shard->index, "/", shard->count, ")") : "")
+  if (o.generate) {
+    io.out << swarm->plays << " generated worlds";
+  } else {
+    io.out << swarm->plays << " seeds over " << scenarios.size() << " scenarios";
+  }
+  io.out << (shard->count > 1 ? absl::StrCat(" (shard ", shard->index, "/", shard->count, ")") : "")
          << ": " << swarm->failures.size() << " failed, " << unreadable << " unreadable ("
          << static_cast<std::int64_t>(seconds * 1000) << " ms, "
          << static_cast<std::int64_t>(swarm->plays / std::max(seconds, 1e-9)) << " plays/s"
@@ -301,22 +374,36 @@ int SimSwarm(const SimSwarmOptions& o, Io& io) {
                                      " per thread")
                       : "")
          << ")\n";
-  return swarm->failures.empty() && unreadable == 0 ? kExitOk : kExitFailure;
+  // What the plays reached, so a swarm that checks little says so.
+  std::vector<std::string> statuses;
+  for (const auto& [status, count] : swarm->reach.statuses) {
+    statuses.push_back(absl::StrCat(count, " ", status));
+  }
+  io.out << "reach: " << absl::StrJoin(statuses, ", ") << "; " << swarm->reach.with_effects
+         << " with a call that reached a server, " << swarm->reach.restarted
+         << " with the runtime restarted, " << swarm->reach.disk_faults << " with a disk fault\n";
+  return swarm->failures.empty() && unreadable == 0 && unkept == 0 ? kExitOk : kExitFailure;
 }
 
 int SimShrink(const SimShrinkOptions& o, Io& io) {
   const std::string command = "sim shrink";
   if (!o.seed) return UsageError(io, command, "--seed is required");
   const std::string& file = o.scenario;
-  world::RealFilesystem disk;
-  absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(disk, file);
-  if (!scenario.ok()) {
-    return Failure(io, command, json::Sanitize(ToStd(scenario.status().message())));
-  }
   std::int64_t seed = *o.seed;
-  absl::StatusOr<sim::Shrunk> shrunk = sim::ShrinkSeed(*scenario, seed);
+  absl::StatusOr<sim::Shrunk> shrunk;
+  if (o.generate) {
+    shrunk = sim::ShrinkGenerated(seed);
+  } else {
+    world::RealFilesystem disk;
+    absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(disk, file);
+    if (!scenario.ok()) {
+      return Failure(io, command, json::Sanitize(ToStd(scenario.status().message())));
+    }
+    shrunk = sim::ShrinkSeed(*scenario, seed);
+  }
   if (!shrunk.ok()) return Failure(io, command, json::Sanitize(ToStd(shrunk.status().message())));
   std::string out = o.write;
+  if (out.empty() && o.generate) out = sim::GeneratedName(seed) + ".shrunk.textproto";
   if (out.empty()) {
     std::string stem =
         file.size() > 10 && file.ends_with(".textproto") ? file.substr(0, file.size() - 10) : file;
@@ -325,7 +412,8 @@ int SimShrink(const SimShrinkOptions& o, Io& io) {
   // Sanitized, the path stays on its comment line: a line break in it would make the rest
   // scenario text.
   std::string text =
-      absl::StrCat("# Shrunk by: agentrt sim shrink ", json::Sanitize(file), " --seed ", seed,
+      absl::StrCat("# Shrunk by: agentrt sim shrink ",
+                   o.generate ? std::string("--generate") : json::Sanitize(file), " --seed ", seed,
                    "\n# It fails with: ", json::Sanitize(shrunk->verdict.difference), "\n",
                    sim::ScenarioText(shrunk->scenario));
   // Replaced atomically: a symbolic link someone left at the path is replaced, never followed,
@@ -335,6 +423,21 @@ int SimShrink(const SimShrinkOptions& o, Io& io) {
   }
   io.out << "shrunk in " << shrunk->plays << " plays to " << json::Sanitize(out)
          << "\nit fails with: " << json::Sanitize(shrunk->verdict.difference) << "\n";
+  return kExitOk;
+}
+
+int SimGenerate(const SimGenerateOptions& o, Io& io) {
+  const std::string command = "sim generate";
+  if (!o.seed) return UsageError(io, command, "--seed is required");
+  std::string text = absl::StrCat("# Generated by: agentrt sim generate --seed ", *o.seed, "\n",
+                                  sim::ScenarioText(sim::GenerateWorld(*o.seed)));
+  if (o.write.empty()) {
+    io.out << text;
+    return kExitOk;
+  }
+  if (absl::Status written = WriteFileAtomically(o.write, text, "generated world"); !written.ok()) {
+    return Failure(io, command, json::Sanitize(ToStd(written.message())));
+  }
   return kExitOk;
 }
 
@@ -360,7 +463,9 @@ int RunSimSwarm(std::span<const std::string> args, Io& io) {
                                                       .Add("seeds", &o.seeds)
                                                       .Add("first_seed", &o.first_seed)
                                                       .Add("jobs", &o.jobs)
-                                                      .Add("shard", &o.shard),
+                                                      .Add("shard", &o.shard)
+                                                      .Add("generate", &o.generate)
+                                                      .Add("keep", &o.keep),
                                                   kSwarmHelp, &exit);
   if (!parsed) return exit;
   o.paths = parsed->positional;
@@ -372,15 +477,34 @@ int RunSimShrink(std::span<const std::string> args, Io& io) {
   std::int64_t seed = 0;
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed =
-      ParseCommand(io, "sim shrink", args, FlagSet().Add("seed", &seed).Add("write", &o.write),
+      ParseCommand(io, "sim shrink", args,
+                   FlagSet().Add("seed", &seed).Add("write", &o.write).Add("generate", &o.generate),
                    kShrinkHelp, &exit);
   if (!parsed) return exit;
-  if (parsed->positional.size() != 1) {
-    return UsageError(io, "sim shrink", "name exactly one scenario");
+  if (o.generate && !parsed->positional.empty()) {
+    return UsageError(io, "sim shrink", "--generate shrinks a generated world: name no scenario");
   }
-  o.scenario = parsed->positional[0];
+  if (!o.generate && parsed->positional.size() != 1) {
+    return UsageError(io, "sim shrink", "name exactly one scenario (or --generate)");
+  }
+  if (!o.generate) o.scenario = parsed->positional[0];
   if (parsed->Given("seed")) o.seed = seed;
   return SimShrink(o, io);
+}
+
+int RunSimGenerate(std::span<const std::string> args, Io& io) {
+  SimGenerateOptions o;
+  std::int64_t seed = 0;
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed =
+      ParseCommand(io, "sim generate", args, FlagSet().Add("seed", &seed).Add("write", &o.write),
+                   kGenerateHelp, &exit);
+  if (!parsed) return exit;
+  if (!parsed->positional.empty()) {
+    return UsageError(io, "sim generate", "takes no arguments but its flags");
+  }
+  if (parsed->Given("seed")) o.seed = seed;
+  return SimGenerate(o, io);
 }
 
 }  // namespace agentrt::cli
