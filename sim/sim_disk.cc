@@ -58,9 +58,14 @@ struct SimDisk::Calls {
       return kind == Fault::Kind::kDiskFull ? SQLITE_FULL : SQLITE_IOERR_WRITE;
     }
     std::string& bytes = Of(f)->disk->files_[Of(f)->name];
-    std::size_t end = static_cast<std::size_t>(offset) + static_cast<std::size_t>(n);
-    if (bytes.size() < end) bytes.resize(end, '\0');
-    std::memcpy(bytes.data() + offset, in, static_cast<std::size_t>(n));
+    std::size_t at = static_cast<std::size_t>(offset);
+    std::size_t length = static_cast<std::size_t>(n);
+    if (at == bytes.size()) {  // an append (the journal's records): no zeros written first
+      bytes.append(static_cast<const char*>(in), length);
+      return SQLITE_OK;
+    }
+    if (bytes.size() < at + length) bytes.resize(at + length, '\0');
+    std::memcpy(bytes.data() + at, in, length);
     return SQLITE_OK;
   }
   static int Truncate(sqlite3_file* f, sqlite3_int64 size) {
@@ -137,7 +142,9 @@ struct SimDisk::Calls {
     SimDisk* disk = DiskOf(vfs);
     std::string file_name =
         name != nullptr ? name : absl::StrCat("temporary-", ++disk->temporaries_);
-    if (!disk->files_.contains(file_name)) {
+    auto found = disk->files_.find(file_name);
+    // As Access says: an empty file (a deleted one keeps its buffer) does not exist.
+    if (found == disk->files_.end() || found->second.empty()) {
       if ((flags & SQLITE_OPEN_CREATE) == 0) {
         f->pMethods = nullptr;  // SQLite closes nothing that did not open
         return SQLITE_CANTOPEN;
@@ -155,7 +162,12 @@ struct SimDisk::Calls {
   }
   static int Delete(sqlite3_vfs* vfs, const char* name, int) {
     if (DiskOf(vfs)->crashed_) return SQLITE_IOERR_DELETE;
-    DiskOf(vfs)->files_.erase(name);
+    // Emptied rather than erased, so the journal deleted at every commit keeps its buffer for
+    // the next: an empty file does not exist for SQLite (Access), and is never opened without
+    // being created.
+    if (auto it = DiskOf(vfs)->files_.find(name); it != DiskOf(vfs)->files_.end()) {
+      it->second.clear();
+    }
     if (DiskOf(vfs)->synced_) DiskOf(vfs)->synced_->erase(name);
     return SQLITE_OK;
   }
