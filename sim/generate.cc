@@ -503,6 +503,8 @@ v1::Scenario GenerateWorld(Choices& c, const std::string& name) {
       approval.set_after("10m");
     } else if (kind < 46) {
       approval.set_twice(true);
+    } else if (kind < 56) {
+      approval.set_from_second_process(true);
     }
   }
 

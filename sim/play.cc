@@ -39,6 +39,7 @@
 #include "sim/fake_auth_server.h"
 #include "sim/fake_provider.h"
 #include "sim/scenario_file.h"
+#include "sim/scenario_limits.h"
 #include "sim/scripted_model.h"
 #include "sim/sim_launcher.h"
 #include "sim/sim_network.h"
@@ -423,6 +424,11 @@ class Player {
   // runtime's tasks may still be on the clock.
   std::vector<std::unique_ptr<RuntimeScheduler>> schedulers_;
   std::unique_ptr<FakeProvider> provider_;  // the scenario's provider endpoint, when it has one
+  PlayDatabase* db_ = nullptr;              // the play's, once it has one
+  // An operator's process beside the runtime (Approval.from_second_process), opened on first
+  // use; closed before the play's database.
+  std::unique_ptr<store::Store> second_process_;
+  absl::Time last_fault_;  // when the runtime last restarted, or the run started
   std::unique_ptr<mcp::ClassPolicy> policy_;
   int next_approval_ = 0;
   Outcome outcome_;
@@ -488,19 +494,31 @@ absl::Status Player::Approvals(store::Store* const& store, Run& run,
     if (!approval.after().empty()) {
       MoveClockTo(clock_, clock_.Now() + ScenarioDuration(approval.after()));
     }
-    AGENTRT_ASSIGN_OR_RETURN(Approval pending, PendingApproval(*store, run.id));
+    store::Store* deciding = store;
+    if (approval.from_second_process()) {
+      if (second_process_ == nullptr) {
+        // Opened as a process of its own would: the schema is there, so nothing is written,
+        // and its clock is not the play's (the play's readings stay the same).
+        world::ManualClock opening(absl::FromUnixSeconds(kStartUnixSeconds));
+        AGENTRT_ASSIGN_OR_RETURN(
+            second_process_, records::OpenStore(PlayDatabase::kName, opening,
+                                                {.vfs = db_->disk().name(), .files_on_vfs = true}));
+      }
+      deciding = second_process_.get();
+    }
+    AGENTRT_ASSIGN_OR_RETURN(Approval pending, PendingApproval(*deciding, run.id));
     Decider decider;
     decider.by = approval.by().empty() ? kDefaultOperator : approval.by();
     decider.note = approval.reason();
     if (approval.cancel() || approval.reject()) {
       // Either ends the run: nothing to resume.
-      AGENTRT_RETURN_IF_ERROR(approval.cancel()
-                                  ? Cancel(*store, clock_, run.id, decider)
-                                  : Reject(*store, clock_, run.id, pending.id, decider).status());
+      AGENTRT_RETURN_IF_ERROR(
+          approval.cancel() ? Cancel(*deciding, clock_, run.id, decider)
+                            : Reject(*deciding, clock_, run.id, pending.id, decider).status());
       AGENTRT_ASSIGN_OR_RETURN(run, ReadRun(*store, run.id));
       break;
     }
-    absl::Status granted = Approve(*store, clock_, run.id, pending.id, decider).status();
+    absl::Status granted = Approve(*deciding, clock_, run.id, pending.id, decider).status();
     if (IsApprovalExpiredError(granted)) {
       // Too late: the approval expired, and its run was cancelled by the refusal.
       AGENTRT_ASSIGN_OR_RETURN(run, ReadRun(*store, run.id));
@@ -508,7 +526,7 @@ absl::Status Player::Approvals(store::Store* const& store, Run& run,
     }
     AGENTRT_RETURN_IF_ERROR(granted);
     if (approval.twice()) {
-      absl::Status again = Approve(*store, clock_, run.id, pending.id, decider).status();
+      absl::Status again = Approve(*deciding, clock_, run.id, pending.id, decider).status();
       if (again.ok()) {
         outcome_.operator_difference =
             absl::StrCat("approval ", pending.id, " was granted a second time");
@@ -735,9 +753,11 @@ absl::StatusOr<Outcome> Player::Play() {
     db = owned.get();
   }
   store::Store* const store = &db->store();
+  db_ = db;
   // However the play ends, a crash does not outlive it: a reused database serves the worker's
-  // next play.
-  absl::Cleanup recover = [db] {
+  // next play; an operator's second process is gone before the database is.
+  absl::Cleanup recover = [this, db] {
+    second_process_.reset();
     db->disk().Recover();
     db->disk().SetFaults({}, {});
     db->disk().Arm(false);
@@ -768,6 +788,7 @@ absl::StatusOr<Outcome> Player::Play() {
   std::string run_id = entropy_.NewId();
 
   std::string goal = scenario_.goal().empty() ? "simulated run" : scenario_.goal();
+  last_fault_ = clock_.Now();
 
   // The running runtime's: the crash cancels the dead one's session, the restart makes anew.
   // From the crash on, the disk refuses every write (SimDisk::Crash): the database stays
@@ -821,6 +842,7 @@ absl::StatusOr<Outcome> Player::Play() {
     RuntimeScheduler& stopped = *schedulers_.back();
     stopped.Stop();
     MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
+    last_fault_ = clock_.Now();
     Runtime next{.connected = Connect(), .cancellation = std::make_unique<Cancellation>()};
     LoadAll(*next.connected, /*report=*/false);
     ledger_.restarted = true;
@@ -876,6 +898,7 @@ absl::StatusOr<Outcome> Player::Play() {
       faults_before = db->disk().faults_fired();
       ++outcome_.restarts;
       ledger_.restarted = true;
+      last_fault_ = clock_.Now();
       // The dead runtime's session and connections are gone; the servers are not, and the
       // database holds what the crash left.
       driver.reset();
@@ -900,6 +923,12 @@ absl::StatusOr<Outcome> Player::Play() {
   AGENTRT_RETURN_IF_ERROR(Approvals(store, run, [&] {
     return drive([&] { return driver->Resume(run_id, cancellation.get()); });
   }));
+  // Liveness: after its last fault the run settled, within what its steps, restarts and the
+  // operator's decisions may each wait at the most (the longest deadline a scenario can name,
+  // and a lease).
+  outcome_.settled_after = clock_.Now() - last_fault_;
+  outcome_.settle_bound = (kMaxDuration + kLeaseTtl + absl::Seconds(1)) *
+                          (limits.max_steps + outcome_.restarts + next_approval_ + 2);
   outcome_.commits = db->disk().commits();
   outcome_.disk_faults = db->disk().faults_fired();
   db->disk().SetFaults({}, {});

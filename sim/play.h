@@ -108,6 +108,11 @@ struct Outcome {
   int restarts = 0;           // how many times the runtime was restarted
   std::uint32_t commits = 0;  // the runtime's write transactions (SimDisk::commits)
   int disk_faults = 0;        // the crash at a commit and storage faults that fired
+  // Liveness: how long the run took to settle after its last fault (or its start), on the
+  // virtual clock, and the most it may take (every step, restart and decision waiting the
+  // longest a scenario can name).
+  absl::Duration settled_after;
+  absl::Duration settle_bound;
   // A stale owner (Crash.stale_owner): how the stopped runtime's session ended once it woke (a
   // run status, or its error), and what stopped the new owner from taking over ("" nothing).
   std::string stale_session;

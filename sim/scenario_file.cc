@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -18,6 +19,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/events.h"
 #include "runtime/json/intake.h"
+#include "runtime/json/sanitize.h"
 #include "runtime/json/utf8.h"
 #include "runtime/types.h"
 #include "sim/provider_cassette.h"
@@ -135,6 +137,24 @@ absl::Status CheckCall(const At& at, const v1::Call& call) {
   return absl::OkStatus();
 }
 
+// A raw tool is found by `name` (calls, and the tools the invariants account for), so the name
+// in its raw JSON, when it has one as a string, must be that name: otherwise the server offers a
+// tool the scenario does not know by that name (a generated world once did).
+absl::Status CheckRawName(const At& at, const v1::Tool& tool) {
+  if (tool.raw_json().empty() || tool.repeat() > 0) return absl::OkStatus();
+  absl::StatusOr<json::Document> raw = json::Parse(tool.raw_json());
+  if (!raw.ok() || !raw->root().is_object()) return absl::OkStatus();  // hostile on purpose
+  std::optional<json::Value> name = raw->root().Find("name");
+  if (!name || !name->is_string() || name->string_value() == tool.name()) {
+    return absl::OkStatus();
+  }
+  return at.Error("raw_json", -1,
+                  absl::StrCat("the raw JSON names the tool ", json::Quoted(name->string_value()),
+                               " but `name` is ", json::Quoted(tool.name()),
+                               ": calls and the report find a raw tool by `name`, so give both the "
+                               "same name"));
+}
+
 // What the fake server lists of `tool`: its JSON, once per repeat (fake_server.cc, ToolJson).
 std::uint64_t ListedBytes(const v1::Tool& tool) {
   std::uint64_t one = tool.repeat() == 0 && !tool.raw_json().empty()
@@ -160,6 +180,7 @@ absl::Status CheckServer(const At& at, const v1::Server& server, Listed& listed)
       return at.Error("tools", i, "a tool needs a name (calls find it by it)");
     AGENTRT_RETURN_IF_ERROR(t.Json("input_schema_json", tool.input_schema_json()));
     AGENTRT_RETURN_IF_ERROR(t.Json("annotations_json", tool.annotations_json()));
+    AGENTRT_RETURN_IF_ERROR(CheckRawName(t, tool));
     listed.tools += std::max<std::uint64_t>(tool.repeat(), 1);
     if (listed.tools > kMaxTools) {
       return at.Error("tools", i,

@@ -468,6 +468,12 @@ std::vector<std::string> BrokenInvariants(const Outcome& outcome) {
         outcome.run->status == RunStatus::kInterrupted) {
       broken.push_back(absl::StrCat("the run was left ", ToAbsl(ToString(outcome.run->status))));
     }
+    if (outcome.settled_after > outcome.settle_bound) {
+      broken.push_back(absl::StrCat("the run took ", absl::FormatDuration(outcome.settled_after),
+                                    " of virtual time to settle after its last fault, past its "
+                                    "bound of ",
+                                    absl::FormatDuration(outcome.settle_bound)));
+    }
     if (outcome.run->step_count > outcome.max_steps) {
       broken.push_back(absl::StrCat("the run took ", outcome.run->step_count,
                                     " steps, past its limit of ", outcome.max_steps));

@@ -15,6 +15,7 @@
 #include "sim/play.h"
 #include "sim/scenario_file.h"
 #include "sim/verdict.h"
+#include "tests/sim/plays.h"
 #include "tests/support/status_matchers.h"
 
 namespace agentrt::sim {
@@ -48,17 +49,9 @@ agent {
 policy { read_only: ALLOW local_mutation: ALLOW }
 )";
 
-v1::Scenario Parse(std::string_view text) {
-  absl::StatusOr<v1::Scenario> scenario = ParseScenario(text, "faults.textproto");
-  EXPECT_OK(scenario);
-  return *scenario;
-}
-
-Outcome PlayOk(const v1::Scenario& scenario) {
-  absl::StatusOr<Outcome> outcome = Play(scenario);
-  EXPECT_OK(outcome);
-  return *std::move(outcome);
-}
+using test_plays::ExpectRun;
+using test_plays::Parse;
+using test_plays::PlayOk;
 
 bool Settled(const Outcome& outcome) {
   return outcome.run &&
@@ -143,31 +136,22 @@ TEST(FaultsTest, AStaleOwnerThatWakesIsRefusedAndRepeatsNothing) {
   // It woke to a run no longer its own, and ended without writing.
   EXPECT_THAT(outcome.stale_session, ::testing::Not(IsEmpty()));
   EXPECT_EQ(outcome.stale_events, 0);
-  ASSERT_TRUE(outcome.run.has_value());
-  EXPECT_EQ(outcome.run->status, RunStatus::kWaitingForApproval);
-  EXPECT_EQ(outcome.effects.size(), 2u);
+  ExpectRun(outcome, RunStatus::kWaitingForApproval, 2);
   EXPECT_THAT(Types(outcome), ::testing::Contains(std::string(event::kLeaseTakenOver)));
-  EXPECT_THAT(BrokenInvariants(outcome), IsEmpty());
 
   scenario.add_approvals();
   Outcome granted = PlayOk(scenario);
-  ASSERT_TRUE(granted.run.has_value());
-  EXPECT_EQ(granted.run->status, RunStatus::kCompleted);
-  EXPECT_EQ(granted.effects.size(), 3u);
+  ExpectRun(granted, RunStatus::kCompleted, 3);
   EXPECT_EQ(Types(granted).back(), event::kRunFinished);
-  EXPECT_THAT(BrokenInvariants(granted), IsEmpty());
 
   // Stopped mid-read instead: the new owner does not read again; the run completes, and the
   // stale runtime's late result is refused.
   scenario.clear_approvals();
   scenario.mutable_crash()->set_after_call(1);
   Outcome read = PlayOk(scenario);
-  ASSERT_TRUE(read.run.has_value());
-  EXPECT_EQ(read.run->status, RunStatus::kCompleted);
-  EXPECT_EQ(read.effects.size(), 2u);
+  ExpectRun(read, RunStatus::kCompleted, 2);
   EXPECT_THAT(read.stale_session, ::testing::Not(IsEmpty()));
   EXPECT_EQ(read.stale_events, 0);
-  EXPECT_THAT(BrokenInvariants(read), IsEmpty());
   read.stale_events = 1;
   EXPECT_THAT(BrokenInvariants(read),
               ElementsAre("a stale owner wrote 1 events after another had taken its run over"));
@@ -183,11 +167,8 @@ TEST(FaultsTest, AnOperatorCancelsTheWaitingRun) {
   v1::Scenario scenario = NeedsApproval();
   scenario.add_approvals()->set_cancel(true);
   Outcome outcome = PlayOk(scenario);
-  ASSERT_TRUE(outcome.run.has_value());
-  EXPECT_EQ(outcome.run->status, RunStatus::kCancelled);
+  ExpectRun(outcome, RunStatus::kCancelled, 1);
   EXPECT_EQ(outcome.run->reason, "operator_cancelled");
-  EXPECT_EQ(outcome.effects.size(), 1u);
-  EXPECT_THAT(BrokenInvariants(outcome), IsEmpty());
 }
 
 // A decision past the approval's time to live is refused as expired, and the run is cancelled.
@@ -196,17 +177,11 @@ TEST(FaultsTest, ALateGrantFindsTheApprovalExpired) {
   scenario.mutable_limits()->set_approval_ttl("5m");
   scenario.add_approvals()->set_after("10m");
   Outcome late = PlayOk(scenario);
-  ASSERT_TRUE(late.run.has_value());
-  EXPECT_EQ(late.run->status, RunStatus::kCancelled);
+  ExpectRun(late, RunStatus::kCancelled, 1);
   EXPECT_EQ(late.run->reason, "approval_expired");
-  EXPECT_EQ(late.effects.size(), 1u);
-  EXPECT_THAT(BrokenInvariants(late), IsEmpty());
 
   scenario.mutable_approvals(0)->set_after("4m");  // in time
-  Outcome on_time = PlayOk(scenario);
-  ASSERT_TRUE(on_time.run.has_value());
-  EXPECT_EQ(on_time.run->status, RunStatus::kCompleted);
-  EXPECT_EQ(on_time.effects.size(), 2u);
+  ExpectRun(PlayOk(scenario), RunStatus::kCompleted, 2);
 }
 
 // The second grant of one approval is refused, and the call runs once; an operator's second
@@ -215,13 +190,39 @@ TEST(FaultsTest, AGrantGivenTwiceRunsTheCallOnce) {
   v1::Scenario scenario = NeedsApproval();
   scenario.add_approvals()->set_twice(true);
   Outcome outcome = PlayOk(scenario);
-  ASSERT_TRUE(outcome.run.has_value());
-  EXPECT_EQ(outcome.run->status, RunStatus::kCompleted);
-  EXPECT_EQ(outcome.effects.size(), 2u);
+  ExpectRun(outcome, RunStatus::kCompleted, 2);
   EXPECT_EQ(outcome.operator_difference, "");
-  EXPECT_THAT(BrokenInvariants(outcome), IsEmpty());
   outcome.operator_difference = "approval a was granted a second time";
   EXPECT_THAT(BrokenInvariants(outcome), ElementsAre("approval a was granted a second time"));
+}
+
+// An operator's grant from another process (a store of its own on the same database, as
+// `agentrt approve` beside the driver): the run resumes on it exactly as on a grant through the
+// runtime's own store, to the same chain head.
+TEST(FaultsTest, AGrantFromASecondProcessIsTheSameGrant) {
+  v1::Scenario scenario = NeedsApproval();
+  scenario.add_approvals();
+  Outcome here = PlayOk(scenario);
+  scenario.mutable_approvals(0)->set_from_second_process(true);
+  Outcome there = PlayOk(scenario);
+  ExpectRun(there, RunStatus::kCompleted, 2);
+  EXPECT_EQ(there.chain_head, here.chain_head);
+  // And a rejection from it ends the run.
+  scenario.mutable_approvals(0)->set_reject(true);
+  ExpectRun(PlayOk(scenario), RunStatus::kCancelled, 1);
+}
+
+// Liveness: a run that took longer to settle after its last fault than every step, restart and
+// decision could wait is caught.
+TEST(FaultsTest, ARunSlowToSettleAfterItsLastFaultIsCaught) {
+  v1::Scenario scenario = Parse(kBase);
+  scenario.mutable_crash()->set_at_commit(3);
+  Outcome outcome = PlayOk(scenario);
+  ASSERT_THAT(BrokenInvariants(outcome), IsEmpty());
+  EXPECT_GT(outcome.settle_bound, absl::Hours(24));
+  outcome.settled_after = outcome.settle_bound + absl::Seconds(1);
+  EXPECT_THAT(BrokenInvariants(outcome),
+              ElementsAre(HasSubstr("of virtual time to settle after its last fault")));
 }
 
 TEST(FaultsTest, AFixedParameterArrivesFixedAndADeniedOneNever) {
@@ -283,7 +284,7 @@ TEST(FaultsTest, AReasonOutsideTheVocabularyIsCaught) {
 // What the file format refuses of the faults, by field.
 TEST(FaultsTest, TheFileRefusesFaultsItCannotPlay) {
   auto refusal = [](std::string extra) {
-    return ParseScenario(absl::StrCat(kBase, extra), "faults.textproto").status();
+    return ParseScenario(absl::StrCat(kBase, extra), "test.textproto").status();
   };
   EXPECT_THAT(refusal("crash { after_call: 1 at_commit: 2 }"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("crash.at_commit")));
@@ -298,6 +299,24 @@ TEST(FaultsTest, TheFileRefusesFaultsItCannotPlay) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("past the limit")));
   EXPECT_THAT(refusal("limits { approval_ttl: \"soon\" }"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("limits.approval_ttl")));
+}
+
+// A raw tool is found by its `name`; a raw JSON naming it otherwise (a generated world once did,
+// and the report's accounting then looked for a tool the server never offered) is refused.
+TEST(FaultsTest, ARawToolNamedTwoWaysIsRefused) {
+  auto raw = [](std::string name, std::string raw_name) {
+    return ParseScenario(absl::StrCat(R"(servers { name: "s" tools { name: ")", name,
+                                      R"(" raw_json: '{"name":")", raw_name,
+                                      R"(","inputSchema":{"type":"object"}}' } })"),
+                         "raw.textproto")
+        .status();
+  };
+  EXPECT_THAT(raw("list", "list\\\\u001b[2K"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("servers[0].tools[0].raw_json: the raw JSON names the tool "
+                                 "\"list\\x1b[2K\" but `name` is \"list\"")));
+  EXPECT_OK(raw("list", "list"));
+  EXPECT_OK(raw("evil\\x1b[31m", "evil\\\\u001b[31m"));  // the same name, escaped two ways
 }
 
 }  // namespace

@@ -103,6 +103,7 @@ TEST(GenerateTest, TheSeedsReachEveryPartOfTheWorld) {
       saw(a.cancel(), "cancel");
       saw(!a.after().empty(), "late decision");
       saw(a.twice(), "approve twice");
+      saw(a.from_second_process(), "approve from a second process");
       saw(!a.reject() && !a.cancel() && a.after().empty() && !a.twice(), "approve");
     }
     saw(!w.limits().approval_ttl().empty(), "approval ttl");
@@ -150,6 +151,7 @@ TEST(GenerateTest, TheSeedsReachEveryPartOfTheWorld) {
                            "cancel",
                            "late decision",
                            "approve twice",
+                           "approve from a second process",
                            "approve",
                            "approval ttl",
                            "crash after a call",

@@ -18,6 +18,7 @@
 #include "sim/shrink.h"
 #include "sim/swarm.h"
 #include "sim/verdict.h"
+#include "tests/sim/plays.h"
 #include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
@@ -50,27 +51,9 @@ agent {
 policy { read_only: ALLOW local_mutation: ALLOW }
 )";
 
-v1::Scenario Parse(std::string_view text) {
-  absl::StatusOr<v1::Scenario> scenario = ParseScenario(text, "test.textproto");
-  EXPECT_OK(scenario);
-  return *scenario;
-}
-
-Outcome PlayOk(const v1::Scenario& scenario, std::uint64_t seed = 1) {
-  PlayOptions options;
-  options.seed = seed;
-  absl::StatusOr<Outcome> outcome = Play(scenario, options);
-  EXPECT_OK(outcome);
-  return *std::move(outcome);
-}
-
-// The play's run is in `status` after `effects` calls reached the servers, every invariant kept.
-void ExpectRun(const Outcome& outcome, RunStatus status, std::size_t effects) {
-  ASSERT_TRUE(outcome.run.has_value());
-  EXPECT_EQ(outcome.run->status, status);
-  EXPECT_EQ(outcome.effects.size(), effects);
-  EXPECT_THAT(BrokenInvariants(outcome), IsEmpty());
-}
+using test_plays::ExpectRun;
+using test_plays::Parse;
+using test_plays::PlayOk;
 
 TEST(PlayTest, TheSameScenarioGivesTheSameChainHead) {
   v1::Scenario scenario = Parse(kBase);
