@@ -43,6 +43,7 @@
 #include "sim/scripted_model.h"
 #include "sim/sim_launcher.h"
 #include "sim/sim_network.h"
+#include "sim/stoppable_scheduler.h"
 
 namespace agentrt::sim {
 namespace {
@@ -274,40 +275,6 @@ class CurrentNetwork final : public world::Network {
   world::Network* target_ = nullptr;
 };
 
-// The scheduler of one runtime. While the runtime is stopped (a paused process: Stop) its timers
-// do not fire: a repeating one skips its beats, a one-off one comes due when it wakes (Wake).
-class RuntimeScheduler final : public world::SchedulerWrapper {
- public:
-  using SchedulerWrapper::SchedulerWrapper;
-  TaskId RunAt(absl::Time at, absl::AnyInvocable<void()> task) override {
-    auto shared = std::make_shared<absl::AnyInvocable<void()>>(std::move(task));
-    return target().RunAt(at, [this, shared] {
-      if (stopped_) {
-        deferred_.push_back(shared);
-        return;
-      }
-      (*shared)();
-    });
-  }
-  TaskId RunEvery(absl::Time first, absl::Duration period,
-                  absl::AnyInvocable<bool()> task) override {
-    auto shared = std::make_shared<absl::AnyInvocable<bool()>>(std::move(task));
-    return target().RunEvery(first, period, [this, shared] { return stopped_ || (*shared)(); });
-  }
-  void Stop() { stopped_ = true; }
-  void Wake() {
-    stopped_ = false;
-    for (auto& task : deferred_) {
-      target().RunAt(target().clock().Now(), [task] { (*task)(); });
-    }
-    deferred_.clear();
-  }
-
- private:
-  bool stopped_ = false;
-  std::vector<std::shared_ptr<absl::AnyInvocable<void()>>> deferred_;
-};
-
 // The disk faults a scenario schedules: its crash at a commit and its storage faults.
 std::vector<SimDisk::Fault> DiskFaults(const v1::Scenario& scenario) {
   using Kind = SimDisk::Fault::Kind;
@@ -400,8 +367,16 @@ class Player {
   void Finish(absl::Time start) {
     outcome_.effects = ledger_.effects;
     outcome_.answers = perturber_.answers();
-    outcome_.virtual_time = clock_.Now() - start;
+    absl::Time end = clock_.Now();
+    outcome_.virtual_time = end - start;
     outcome_.task_runs = clock_.task_runs();
+    if (outcome_.run) outcome_.settled_after = end - last_fault_;
+  }
+  // Moves the clock past the dead or stopped runtime's lease, for the next one. Reads the clock
+  // once, as it always has: a play's readings are part of its chain head.
+  void AfterTheLease() {
+    last_fault_ = clock_.Now() + kLeaseTtl + absl::Seconds(1);
+    MoveClockTo(clock_, last_fault_);
   }
 
   const v1::Scenario& scenario_;
@@ -422,13 +397,15 @@ class Player {
   std::vector<std::unique_ptr<Model>> retired_models_;
   // Each runtime's scheduler, in the order they started; kept for the play, as a stopped
   // runtime's tasks may still be on the clock.
-  std::vector<std::unique_ptr<RuntimeScheduler>> schedulers_;
+  std::vector<std::unique_ptr<StoppableScheduler>> schedulers_;
   std::unique_ptr<FakeProvider> provider_;  // the scenario's provider endpoint, when it has one
   PlayDatabase* db_ = nullptr;              // the play's, once it has one
   // An operator's process beside the runtime (Approval.from_second_process), opened on first
   // use; closed before the play's database.
   std::unique_ptr<store::Store> second_process_;
-  absl::Time last_fault_;  // when the runtime last restarted, or the run started
+  // When the runtime last restarted (or the play started): liveness is measured from it. Kept
+  // without reading the clock, whose readings are part of the chain.
+  absl::Time last_fault_;
   std::unique_ptr<mcp::ClassPolicy> policy_;
   int next_approval_ = 0;
   Outcome outcome_;
@@ -467,7 +444,7 @@ absl::StatusOr<std::unique_ptr<Driver>> Player::MakeDriver(store::Store& store,
   options.agent = agent_.get();
   options.policy = policy_.get();
   for (auto& tool : connected.tools) options.tools.push_back(tool.get());
-  schedulers_.push_back(std::make_unique<RuntimeScheduler>(clock_));
+  schedulers_.push_back(std::make_unique<StoppableScheduler>(clock_));
   options.scheduler = schedulers_.back().get();
   options.lease_ttl = kLeaseTtl;
   options.lease_owner = "sim";
@@ -657,7 +634,7 @@ absl::Status Player::PlayHost(PlayDatabase& db,
       gate.reset();
       connected.reset();
       db.disk().Recover();
-      MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
+      AfterTheLease();
       connected = Connect();
       LoadAll(*connected, /*report=*/false);
       AGENTRT_ASSIGN_OR_RETURN(gate, make_gate());
@@ -679,6 +656,7 @@ absl::Status Player::PlayHost(PlayDatabase& db,
 
 absl::StatusOr<Outcome> Player::Play() {
   absl::Time start = clock_.Now();
+  last_fault_ = start;
   if (scenario_.agent().has_provider()) {
     provider_ = std::make_unique<FakeProvider>(scenario_.agent().provider(), &perturber_);
   }
@@ -788,7 +766,6 @@ absl::StatusOr<Outcome> Player::Play() {
   std::string run_id = entropy_.NewId();
 
   std::string goal = scenario_.goal().empty() ? "simulated run" : scenario_.goal();
-  last_fault_ = clock_.Now();
 
   // The running runtime's: the crash cancels the dead one's session, the restart makes anew.
   // From the crash on, the disk refuses every write (SimDisk::Crash): the database stays
@@ -839,10 +816,9 @@ absl::StatusOr<Outcome> Player::Play() {
     // The runtime stops here, mid-call. Once its lease has expired a new one takes the run
     // over and plays it on as far as it goes; then the stopped one wakes, with its call's
     // answer on the way.
-    RuntimeScheduler& stopped = *schedulers_.back();
+    StoppableScheduler& stopped = *schedulers_.back();
     stopped.Stop();
-    MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
-    last_fault_ = clock_.Now();
+    AfterTheLease();
     Runtime next{.connected = Connect(), .cancellation = std::make_unique<Cancellation>()};
     LoadAll(*next.connected, /*report=*/false);
     ledger_.restarted = true;
@@ -898,13 +874,12 @@ absl::StatusOr<Outcome> Player::Play() {
       faults_before = db->disk().faults_fired();
       ++outcome_.restarts;
       ledger_.restarted = true;
-      last_fault_ = clock_.Now();
       // The dead runtime's session and connections are gone; the servers are not, and the
       // database holds what the crash left.
       driver.reset();
       connected.reset();
       db->disk().Recover();
-      MoveClockTo(clock_, clock_.Now() + kLeaseTtl + absl::Seconds(1));
+      AfterTheLease();
       connected = Connect();
       LoadAll(*connected, /*report=*/false);
       agent_->set_dead(false);
@@ -923,10 +898,9 @@ absl::StatusOr<Outcome> Player::Play() {
   AGENTRT_RETURN_IF_ERROR(Approvals(store, run, [&] {
     return drive([&] { return driver->Resume(run_id, cancellation.get()); });
   }));
-  // Liveness: after its last fault the run settled, within what its steps, restarts and the
-  // operator's decisions may each wait at the most (the longest deadline a scenario can name,
-  // and a lease).
-  outcome_.settled_after = clock_.Now() - last_fault_;
+  // Liveness: after its last fault the run settled (Finish), within what its steps, restarts
+  // and the operator's decisions may each wait at the most (the longest deadline a scenario can
+  // name, and a lease).
   outcome_.settle_bound = (kMaxDuration + kLeaseTtl + absl::Seconds(1)) *
                           (limits.max_steps + outcome_.restarts + next_approval_ + 2);
   outcome_.commits = db->disk().commits();
