@@ -26,6 +26,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/cancellation.h"
 #include "runtime/driver.h"
+#include "runtime/events.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/records/run_reader.h"
@@ -483,7 +484,11 @@ absl::Status Player::Approvals(store::Store* const& store, Run& run,
       }
       deciding = second_process_.get();
     }
-    AGENTRT_ASSIGN_OR_RETURN(Approval pending, PendingApproval(*deciding, run.id));
+    absl::StatusOr<Approval> asked = PendingApproval(*deciding, run.id);
+    if (!asked.ok() && !outcome_.resume_refusal.empty()) {
+      break;  // granted already, and the runtime refused to go on with it: nothing to decide
+    }
+    AGENTRT_ASSIGN_OR_RETURN(Approval pending, std::move(asked));
     Decider decider;
     decider.by = approval.by().empty() ? kDefaultOperator : approval.by();
     decider.note = approval.reason();
@@ -791,6 +796,7 @@ absl::StatusOr<Outcome> Player::Play() {
   };
   std::optional<Runtime> new_owner;
   std::int64_t stale_from = 0;  // the log's last seq when the stopped runtime woke
+  bool took_over = false;       // the new owner's lease.taken_over committed
   std::uint32_t crash_at = scenario_.crash().after_call();
   // Where a restarted runtime picks the run up: a run its predecessor never recorded starts
   // again; one that needs nothing of it (ended, or waiting for a decision not yet given) is as
@@ -822,6 +828,7 @@ absl::StatusOr<Outcome> Player::Play() {
     Runtime next{.connected = Connect(), .cancellation = std::make_unique<Cancellation>()};
     LoadAll(*next.connected, /*report=*/false);
     ledger_.restarted = true;
+    absl::StatusOr<store::ChainHead> before = store->Head();
     absl::StatusOr<std::unique_ptr<Driver>> made = MakeDriver(*store, *next.connected);
     if (made.ok()) {
       next.driver = *std::move(made);
@@ -831,6 +838,14 @@ absl::StatusOr<Outcome> Player::Play() {
       outcome_.takeover_error = std::string(ToStd(made.status().message()));
     }
     new_owner = std::move(next);
+    // Stale only if the new owner did take the run over: when its takeover failed (a storage
+    // fault, say), the stopped runtime still holds its run, and may go on writing it.
+    absl::StatusOr<std::vector<store::Event>> events = store->ListEvents(run_id);
+    if (before.ok() && events.ok()) {
+      for (const store::Event& e : *events) {
+        if (e.seq > before->seq && e.type == event::kLeaseTakenOver) took_over = true;
+      }
+    }
     absl::StatusOr<store::ChainHead> head = store->Head();
     stale_from = head.ok() ? head->seq : 0;
     current_network_.set(connected->network.get());  // the stopped runtime's, until it ends
@@ -844,7 +859,7 @@ absl::StatusOr<Outcome> Player::Play() {
     outcome_.stale_session =
         run.ok() ? std::string(ToString(run->status)) : std::string(ToStd(run.status().message()));
     AGENTRT_ASSIGN_OR_RETURN(store::ChainHead head, store->Head());
-    outcome_.stale_events = head.seq - stale_from;
+    outcome_.stale_events = took_over ? head.seq - stale_from : 0;
     driver.reset();
     connected = std::move(new_owner->connected);
     driver = std::move(new_owner->driver);
@@ -854,6 +869,18 @@ absl::StatusOr<Outcome> Player::Play() {
     if (driver == nullptr) return absl::InternalError(outcome_.takeover_error);
     run = ReadRun(*store, run_id);
     return absl::OkStatus();
+  };
+  // A resume the runtime refused with no fault to blame (the approved call's tool did not load
+  // again after a restart, say): that is its answer, and the run is judged as the store holds
+  // it. Any other error is the simulator's.
+  auto refused = [&](absl::StatusOr<Run>& run, int faults_before) {
+    if (run.ok() || crash_pending || db->disk().faults_fired() != faults_before ||
+        !absl::IsFailedPrecondition(run.status())) {
+      return false;
+    }
+    outcome_.resume_refusal = std::string(ToStd(run.status().message()));
+    run = ReadRun(*store, run_id);
+    return true;
   };
   // Runs one session of the run (its start, or a resume after an approval), counting its
   // write transactions for the disk's faults. When the runtime died in it (a crash, a power
@@ -867,6 +894,7 @@ absl::StatusOr<Outcome> Player::Play() {
     absl::StatusOr<Run> run = session();
     db->disk().Arm(false);
     AGENTRT_RETURN_IF_ERROR(hand_over(run));
+    if (refused(run, faults_before)) return run;
     for (int restarts = 0; restarts < kMaxRestarts; ++restarts) {
       bool faulted = db->disk().faults_fired() > faults_before && (!run.ok() || !Settled(*run));
       if (!crash_pending && !faulted) break;
@@ -889,6 +917,7 @@ absl::StatusOr<Outcome> Player::Play() {
       run = pick_up(*driver, cancellation.get());
       db->disk().Arm(false);
       AGENTRT_RETURN_IF_ERROR(hand_over(run));
+      if (refused(run, faults_before)) break;
     }
     return run;
   };

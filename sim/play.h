@@ -120,6 +120,9 @@ struct Outcome {
   // Events the stopped runtime appended once it woke, after another had taken its run over: a
   // late write the store should have refused (an invariant).
   std::int64_t stale_events = 0;
+  // A restarted runtime's refusal to pick the run up with no fault to blame (the approved call's
+  // tool did not load again, say): its answer, not the simulator's failure ("" none).
+  std::string resume_refusal;
   // What an operator saw that must not be ("" nothing): a second grant of one approval taken.
   std::string operator_difference;
   // The operator's rules, by server name; every approval of the run.

@@ -16,6 +16,7 @@
 #include "sim/scenario_file.h"
 #include "sim/verdict.h"
 #include "tests/sim/plays.h"
+#include "tests/support/real_files.h"
 #include "tests/support/status_matchers.h"
 
 namespace agentrt::sim {
@@ -161,6 +162,30 @@ v1::Scenario NeedsApproval() {
   v1::Scenario scenario = Parse(kBase);
   scenario.mutable_policy()->set_local_mutation(v1::REQUIRE_APPROVAL);
   return scenario;
+}
+
+v1::Scenario Fixture(const std::string& name) {
+  absl::StatusOr<v1::Scenario> scenario =
+      ReadScenario(test_support::RealFiles(),
+                   absl::StrCat(AGENTRT_SOURCE_DIR, "/fixtures/scenarios/", name, ".textproto"));
+  EXPECT_OK(scenario);
+  return *scenario;
+}
+
+// Two worlds a generated swarm found (shrunk into fixtures): a takeover that failed at its first
+// write leaves the stopped runtime its run, so what it writes on waking is no stale owner's; and
+// a grant whose tool did not load again after a restart is refused by the runtime, whose refusal
+// is an answer, with the run waiting as stored.
+TEST(FaultsTest, WhatTheGeneratedSwarmFoundStaysAnswered) {
+  Outcome kept = PlayOk(Fixture("generated_stale_owner_whose_takeover_failed"));
+  EXPECT_TRUE(kept.crashed);
+  EXPECT_THAT(kept.takeover_error, HasSubstr("I/O error"));
+  EXPECT_EQ(kept.stale_events, 0);
+  EXPECT_THAT(BrokenInvariants(kept), IsEmpty());
+
+  Outcome gone = PlayOk(Fixture("generated_granted_tool_gone_after_a_restart"));
+  EXPECT_THAT(gone.resume_refusal, HasSubstr("is not registered"));
+  ExpectRun(gone, RunStatus::kWaitingForApproval, 1);
 }
 
 TEST(FaultsTest, AnOperatorCancelsTheWaitingRun) {
