@@ -24,31 +24,17 @@ namespace {
 
 // Reads, then writes (the rule fixes the write's mode, denies its `force`); both allowed;
 // completes.
-constexpr char kBase[] = R"(
-servers {
-  name: "fs"
-  tools {
-    name: "read"
-    input_schema_json: '{"type":"object","properties":{"path":{"type":"string"}}}'
-    calls { text: "contents" }
-  }
-  tools {
-    name: "write"
-    input_schema_json: '{"type":"object","properties":{"path":{"type":"string"},'
-                       '"mode":{"type":"string"},"force":{"type":"boolean"}}}'
-    calls { text: "written" }
-  }
-  rules_json: '{"read":{"side_effect":"read_only","timeout":"30s"},'
-              '"write":{"side_effect":"local_mutation","timeout":"30s",'
-              '"fixed":{"mode":"safe"},"deny":["force"]}}'
+v1::Scenario Base() {
+  v1::Scenario scenario = test_plays::Parse(test_plays::kReadThenWrite);
+  v1::Server& fs = *scenario.mutable_servers(0);
+  fs.mutable_tools(1)->set_input_schema_json(
+      R"({"type":"object","properties":{"path":{"type":"string"},)"
+      R"("mode":{"type":"string"},"force":{"type":"boolean"}}})");
+  fs.set_rules_json(R"({"read":{"side_effect":"read_only","timeout":"30s"},)"
+                    R"("write":{"side_effect":"local_mutation","timeout":"30s",)"
+                    R"("fixed":{"mode":"safe"},"deny":["force"]}})");
+  return scenario;
 }
-agent {
-  steps { call { tool: "fs_read" args_json: '{"path":"a"}' } }
-  steps { call { tool: "fs_write" args_json: '{"path":"b"}' } }
-  steps { complete_json: '{}' }
-}
-policy { read_only: ALLOW local_mutation: ALLOW }
-)";
 
 using test_plays::ExpectRun;
 using test_plays::Parse;
@@ -71,7 +57,7 @@ std::vector<std::string> Types(const Outcome& outcome) {
 // authority, and both ends are reached: completed (a read was interrupted, or nothing was), and
 // waiting for an operator (the write was).
 TEST(FaultsTest, ACrashAtEveryCommitLeavesTheInvariantsAndASettledRun) {
-  v1::Scenario scenario = Parse(kBase);
+  v1::Scenario scenario = Base();
   Outcome clean = PlayOk(scenario);
   ASSERT_GT(clean.commits, 5u);
   std::set<RunStatus> ends;
@@ -99,7 +85,7 @@ TEST(FaultsTest, ACrashAtEveryCommitLeavesTheInvariantsAndASettledRun) {
 // Each storage fault at each commit: the store fails closed (the transaction is not half
 // written), the runtime is restarted, and the run picks up and settles with every invariant.
 TEST(FaultsTest, EveryStorageFaultAtEveryCommitFailsClosedAndTheRunResumes) {
-  v1::Scenario scenario = Parse(kBase);
+  v1::Scenario scenario = Base();
   std::uint32_t commits = PlayOk(scenario).commits;
   for (v1::StorageFault::Kind kind : {v1::StorageFault::WRITE_FAILS, v1::StorageFault::SYNC_FAILS,
                                       v1::StorageFault::DISK_FULL, v1::StorageFault::POWER_CUT}) {
@@ -128,7 +114,7 @@ TEST(FaultsTest, EveryStorageFaultAtEveryCommitFailsClosedAndTheRunResumes) {
 // does reaches a server. Granting the interrupted write runs it again, by the operator's
 // authority.
 TEST(FaultsTest, AStaleOwnerThatWakesIsRefusedAndRepeatsNothing) {
-  v1::Scenario scenario = Parse(kBase);
+  v1::Scenario scenario = Base();
   scenario.mutable_crash()->set_after_call(2);
   scenario.mutable_crash()->set_stale_owner(true);
   Outcome outcome = PlayOk(scenario);
@@ -159,7 +145,7 @@ TEST(FaultsTest, AStaleOwnerThatWakesIsRefusedAndRepeatsNothing) {
 }
 
 v1::Scenario NeedsApproval() {
-  v1::Scenario scenario = Parse(kBase);
+  v1::Scenario scenario = Base();
   scenario.mutable_policy()->set_local_mutation(v1::REQUIRE_APPROVAL);
   return scenario;
 }
@@ -240,7 +226,7 @@ TEST(FaultsTest, AGrantFromASecondProcessIsTheSameGrant) {
 // Liveness: a run that took longer to settle after its last fault than every step, restart and
 // decision could wait is caught.
 TEST(FaultsTest, ARunSlowToSettleAfterItsLastFaultIsCaught) {
-  v1::Scenario scenario = Parse(kBase);
+  v1::Scenario scenario = Base();
   scenario.mutable_crash()->set_at_commit(3);
   Outcome outcome = PlayOk(scenario);
   ASSERT_THAT(BrokenInvariants(outcome), IsEmpty());
@@ -251,7 +237,7 @@ TEST(FaultsTest, ARunSlowToSettleAfterItsLastFaultIsCaught) {
 }
 
 TEST(FaultsTest, AFixedParameterArrivesFixedAndADeniedOneNever) {
-  Outcome outcome = PlayOk(Parse(kBase));
+  Outcome outcome = PlayOk(Base());
   ASSERT_EQ(outcome.effects.size(), 2u);
   EXPECT_EQ(outcome.effects[1].arguments, R"({"mode":"safe","path":"b"})");
   ASSERT_THAT(BrokenInvariants(outcome), IsEmpty());
@@ -295,7 +281,7 @@ TEST(FaultsTest, AnApprovalRunsExactlyWhatItShowedOnce) {
 }
 
 TEST(FaultsTest, AReasonOutsideTheVocabularyIsCaught) {
-  Outcome outcome = PlayOk(Parse(kBase));
+  Outcome outcome = PlayOk(Base());
   Outcome made_up = outcome;
   made_up.run->reason = "because";
   EXPECT_THAT(BrokenInvariants(made_up),
@@ -309,7 +295,7 @@ TEST(FaultsTest, AReasonOutsideTheVocabularyIsCaught) {
 // What the file format refuses of the faults, by field.
 TEST(FaultsTest, TheFileRefusesFaultsItCannotPlay) {
   auto refusal = [](std::string extra) {
-    return ParseScenario(absl::StrCat(kBase, extra), "test.textproto").status();
+    return ParseScenario(absl::StrCat(ScenarioText(Base()), extra), "test.textproto").status();
   };
   EXPECT_THAT(refusal("crash { after_call: 1 at_commit: 2 }"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("crash.at_commit")));

@@ -27,30 +27,7 @@
 namespace agentrt::sim {
 namespace {
 
-// A read tool and a write tool; the agent reads, writes (allowed), completes.
-constexpr char kBase[] = R"(
-servers {
-  name: "fs"
-  tools {
-    name: "read"
-    input_schema_json: '{"type":"object","properties":{"path":{"type":"string"}}}'
-    calls { text: "contents" }
-  }
-  tools {
-    name: "write"
-    input_schema_json: '{"type":"object","properties":{"path":{"type":"string"}}}'
-    calls { text: "written" }
-  }
-  rules_json: '{"read":{"side_effect":"read_only","timeout":"30s"},'
-              '"write":{"side_effect":"local_mutation","timeout":"30s"}}'
-}
-agent {
-  steps { call { tool: "fs_read" args_json: '{"path":"a"}' } }
-  steps { call { tool: "fs_write" args_json: '{"path":"b"}' } }
-  steps { complete_json: '{}' }
-}
-policy { read_only: ALLOW local_mutation: ALLOW }
-)";
+constexpr const char* kBase = test_plays::kReadThenWrite;
 
 using test_plays::ExpectRun;
 using test_plays::Parse;

@@ -1,8 +1,8 @@
 // tests/sim/plays.h
 //
-// What the simulator's play tests share: a scenario read from text (the file's checks passed),
-// played once with the real client, runtime and store, and a run held to its status and
-// effects with every invariant kept.
+// What the simulator's play tests share: a read-then-write scenario, a scenario read from text
+// (the file's checks passed), played once with the real client, runtime and store, and a run
+// held to its status and effects with every invariant kept.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +17,31 @@
 #include "tests/support/status_matchers.h"
 
 namespace agentrt::sim::test_plays {
+
+// A read tool and a write tool; the agent reads, writes (allowed), completes.
+inline constexpr char kReadThenWrite[] = R"(
+servers {
+  name: "fs"
+  tools {
+    name: "read"
+    input_schema_json: '{"type":"object","properties":{"path":{"type":"string"}}}'
+    calls { text: "contents" }
+  }
+  tools {
+    name: "write"
+    input_schema_json: '{"type":"object","properties":{"path":{"type":"string"}}}'
+    calls { text: "written" }
+  }
+  rules_json: '{"read":{"side_effect":"read_only","timeout":"30s"},'
+              '"write":{"side_effect":"local_mutation","timeout":"30s"}}'
+}
+agent {
+  steps { call { tool: "fs_read" args_json: '{"path":"a"}' } }
+  steps { call { tool: "fs_write" args_json: '{"path":"b"}' } }
+  steps { complete_json: '{}' }
+}
+policy { read_only: ALLOW local_mutation: ALLOW }
+)";
 
 inline v1::Scenario Parse(std::string_view text) {
   absl::StatusOr<v1::Scenario> scenario = ParseScenario(text, "test.textproto");
