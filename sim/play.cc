@@ -79,12 +79,9 @@ absl::Status CheckNewDatabaseFile(world::Filesystem& files, const std::string& p
 absl::Status WriteDatabaseFile(world::Filesystem& files, const std::string& path,
                                const std::string& bytes) {
   AGENTRT_RETURN_IF_ERROR(CheckNewDatabaseFile(files, path));
-  absl::StatusOr<std::unique_ptr<world::AppendableFile>> file =
-      files.CreateAppendable(path, "database");
-  if (absl::IsAlreadyExists(file.status())) return AlreadyThere(absl::StrCat("database ", path));
-  if (!file.ok()) return file.status();
-  AGENTRT_RETURN_IF_ERROR((*file)->Append(bytes));
-  return (*file)->Sync();
+  absl::Status written = files.WriteNew(path, bytes, "database");
+  if (absl::IsAlreadyExists(written)) return AlreadyThere(absl::StrCat("database ", path));
+  return written;
 }
 
 // The scenario's agent (a script, or the runtime's model-backed agent), which the simulator can

@@ -95,6 +95,14 @@ class Filesystem {
       const std::string& path, std::string_view what) = 0;
   virtual absl::StatusOr<std::unique_ptr<AppendableFile>> OpenAppendable(const std::string& path,
                                                                          std::string_view what) = 0;
+  // WriteNew makes a new file holding `bytes`, synced: CreateAppendable's refusals (AlreadyExists
+  // when the name exists, which is left as it was), then the write's and the sync's errors.
+  absl::Status WriteNew(const std::string& path, std::string_view bytes, std::string_view what) {
+    absl::StatusOr<std::unique_ptr<AppendableFile>> file = CreateAppendable(path, what);
+    if (!file.ok()) return file.status();
+    if (absl::Status appended = (*file)->Append(bytes); !appended.ok()) return appended;
+    return (*file)->Sync();
+  }
 
   // Stat describes what `path` names, following symbolic links; Lstat describes the name
   // itself (a link is kSymlink). NotFound when nothing is there.
