@@ -22,7 +22,7 @@ Verdict Describe(const v1::Scenario& scenario, const Outcome& outcome) {
   verdict.effects = outcome.effects.size();
   verdict.answers = outcome.answers;
   verdict.answers_before_run = outcome.answers_before_run;
-  verdict.restarts = outcome.restarts + (outcome.crashed && outcome.restarts == 0 ? 1 : 0);
+  verdict.restarts = outcome.restarts;
   verdict.disk_faults = outcome.disk_faults;
   if (!outcome.pin_errors.empty()) verdict.pin_error = outcome.pin_errors[0];
   if (!outcome.load_errors.empty()) verdict.load_error = outcome.load_errors[0];

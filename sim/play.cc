@@ -376,6 +376,14 @@ class Player {
     last_fault_ = clock_.Now() + kLeaseTtl + absl::Seconds(1);
     MoveClockTo(clock_, last_fault_);
   }
+  // The processes and connections of a runtime that follows a dead or stopped one, once its
+  // lease has expired: the servers (which live on) loaded again under its own authority.
+  std::unique_ptr<ProcessesAndConnections> Reconnect() {
+    AfterTheLease();
+    std::unique_ptr<ProcessesAndConnections> connected = Connect();
+    LoadAll(*connected, /*report=*/false);
+    return connected;
+  }
 
   const v1::Scenario& scenario_;
   const PlayOptions& options_;
@@ -636,9 +644,7 @@ absl::Status Player::PlayHost(PlayDatabase& db,
       gate.reset();
       connected.reset();
       db.disk().Recover();
-      AfterTheLease();
-      connected = Connect();
-      LoadAll(*connected, /*report=*/false);
+      connected = Reconnect();
       AGENTRT_ASSIGN_OR_RETURN(gate, make_gate());
       continue;
     }
@@ -821,9 +827,8 @@ absl::StatusOr<Outcome> Player::Play() {
     // answer on the way.
     StoppableScheduler& stopped = *schedulers_.back();
     stopped.Stop();
-    AfterTheLease();
-    Runtime next{.connected = Connect(), .cancellation = std::make_unique<Cancellation>()};
-    LoadAll(*next.connected, /*report=*/false);
+    Runtime next{.connected = Reconnect(), .cancellation = std::make_unique<Cancellation>()};
+    ++outcome_.restarts;
     ledger_.restarted = true;
     absl::StatusOr<store::ChainHead> before = store->Head();
     absl::StatusOr<std::unique_ptr<Driver>> made = MakeDriver(*store, *next.connected);
@@ -904,9 +909,7 @@ absl::StatusOr<Outcome> Player::Play() {
       driver.reset();
       connected.reset();
       db->disk().Recover();
-      AfterTheLease();
-      connected = Connect();
-      LoadAll(*connected, /*report=*/false);
+      connected = Reconnect();
       agent_->set_dead(false);
       cancellation = std::make_unique<Cancellation>();
       AGENTRT_ASSIGN_OR_RETURN(driver, MakeDriver(*store, *connected));

@@ -104,8 +104,9 @@ struct Outcome {
   // text), and the first answer that did not hold what the call expected ("" none).
   std::vector<std::string> host_answers;
   std::string host_difference;
-  bool crashed = false;       // the scenario's crash happened
-  int restarts = 0;           // how many times the runtime was restarted
+  bool crashed = false;  // the scenario's crash happened
+  // How many runtimes followed a dead or stopped one (a restart, a stale owner's successor).
+  int restarts = 0;
   std::uint32_t commits = 0;  // the runtime's write transactions (SimDisk::commits)
   int disk_faults = 0;        // the crash at a commit and storage faults that fired
   // Liveness: how long the run took to settle after its last fault (or its start), on the
