@@ -83,7 +83,8 @@ bool ArgumentsWithin(std::string_view subset, std::string_view superset) {
 }
 
 // Invariant 1.
-void CheckEffects(const Outcome& outcome, std::vector<std::string>& broken) {
+void CheckEffects(const Outcome& outcome, const Executions& executions,
+                  std::vector<std::string>& broken) {
   // The model-visible name of each (server, tool), as the runtime that made the call registered
   // it: the first one, or the one restarted after a crash (which loaded the servers again).
   using Names = std::map<std::pair<std::string, std::string>, std::string>;
@@ -97,7 +98,6 @@ void CheckEffects(const Outcome& outcome, std::vector<std::string>& broken) {
   const Names first = names_of(outcome.reports);
   const Names restarted = names_of(outcome.restart_reports);
   // Each start is used by one effect at most: a second effect matching it ran twice.
-  Executions executions = ReadExecutions(outcome.events);
   std::vector<bool> used(executions.starts.size(), false);
   for (std::size_t i = 0; i < outcome.effects.size(); ++i) {
     const Effect& effect = outcome.effects[i];
@@ -244,10 +244,11 @@ void CheckVocabulary(const Outcome& outcome, std::vector<std::string>& broken) {
   constexpr std::array kFailures = {ToolFailure::kError, ToolFailure::kAbort, ToolFailure::kTimeout,
                                     ToolFailure::kCancelled, ToolFailure::kInvalidContent};
   for (std::size_t i = 0; i < outcome.observations.size(); ++i) {
+    // An observation reads "<kind> <content>" (play.h).
     std::string_view observation = outcome.observations[i];
-    constexpr std::string_view kError = "tool_error ";
-    if (!observation.starts_with(kError)) continue;
-    absl::StatusOr<json::Document> content = json::Parse(observation.substr(kError.size()));
+    const std::string_view kind = ToString(ObservationKind::kToolError);
+    if (!observation.starts_with(kind) || observation.substr(kind.size(), 1) != " ") continue;
+    absl::StatusOr<json::Document> content = json::Parse(observation.substr(kind.size() + 1));
     if (!content.ok() || !content->root().is_object()) continue;
     std::optional<json::Value> failure = content->root().Find("failure");
     if (!failure) continue;
@@ -265,7 +266,8 @@ void CheckVocabulary(const Outcome& outcome, std::vector<std::string>& broken) {
 // pinned is never called; a parameter the rules deny never arrives, and a fixed one arrives with
 // its fixed value whatever the agent wrote; a granted approval runs exactly the call it was
 // shown, once.
-void CheckAuthorityKept(const Outcome& outcome, std::vector<std::string>& broken) {
+void CheckAuthorityKept(const Outcome& outcome, const Executions& executions,
+                        std::vector<std::string>& broken) {
   for (std::size_t i = 0; i < outcome.effects.size(); ++i) {
     const Effect& effect = outcome.effects[i];
     std::string described = absl::StrCat("call ", i + 1, " to ", json::Quoted(effect.server), "/",
@@ -296,7 +298,6 @@ void CheckAuthorityKept(const Outcome& outcome, std::vector<std::string>& broken
       }
     }
   }
-  Executions executions = ReadExecutions(outcome.events);
   for (const ToolStart& start : executions.starts) {
     if (start.approval_id.empty()) continue;
     auto approval = std::find_if(outcome.approvals.begin(), outcome.approvals.end(),
@@ -454,7 +455,9 @@ std::string FirstDifference(const v1::Expect& expect, const Outcome& outcome) {
 
 std::vector<std::string> BrokenInvariants(const Outcome& outcome) {
   std::vector<std::string> broken;
-  CheckEffects(outcome, broken);
+  // The log's tool starts and their authority, read once for invariants 1 and 8.
+  const Executions executions = ReadExecutions(outcome.events);
+  CheckEffects(outcome, executions, broken);
   CheckAccounted(outcome, broken);
   if (!outcome.chain_break.empty()) {
     broken.push_back(absl::StrCat("the audit chain does not verify: ", outcome.chain_break));
@@ -482,7 +485,7 @@ std::vector<std::string> BrokenInvariants(const Outcome& outcome) {
   CheckPrintable(outcome, broken);
   CheckSecrets(outcome, broken);
   CheckVocabulary(outcome, broken);
-  CheckAuthorityKept(outcome, broken);
+  CheckAuthorityKept(outcome, executions, broken);
   return broken;
 }
 
