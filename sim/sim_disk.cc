@@ -57,7 +57,7 @@ struct SimDisk::Calls {
       disk->next_write_fails_.reset();
       return kind == Fault::Kind::kDiskFull ? SQLITE_FULL : SQLITE_IOERR_WRITE;
     }
-    std::string& bytes = Of(f)->disk->files_[Of(f)->name];
+    std::string& bytes = disk->files_[Of(f)->name];
     std::size_t at = static_cast<std::size_t>(offset);
     std::size_t length = static_cast<std::size_t>(n);
     if (at == bytes.size()) {  // an append (the journal's records): no zeros written first
@@ -98,7 +98,7 @@ struct SimDisk::Calls {
       if (int rc = disk->BeginWrite(); rc != SQLITE_OK) return rc;
     }
     if (disk->crashed_ && level >= SQLITE_LOCK_RESERVED) return SQLITE_IOERR_LOCK;
-    disk->locks_[Of(f)->name] = level;
+    held = level;
     return SQLITE_OK;
   }
   static int Unlock(sqlite3_file* f, int level) {

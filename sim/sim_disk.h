@@ -67,9 +67,8 @@ class SimDisk {
   // must not use a connection on this disk). SetFaults({}, {}) turns them all off.
   void SetFaults(std::vector<Fault> faults, std::function<void()> on_crash);
   // Arm counts write transactions (and fires faults) only while armed: the runtime's, not an
-  // operator's.
-  // A failed write or sync belongs to its transaction: one that wrote nothing never fails, and
-  // disarming drops it.
+  // operator's. A failed write or sync belongs to its transaction: one that wrote nothing never
+  // fails, and disarming drops it.
   void Arm(bool armed) {
     armed_ = armed;
     if (!armed) {
@@ -116,7 +115,7 @@ class SimDisk {
 
   // A write transaction begins: count it and fire what is due. Returns an SQLite error code
   // when the transaction must not begin (a crash), else SQLITE_OK.
-  int BeginWrite();  // names given to SQLite's nameless temporary files
+  int BeginWrite();
 };
 
 }  // namespace agentrt::sim
