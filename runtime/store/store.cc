@@ -158,6 +158,13 @@ std::int64_t ToInt(std::string_view column) {
   return absl::SimpleAtoi(ToAbsl(column), &value) ? value : 0;
 }
 
+// The next seq's query, over where the highest seq ever appended is kept (`mark`: the high-water
+// row, or AUTOINCREMENT's memory of it in a database from before migration 8).
+#define AGENTRT_NEXT_SEQ(mark)                          \
+  "SELECT MAX(COALESCE(" mark                           \
+  ", 0), COALESCE((SELECT MAX(seq) FROM events), 0)), " \
+  "COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), '')"
+
 absl::Status Transaction::LoadHead() {
   if (head_loaded_) return absl::OkStatus();
   // The next seq follows both the highest stored seq and the highest ever appended (the
@@ -166,12 +173,8 @@ absl::Status Transaction::LoadHead() {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
       Query(high_water_
-                ? "SELECT MAX(COALESCE((SELECT seq FROM event_log_high_water WHERE only = 1), 0), "
-                  "COALESCE((SELECT MAX(seq) FROM events), 0)), "
-                  "COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), '')"
-                : "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), "
-                  "0), COALESCE((SELECT MAX(seq) FROM events), 0)), "
-                  "COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), '')"));
+                ? AGENTRT_NEXT_SEQ("(SELECT seq FROM event_log_high_water WHERE only = 1)")
+                : AGENTRT_NEXT_SEQ("(SELECT seq FROM sqlite_sequence WHERE name = 'events')")));
   head_seq_ = ToInt(rows.at(0).at(0));
   head_hash_ = rows.at(0).at(1);
   head_loaded_ = true;
