@@ -49,6 +49,7 @@ std::string_view ToString(DecisionKind k);  // "" for kUnknown
 std::optional<RunStatus> ParseRunStatus(std::string_view s);
 std::optional<StepStatus> ParseStepStatus(std::string_view s);
 std::optional<SideEffect> ParseSideEffect(std::string_view s);
+std::optional<ToolFailure> ParseToolFailure(std::string_view s);
 std::optional<PolicyOutcome> ParsePolicyOutcome(std::string_view s);  // kUnknown never
 // ParseDecisionKind: tool_call, complete, fail, or a model reply's pseudo-kinds (truncated,
 // no_tool_call: render/decide.h); kUnknown for anything else an agent wrote.

@@ -1,7 +1,6 @@
 #include "sim/verdict.h"
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -241,8 +240,6 @@ void CheckVocabulary(const Outcome& outcome, std::vector<std::string>& broken) {
                                     "the vocabulary: ", json::Quoted(finished->reason)));
     }
   }
-  constexpr std::array kFailures = {ToolFailure::kError, ToolFailure::kAbort, ToolFailure::kTimeout,
-                                    ToolFailure::kCancelled, ToolFailure::kInvalidContent};
   for (std::size_t i = 0; i < outcome.observations.size(); ++i) {
     // An observation reads "<kind> <content>" (play.h).
     std::string_view observation = outcome.observations[i];
@@ -252,9 +249,7 @@ void CheckVocabulary(const Outcome& outcome, std::vector<std::string>& broken) {
     if (!content.ok() || !content->root().is_object()) continue;
     std::optional<json::Value> failure = content->root().Find("failure");
     if (!failure) continue;
-    bool named = failure->is_string() &&
-                 std::any_of(kFailures.begin(), kFailures.end(),
-                             [&](ToolFailure f) { return ToString(f) == failure->string_value(); });
+    bool named = failure->is_string() && ParseToolFailure(failure->string_value()).has_value();
     if (!named) {
       broken.push_back(absl::StrCat("step ", i + 1, "'s tool failure is outside the vocabulary: ",
                                     json::Quoted(json::Truncate(observation, 200))));

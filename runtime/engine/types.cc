@@ -157,6 +157,14 @@ std::optional<SideEffect> ParseSideEffect(std::string_view s) {
   return std::nullopt;
 }
 
+std::optional<ToolFailure> ParseToolFailure(std::string_view s) {
+  for (ToolFailure f : {ToolFailure::kError, ToolFailure::kAbort, ToolFailure::kTimeout,
+                        ToolFailure::kCancelled, ToolFailure::kInvalidContent}) {
+    if (ToString(f) == s) return f;
+  }
+  return std::nullopt;
+}
+
 std::string_view ToString(PolicyOutcome o) {
   switch (o) {
     case PolicyOutcome::kAllow:

@@ -181,6 +181,12 @@ TEST(VocabularyParseTest, EveryNameParsesBackAndNothingElseDoes) {
   EXPECT_FALSE(ParseStepStatus("").has_value());
   EXPECT_FALSE(ParseApprovalStatus("Approved").has_value());
   EXPECT_EQ(ToString(ToolFailure::kInvalidContent), "invalid_content");
+  for (ToolFailure f : {ToolFailure::kError, ToolFailure::kAbort, ToolFailure::kTimeout,
+                        ToolFailure::kCancelled, ToolFailure::kInvalidContent}) {
+    EXPECT_EQ(ParseToolFailure(ToString(f)), f);
+  }
+  EXPECT_FALSE(ParseToolFailure("exploded").has_value());
+  EXPECT_FALSE(ParseToolFailure("").has_value());
 }
 
 }  // namespace
