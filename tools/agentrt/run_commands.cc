@@ -76,13 +76,8 @@ int RunRecheckCommand(std::span<const std::string> args, Io& io) {
 
 int RunMigrateCommand(std::span<const std::string> args, Io& io) {
   std::string db;
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, FlagSet().Add("db", &db));
-  if (!parsed.ok()) return UsageError(io, "migrate", ToStd(parsed.status().message()));
-  if (parsed->help) {
-    io.out << kMigrateHelp;
-    return kExitOk;
-  }
-  if (!parsed->positional.empty()) return UsageError(io, "migrate", "takes no arguments");
+  int exit = kExitOk;
+  if (!ParseFlags(io, "migrate", args, FlagSet().Add("db", &db), kMigrateHelp, &exit)) return exit;
   absl::StatusOr<std::string> path = DatabasePath(db);
   if (!path.ok()) return UsageError(io, "migrate", ToStd(path.status().message()));
   const int known = static_cast<int>(records::Migrations().size());

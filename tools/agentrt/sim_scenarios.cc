@@ -493,12 +493,9 @@ int RunSimGenerate(std::span<const std::string> args, Io& io) {
   std::int64_t seed = 0;
   int exit = kExitOk;
   std::optional<ParsedArgs> parsed =
-      ParseCommand(io, "sim generate", args, FlagSet().Add("seed", &seed).Add("write", &o.write),
-                   kGenerateHelp, &exit);
+      ParseFlags(io, "sim generate", args, FlagSet().Add("seed", &seed).Add("write", &o.write),
+                 kGenerateHelp, &exit);
   if (!parsed) return exit;
-  if (!parsed->positional.empty()) {
-    return UsageError(io, "sim generate", "takes no arguments but its flags");
-  }
   if (parsed->Given("seed")) o.seed = seed;
   return SimGenerate(o, io);
 }
