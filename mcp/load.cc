@@ -32,7 +32,7 @@ struct Checked {
 };
 
 Checked Check(const Server& server, const PinnedTool& pinned, const ListedTool* live,
-              const Rule& rule) {
+              const Rule& rule, SpecCache* specs) {
   Checked out;
   auto refuse = [&](std::string reason) {
     out.refusal = std::move(reason);
@@ -101,7 +101,9 @@ Checked Check(const Server& server, const PinnedTool& pinned, const ListedTool* 
                       *rule.side_effect,
                       timeout,
                       rule.terminal};
-  if (absl::Status accepted = CheckToolSpec(out.spec); !accepted.ok()) {
+  absl::Status accepted =
+      specs != nullptr ? specs->Record(out.spec).status() : CheckToolSpec(out.spec);
+  if (!accepted.ok()) {
     return refuse(absl::StrCat("the runtime refuses it: ", accepted.message()));
   }
   return out;
@@ -137,8 +139,8 @@ absl::Status Preconditions(const Server& server, const Manifest* manifest, const
 
 // Registration (docs/mcp.md, "Check") of every pinned tool against what the server offers: the
 // report, and the spec, remote name and rule of each tool that registers, in the report's
-// order. `before_check` runs before each classified tool is checked; an error from it stops the
-// registration.
+// order, each spec checked through `specs` when given. `before_check` runs before each classified
+// tool is checked; an error from it stops the registration.
 struct Accepted {
   ToolSpec spec;
   std::string remote;
@@ -151,7 +153,7 @@ struct Registration {
 
 absl::StatusOr<Registration> Register(
     const Server& server, const Manifest& manifest, const Rules& rules,
-    const std::map<std::string, const ListedTool*>& live, const ToolNames* names,
+    const std::map<std::string, const ListedTool*>& live, const ToolNames* names, SpecCache* specs,
     const std::function<absl::Status(const std::string&)>& before_check) {
   Registration out;
   out.report.server = server.name;
@@ -168,7 +170,7 @@ absl::StatusOr<Registration> Register(
     if (absl::Status go_on = before_check(key); !go_on.ok()) return go_on;
     auto found = live.find(key);
     Checked checked =
-        Check(server, pinned, found == live.end() ? nullptr : found->second, rule->second);
+        Check(server, pinned, found == live.end() ? nullptr : found->second, rule->second, specs);
     if (checked.refusal.empty()) {
       const std::string& name = checked.spec.name;
       const ToolNames::Holder* other = names != nullptr ? names->Find(name) : nullptr;
@@ -215,7 +217,7 @@ absl::StatusOr<Report> Classify(const Server& server, const Manifest& manifest, 
   std::map<std::string, const ListedTool*> live;
   for (const ListedTool& tool : offered) live.emplace(tool.name, &tool);
   AGENTRT_ASSIGN_OR_RETURN(Registration registration,
-                           Register(server, manifest, rules, live, names,
+                           Register(server, manifest, rules, live, names, /*specs=*/nullptr,
                                     [](const std::string&) { return absl::OkStatus(); }));
   Hold(names, registration.report);
   return std::move(registration.report);
@@ -238,15 +240,16 @@ LoadResult Load(const Server& server, const Manifest* manifest, const Rules& rul
   for (const ListedTool& tool : *listed) live.emplace(tool.name, &tool);
 
   auto connection = std::make_shared<Connection>(server.name, *std::move(session), *world.clock);
-  absl::StatusOr<Registration> registration = Register(
-      server, *manifest, rules, live, options.names, [&](const std::string& tool) -> absl::Status {
-        if (options.before_check) options.before_check(tool);
-        if (world.clock->Now() > deadline) {
-          return absl::DeadlineExceededError(absl::StrCat(
-              ServerPrefix(server.name), "load: timed out after ", DurationText(timeout)));
-        }
-        return absl::OkStatus();
-      });
+  absl::StatusOr<Registration> registration =
+      Register(server, *manifest, rules, live, options.names, options.specs,
+               [&](const std::string& tool) -> absl::Status {
+                 if (options.before_check) options.before_check(tool);
+                 if (world.clock->Now() > deadline) {
+                   return absl::DeadlineExceededError(absl::StrCat(
+                       ServerPrefix(server.name), "load: timed out after ", DurationText(timeout)));
+                 }
+                 return absl::OkStatus();
+               });
   if (!registration.ok()) {
     connection->Close();
     return Failed(registration.status());

@@ -38,6 +38,7 @@
 #include "mcp/rules.h"
 #include "mcp/server.h"
 #include "mcp/tool_names.h"
+#include "runtime/tool_registry.h"
 #include "runtime/world/world.h"
 
 namespace agentrt::mcp {
@@ -48,6 +49,9 @@ struct LoadOptions {
   // The names the servers loaded before this one hold: a tool whose name one holds is refused,
   // and a Load that registers tools adds theirs. Null: this server is loaded alone.
   ToolNames* names = nullptr;
+  // Optional, not owned: where each tool's spec is checked (recorded), so a driver given the
+  // same cache (DriverOptions::specs) does not compile its schema again.
+  SpecCache* specs = nullptr;
 };
 
 struct LoadResult {

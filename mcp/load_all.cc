@@ -20,10 +20,12 @@ Server ServerOf(const ServerConfig& config) {
   return server;
 }
 
-std::vector<LoadResult> LoadAll(std::span<const ServerToLoad> servers, const world::World& world) {
+std::vector<LoadResult> LoadAll(std::span<const ServerToLoad> servers, const world::World& world,
+                                SpecCache* specs) {
   ToolNames names;  // one model-visible name, one tool, across the servers
   LoadOptions options;
   options.names = &names;
+  options.specs = specs;
   std::vector<LoadResult> loaded;
   loaded.reserve(servers.size());
   for (const ServerToLoad& s : servers) {
@@ -39,13 +41,13 @@ void ConfiguredTools::Close() {
 }
 
 ConfiguredTools LoadConfigured(const Config& config, const std::vector<Manifest>& manifests,
-                               const world::World& world) {
+                               const world::World& world, SpecCache* specs) {
   std::vector<ServerToLoad> servers;
   for (std::size_t s = 0; s < config.servers.size() && s < manifests.size(); ++s) {
     servers.push_back({ServerOf(config.servers[s]), &manifests[s], &config.servers[s].rules});
   }
   ConfiguredTools out;
-  out.loaded = LoadAll(servers, world);
+  out.loaded = LoadAll(servers, world, specs);
   for (std::size_t s = 0; s < out.loaded.size(); ++s) {
     const LoadResult& result = out.loaded[s];
     if (result.report) out.reports += result.report->Text();

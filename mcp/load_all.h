@@ -34,8 +34,10 @@ struct ServerToLoad {
 
 // LoadAll loads `servers` in order, each with Load, the later ones refused a name an earlier one
 // registered. One result a server, in order; a server whose load fails registers nothing and its
-// result says why, the others' tools are still there.
-std::vector<LoadResult> LoadAll(std::span<const ServerToLoad> servers, const world::World& world);
+// result says why, the others' tools are still there. Specs are checked through `specs` when
+// given (LoadOptions::specs).
+std::vector<LoadResult> LoadAll(std::span<const ServerToLoad> servers, const world::World& world,
+                                SpecCache* specs = nullptr);
 
 // The tools a configuration's servers registered, for one driver.
 struct ConfiguredTools {
@@ -50,8 +52,8 @@ struct ConfiguredTools {
 };
 
 // LoadConfigured loads each server of `config` against `manifests[i]` (one per server, in the
-// configuration's order) and its rules, in `world` (LoadAll).
+// configuration's order) and its rules, in `world` (LoadAll, through `specs` when given).
 ConfiguredTools LoadConfigured(const Config& config, const std::vector<Manifest>& manifests,
-                               const world::World& world);
+                               const world::World& world, SpecCache* specs = nullptr);
 
 }  // namespace agentrt::mcp

@@ -66,6 +66,8 @@ struct Reconciliation {
 // marked interrupted. An error fails the run (internal_error).
 using Reconcile = std::function<absl::StatusOr<Reconciliation>(const RunView& view)>;
 
+class SpecCache;  // runtime/tool_registry.h
+
 struct DriverOptions {
   Agent* agent = nullptr;    // required; not owned
   Policy* policy = nullptr;  // required; not owned
@@ -88,6 +90,10 @@ struct DriverOptions {
   // Optional: the model agents may call, through StepInput::model (model_caller.h). Without
   // one, agents get no model caller.
   ModelConfig model;
+  // Optional, not owned (it must outlive the driver): where the tools' specs are recorded, so
+  // drivers and MCP loads of one process sharing it compile each spec's schema once
+  // (tool_registry.h). Without one, the driver records its tools' specs itself.
+  SpecCache* specs = nullptr;
   // Optional: how to go on with a run found interrupted. Without it, a step that was executing
   // a tool that is not read_only pauses for an operator (interrupted_side_effect).
   Reconcile reconcile;

@@ -13,7 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "runtime/schema/schema.h"
 #include "runtime/tool.h"
 
@@ -40,10 +42,31 @@ absl::StatusOr<RecordedSpec> RecordSpec(const ToolSpec& spec);
 // ("arguments are not usable JSON: ..." or "arguments do not match schema: ...").
 absl::Status CheckArgs(const RecordedSpec& spec, std::string_view args);
 
+// SpecCache remembers RecordSpec's answer for each spec as given (every field, exactly), so the
+// loads and drivers of one process that see the same spec compile its schema, canonicalize and
+// hash it once: an MCP load checking a tool (mcp::LoadOptions::specs), then each driver
+// registering it (DriverOptions::specs), then a restarted driver registering it again. What
+// Record returns is what RecordSpec would; a refused spec is refused with the same error each
+// time (it is not kept). Thread-safe. It only grows: hold one for a bounded set of specs (a
+// configuration, a simulated play), not for a server's lifetime of changing listings.
+class SpecCache {
+ public:
+  absl::StatusOr<std::shared_ptr<const RecordedSpec>> Record(const ToolSpec& spec);
+  std::size_t size() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<const RecordedSpec>, std::less<>> by_raw_
+      ABSL_GUARDED_BY(mu_);
+};
+
 class ToolRegistry {
  public:
-  // Create checks every tool; refuses duplicates and anything RecordSpec refuses.
-  static absl::StatusOr<ToolRegistry> Create(const std::vector<Tool*>& tools);
+  // Create checks every tool; refuses duplicates and anything RecordSpec refuses. With a
+  // `cache` (not owned; it must outlive the registry), specs are recorded through it, here and
+  // by Current.
+  static absl::StatusOr<ToolRegistry> Create(const std::vector<Tool*>& tools,
+                                             SpecCache* cache = nullptr);
 
   Tool* Find(std::string_view name) const;
   // Specs as registered, sorted by name.
@@ -53,9 +76,13 @@ class ToolRegistry {
   absl::StatusOr<const RecordedSpec*> Current(Tool* tool);
 
  private:
+  // RecordSpec(spec), through cache_ when there is one.
+  absl::StatusOr<std::shared_ptr<const RecordedSpec>> Record(const ToolSpec& spec);
+
+  SpecCache* cache_ = nullptr;
   std::map<std::string, Tool*, std::less<>> tools_;
   std::vector<RecordedSpec> specs_;
-  std::map<std::string, std::unique_ptr<RecordedSpec>, std::less<>> by_json_;
+  std::map<std::string, std::shared_ptr<const RecordedSpec>, std::less<>> by_json_;
   std::map<std::string, const RecordedSpec*, std::less<>> by_raw_;  // spec as given -> recorded
 };
 

@@ -29,11 +29,13 @@
 #include "runtime/events.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/records/rows.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/records/schema.h"
 #include "runtime/render/model_agent.h"
 #include "runtime/row_audit.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/tool_registry.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/world.h"
@@ -387,6 +389,10 @@ class Player {
 
   const v1::Scenario& scenario_;
   const PlayOptions& options_;
+  // The tools' recorded specs, for every load and driver of the play: recording is a pure
+  // function of a spec, so a restarted runtime finding them compiled changes only the time a
+  // play takes.
+  SpecCache specs_;
   world::ManualClock clock_;
   world::SeededEntropy entropy_;
   Ledger ledger_;
@@ -429,7 +435,7 @@ void Player::LoadAll(ProcessesAndConnections& connected, bool report) {
     }
     pinned.push_back({c.server, &*c.manifest, &c.rules});
   }
-  std::vector<mcp::LoadResult> results = mcp::LoadAll(pinned, WorldOf(connected));
+  std::vector<mcp::LoadResult> results = mcp::LoadAll(pinned, WorldOf(connected), &specs_);
   for (std::size_t i = 0; i < results.size(); ++i) {
     mcp::LoadResult& loaded = results[i];
     if (loaded.report) {
@@ -454,6 +460,7 @@ absl::StatusOr<std::unique_ptr<Driver>> Player::MakeDriver(store::Store& store,
   options.scheduler = schedulers_.back().get();
   options.lease_ttl = kLeaseTtl;
   options.lease_owner = "sim";
+  options.specs = &specs_;
   if (provider_ != nullptr) {
     const v1::Provider& p = scenario_.agent().provider();
     providers::ModelChoice choice = ProviderChoice(p, *provider_);
@@ -936,11 +943,16 @@ absl::StatusOr<Outcome> Player::Play() {
   outcome_.disk_faults = db->disk().faults_fired();
   db->disk().SetFaults({}, {});
 
-  AGENTRT_ASSIGN_OR_RETURN(Run stored, ReadRun(*store, run_id));
-  outcome_.run = stored;
   AGENTRT_ASSIGN_OR_RETURN(outcome_.events, store->ListEvents(run_id));
-  AGENTRT_ASSIGN_OR_RETURN(outcome_.approvals, ListApprovals(*store, run_id));
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<Step> steps, ReadSteps(*store, run_id));
+  // The run as stored, its approvals and its steps, as one snapshot.
+  std::vector<Step> steps;
+  AGENTRT_RETURN_IF_ERROR(store->Read([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(outcome_.run, rows::ReadRun(tx, run_id));
+    AGENTRT_ASSIGN_OR_RETURN(outcome_.approvals, rows::ReadApprovals(tx, run_id));
+    AGENTRT_ASSIGN_OR_RETURN(steps, rows::ReadSteps(tx, run_id));
+    return absl::OkStatus();
+  }));
+  if (!outcome_.run) return absl::NotFoundError(absl::StrCat("run ", run_id, " not found"));
   for (const Step& step : steps) {
     if (step.observation) {
       outcome_.observations.push_back(

@@ -270,12 +270,11 @@ std::vector<std::string> ApprovalDisagreements(const Approval& row, const RunCha
   return out;
 }
 
-absl::Status CheckApproval(store::Transaction& tx, const Approval& approval,
-                           std::string_view refused_what) {
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::vector<rows::ChainEvent> events,
-      rows::ReadChainEvents(tx, approval.run_id, kApprovalTypes, approval.step_id));
-  RunChain chain = Fold(events);
+namespace {
+
+// The approval's part of CheckApproval, against a chain already read.
+absl::Status ApprovalAgrees(const Approval& approval, const RunChain& chain,
+                            std::string_view refused_what) {
   std::vector<std::string> differences = ApprovalDisagreements(approval, chain);
   if (differences.empty()) return absl::OkStatus();
   return ApprovalTamperedError(ToStd(
@@ -283,11 +282,10 @@ absl::Status CheckApproval(store::Transaction& tx, const Approval& approval,
           .message()));
 }
 
-absl::Status CheckRunAndStep(store::Transaction& tx, std::string_view run_id,
-                             std::string_view step_id, std::string_view refused_what) {
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<rows::ChainEvent> events,
-                           rows::ReadChainEvents(tx, run_id, kRunAndStepTypes, step_id));
-  RunChain chain = Fold(events);
+// The rows' part of CheckRunAndStep, against a chain already read.
+absl::Status RunAndStepAgree(store::Transaction& tx, std::string_view run_id,
+                             std::string_view step_id, const RunChain& chain,
+                             std::string_view refused_what) {
   AGENTRT_ASSIGN_OR_RETURN(std::optional<rows::RunRow> run, rows::ReadRunRow(tx, run_id));
   if (run.has_value()) {
     std::vector<std::string> differences = RunDisagreements(*run, chain);
@@ -305,6 +303,40 @@ absl::Status CheckRunAndStep(store::Transaction& tx, std::string_view run_id,
     }
   }
   return absl::OkStatus();
+}
+
+// The chain of `run_id` as far as `types` and step `step_id` (and the run's own events) go.
+absl::StatusOr<RunChain> ReadChain(store::Transaction& tx, std::string_view run_id,
+                                   std::span<const std::string_view> types,
+                                   std::string_view step_id) {
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<rows::ChainEvent> events,
+                           rows::ReadChainEvents(tx, run_id, types, step_id));
+  return Fold(events);
+}
+
+}  // namespace
+
+absl::Status CheckApproval(store::Transaction& tx, const Approval& approval,
+                           std::string_view refused_what) {
+  AGENTRT_ASSIGN_OR_RETURN(RunChain chain,
+                           ReadChain(tx, approval.run_id, kApprovalTypes, approval.step_id));
+  return ApprovalAgrees(approval, chain, refused_what);
+}
+
+absl::Status CheckRunAndStep(store::Transaction& tx, std::string_view run_id,
+                             std::string_view step_id, std::string_view refused_what) {
+  AGENTRT_ASSIGN_OR_RETURN(RunChain chain, ReadChain(tx, run_id, kRunAndStepTypes, step_id));
+  return RunAndStepAgree(tx, run_id, step_id, chain, refused_what);
+}
+
+absl::Status CheckGrant(store::Transaction& tx, const Approval& approval,
+                        std::string_view refused_what) {
+  // One read of the events both checks need (kChainTypes is their union).
+  AGENTRT_ASSIGN_OR_RETURN(RunChain chain,
+                           ReadChain(tx, approval.run_id, kChainTypes, approval.step_id));
+  AGENTRT_RETURN_IF_ERROR(
+      RunAndStepAgree(tx, approval.run_id, approval.step_id, chain, refused_what));
+  return ApprovalAgrees(approval, chain, refused_what);
 }
 
 }  // namespace agentrt::chain

@@ -109,4 +109,9 @@ absl::Status CheckApproval(store::Transaction& tx, const Approval& approval,
 absl::Status CheckRunAndStep(store::Transaction& tx, std::string_view run_id,
                              std::string_view step_id, std::string_view refused_what);
 
+// CheckGrant is CheckRunAndStep of the approval's run and step, then CheckApproval, with the
+// chain read once: what a resume checks before it runs a granted call.
+absl::Status CheckGrant(store::Transaction& tx, const Approval& approval,
+                        std::string_view refused_what);
+
 }  // namespace agentrt::chain

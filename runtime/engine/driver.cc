@@ -45,7 +45,8 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Create(store::Store& store,
         "driver: a scheduler is required (it runs the lease heartbeat and its clock judges "
         "leases: world::RealScheduler in production, a world::ManualClock in tests)");
   }
-  AGENTRT_ASSIGN_OR_RETURN(ToolRegistry registry, ToolRegistry::Create(options.tools));
+  AGENTRT_ASSIGN_OR_RETURN(ToolRegistry registry,
+                           ToolRegistry::Create(options.tools, options.specs));
   // Two drivers never share an owner, even with the same name: a restarted process is a new
   // owner and must wait for (or take over) its predecessor's lease.
   options.lease_owner = options.lease_owner.empty()

@@ -52,15 +52,24 @@ std::string Driver::Session::Damage() const {
   return "";
 }
 
+absl::Status Driver::Session::ReadHistory() {
+  std::vector<Step> steps;
+  AGENTRT_RETURN_IF_ERROR(driver_.store_.Read([&](Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(steps, rows::ReadSteps(tx, run_.id));
+    AGENTRT_ASSIGN_OR_RETURN(approvals_, rows::ReadApprovals(tx, run_.id));
+    return absl::OkStatus();
+  }));
+  steps_.Assign(std::move(steps));
+  return absl::OkStatus();
+}
+
 // Resumes a run found RUNNING (its owner died) or INTERRUPTED (without reconciliation): take the
 // lease over, mark the steps in flight interrupted, and pause a side effect whose outcome is
 // unknown for an operator.
 absl::StatusOr<Run> Driver::Session::ResumeInterrupted() {
   // Every step, once: a damaged one anywhere fails the run (Damage). The window drops the older
   // ones at the next step.
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<Step> steps, ReadSteps(driver_.store_, run_.id));
-  steps_.Assign(std::move(steps));
-  AGENTRT_ASSIGN_OR_RETURN(approvals_, ListApprovals(driver_.store_, run_.id));
+  AGENTRT_RETURN_IF_ERROR(ReadHistory());
   absl::Time now = Now();
   std::vector<std::size_t> in_flight;
   std::optional<std::size_t> executing;
@@ -293,9 +302,7 @@ absl::Status Driver::Session::InterruptedPause(std::size_t index, Tool* tool,
 // is asked again and an identical required approval is the grant, a different one pauses
 // again. Then the loop goes on.
 absl::StatusOr<Run> Driver::Session::ResumeApproved() {
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<Step> steps, ReadSteps(driver_.store_, run_.id));
-  steps_.Assign(std::move(steps));
-  AGENTRT_ASSIGN_OR_RETURN(approvals_, ListApprovals(driver_.store_, run_.id));
+  AGENTRT_RETURN_IF_ERROR(ReadHistory());
   const std::vector<Approval>& approvals = approvals_;
   if (std::string damage = Damage(); !damage.empty()) {
     AGENTRT_RETURN_IF_ERROR(Move(internal::SessionState::FailPaused{}));
@@ -327,10 +334,8 @@ absl::StatusOr<Run> Driver::Session::ResumeApproved() {
   AGENTRT_RETURN_IF_ERROR(VerifyApprovalHash(*latest));
   // A row is only a copy: the grant is what the chain recorded (approval.requested's hash binds
   // the request, approval.decided the decision), and so are the run's limits and the step.
-  AGENTRT_RETURN_IF_ERROR(driver_.store_.Read([&](Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(chain::CheckRunAndStep(tx, run_.id, step.id, "run"));
-    return chain::CheckApproval(tx, *latest, "run");
-  }));
+  AGENTRT_RETURN_IF_ERROR(
+      driver_.store_.Read([&](Transaction& tx) { return chain::CheckGrant(tx, *latest, "run"); }));
   AGENTRT_ASSIGN_OR_RETURN(json::Document request, json::Parse(latest->request));
   std::optional<json::Value> spec_value = request.root().Find("spec");
   std::optional<json::Value> name = spec_value ? spec_value->Find("name") : std::nullopt;

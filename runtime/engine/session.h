@@ -61,6 +61,9 @@ class Driver::Session {
   // driver's claim on the run. Not an event; no clock is read. Once per session.
   absl::Status ReleaseLease();
 
+  // Reads the run's steps (into steps_) and approvals (into approvals_) as one snapshot.
+  absl::Status ReadHistory();
+
   // Resumes a run found RUNNING (its owner died) or INTERRUPTED (without reconciliation): take the
   // lease over, mark the steps in flight interrupted, and pause a side effect whose outcome is
   // unknown for an operator.

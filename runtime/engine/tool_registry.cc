@@ -93,21 +93,46 @@ absl::Status CheckArgs(const RecordedSpec& spec, std::string_view args) {
   return absl::InvalidArgumentError(absl::StrCat("arguments do not match schema: ", summary));
 }
 
-absl::StatusOr<ToolRegistry> ToolRegistry::Create(const std::vector<Tool*>& tools) {
+absl::StatusOr<std::shared_ptr<const RecordedSpec>> SpecCache::Record(const ToolSpec& spec) {
+  std::string raw = RawKey(spec);
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = by_raw_.find(raw); it != by_raw_.end()) return it->second;
+  }
+  // Recorded outside the lock; two threads recording one spec at once keep the first.
+  AGENTRT_ASSIGN_OR_RETURN(RecordedSpec recorded, RecordSpec(spec));
+  auto shared = std::make_shared<const RecordedSpec>(std::move(recorded));
+  absl::MutexLock lock(&mu_);
+  return by_raw_.emplace(std::move(raw), std::move(shared)).first->second;
+}
+
+std::size_t SpecCache::size() const {
+  absl::MutexLock lock(&mu_);
+  return by_raw_.size();
+}
+
+absl::StatusOr<std::shared_ptr<const RecordedSpec>> ToolRegistry::Record(const ToolSpec& spec) {
+  if (cache_ != nullptr) return cache_->Record(spec);
+  AGENTRT_ASSIGN_OR_RETURN(RecordedSpec recorded, RecordSpec(spec));
+  return std::make_shared<const RecordedSpec>(std::move(recorded));
+}
+
+absl::StatusOr<ToolRegistry> ToolRegistry::Create(const std::vector<Tool*>& tools,
+                                                  SpecCache* cache) {
   ToolRegistry registry;
+  registry.cache_ = cache;
   for (Tool* tool : tools) {
     ToolSpec spec = tool->Spec();
     if (registry.tools_.contains(spec.name)) {
       return absl::InvalidArgumentError(
           absl::StrCat("duplicate tool \"", ToAbsl(json::Sanitize(spec.name)), "\""));
     }
-    AGENTRT_ASSIGN_OR_RETURN(RecordedSpec recorded, RecordSpec(spec));
+    AGENTRT_ASSIGN_OR_RETURN(std::shared_ptr<const RecordedSpec> recorded, registry.Record(spec));
     registry.tools_.emplace(spec.name, tool);
-    registry.specs_.push_back(recorded);
-    auto owned = std::make_unique<RecordedSpec>(std::move(recorded));
+    registry.specs_.push_back(*recorded);
     // Found by the spec as the tool gives it, so Current never canonicalizes it again.
-    registry.by_raw_.emplace(RawKey(spec), owned.get());
-    registry.by_json_.emplace(owned->json, std::move(owned));
+    registry.by_raw_.emplace(RawKey(spec), recorded.get());
+    registry.by_json_.emplace(recorded->json, std::move(recorded));
   }
   std::sort(registry.specs_.begin(), registry.specs_.end(),
             [](const RecordedSpec& a, const RecordedSpec& b) { return a.spec.name < b.spec.name; });
@@ -131,10 +156,9 @@ absl::StatusOr<const RecordedSpec*> ToolRegistry::Current(Tool* tool) {
     if (auto it = by_json_.find(*json); it != by_json_.end()) result = it->second.get();
   }
   if (result == nullptr) {
-    AGENTRT_ASSIGN_OR_RETURN(RecordedSpec recorded, RecordSpec(spec));
-    auto owned = std::make_unique<RecordedSpec>(std::move(recorded));
-    result = owned.get();
-    by_json_.emplace(owned->json, std::move(owned));
+    AGENTRT_ASSIGN_OR_RETURN(std::shared_ptr<const RecordedSpec> recorded, Record(spec));
+    result = recorded.get();
+    by_json_.emplace(recorded->json, std::move(recorded));
   }
   by_raw_.emplace(std::move(raw), result);
   return result;

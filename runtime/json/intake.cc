@@ -52,8 +52,13 @@ class DocumentBuilder {
     if (in_.size() >= 3 && in_.substr(0, 3) == "\xEF\xBB\xBF") {
       return Error(0, "byte order mark before the value (JSON text must not start with one)");
     }
-    doc_.text_.reserve(in_.size() / 2);
+    // Room for a typical document at once, so it is built without regrowing: the decoded
+    // strings and number literals never take more bytes than the input, a member takes at least
+    // 6 input bytes and a node 1 (still linear in the input).
+    doc_.text_.reserve(in_.size());
     doc_.nodes_.reserve(in_.size() / 8 + 1);
+    doc_.members_.reserve(in_.size() / 16 + 1);
+    member_stack_.reserve(in_.size() / 16 + 1);
     SkipWhitespace();
     if (pos_ == in_.size()) return Error(pos_, "empty input, expected a value");
     if (absl::Status s = ParseValue(0); !s.ok()) return s;

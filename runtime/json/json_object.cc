@@ -9,34 +9,46 @@ namespace agentrt::json {
 
 std::string JsonString(std::string_view text) {
   std::string out;
+  out.reserve(text.size() + 2);  // all it takes unless something needs escaping
   AppendJsonString(text, out);
   return out;
 }
 
 JsonObject& JsonObject::String(std::string_view key, std::string_view value) {
-  return Raw(key, JsonString(value));
+  return Add(key, JsonString(value));
 }
 
 JsonObject& JsonObject::Int(std::string_view key, std::int64_t value) {
-  return Raw(key, std::to_string(value));
+  return Add(key, std::to_string(value));
 }
 
 JsonObject& JsonObject::Bool(std::string_view key, bool value) {
-  return Raw(key, value ? "true" : "false");
+  return Add(key, value ? "true" : "false");
 }
 
 JsonObject& JsonObject::Raw(std::string_view key, std::string_view canonical_json) {
-  members_.emplace_back(std::string(key), std::string(canonical_json));
+  return Add(key, std::string(canonical_json));
+}
+
+JsonObject& JsonObject::Add(std::string_view key, std::string value) {
+  members_.emplace_back(std::string(key), std::move(value));
   return *this;
 }
 
 std::string JsonObject::Build() const {
   std::vector<const std::pair<std::string, std::string>*> sorted;
-  for (const auto& m : members_) sorted.push_back(&m);
+  sorted.reserve(members_.size());
+  std::size_t size = 2;  // what the object takes unless a key needs escaping
+  for (const auto& m : members_) {
+    sorted.push_back(&m);
+    size += m.first.size() + m.second.size() + 4;
+  }
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
     return CompareUtf16(a->first, b->first) < 0;
   });
-  std::string out = "{";
+  std::string out;
+  out.reserve(size);
+  out += '{';
   for (const auto* m : sorted) {
     if (out.size() > 1) out += ",";
     AppendCanonicalString(m->first, out);

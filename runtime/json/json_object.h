@@ -32,6 +32,8 @@ class JsonObject {
   std::string Build() const;
 
  private:
+  JsonObject& Add(std::string_view key, std::string value);
+
   std::vector<std::pair<std::string, std::string>> members_;
 };
 

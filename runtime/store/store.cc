@@ -236,12 +236,13 @@ absl::StatusOr<std::vector<SqlRow>> Transaction::Query(std::string_view sql,
   NoteIfEventsMayChange(*statement);
   AGENTRT_RETURN_IF_ERROR(statement->Bind(params));
   std::vector<SqlRow> rows;
+  const int columns = statement->ColumnCount();
   for (;;) {
     AGENTRT_ASSIGN_OR_RETURN(bool row, statement->Step());
     if (!row) break;
-    SqlRow values;
-    for (int i = 0; i < statement->ColumnCount(); ++i) values.push_back(statement->ColumnText(i));
-    rows.push_back(std::move(values));
+    SqlRow& values = rows.emplace_back();
+    values.reserve(columns);
+    for (int i = 0; i < columns; ++i) values.push_back(statement->ColumnText(i));
   }
   return rows;
 }

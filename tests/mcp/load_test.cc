@@ -379,6 +379,35 @@ TEST_F(LoadTest, ANameAnEarlierServerHoldsRefusesTheLaterServersToolNamingTheHol
   EXPECT_EQ(classified->Text(), later_report);
 }
 
+// With a SpecCache, a load records each registered tool's spec as it checks it, so a driver
+// given the same cache registers the tools without recording them again; what the load
+// registers and refuses is the same as without one.
+TEST_F(LoadTest, ALoadRecordsItsToolsInTheSpecCacheItIsGiven) {
+  Offer({Tool("read_file", "Read a file.", kReadSchema),
+         Tool("bad", "Bad.", R"({"type":"object","minLength":"two"})")});
+  Manifest manifest = PinOrDie();
+  Rules rules = {{"read_file", ReadOnly()}, {"bad", ReadOnly()}};
+  SpecCache specs;
+  LoadOptions options;
+  options.specs = &specs;
+  LoadResult cached = Load(FakeServer(), &manifest, rules, World(), options);
+  LoadResult alone = Load(FakeServer(), &manifest, rules, World());
+  ASSERT_OK(cached.status);
+  ASSERT_OK(alone.status);
+  EXPECT_EQ(cached.report->Text(), alone.report->Text());
+  ASSERT_EQ(cached.tools.size(), 1u);
+  EXPECT_EQ(specs.size(), 1u);  // the registered tool's; the refused one is not kept
+  absl::StatusOr<ToolRegistry> registry = ToolRegistry::Create({cached.tools[0].get()}, &specs);
+  ASSERT_OK(registry);
+  EXPECT_EQ(specs.size(), 1u);  // registered without recording again
+  absl::StatusOr<std::shared_ptr<const RecordedSpec>> recorded =
+      specs.Record(cached.tools[0]->Spec());
+  ASSERT_OK(recorded);
+  EXPECT_EQ(registry->specs()[0].schema, (*recorded)->schema);
+  if (cached.connection) cached.connection->Close();
+  if (alone.connection) alone.connection->Close();
+}
+
 TEST_F(LoadTest, SchemasThatAreNotObjectSchemasOrThatTheRuntimeRejectsAreRefused) {
   struct Case {
     std::string schema;

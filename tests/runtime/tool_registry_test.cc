@@ -3,6 +3,7 @@
 #include "runtime/tool_registry.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,6 +69,48 @@ TEST(ToolRegistryTest, AChangedSpecTheRulesRefuseIsAnError) {
   absl::StatusOr<const RecordedSpec*> refused = registry.Current(&tool);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(refused.status().message(), HasSubstr("tool \"read\": input schema refused: "));
+}
+
+// A SpecCache records each spec as given once: registries sharing it hold the very recorded
+// spec (schema and all), a spec that differs in any field is recorded apart, and what it
+// records is what RecordSpec records.
+TEST(SpecCacheTest, RegistriesSharingACacheCompileEachSpecOnce) {
+  SpecCache cache;
+  SpecTool tool;
+  ToolRegistry first = *ToolRegistry::Create({&tool}, &cache);
+  ToolRegistry second = *ToolRegistry::Create({&tool}, &cache);
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_EQ(first.specs()[0].schema, second.specs()[0].schema);  // one compilation
+  EXPECT_EQ(*first.Current(&tool), *second.Current(&tool));      // the same recorded spec
+  absl::StatusOr<RecordedSpec> alone = RecordSpec(tool.spec);
+  ASSERT_OK(alone);
+  EXPECT_EQ(first.specs()[0].json, alone->json);
+  EXPECT_EQ(first.specs()[0].hash, alone->hash);
+  EXPECT_EQ(first.specs()[0].spec.input_schema, alone->spec.input_schema);
+
+  // Any field changed is another spec, recorded apart; a registry's Current records it through
+  // the cache too.
+  tool.spec.timeout = absl::Seconds(6);
+  absl::StatusOr<const RecordedSpec*> changed = second.Current(&tool);
+  ASSERT_OK(changed);
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_NE((*changed)->hash, first.specs()[0].hash);
+  absl::StatusOr<std::shared_ptr<const RecordedSpec>> again = cache.Record(tool.spec);
+  ASSERT_OK(again);
+  EXPECT_EQ(again->get(), *changed);
+}
+
+// A refused spec is refused through the cache with RecordSpec's error, each time, and kept out.
+TEST(SpecCacheTest, ARefusedSpecIsRefusedAsRecordSpecRefusesIt) {
+  SpecCache cache;
+  SpecTool tool;
+  tool.spec.input_schema = R"({"minLength":"two"})";
+  absl::Status alone = RecordSpec(tool.spec).status();
+  ASSERT_EQ(alone.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cache.Record(tool.spec).status(), alone);
+  EXPECT_EQ(cache.Record(tool.spec).status(), alone);
+  EXPECT_EQ(ToolRegistry::Create({&tool}, &cache).status(), alone);
+  EXPECT_EQ(cache.size(), 0u);
 }
 
 }  // namespace

@@ -323,7 +323,9 @@ int Call(std::span<const std::string> args, Io& io) {
     if (!manifest.ok()) return Failure(io, "mcp call", ToStd(manifest.status().message()));
     manifests.push_back(*std::move(manifest));
   }
-  mcp::ConfiguredTools configured = mcp::LoadConfigured(*config, manifests, w);
+  // The load checks each tool's spec and the driver registers it: one compilation each.
+  SpecCache specs;
+  mcp::ConfiguredTools configured = mcp::LoadConfigured(*config, manifests, w, &specs);
   const std::vector<Tool*>& tools = configured.tools;
   if (!tool.empty() &&
       std::none_of(tools.begin(), tools.end(), [&](Tool* t) { return t->Spec().name == tool; })) {
@@ -343,6 +345,7 @@ int Call(std::span<const std::string> args, Io& io) {
   options.tools = tools;
   options.scheduler = w.scheduler;
   options.lease_ttl = config->lease_ttl;
+  options.specs = &specs;
   absl::StatusOr<std::unique_ptr<Driver>> driver =
       Driver::Create(**store, *w.clock, *w.entropy, options);
   if (!driver.ok()) return Failure(io, "mcp call", ToStd(driver.status().message()));

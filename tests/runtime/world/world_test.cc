@@ -1,8 +1,11 @@
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/base/string_view.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "runtime/world/timestamp.h"
@@ -77,6 +80,50 @@ TEST(TimestampTest, AgreesWithTheGeneralFormatter) {
   for (absl::Time far :
        {absl::FromUnixSeconds(253'402'300'800), absl::FromUnixSeconds(-30'610'224'001)}) {
     EXPECT_EQ(FormatTimestamp(far), general(far));
+  }
+}
+
+// ParseTimestamp reads the engine's own texts by hand and hands anything else to the general
+// parser: on texts at and past every edge of the hand-read form, it answers exactly as the
+// general parser does (the same instant, or a refusal).
+TEST(TimestampTest, ReadsAsTheGeneralParserDoes) {
+  auto general = [](std::string_view text) -> std::optional<absl::Time> {
+    absl::Time t;
+    std::string error;
+    if (text.size() != 30 ||
+        !absl::ParseTime("%Y-%m-%d%ET%H:%M:%E9SZ", ToAbsl(text), absl::UTCTimeZone(), &t, &error)) {
+      return std::nullopt;
+    }
+    return t;
+  };
+  for (const char* text : {
+           "2024-02-29T12:00:00.000000000Z",  // a leap day
+           "2023-02-29T12:00:00.000000000Z",  // not one
+           "1900-02-29T00:00:00.000000000Z",  // a century is not, but for every 400th
+           "2000-02-29T00:00:00.000000000Z",
+           "2026-04-31T00:00:00.000000000Z",  // past the month's end
+           "2026-13-01T00:00:00.000000000Z",  // past the year's
+           "2026-00-10T00:00:00.000000000Z",  // before it
+           "2026-11-00T00:00:00.000000000Z",
+           "2026-11-29T24:00:00.000000000Z",  // past the day's end
+           "2026-11-29T23:60:00.000000000Z",
+           "2026-12-31T23:59:60.000000000Z",  // a leap second
+           "2026-11-29T23:59:59.999999999Z",
+           "1000-01-01T00:00:00.000000000Z",  // the first year of the form
+           "0999-12-31T23:59:59.999999999Z",  // before it
+           "9999-12-31T23:59:59.999999999Z",  // its last instant
+           "+026-11-29T21:45:00.000000000Z",  // a sign where a digit goes
+           "2026-11-29T21:45:00.00000000xZ",  // a letter
+           "2026-11-29T21:45:00.000000000z",  // a lowercase zone
+           "2026/11/29T21:45:00.000000000Z",  // other separators
+           "2026-11-29t21:45:00.000000000Z", "2026-11-29T21-45:00.000000000Z",
+           "2026-11-29T21:45:00,000000000Z",
+       }) {
+    SCOPED_TRACE(text);
+    absl::StatusOr<absl::Time> ours = ParseTimestamp(text);
+    std::optional<absl::Time> theirs = general(text);
+    ASSERT_EQ(ours.ok(), theirs.has_value()) << ours.status();
+    if (theirs) EXPECT_EQ(*ours, *theirs);
   }
 }
 
