@@ -29,7 +29,6 @@
 #include "runtime/events.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
-#include "runtime/records/rows.h"
 #include "runtime/records/run_reader.h"
 #include "runtime/records/schema.h"
 #include "runtime/render/model_agent.h"
@@ -943,17 +942,11 @@ absl::StatusOr<Outcome> Player::Play() {
   outcome_.disk_faults = db->disk().faults_fired();
   db->disk().SetFaults({}, {});
 
+  AGENTRT_ASSIGN_OR_RETURN(outcome_.run, ReadRun(*store, run_id));
   AGENTRT_ASSIGN_OR_RETURN(outcome_.events, store->ListEvents(run_id));
-  // The run as stored, its approvals and its steps, as one snapshot.
-  std::vector<Step> steps;
-  AGENTRT_RETURN_IF_ERROR(store->Read([&](store::Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(outcome_.run, rows::ReadRun(tx, run_id));
-    AGENTRT_ASSIGN_OR_RETURN(outcome_.approvals, rows::ReadApprovals(tx, run_id));
-    AGENTRT_ASSIGN_OR_RETURN(steps, rows::ReadSteps(tx, run_id));
-    return absl::OkStatus();
-  }));
-  if (!outcome_.run) return absl::NotFoundError(absl::StrCat("run ", run_id, " not found"));
-  for (const Step& step : steps) {
+  AGENTRT_ASSIGN_OR_RETURN(RunHistory history, ReadHistory(*store, run_id));
+  outcome_.approvals = std::move(history.approvals);
+  for (const Step& step : history.steps) {
     if (step.observation) {
       outcome_.observations.push_back(
           absl::StrCat(ToAbsl(ToString(step.observation->kind)), " ", step.observation->content));

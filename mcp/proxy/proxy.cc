@@ -191,8 +191,9 @@ bool Proxy::Impl::StillLive(const Approval& a, absl::Time now) const {
 absl::StatusOr<LastAttempt> Proxy::Impl::LastOf(const std::string& run_id,
                                                 std::vector<agentrt::Step>* steps,
                                                 std::vector<Approval>* approvals) {
-  AGENTRT_ASSIGN_OR_RETURN(*steps, ReadSteps(store_, run_id));
-  AGENTRT_ASSIGN_OR_RETURN(*approvals, ApprovalsOf(run_id));
+  AGENTRT_ASSIGN_OR_RETURN(RunHistory history, ReadHistory(store_, run_id));
+  *steps = std::move(history.steps);
+  *approvals = std::move(history.approvals);
   return FindLastAttempt(run_id, *steps, *approvals,
                          [this](std::string_view name) { return Find(name); });
 }

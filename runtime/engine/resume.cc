@@ -53,13 +53,9 @@ std::string Driver::Session::Damage() const {
 }
 
 absl::Status Driver::Session::ReadHistory() {
-  std::vector<Step> steps;
-  AGENTRT_RETURN_IF_ERROR(driver_.store_.Read([&](Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(steps, rows::ReadSteps(tx, run_.id));
-    AGENTRT_ASSIGN_OR_RETURN(approvals_, rows::ReadApprovals(tx, run_.id));
-    return absl::OkStatus();
-  }));
-  steps_.Assign(std::move(steps));
+  AGENTRT_ASSIGN_OR_RETURN(RunHistory history, agentrt::ReadHistory(driver_.store_, run_.id));
+  steps_.Assign(std::move(history.steps));
+  approvals_ = std::move(history.approvals);
   return absl::OkStatus();
 }
 

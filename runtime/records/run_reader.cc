@@ -46,6 +46,16 @@ absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_vie
   return steps;
 }
 
+absl::StatusOr<RunHistory> ReadHistory(store::Store& store, std::string_view run_id) {
+  RunHistory history;
+  AGENTRT_RETURN_IF_ERROR(store.Read([&](store::Transaction& tx) -> absl::Status {
+    AGENTRT_ASSIGN_OR_RETURN(history.steps, rows::ReadSteps(tx, run_id));
+    AGENTRT_ASSIGN_OR_RETURN(history.approvals, rows::ReadApprovals(tx, run_id));
+    return absl::OkStatus();
+  }));
+  return history;
+}
+
 absl::StatusOr<RecentSteps> ReadRecentSteps(store::Store& store, std::string_view run_id,
                                             std::size_t count) {
   RecentSteps recent;

@@ -1,7 +1,7 @@
 // runtime/records/run_reader.h
 //
-// Reading back what the driver stored: a run, its steps and its lease, decoded into the
-// engine's types, each in one read transaction (the statements are rows.h's).
+// Reading back what the driver stored: a run, its steps (with its approvals) and its lease, decoded
+// into the engine's types, each in one read transaction (the statements are rows.h's).
 #pragma once
 
 #include <cstddef>
@@ -24,6 +24,13 @@ absl::StatusOr<Run> ReadRun(store::Store& store, std::string_view run_id);
 absl::Status RefreshRun(store::Store& store, Run& run);
 // ReadSteps: the run's steps by index.
 absl::StatusOr<std::vector<Step>> ReadSteps(store::Store& store, std::string_view run_id);
+// ReadHistory: the run's steps by index and its approvals in the order they were created, as
+// one snapshot (what a resume judges from).
+struct RunHistory {
+  std::vector<Step> steps;
+  std::vector<Approval> approvals;
+};
+absl::StatusOr<RunHistory> ReadHistory(store::Store& store, std::string_view run_id);
 // ReadRecentSteps: the run's last `count` steps (fewer when it has fewer), in order, and the
 // index of the first of them; one read transaction.
 struct RecentSteps {

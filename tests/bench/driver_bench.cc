@@ -520,8 +520,28 @@ void BM_AbslFormatTimeSameText(benchmark::State& state) {
   }
 }
 
+// Reading one back: the engine's own form read by hand against the general parser it falls back
+// to (the same instant, checked by TimestampTest.ReadsAsTheGeneralParserDoes).
+void BM_ParseTimestamp(benchmark::State& state) {
+  const std::string text = world::FormatTimestamp(absl::FromUnixNanos(1'800'000'000'123'456'789));
+  for (auto _ : state) benchmark::DoNotOptimize(world::ParseTimestamp(text));
+}
+
+void BM_AbslParseTimeSameText(benchmark::State& state) {
+  const std::string text = world::FormatTimestamp(absl::FromUnixNanos(1'800'000'000'123'456'789));
+  for (auto _ : state) {
+    absl::Time t;
+    std::string error;
+    benchmark::DoNotOptimize(
+        absl::ParseTime("%Y-%m-%d%ET%H:%M:%E9SZ", text, absl::UTCTimeZone(), &t, &error));
+    benchmark::DoNotOptimize(t);
+  }
+}
+
 BENCHMARK(BM_FormatTimestamp);
 BENCHMARK(BM_AbslFormatTimeSameText);
+BENCHMARK(BM_ParseTimestamp);
+BENCHMARK(BM_AbslParseTimeSameText);
 BENCHMARK(BM_StoreOpen)->Arg(0)->Arg(1)->ArgName("file")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DriverCreate)->Unit(benchmark::kMicrosecond);
 // file, steps (tool calls), observation bytes, side effects.

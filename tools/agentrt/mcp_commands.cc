@@ -323,8 +323,7 @@ int Call(std::span<const std::string> args, Io& io) {
     if (!manifest.ok()) return Failure(io, "mcp call", ToStd(manifest.status().message()));
     manifests.push_back(*std::move(manifest));
   }
-  // The load checks each tool's spec and the driver registers it: one compilation each.
-  SpecCache specs;
+  SpecCache specs;  // each spec recorded once, by the load, for the driver too
   mcp::ConfiguredTools configured = mcp::LoadConfigured(*config, manifests, w, &specs);
   const std::vector<Tool*>& tools = configured.tools;
   if (!tool.empty() &&

@@ -216,7 +216,8 @@ absl::StatusOr<std::unique_ptr<store::Store>> NewStore(const std::string& db,
 // reports, then the run's trace, to `io.out`. Errors: the driver's.
 absl::StatusOr<Run> Play(const SimInputs& in, const world::World& world, store::Store& store,
                          Io& io) {
-  mcp::ConfiguredTools configured = mcp::LoadConfigured(in.config, in.manifests, world);
+  SpecCache specs;  // each spec recorded once, by the load, for the driver too
+  mcp::ConfiguredTools configured = mcp::LoadConfigured(in.config, in.manifests, world, &specs);
   io.out << configured.reports;
   mcp::ClassPolicy policy(in.config.policy, configured.outcomes);
   ScriptedAgent agent(in.script.steps);
@@ -226,6 +227,7 @@ absl::StatusOr<Run> Play(const SimInputs& in, const world::World& world, store::
   options.tools = configured.tools;
   options.scheduler = world.scheduler;
   options.lease_ttl = in.config.lease_ttl;
+  options.specs = &specs;
   absl::StatusOr<Run> run = absl::UnknownError("the run did not start");
   {
     absl::StatusOr<std::unique_ptr<Driver>> driver =
