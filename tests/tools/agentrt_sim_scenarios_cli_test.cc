@@ -196,6 +196,56 @@ TEST(SimScenariosCliTest, ARobustExpectationBrokenByASeedIsPrintedWithItsReprodu
               ::testing::AnyOf(HasSubstr("perturbations {"), HasSubstr("crash {")));
 }
 
+// A swarm split over machines: each shard writes its report, `sim merge` makes them the whole
+// swarm's (the same failing seeds, in the same order, with their shrink commands; the same
+// reach), and a shard whose report is missing fails the merge by name.
+TEST(SimScenariosCliTest, MergedShardReportsAreTheWholeSwarmsReport) {
+  std::string fragile =
+      Write("fragile.textproto", Scenario(R"( status: "completed" robust: true )"));
+  std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" )"));
+  ProcessResult whole = Agentrt({"sim", "swarm", fragile, pass, "--seeds", "30", "--json"});
+  ASSERT_EQ(whole.exit_code, 1) << whole.out << whole.err;
+  std::vector<std::string> reports;
+  for (int i = 0; i < 3; ++i) {
+    std::string junit = test_support::TestFile(absl::StrCat("shard", i, ".xml"));
+    ProcessResult shard = Agentrt({"sim", "swarm", fragile, pass, "--seeds", "30", "--shard",
+                                   absl::StrCat(i, "/3"), "--json", "--junit", junit});
+    EXPECT_THAT(ReadAll(junit), HasSubstr("<testsuite name=\"agentrt-sim-swarm\""));
+    reports.push_back(Write(absl::StrCat("shard", i, ".json"), shard.out));
+  }
+  std::string junit = test_support::TestFile("merged.xml");
+  ProcessResult merged =
+      Agentrt({"sim", "merge", reports[2], reports[0], reports[1], "--json", "--junit", junit});
+  EXPECT_EQ(merged.exit_code, 1) << merged.out << merged.err;
+  absl::StatusOr<json::Document> a = json::Parse(whole.out);
+  absl::StatusOr<json::Document> b = json::Parse(merged.out);
+  ASSERT_OK(a) << whole.out;
+  ASSERT_OK(b) << merged.out;
+  for (std::string_view field : {"failures", "reach", "plays", "files", "unreadable"}) {
+    EXPECT_EQ(json::MemberText(a->root(), field), json::MemberText(b->root(), field)) << field;
+  }
+  EXPECT_THAT(json::MemberText(b->root(), "failures"), HasSubstr("agentrt sim shrink "));
+  EXPECT_EQ(json::MemberText(b->root(), "shards"), "[0,1,2]");
+  std::string xml = ReadAll(junit);
+  EXPECT_THAT(xml, HasSubstr("reproduce: agentrt sim shrink "));
+  EXPECT_THAT(xml, HasSubstr("<failure message="));
+
+  ProcessResult lines = Agentrt({"sim", "merge", reports[0], reports[2]});
+  EXPECT_EQ(lines.exit_code, 1);
+  EXPECT_THAT(lines.out, HasSubstr("MISSING  shard 1/3: no report of it was merged"));
+  EXPECT_THAT(lines.out, HasSubstr("(shards 0,2/3; missing 1)"));
+  std::string other =
+      Write("other.json",
+            Agentrt({"sim", "swarm", pass, "--seeds", "31", "--shard", "1/3", "--json"}).out);
+  ProcessResult mixed = Agentrt({"sim", "merge", reports[0], other});
+  EXPECT_EQ(mixed.exit_code, 1);
+  EXPECT_THAT(mixed.err, HasSubstr("other.json is of another swarm than "));
+  ProcessResult garbled = Agentrt({"sim", "merge", Write("garbled.json", "{\"format\": 1}")});
+  EXPECT_EQ(garbled.exit_code, 1);
+  EXPECT_THAT(garbled.err, HasSubstr("garbled.json: format is a number, not a string"));
+  EXPECT_EQ(Agentrt({"sim", "merge"}).exit_code, 2);
+}
+
 // The shrunk scenario goes where the command line says, beside the scenario by default: a
 // symbolic link someone left at that path (the folder holds others' files) is replaced, never
 // written through, and the scenario's path stays on its comment line.
@@ -285,7 +335,7 @@ TEST(SimScenariosCliTest, ShrinkGenerateRefusesAWorldThatDoesNotFail) {
 }
 
 TEST(SimScenariosCliTest, EveryCommandHasHelp) {
-  for (const char* sub : {"run", "swarm", "shrink", "generate"}) {
+  for (const char* sub : {"run", "swarm", "merge", "shrink", "generate"}) {
     ProcessResult r = Agentrt({"sim", sub, "--help"});
     EXPECT_EQ(r.exit_code, 0) << sub;
     EXPECT_THAT(r.out, HasSubstr(absl::StrCat("Usage: agentrt sim ", sub))) << sub;

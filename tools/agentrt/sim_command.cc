@@ -20,6 +20,8 @@ Subcommands:
                            play scenarios under seeds that perturb the world; check invariants
   swarm --generate [--seeds N] [--jobs J] [--shard I/K] [--keep DIR]
                            play generated worlds, one per seed; check invariants
+  merge REPORT... [--json] [--junit FILE]
+                           combine the reports of a swarm's shards (swarm --json) into one
   shrink SCENARIO --seed S [--write FILE]
                            reduce a failing seed's scenario to a minimal one and write it
   shrink --generate --seed S [--write FILE]
@@ -39,12 +41,13 @@ Run 'agentrt sim SUBCOMMAND --help' for details.
 int RunSimCommand(std::span<const std::string> args, Io& io) {
   if (args.empty()) {
     return UsageError(io, "sim",
-                      "missing subcommand (run, swarm, shrink, generate, record, replay)");
+                      "missing subcommand (run, swarm, merge, shrink, generate, record, replay)");
   }
   const std::string& sub = args[0];
   if (sub == "--help" || sub == "-h" || sub == "help") return io.out << kHelp, kExitOk;
   if (sub == "run") return RunSimRun(args.subspan(1), io);
   if (sub == "swarm") return RunSimSwarm(args.subspan(1), io);
+  if (sub == "merge") return RunSimMerge(args.subspan(1), io);
   if (sub == "shrink") return RunSimShrink(args.subspan(1), io);
   if (sub == "generate") return RunSimGenerate(args.subspan(1), io);
   if (sub == "record") return RunSimRecord(args.subspan(1), io);

@@ -18,9 +18,11 @@
 #include "runtime/world/real_filesystem.h"
 #include "sim/generate.h"
 #include "sim/judge.h"
+#include "sim/junit.h"
 #include "sim/scenario_file.h"
 #include "sim/shrink.h"
 #include "sim/swarm.h"
+#include "sim/swarm_report.h"
 #include "tools/agentrt/command_line.h"
 #include "tools/agentrt/db_flag.h"
 
@@ -51,8 +53,9 @@ Exit status: 0 every scenario passed, 1 one failed or could not be read, 2 usage
 
 constexpr char kSwarmHelp[] =
     R"(Usage: agentrt sim swarm PATH... [--seeds N] [--first_seed S] [--jobs J] [--shard I/K]
+                         [--json] [--junit FILE]
        agentrt sim swarm --generate [--seeds N] [--first_seed S] [--jobs J] [--shard I/K]
-                         [--keep DIR]
+                         [--keep DIR] [--json] [--junit FILE]
 
 Plays each scenario under N seeds. Each seed perturbs the world: answers delayed, garbage
 lines, stderr noise, dropped connections, answers in two pieces, the virtual clock jumping, and
@@ -70,10 +73,29 @@ invariants alone (`agentrt sim generate --seed S` writes one out).
                   coordination
   --keep DIR      with --generate: write each failing world to DIR/generated-<seed>.textproto
                   (DIR is created when missing; a file already there is left as it was)
+  --json          the report as one JSON object instead of lines: what `sim merge` combines
+  --junit FILE    also write the report as JUnit XML
 A progress line is kept on a terminal; a long swarm (1,000 plays or more) writes a line to
 stderr at every tenth otherwise.
 
 Exit status: 0 no seed failed, 1 one did (or a scenario could not be read), 2 usage error.
+)";
+
+constexpr char kMergeHelp[] =
+    R"(Usage: agentrt sim merge REPORT... [--json] [--junit FILE]
+
+Combines the reports of a swarm's shards (each written by `agentrt sim swarm --shard I/K
+--json`) into one, as if one machine had played the whole swarm: every failing seed with the
+command that shrinks it, the plays and what they reached, summed. The reports must be of the
+same swarm (the same scenarios or generated worlds, seeds, first seed and shard count), each
+shard at most once; a shard no report covers is named and fails the merge, so a machine that
+died is never mistaken for one that passed (docs/scale-out.md).
+  --json        the merged report as one JSON object (the form a shard writes) instead of lines
+  --junit FILE  also write it as JUnit XML: a test case per scenario, per failing seed, per
+                missing shard
+
+Exit status: 0 no seed failed and every shard is there, 1 a seed failed, a scenario could not be
+read, a shard is missing or a report could not be read, 2 usage error.
 )";
 
 constexpr char kShrinkHelp[] =
@@ -116,28 +138,8 @@ std::string Seconds(absl::Duration d) {
   return absl::StrCat(absl::FDivDuration(d, absl::Milliseconds(1)) / 1000.0, "s");
 }
 
-std::string XmlEscaped(std::string_view text) {
-  std::string out;
-  for (char c : json::Sanitize(text)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+// A shard's report is read whole; a million failing seeds take about 300 MB.
+constexpr std::size_t kMaxReportBytes = std::size_t{1} << 30;
 
 struct Played {
   std::string file;
@@ -161,31 +163,72 @@ std::vector<Played> PlayAll(world::Filesystem& disk, const std::vector<std::stri
 }
 
 absl::Status WriteJunit(const std::string& path, const std::vector<Played>& played) {
-  std::size_t failures = 0;
+  std::vector<sim::JunitCase> cases;
   double total = 0;
   for (const Played& p : played) {
-    failures += p.verdict.passed ? 0 : 1;
     total += p.wall_ms;
+    cases.push_back({"agentrt.sim", p.verdict.name, p.file, "",
+                     p.verdict.passed ? "" : p.verdict.difference, p.wall_ms / 1000});
   }
-  std::string xml = absl::StrCat(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"agentrt-sim\" tests=\"",
-      played.size(), "\" failures=\"", failures, "\" time=\"", total / 1000, "\">\n");
-  for (const Played& p : played) {
-    absl::StrAppend(&xml, "  <testcase classname=\"agentrt.sim\" name=\"",
-                    XmlEscaped(p.verdict.name), "\" file=\"", XmlEscaped(p.file), "\" time=\"",
-                    p.wall_ms / 1000, "\">");
-    if (!p.verdict.passed) {
-      absl::StrAppend(&xml, "\n    <failure message=\"", XmlEscaped(p.verdict.difference),
-                      "\"/>\n  ");
+  return WriteFileAtomically(path, sim::JunitXml("agentrt-sim", cases, total / 1000),
+                             "JUnit report");
+}
+
+// Prints a swarm's report as lines: each unreadable scenario and failing seed (with the command
+// that shrinks it), the count of plays and failures (then `timing`), and the reach.
+void PrintReport(const sim::SwarmReport& report, std::string_view timing, Io& io) {
+  for (const std::string& u : report.unreadable) io.out << "FAIL  " << json::Sanitize(u) << "\n";
+  for (std::int64_t shard : report.missing_shards) {
+    io.out << "MISSING  shard " << shard << "/" << report.shard_count
+           << ": no report of it was merged; its seeds were not judged\n";
+  }
+  for (const sim::ReportedFailure& f : report.failures) {
+    io.out << "FAIL  " << json::Sanitize(f.name);
+    if (!f.file.empty()) io.out << " seed " << f.seed;
+    io.out << ": " << json::Sanitize(f.difference) << "\n      reproduce: " << sim::ShrinkCommand(f)
+           << "\n";
+  }
+  if (report.generate) {
+    io.out << report.plays << " generated worlds";
+  } else {
+    io.out << report.plays << " seeds over " << report.files.size() << " scenarios";
+  }
+  if (report.shard_count > 1) {
+    io.out << " (shard" << (report.shards.size() == 1 ? " " : "s ")
+           << absl::StrJoin(report.shards, ",") << "/" << report.shard_count;
+    if (!report.missing_shards.empty()) {
+      io.out << "; missing " << absl::StrJoin(report.missing_shards, ",");
     }
-    absl::StrAppend(&xml, "</testcase>\n");
+    io.out << ")";
   }
-  xml += "</testsuite>\n";
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << xml;
-  out.close();
-  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
+  io.out << ": " << report.failures.size() << " failed, " << report.unreadable.size()
+         << " unreadable (" << timing << ")\n";
+  // What the plays reached, so a swarm that checks little says so.
+  std::vector<std::string> statuses;
+  for (const auto& [status, count] : report.reach.statuses) {
+    statuses.push_back(absl::StrCat(count, " ", status));
+  }
+  io.out << "reach: " << absl::StrJoin(statuses, ", ") << "; " << report.reach.with_effects
+         << " with a call that reached a server, " << report.reach.restarted
+         << " with the runtime restarted, " << report.reach.disk_faults << " with a disk fault\n";
+}
+
+// Writes a swarm's report where its flags say: JSON on stdout or lines (`timing` ends the count),
+// and JUnit XML to `junit` when set. False when the JUnit file could not be written (said).
+bool OutputReport(const std::string& command, const sim::SwarmReport& report, bool as_json,
+                  const std::string& junit, std::string_view timing, Io& io) {
+  if (as_json) {
+    io.out << sim::ReportJson(report) << "\n";
+  } else {
+    PrintReport(report, timing, io);
+  }
+  if (junit.empty()) return true;
+  if (absl::Status s = WriteFileAtomically(junit, sim::ReportJunit(report), "JUnit report");
+      !s.ok()) {
+    io.err << "agentrt " << command << ": " << json::Sanitize(ToStd(s.message())) << "\n";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -260,7 +303,7 @@ int SimRun(const SimRunOptions& o, Io& io) {
   }
   if (const std::string& junit = o.junit; !junit.empty()) {
     if (absl::Status s = WriteJunit(junit, played); !s.ok()) {
-      return Failure(io, command, ToStd(s.message()));
+      return Failure(io, command, json::Sanitize(ToStd(s.message())));
     }
   }
   return failed == 0 ? kExitOk : kExitFailure;
@@ -297,12 +340,11 @@ int SimSwarm(const SimSwarmOptions& o, Io& io) {
 
   std::vector<sim::SwarmScenario> scenarios;
   scenarios.reserve(files->size());
-  int unreadable = 0;
+  std::vector<std::string> unreadable;
   for (const std::string& file : *files) {
     absl::StatusOr<sim::v1::Scenario> scenario = sim::ReadScenario(disk, file);
     if (!scenario.ok()) {
-      io.out << "FAIL  " << json::Sanitize(ToStd(scenario.status().message())) << "\n";
-      ++unreadable;
+      unreadable.emplace_back(ToStd(scenario.status().message()));
       continue;
     }
     scenarios.push_back({file, *std::move(scenario)});
@@ -335,51 +377,54 @@ int SimSwarm(const SimSwarmOptions& o, Io& io) {
   if (terminal) io.err << "\n";
   int unkept = 0;
   for (const sim::SwarmFailure& f : swarm->failures) {
-    if (f.scenario == nullptr) {
-      io.out << "FAIL  " << sim::GeneratedName(f.seed) << ": "
-             << json::Sanitize(f.verdict.difference)
-             << "\n      reproduce: agentrt sim shrink --generate --seed " << f.seed << "\n";
-      if (o.keep.empty()) continue;
-      // Kept as a fixture would be: the world, and how it failed.
-      std::string path =
-          (std::filesystem::path(o.keep) / (sim::GeneratedName(f.seed) + ".textproto")).string();
-      if (absl::Status kept =
-              disk.WriteNew(path, GeneratedWorldText(f.seed, f.verdict.difference), "kept world");
-          !kept.ok()) {
-        io.err << "agentrt sim swarm: " << json::Sanitize(ToStd(kept.message())) << "\n";
-        ++unkept;
-      }
-      continue;
+    if (f.scenario != nullptr || o.keep.empty()) continue;
+    // Kept as a fixture would be: the world, and how it failed.
+    std::string path =
+        (std::filesystem::path(o.keep) / (sim::GeneratedName(f.seed) + ".textproto")).string();
+    if (absl::Status kept =
+            disk.WriteNew(path, GeneratedWorldText(f.seed, f.verdict.difference), "kept world");
+        !kept.ok()) {
+      io.err << "agentrt sim swarm: " << json::Sanitize(ToStd(kept.message())) << "\n";
+      ++unkept;
     }
-    io.out << "FAIL  " << json::Sanitize(f.scenario->scenario.name()) << " seed " << f.seed << ": "
-           << json::Sanitize(f.verdict.difference) << "\n      reproduce: agentrt sim shrink "
-           << json::Sanitize(f.scenario->file) << " --seed " << f.seed << "\n";
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (o.generate) {
-    io.out << swarm->plays << " generated worlds";
-  } else {
-    io.out << swarm->plays << " seeds over " << scenarios.size() << " scenarios";
+  sim::SwarmReport report =
+      sim::MakeReport(o.generate, scenarios, options, *swarm, std::move(unreadable),
+                      static_cast<std::int64_t>(seconds * 1000));
+  std::string timing = absl::StrCat(
+      report.wall_ms, " ms, ", static_cast<std::int64_t>(swarm->plays / std::max(seconds, 1e-9)),
+      " plays/s",
+      jobs > 1 ? absl::StrCat(
+                     ", ", static_cast<std::int64_t>(swarm->plays / std::max(seconds * jobs, 1e-9)),
+                     " per thread")
+               : "");
+  bool written = OutputReport(command, report, o.json, o.junit, timing, io);
+  return sim::ReportPassed(report) && unkept == 0 && written ? kExitOk : kExitFailure;
+}
+
+int SimMerge(const SimMergeOptions& o, Io& io) {
+  const std::string command = "sim merge";
+  if (o.reports.empty()) return UsageError(io, command, "name at least one shard's report");
+  world::RealFilesystem disk;
+  std::vector<sim::SwarmReport> reports;
+  for (const std::string& path : o.reports) {
+    absl::StatusOr<std::string> text = disk.ReadFile(path, kMaxReportBytes);
+    if (!text.ok()) return Failure(io, command, json::Sanitize(ToStd(text.status().message())));
+    absl::StatusOr<sim::SwarmReport> report = sim::ParseReport(*text);
+    if (!report.ok()) {
+      return Failure(io, command,
+                     absl::StrCat(json::Sanitize(path), ": ",
+                                  json::Sanitize(ToStd(report.status().message()))));
+    }
+    reports.push_back(*std::move(report));
   }
-  io.out << (shard->count > 1 ? absl::StrCat(" (shard ", shard->index, "/", shard->count, ")") : "")
-         << ": " << swarm->failures.size() << " failed, " << unreadable << " unreadable ("
-         << static_cast<std::int64_t>(seconds * 1000) << " ms, "
-         << static_cast<std::int64_t>(swarm->plays / std::max(seconds, 1e-9)) << " plays/s"
-         << (jobs > 1 ? absl::StrCat(", ",
-                                     static_cast<std::int64_t>(swarm->plays /
-                                                               std::max(seconds * jobs, 1e-9)),
-                                     " per thread")
-                      : "")
-         << ")\n";
-  // What the plays reached, so a swarm that checks little says so.
-  std::vector<std::string> statuses;
-  for (const auto& [status, count] : swarm->reach.statuses) {
-    statuses.push_back(absl::StrCat(count, " ", status));
-  }
-  io.out << "reach: " << absl::StrJoin(statuses, ", ") << "; " << swarm->reach.with_effects
-         << " with a call that reached a server, " << swarm->reach.restarted
-         << " with the runtime restarted, " << swarm->reach.disk_faults << " with a disk fault\n";
-  return swarm->failures.empty() && unreadable == 0 && unkept == 0 ? kExitOk : kExitFailure;
+  absl::StatusOr<sim::SwarmReport> merged = sim::MergeReports(reports, o.reports);
+  if (!merged.ok()) return Failure(io, command, ToStd(merged.status().message()));
+  std::string timing =
+      absl::StrCat(o.reports.size(), " reports, ", merged->wall_ms, " ms on their machines in all");
+  bool written = OutputReport(command, *merged, o.json, o.junit, timing, io);
+  return sim::ReportPassed(*merged) && written ? kExitOk : kExitFailure;
 }
 
 int SimShrink(const SimShrinkOptions& o, Io& io) {
@@ -461,11 +506,24 @@ int RunSimSwarm(std::span<const std::string> args, Io& io) {
                                                       .Add("jobs", &o.jobs)
                                                       .Add("shard", &o.shard)
                                                       .Add("generate", &o.generate)
-                                                      .Add("keep", &o.keep),
+                                                      .Add("keep", &o.keep)
+                                                      .Add("json", &o.json)
+                                                      .Add("junit", &o.junit),
                                                   kSwarmHelp, &exit);
   if (!parsed) return exit;
   o.paths = parsed->positional;
   return SimSwarm(o, io);
+}
+
+int RunSimMerge(std::span<const std::string> args, Io& io) {
+  SimMergeOptions o;
+  int exit = kExitOk;
+  std::optional<ParsedArgs> parsed =
+      ParseCommand(io, "sim merge", args, FlagSet().Add("json", &o.json).Add("junit", &o.junit),
+                   kMergeHelp, &exit);
+  if (!parsed) return exit;
+  o.reports = parsed->positional;
+  return SimMerge(o, io);
 }
 
 int RunSimShrink(std::span<const std::string> args, Io& io) {

@@ -1,10 +1,11 @@
 // tools/agentrt/sim_scenarios.h
 //
-// `agentrt sim run|swarm|shrink|generate`: the simulator's commands over scenarios
+// `agentrt sim run|swarm|merge|shrink|generate`: the simulator's commands over scenarios
 // (docs/simulator.md):
 //   run       play scenarios (each twice), one verdict line each and a summary, JSON or JUnit;
 //   swarm     play scenarios under many seeds that perturb the world, or generated worlds,
 //             checking the invariants;
+//   merge     combine the reports of a swarm's shards into one (JSON, lines or JUnit);
 //   shrink    reduce a failing seed's scenario (or generated world) to a minimal one, write it;
 //   generate  write the world a seed generates, as a scenario file.
 // Each is its options (parsed from its own flags by Parse*), one call to the simulator
@@ -39,6 +40,14 @@ struct SimSwarmOptions {
   std::string shard;      // "I/K": only shard I of K
   bool generate = false;  // generated worlds instead of scenarios (no paths)
   std::string keep;       // write each failing generated world here, as <name>.textproto
+  bool json = false;      // the report as one JSON object (sim/swarm_report.h) instead of lines
+  std::string junit;      // also write the report as JUnit XML here
+};
+
+struct SimMergeOptions {
+  std::vector<std::string> reports;  // the shards' `sim swarm --json` outputs
+  bool json = false;                 // the merged report as JSON instead of lines
+  std::string junit;                 // also write it as JUnit XML here
 };
 
 struct SimShrinkOptions {
@@ -55,11 +64,13 @@ struct SimGenerateOptions {
 
 int SimRun(const SimRunOptions& options, Io& io);
 int SimSwarm(const SimSwarmOptions& options, Io& io);
+int SimMerge(const SimMergeOptions& options, Io& io);
 int SimShrink(const SimShrinkOptions& options, Io& io);
 int SimGenerate(const SimGenerateOptions& options, Io& io);
 
 int RunSimRun(std::span<const std::string> args, Io& io);
 int RunSimSwarm(std::span<const std::string> args, Io& io);
+int RunSimMerge(std::span<const std::string> args, Io& io);
 int RunSimShrink(std::span<const std::string> args, Io& io);
 int RunSimGenerate(std::span<const std::string> args, Io& io);
 
