@@ -66,30 +66,49 @@ constexpr ApprovalStatus kApprovalStatuses[] = {ApprovalStatus::kPending, Approv
 
 // --- Runs ---
 
-// The first `cap` bytes of a text column. Cut as a blob: SQLite's text functions (substr,
-// length) end a text at its first NUL, which would show a goal "Summarise the report\0and then
-// delete every backup" as its first three words; a blob's bytes are all counted.
-std::string Head(std::string_view column, int cap) {
-  return absl::StrCat("substr(CAST(", ToAbsl(column), " AS BLOB), 1, ?", cap, ")");
+// A length parameter as a server's text functions take it: a 32-bit integer, where a cap of
+// "everything" (the largest 64-bit one) means the largest text a server holds (1 GB).
+std::string ServerLength(std::string_view param) {
+  return absl::StrCat("CAST(LEAST(CAST(", ToAbsl(param), " AS BIGINT), 1073741824) AS INTEGER)");
+}
+
+// The first `cap` bytes of a text column, read inside the engine. On SQLite cut as a blob: its
+// text functions (substr, length) end a text at its first NUL, which would show a goal
+// "Summarise the report\0and then delete every backup" as its first three words; a blob's bytes
+// are all counted. A server's text holds whole characters and no NUL: its first `cap`
+// characters, cut to `cap` bytes when read (CutBytes).
+std::string Head(Transaction& tx, std::string_view column, int cap) {
+  return store::Sql::OnServer(tx)
+             ? absl::StrCat("substr(", ToAbsl(column), ", 1, ",
+                            ServerLength(absl::StrCat("?", cap)), ")")
+             : absl::StrCat("substr(CAST(", ToAbsl(column), " AS BLOB), 1, ?", cap, ")");
+}
+
+// `text` cut to at most `cap` bytes, as SQLite's Head cuts it.
+std::string CutBytes(const std::string& text, std::int64_t cap) {
+  return static_cast<std::int64_t>(text.size()) <= cap
+             ? text
+             : text.substr(0, static_cast<std::size_t>(cap));
 }
 
 // The columns a capped run read returns, in RunFromCappedRow's order; parameter `cap` holds the
 // cut, in bytes (the view cuts again at a character, view::DisplayText).
-std::string SelectCappedRuns(std::string_view rest, int cap) {
-  return absl::StrCat("SELECT id, ", Head("goal", cap), ", ", Head("status", cap), ", ",
-                      Head("reason", cap), ", ", Head("reason_detail", cap),
+std::string SelectCappedRuns(Transaction& tx, std::string_view rest, int cap) {
+  return absl::StrCat("SELECT id, ", Head(tx, "goal", cap), ", ", Head(tx, "status", cap), ", ",
+                      Head(tx, "reason", cap), ", ", Head(tx, "reason_detail", cap),
                       ", step_count, created_at, finished_at, model_calls, input_tokens, "
                       "output_tokens, cached_input_tokens, estimated_cost_micros FROM runs ",
                       ToAbsl(rest));
 }
 
-Run RunFromCappedRow(const SqlRow& r) {
+Run RunFromCappedRow(const SqlRow& r, std::int64_t cap) {
   Run run;
   run.id = r[0];
-  run.goal = r[1];
-  run.status = ParseStatus(r[2], kRunStatuses, RunStatus::kFailed, &run.unknown_status);
-  run.reason = r[3];
-  run.reason_detail = r[4];
+  run.goal = CutBytes(r[1], cap);
+  run.status =
+      ParseStatus(CutBytes(r[2], cap), kRunStatuses, RunStatus::kFailed, &run.unknown_status);
+  run.reason = CutBytes(r[3], cap);
+  run.reason_detail = CutBytes(r[4], cap);
   run.step_count = static_cast<int>(ToInt(r[5]));
   run.created_at = TimeOf(r[6]);
   run.finished_at = TimeOf(r[7]);
@@ -340,9 +359,9 @@ absl::StatusOr<std::optional<Run>> ReadCappedRun(Transaction& tx, std::string_vi
                                                  std::int64_t max_text) {
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      store::Sql::Query(tx, SelectCappedRuns("WHERE id = ?1", 2), {run_id, max_text}));
+      store::Sql::Query(tx, SelectCappedRuns(tx, "WHERE id = ?1", 2), {run_id, max_text}));
   if (rows.empty()) return std::nullopt;
-  return RunFromCappedRow(rows[0]);
+  return RunFromCappedRow(rows[0], max_text);
 }
 
 absl::StatusOr<RunsPage> ReadCappedRunsPage(Transaction& tx, std::int64_t limit,
@@ -354,9 +373,9 @@ absl::StatusOr<RunsPage> ReadCappedRunsPage(Transaction& tx, std::int64_t limit,
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
       store::Sql::Query(
-          tx, SelectCappedRuns("ORDER BY created_at DESC, rowid DESC LIMIT ?1 OFFSET ?2", 3),
+          tx, SelectCappedRuns(tx, "ORDER BY created_at DESC, run_key DESC LIMIT ?1 OFFSET ?2", 3),
           {limit, offset, max_text}));
-  for (const SqlRow& r : rows) page.runs.push_back(RunFromCappedRow(r));
+  for (const SqlRow& r : rows) page.runs.push_back(RunFromCappedRow(r, max_text));
   return page;
 }
 
@@ -531,10 +550,20 @@ absl::StatusOr<std::vector<Step>> ReadStepRange(Transaction& tx, std::string_vie
   static constexpr std::string_view kWithoutContent = AGENTRT_STEP_RANGE(
       "CASE WHEN json_valid(observation_json) THEN json_remove(observation_json, '$.content') "
       "ELSE observation_json END");
+  // On a server: the object's other members, as written (json, not jsonb, which would reorder
+  // them and refuse a \u0000 escape); anything that is not a JSON object as it is.
+  static constexpr std::string_view kWithoutContentOnServer = AGENTRT_STEP_RANGE(
+      "CASE WHEN agentrt_json_valid(observation_json) "
+      "AND json_typeof(observation_json::json) = 'object' "
+      "THEN COALESCE((SELECT json_object_agg(key, value)::text "
+      "FROM json_each(observation_json::json) WHERE key <> 'content'), '{}') "
+      "ELSE observation_json END");
 #undef AGENTRT_STEP_RANGE
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> rows,
-      store::Sql::Query(tx, with_content ? kWhole : kWithoutContent, {run_id, first, last}));
+  std::string_view sql = with_content               ? kWhole
+                         : store::Sql::OnServer(tx) ? kWithoutContentOnServer
+                                                    : kWithoutContent;
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                           store::Sql::Query(tx, sql, {run_id, first, last}));
   std::vector<Step> steps;
   steps.reserve(rows.size());
   for (const SqlRow& r : rows) steps.push_back(DecodeStep(r, run_id));
@@ -543,26 +572,56 @@ absl::StatusOr<std::vector<Step>> ReadStepRange(Transaction& tx, std::string_vie
 
 namespace {
 
-// A text column's length in bytes: length() of a text counts characters up to its first NUL.
-std::string ByteLength(std::string_view column) {
-  return absl::StrCat("length(CAST(", ToAbsl(column), " AS BLOB))");
+// A text column's length in bytes: SQLite's length() of a text counts characters up to its first
+// NUL.
+std::string ByteLength(bool server, std::string_view column) {
+  return server ? absl::StrCat("octet_length(", ToAbsl(column), ")")
+                : absl::StrCat("length(CAST(", ToAbsl(column), " AS BLOB))");
 }
 
 // A step's JSON column when it is at most ?4 bytes; else an object of only the `fields` that
 // identify it, each whole when its JSON text is at most ?5 bytes, else cut to ?5 characters;
 // '' when the column is not JSON. A field is taken as JSON text (->): json_extract ends a string
 // at an escaped NUL, so a summary "failed\u0000 and then ..." would lose all after "failed".
-std::string CappedColumn(std::string_view column, std::initializer_list<std::string_view> fields) {
+std::string CappedColumn(bool server, std::string_view column,
+                         std::initializer_list<std::string_view> fields) {
   std::string object;
   for (std::string_view field : fields) {
+    if (server) {
+      std::string path = absl::StrCat(ToAbsl(column), "::json -> '", ToAbsl(field), "'");
+      absl::StrAppend(&object, object.empty() ? "" : ", ", "'", ToAbsl(field), "', CASE WHEN ",
+                      ByteLength(server, absl::StrCat("(", path, ")::text")),
+                      " <= CAST(?5 AS BIGINT) THEN ", path, " ELSE to_json(substr(", ToAbsl(column),
+                      "::json ->> '", ToAbsl(field), "', 1, ", ServerLength("?5"), ")) END");
+      continue;
+    }
     std::string path = absl::StrCat(ToAbsl(column), " -> '$.", ToAbsl(field), "'");
     absl::StrAppend(&object, object.empty() ? "" : ", ", "'", ToAbsl(field), "', json(CASE WHEN ",
-                    ByteLength(path), " <= ?5 THEN ", path, " ELSE json_quote(substr(",
+                    ByteLength(server, path), " <= ?5 THEN ", path, " ELSE json_quote(substr(",
                     ToAbsl(column), " ->> '$.", ToAbsl(field), "', 1, ?5)) END)");
   }
-  return absl::StrCat("CASE WHEN ", ByteLength(column), " <= ?4 THEN ", ToAbsl(column),
+  if (server) {
+    return absl::StrCat(
+        "CASE WHEN ", ByteLength(server, column), " <= CAST(?4 AS BIGINT) THEN ", ToAbsl(column),
+        " WHEN agentrt_json_valid(", ToAbsl(column), ") AND json_typeof(", ToAbsl(column),
+        "::json) = 'object' THEN json_build_object(", object, ")::text ELSE '' END");
+  }
+  return absl::StrCat("CASE WHEN ", ByteLength(server, column), " <= ?4 THEN ", ToAbsl(column),
                       " WHEN json_valid(", ToAbsl(column), ") THEN json_object(", object,
                       ") ELSE '' END");
+}
+
+// The page read of ReadStepsPage, on one engine or the other.
+std::string SelectStepsPage(bool server) {
+  return absl::StrCat(
+      "SELECT id, idx, status, ", CappedColumn(server, "decision_json", {"kind", "tool"}), ", ",
+      CappedColumn(server, "observation_json", {"kind", "summary"}),
+      ", spec_hash, started_at, finished_at, ",
+      CappedColumn(server, "policy_json", {"outcome", "reason"}), ", ",
+      ByteLength(server, "decision_json"), ", ", ByteLength(server, "observation_json"), ", ",
+      ByteLength(server, "policy_json"),
+      " FROM steps WHERE run_key = " AGENTRT_RUN_KEY(1) " ORDER BY idx "
+      "LIMIT ?2 OFFSET ?3");
 }
 
 }  // namespace
@@ -578,17 +637,12 @@ absl::StatusOr<StepsPage> ReadStepsPage(Transaction& tx, std::string_view run_id
   page.total = Count(count);
   // A column over the cap is reduced, inside SQLite, to the fields that identify it; only the
   // page's rows are read.
-  static const std::string kSelect = absl::StrCat(
-      "SELECT id, idx, status, ", CappedColumn("decision_json", {"kind", "tool"}), ", ",
-      CappedColumn("observation_json", {"kind", "summary"}),
-      ", spec_hash, started_at, finished_at, ", CappedColumn("policy_json", {"outcome", "reason"}),
-      ", ", ByteLength("decision_json"), ", ", ByteLength("observation_json"), ", ",
-      ByteLength("policy_json"),
-      " FROM steps WHERE run_key = " AGENTRT_RUN_KEY(1) " ORDER BY idx "
-      "LIMIT ?2 OFFSET ?3");
+  static const std::string kSelect = SelectStepsPage(/*server=*/false);
+  static const std::string kSelectOnServer = SelectStepsPage(/*server=*/true);
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      store::Sql::Query(tx, kSelect, {run_id, limit, offset, max_column, max_field}));
+      store::Sql::Query(tx, store::Sql::OnServer(tx) ? kSelectOnServer : kSelect,
+                        {run_id, limit, offset, max_column, max_field}));
   for (const SqlRow& r : rows) {
     Step step = DecodeStep(r, run_id);
     for (auto [column, length] :
@@ -637,7 +691,7 @@ absl::Status CheckPolicyId(std::string_view policy_id) {
 // --- Tool specs -----------------------------------------------------------------------------
 
 absl::Status InsertToolSpec(Transaction& tx, std::string_view hash, std::string_view spec_json) {
-  return Run1(tx, "INSERT OR IGNORE INTO tool_specs (hash, spec_json) VALUES (?1, ?2)",
+  return Run1(tx, "INSERT INTO tool_specs (hash, spec_json) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
               {hash, spec_json});
 }
 
@@ -696,8 +750,8 @@ absl::StatusOr<std::vector<Approval>> ReadApprovals(Transaction& tx, std::string
   AGENTRT_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
       store::Sql::Query(tx,
-                        absl::StrCat(ToAbsl(kSelectApproval),
-                                     "WHERE run_key = " AGENTRT_RUN_KEY(1) " ORDER BY rowid"),
+                        absl::StrCat(ToAbsl(kSelectApproval), "WHERE run_key = " AGENTRT_RUN_KEY(
+                                                                  1) " ORDER BY approval_key"),
                         {run_id}));
   std::vector<Approval> approvals;
   for (const SqlRow& r : rows) approvals.push_back(ApprovalFromRow(r));
@@ -716,11 +770,12 @@ absl::StatusOr<ApprovalPage> ReadApprovalsPage(Transaction& tx, std::string_view
       store::Sql::Query(tx, absl::StrCat("SELECT COUNT(*) FROM approvals ", ToAbsl(where)),
                         {run_id}));
   page.total = Count(count);
-  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                           store::Sql::Query(tx,
-                                             absl::StrCat(ToAbsl(kSelectApproval), ToAbsl(where),
-                                                          "ORDER BY rowid LIMIT ?2 OFFSET ?3"),
-                                             {run_id, limit, offset}));
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      store::Sql::Query(tx,
+                        absl::StrCat(ToAbsl(kSelectApproval), ToAbsl(where),
+                                     "ORDER BY approval_key LIMIT ?2 OFFSET ?3"),
+                        {run_id, limit, offset}));
   for (const SqlRow& r : rows) page.approvals.push_back(ApprovalFromRow(r));
   return page;
 }
@@ -743,7 +798,8 @@ absl::StatusOr<std::map<std::string, std::vector<std::string>>> ReadPendingAppro
                        "approval_key AS r, row_number() OVER (PARTITION BY approvals.run_key "
                        "ORDER BY approval_key) AS n FROM approvals JOIN runs USING (run_key) "
                        "WHERE approvals.status = 'pending' AND runs.id IN (",
-                       absl::StrJoin(slots, ", "), ")) WHERE n <= ?1 ORDER BY run_id, r"),
+                       absl::StrJoin(slots, ", "),
+                       ")) AS pending WHERE n <= ?1 ORDER BY run_id, r"),
           params));
   for (SqlRow& r : rows) ids[r[0]].push_back(std::move(r[1]));
   return ids;

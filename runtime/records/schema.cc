@@ -12,6 +12,7 @@
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/records/postgres/schema.h"
 #include "runtime/store/internal/sql.h"
 #include "runtime/world/timestamp.h"
 
@@ -374,15 +375,19 @@ ALTER TABLE runs ADD COLUMN lease_expires_at TEXT NOT NULL DEFAULT '';
 
 store::Schema Migrations() { return kMigrations; }
 
+store::Schema SchemaFor(std::string_view path) {
+  return store::IsServerUrl(path) ? ServerMigrations() : Migrations();
+}
+
 absl::StatusOr<std::unique_ptr<store::Store>> OpenStore(const std::string& path,
                                                         const world::Clock& clock,
                                                         store::StoreOptions options) {
-  return store::Store::Open(path, clock, kMigrations, std::move(options));
+  return store::Store::Open(path, clock, SchemaFor(path), std::move(options));
 }
 
 absl::StatusOr<std::unique_ptr<store::Store>> OpenExistingStore(const std::string& path,
                                                                 bool read_only) {
-  return store::Store::OpenExisting(path, kMigrations, read_only,
+  return store::Store::OpenExisting(path, SchemaFor(path), read_only,
                                     " (agentrt migrate --db brings it up to date)");
 }
 

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "runtime/store/schema.h"
@@ -22,7 +23,12 @@ namespace agentrt::records {
 // The migrations, 1 to the current version.
 store::Schema Migrations();
 
-// store::Store::Open, OpenExisting and OpenInMemory with agentrt's tables (their contracts).
+// The schema of the database `path` names: Migrations() for a SQLite file, the server's
+// (runtime/records/postgres/schema.h) for a PostgreSQL URL, numbered alike.
+store::Schema SchemaFor(std::string_view path);
+
+// store::Store::Open, OpenExisting and OpenInMemory with agentrt's tables (their contracts):
+// `path` is a SQLite file or a PostgreSQL URL (store::IsServerUrl).
 absl::StatusOr<std::unique_ptr<store::Store>> OpenStore(const std::string& path,
                                                         const world::Clock& clock,
                                                         store::StoreOptions options = {});

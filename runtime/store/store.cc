@@ -24,8 +24,9 @@ namespace {
 
 using internal::Connection;
 using internal::Param;
+using internal::SqliteConnection;
 static_assert(std::is_same_v<SqlValue, Param>, "a query's values bind as they are");
-using internal::Statement;
+static_assert(std::is_same_v<SqlRow, internal::Row>, "a query's rows read as they are");
 
 absl::Status WithPath(const std::string& path, absl::Status status) {
   if (status.ok()) return status;
@@ -40,7 +41,7 @@ absl::Status CallRollingBackOnThrow(Connection& connection,
   try {
     return fn(tx);
   } catch (...) {
-    connection.Exec("ROLLBACK").IgnoreError();
+    connection.Rollback();
     throw;
   }
 }
@@ -49,10 +50,10 @@ absl::Status CallRollingBackOnThrow(Connection& connection,
 // parameter holding kMaxPageText. A payload of at most ?CAP bytes is read as it is: SQLite's
 // substr and length end a text at its first NUL, which a payload edited to hold one would
 // otherwise be shown cut at.
-std::string CappedEventColumns(int cap_param) {
+std::string CappedEventColumns(const internal::Dialect& dialect, int cap_param) {
   std::string cap = absl::StrCat("?", cap_param);
-  return absl::StrCat("seq, run_id, step_id, at, type, ",
-                      "CASE WHEN length(CAST(payload_json AS BLOB)) <= ", cap,
+  return absl::StrCat("seq, run_id, step_id, at, type, ", "CASE WHEN ",
+                      dialect.byte_length("payload_json"), " <= ", cap,
                       " THEN payload_json ELSE substr(payload_json, 1, ", cap, ") END, ",
                       "length(payload_json), hash");
 }
@@ -92,18 +93,17 @@ class StoredEventPages {
   // the stored hash (its first 128 characters; NULL reads as "").
   static constexpr std::size_t kHashColumn = 11;
 
-  explicit StoredEventPages(std::string_view path) : path_(path) {
+  StoredEventPages(const internal::Dialect& dialect, std::string_view path)
+      : path_(path), byte_offsets_(dialect.byte_offsets) {
     page_sql_ = "SELECT seq";
     for (std::string_view field : kFields) {
-      absl::StrAppend(&page_sql_, ", length(CAST(", ToAbsl(field), " AS BLOB)), substr(CAST(",
-                      ToAbsl(field), " AS BLOB), 1, ?4)");
-      chunk_sql_.push_back(absl::StrCat("SELECT substr(CAST(", ToAbsl(field),
-                                        " AS BLOB), ?2, ?3) FROM events WHERE seq = ?1"));
+      absl::StrAppend(&page_sql_, ", ", dialect.byte_length(field), ", ",
+                      dialect.slice(field, "1", "?4"));
+      chunk_sql_.push_back(
+          absl::StrCat("SELECT ", dialect.slice(field, "?2", "?3"), " FROM events WHERE seq = ?1"));
     }
-    absl::StrAppend(
-        &page_sql_,
-        ", substr(CAST(hash AS BLOB), 1, 128) FROM events WHERE seq >= ?1 AND seq <= ?2 "
-        "ORDER BY seq LIMIT ?3");
+    absl::StrAppend(&page_sql_, ", ", dialect.slice("hash", "1", "128"),
+                    " FROM events WHERE seq >= ?1 AND seq <= ?2 ORDER BY seq LIMIT ?3");
   }
 
   // At most kVerifyPage events with from <= seq <= to, in seq order.
@@ -123,10 +123,13 @@ class StoredEventPages {
       const std::string& head = r[2 + 2 * f];
       hash.Add(absl::StrCat(length, ":"));
       hash.Add(head);
+      // Chunks are asked for by the engine's unit (bytes, or whole characters: Dialect), and
+      // counted in bytes against the length.
+      std::int64_t units = Units(head);
       for (std::int64_t read = static_cast<std::int64_t>(head.size()); read < length;) {
         AGENTRT_ASSIGN_OR_RETURN(
             std::vector<SqlRow> chunk,
-            Sql::Query(tx, chunk_sql_[f], {seq, read + 1, Store::kMaxPageText}));
+            Sql::Query(tx, chunk_sql_[f], {seq, units + 1, Store::kMaxPageText}));
         if (chunk.empty() || chunk[0][0].empty()) {
           return absl::DataLossError(absl::StrCat("database ", ToAbsl(path_), ": event seq ", seq,
                                                   " holds fewer bytes of ", ToAbsl(kFields[f]),
@@ -134,6 +137,7 @@ class StoredEventPages {
         }
         hash.Add(chunk[0][0]);
         read += static_cast<std::int64_t>(chunk[0][0].size());
+        units += Units(chunk[0][0]);
       }
       hash.Add(",");
     }
@@ -142,7 +146,17 @@ class StoredEventPages {
 
  private:
   static constexpr std::string_view kFields[] = {"run_id", "step_id", "at", "type", "payload_json"};
+
+  // How many of the engine's units `text` holds: bytes, or UTF-8 characters (the bytes that do
+  // not continue one).
+  std::int64_t Units(std::string_view text) const {
+    if (byte_offsets_) return static_cast<std::int64_t>(text.size());
+    return std::count_if(text.begin(), text.end(),
+                         [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+  }
+
   std::string_view path_;
+  bool byte_offsets_;
   std::string page_sql_;
   std::vector<std::string> chunk_sql_;
 };
@@ -158,23 +172,14 @@ std::int64_t ToInt(std::string_view column) {
   return absl::SimpleAtoi(ToAbsl(column), &value) ? value : 0;
 }
 
-// The next seq's query, over where the highest seq ever appended is kept (`mark`: the high-water
-// row, or AUTOINCREMENT's memory of it in a database from before migration 8).
-#define AGENTRT_NEXT_SEQ(mark)                          \
-  "SELECT MAX(COALESCE(" mark                           \
-  ", 0), COALESCE((SELECT MAX(seq) FROM events), 0)), " \
-  "COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), '')"
-
 absl::Status Transaction::LoadHead() {
   if (head_loaded_) return absl::OkStatus();
   // The next seq follows both the highest stored seq and the highest ever appended (the
   // high-water mark, or AUTOINCREMENT's memory of it), so a seq is never reused; the newest
   // event's hash is what the next one links to. One statement for both.
-  AGENTRT_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> rows,
-      Query(high_water_
-                ? AGENTRT_NEXT_SEQ("(SELECT seq FROM event_log_high_water WHERE only = 1)")
-                : AGENTRT_NEXT_SEQ("(SELECT seq FROM sqlite_sequence WHERE name = 'events')")));
+  const internal::Dialect& dialect = connection_.dialect();
+  AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                           Query(high_water_ ? dialect.next_seq : dialect.next_seq_autoincrement));
   head_seq_ = ToInt(rows.at(0).at(0));
   head_hash_ = rows.at(0).at(1);
   head_loaded_ = true;
@@ -194,11 +199,13 @@ absl::StatusOr<Event> Transaction::AppendEvent(std::string_view run_id, std::str
   event.payload_json = payload_json.empty() ? "{}" : std::string(payload_json);
   event.hash = EventHash(head_hash_, EventFields{event.seq, event.run_id, event.step_id, event.at,
                                                  event.type, event.payload_json});
-  AGENTRT_ASSIGN_OR_RETURN(Statement * insert, connection_.Prepare(kInsertEvent));
   AGENTRT_RETURN_IF_ERROR(
-      insert->Run({event.seq, std::string_view(event.run_id), std::string_view(event.step_id),
-                   std::string_view(event.at), std::string_view(event.type),
-                   std::string_view(event.payload_json), std::string_view(event.hash)}));
+      connection_
+          .Run(kInsertEvent,
+               {event.seq, std::string_view(event.run_id), std::string_view(event.step_id),
+                std::string_view(event.at), std::string_view(event.type),
+                std::string_view(event.payload_json), std::string_view(event.hash)})
+          .status());
   head_seq_ = event.seq;
   head_hash_ = event.hash;
   appended_ = true;
@@ -210,45 +217,39 @@ absl::Status Transaction::RaiseHighWater() {
   if (!high_water_ || !appended_) return absl::OkStatus();
   // One statement, which also puts back a row someone deleted (an UPDATE, then an INSERT when
   // it changed nothing, costs more: docs/performance.md).
-  AGENTRT_ASSIGN_OR_RETURN(
-      Statement * raise,
-      connection_.Prepare("INSERT INTO event_log_high_water (only, seq) VALUES (1, ?1) "
-                          "ON CONFLICT (only) DO UPDATE SET seq = excluded.seq "
-                          "WHERE seq < excluded.seq"));
-  return raise->Run({head_seq_});
+  return connection_
+      .Run(
+          "INSERT INTO event_log_high_water (\"only\", seq) VALUES (1, ?1) "
+          "ON CONFLICT (\"only\") DO UPDATE SET seq = excluded.seq "
+          "WHERE event_log_high_water.seq < excluded.seq",
+          {head_seq_})
+      .status();
 }
 
 absl::StatusOr<std::int64_t> Transaction::Exec(std::string_view sql,
                                                absl::Span<const SqlValue> params) {
-  AGENTRT_ASSIGN_OR_RETURN(Statement * statement, connection_.Prepare(sql));
-  NoteIfEventsMayChange(*statement);
-  AGENTRT_RETURN_IF_ERROR(statement->Run(params));
-  return connection_.Changes();
-}
-
-void Transaction::NoteIfEventsMayChange(const Statement& statement) {
-  events_changed_raw_ |= statement.may_change_events();
+  bool may_change_events = false;
+  absl::StatusOr<std::int64_t> changed = connection_.Run(sql, params, &may_change_events);
+  events_changed_raw_ |= may_change_events;
+  return changed;
 }
 
 absl::StatusOr<std::vector<SqlRow>> Transaction::Query(std::string_view sql,
                                                        absl::Span<const SqlValue> params) {
-  AGENTRT_ASSIGN_OR_RETURN(Statement * statement, connection_.Prepare(sql));
-  NoteIfEventsMayChange(*statement);
-  AGENTRT_RETURN_IF_ERROR(statement->Bind(params));
-  std::vector<SqlRow> rows;
-  const int columns = statement->ColumnCount();
-  for (;;) {
-    AGENTRT_ASSIGN_OR_RETURN(bool row, statement->Step());
-    if (!row) break;
-    SqlRow& values = rows.emplace_back();
-    values.reserve(columns);
-    for (int i = 0; i < columns; ++i) values.push_back(statement->ColumnText(i));
-  }
+  bool may_change_events = false;
+  absl::StatusOr<std::vector<SqlRow>> rows = connection_.Query(sql, params, &may_change_events);
+  events_changed_raw_ |= may_change_events;
   return rows;
 }
 
 Store::Store(std::unique_ptr<Connection> connection, std::string path, bool read_only)
     : connection_(std::move(connection)), path_(std::move(path)), read_only_(read_only) {}
+
+Store::Store(std::unique_ptr<SqliteConnection> connection, std::string path, bool read_only)
+    : sqlite_(connection.get()),
+      connection_(std::move(connection)),
+      path_(std::move(path)),
+      read_only_(read_only) {}
 
 Store::~Store() = default;
 
@@ -256,18 +257,20 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
                                                    const world::Clock& clock, Schema schema,
                                                    StoreOptions options) {
   AGENTRT_RETURN_IF_ERROR(CheckSchemaNumbering(schema));
+  if (IsServerUrl(path)) return OpenOnServer(path, &clock, schema, options, /*read_only=*/false);
   const bool on_os_disk = !options.files_on_vfs;
   if (on_os_disk) {
     if (!options.must_exist) AGENTRT_RETURN_IF_ERROR(CreateIfMissing(path));
     AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/true));
   }
-  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
-                           Connection::Open(path, /*read_only=*/false, options.vfs, on_os_disk));
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::unique_ptr<SqliteConnection> connection,
+      SqliteConnection::Open(path, /*read_only=*/false, options.vfs, on_os_disk));
+  connection->set_sync_durable_commits(options.durability == Durability::kNormal);
   std::unique_ptr<Store> store(new Store(std::move(connection), path, false));
-  store->sync_durable_writes_ = options.durability == Durability::kNormal;
   {
     absl::MutexLock lock(&store->mu_);
-    Connection& c = *store->connection_;
+    SqliteConnection& c = *store->sqlite_;
     // The first statement that touches the file: a corrupt file or one that is not a
     // database fails here, with SQLite's reason, before anything is written.
     // A disk that keeps its files itself keeps the rollback journal beside the database
@@ -292,31 +295,39 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenExisting(const std::string& pa
                                                            bool read_only,
                                                            std::string_view older_hint) {
   AGENTRT_RETURN_IF_ERROR(CheckSchemaNumbering(schema));
+  if (IsServerUrl(path)) {
+    AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Store> store,
+                             OpenOnServer(path, nullptr, schema, {}, read_only));
+    AGENTRT_RETURN_IF_ERROR(store->CheckVersion(schema, older_hint));
+    return store;
+  }
   AGENTRT_RETURN_IF_ERROR(SecureFiles(path, /*writer=*/!read_only));
-  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
-                           Connection::Open(path, read_only));
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection,
+                           SqliteConnection::Open(path, read_only));
   if (read_only && !connection->Exec("SELECT count(*) FROM sqlite_schema").ok() &&
       connection->FailedOnAReadOnlyDirectory()) {
     // A WAL database in a directory this process cannot write: SQLite cannot make the -shm a
     // reader needs, so the file is read as one nothing changes while it is open. Nothing is
     // created and no mode changes.
-    AGENTRT_ASSIGN_OR_RETURN(connection, Connection::OpenImmutable(path));
+    AGENTRT_ASSIGN_OR_RETURN(connection, SqliteConnection::OpenImmutable(path));
   }
   std::unique_ptr<Store> store(new Store(std::move(connection), path, read_only));
   {
     absl::MutexLock lock(&store->mu_);
-    AGENTRT_RETURN_IF_ERROR(WithPath(path, store->connection_->Exec("PRAGMA foreign_keys=ON")));
+    AGENTRT_RETURN_IF_ERROR(WithPath(path, store->sqlite_->Exec("PRAGMA foreign_keys=ON")));
   }
   AGENTRT_RETURN_IF_ERROR(store->CheckSchema());
-  int known = static_cast<int>(schema.size());
-  if (store->schema_version_ != known) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("database ", path, " is at schema version ", store->schema_version_,
-                     "; this build reads version ", known,
-                     store->schema_version_ < known ? ToAbsl(older_hint) : ""));
-  }
+  AGENTRT_RETURN_IF_ERROR(store->CheckVersion(schema, older_hint));
   AGENTRT_RETURN_IF_ERROR(store->NoteHighWater());
   return store;
+}
+
+absl::Status Store::CheckVersion(Schema schema, std::string_view older_hint) const {
+  int known = static_cast<int>(schema.size());
+  if (schema_version_ == known) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "database ", path_, " is at schema version ", schema_version_, "; this build reads version ",
+      known, schema_version_ < known ? ToAbsl(older_hint) : ""));
 }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& clock,
@@ -328,14 +339,14 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& c
   // page cache is bounded as a file's is; the pages live in memdb's own memory. A name without
   // a leading slash is private to this connection. Its rollback journal is kept in memory too
   // (memdb keeps only the main database; a journal would otherwise go to the process's disk).
-  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
-                           Connection::Open("agentrt-in-memory", false, "memdb",
-                                            /*on_os_disk=*/false));
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection,
+                           SqliteConnection::Open("agentrt-in-memory", false, "memdb",
+                                                  /*on_os_disk=*/false));
   std::unique_ptr<Store> store(new Store(std::move(connection), ":memory:", false));
   {
     absl::MutexLock lock(&store->mu_);
-    AGENTRT_RETURN_IF_ERROR(store->connection_->Exec("PRAGMA journal_mode=MEMORY"));
-    AGENTRT_RETURN_IF_ERROR(store->connection_->Exec("PRAGMA foreign_keys=ON"));
+    AGENTRT_RETURN_IF_ERROR(store->sqlite_->Exec("PRAGMA journal_mode=MEMORY"));
+    AGENTRT_RETURN_IF_ERROR(store->sqlite_->Exec("PRAGMA foreign_keys=ON"));
   }
   AGENTRT_RETURN_IF_ERROR(store->Migrate(clock, schema));
   AGENTRT_RETURN_IF_ERROR(store->NoteHighWater());
@@ -347,8 +358,8 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenInMemory(const world::Clock& c
 absl::Status Store::CheckSchema() {
   absl::MutexLock lock(&mu_);
   Transaction tx(*connection_, /*high_water=*/false);
-  absl::StatusOr<std::vector<SqlRow>> objects =
-      tx.Query("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1");
+  const internal::Dialect& dialect = connection_->dialect();
+  absl::StatusOr<std::vector<SqlRow>> objects = tx.Query(dialect.trigger_or_view);
   if (!objects.ok()) return WithPath(path_, objects.status());
   if (!objects->empty()) {
     return absl::FailedPreconditionError(
@@ -357,11 +368,11 @@ absl::Status Store::CheckSchema() {
                      "\", which agentrt never creates; refusing to use it"));
   }
   absl::StatusOr<std::vector<SqlRow>> table =
-      tx.Query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
+      tx.Query(dialect.table_exists, {std::string_view("schema_migrations")});
   if (!table.ok()) return WithPath(path_, table.status());
   if (table->empty()) {
     // A fresh file has no tables at all; anything else without our table is not ours.
-    absl::StatusOr<std::vector<SqlRow>> any = tx.Query("SELECT COUNT(*) FROM sqlite_master");
+    absl::StatusOr<std::vector<SqlRow>> any = tx.Query(dialect.object_count);
     if (!any.ok()) return WithPath(path_, any.status());
     if ((*any)[0][0] != "0") {
       return absl::FailedPreconditionError(
@@ -380,10 +391,8 @@ absl::Status Store::CheckSchema() {
 absl::Status Store::NoteHighWater() {
   bool found = false;
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
-    AGENTRT_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> table,
-        tx.Query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-                 {kHighWaterTable}));
+    AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> table,
+                             tx.Query(connection_->dialect().table_exists, {kHighWaterTable}));
     found = !table.empty();
     return absl::OkStatus();
   }));
@@ -396,14 +405,19 @@ absl::Status Store::Migrate(const world::Clock& clock, Schema schema) {
   // transaction (SQLite cannot switch them inside one); they are checked before it commits.
   bool rebuilds = false;
   for (const Migration& m : schema) rebuilds |= m.version > schema_version_ && m.rebuilds_tables;
+  // A rebuild is SQLite's way to change a table; a server's schema changes its tables in place.
+  if (rebuilds && sqlite_ == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("database ", path_, ": a server's migrations never rebuild tables"));
+  }
   if (rebuilds) {
     absl::MutexLock lock(&mu_);
-    AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec("PRAGMA foreign_keys=OFF")));
+    AGENTRT_RETURN_IF_ERROR(WithPath(path_, sqlite_->Exec("PRAGMA foreign_keys=OFF")));
   }
   absl::Status migrated = MigrateInOneTransaction(clock, schema, rebuilds);
   if (rebuilds) {
     absl::MutexLock lock(&mu_);
-    absl::Status on = WithPath(path_, connection_->Exec("PRAGMA foreign_keys=ON"));
+    absl::Status on = WithPath(path_, sqlite_->Exec("PRAGMA foreign_keys=ON"));
     if (migrated.ok()) migrated = on;
   }
   return migrated;
@@ -412,9 +426,7 @@ absl::Status Store::Migrate(const world::Clock& clock, Schema schema) {
 absl::Status Store::MigrateInOneTransaction(const world::Clock& clock, Schema schema,
                                             bool check_foreign_keys) {
   return Write([&](Transaction& tx) -> absl::Status {
-    AGENTRT_RETURN_IF_ERROR(tx.Exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                                    "version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
-                                .status());
+    AGENTRT_RETURN_IF_ERROR(tx.Exec(connection_->dialect().create_migrations_table).status());
     AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
                              tx.Query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"));
     int current = ToInt(rows[0][0]);
@@ -427,13 +439,14 @@ absl::Status Store::MigrateInOneTransaction(const world::Clock& clock, Schema sc
     const MigrationContext context{.path = path_, .now = clock.Now()};
     std::string now = world::FormatTimestamp(context.now);
     const bool at_once = current == 0 && !schema.back().baseline.empty();
-    if (at_once)
-      AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec(schema.back().baseline)));
+    if (at_once) {
+      AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecScript(schema.back().baseline)));
+    }
     for (const Migration& m : schema) {
       if (m.version <= current) continue;
       if (!at_once) {
         if (m.precheck != nullptr) AGENTRT_RETURN_IF_ERROR(m.precheck(tx, context));
-        AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->Exec(m.sql)));
+        AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecScript(m.sql)));
         if (m.backfill != nullptr) AGENTRT_RETURN_IF_ERROR(m.backfill(tx, context));
       }
       AGENTRT_RETURN_IF_ERROR(
@@ -458,8 +471,10 @@ absl::Status Store::MigrateInOneTransaction(const world::Clock& clock, Schema sc
   });
 }
 
+bool Sql::OnServer(Transaction& tx) { return tx.connection_.dialect().on_server; }
+
 absl::Status Sql::HashStoredEvents(Transaction& tx, std::string_view path) {
-  StoredEventPages pages(path);
+  StoredEventPages pages(tx.connection_.dialect(), path);
   std::string previous;
   for (std::int64_t next = 1;;) {
     AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> page,
@@ -496,51 +511,14 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
   std::vector<EventObserver> observers;
   {
     absl::MutexLock lock(&mu_);
-    // A durable write syncs the write-ahead log after its commit, before Write returns, as
-    // synchronous=FULL would at the commit: that makes it and every earlier commit durable.
-    // (Not by raising synchronous around the commit: SQLite applies that pragma when it compiles
-    // it, so the statement was compiled anew twice per durable write; docs/performance.md.)
-    const bool sync = options.durable && sync_durable_writes_;
-    AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecPrepared("BEGIN IMMEDIATE")));
-    Transaction tx(*connection_, high_water_);
-    tx.keep_events_ = !observers_.empty();
-    // The head this store's last write left is the head still, unless another connection has
-    // committed since (data_version, read under the write lock, tells) or we lost track.
-    absl::StatusOr<std::int64_t> version = connection_->DataVersion();
-    if (!version.ok()) {
-      connection_->Exec("ROLLBACK").IgnoreError();
-      return WithPath(path_, version.status());
+    // A server may give a transaction up so that another goes first (a serialization failure or
+    // a deadlock): nothing of it was kept, so it is run again whole, a bounded number of times.
+    absl::Status status;
+    for (int attempt = 1;; ++attempt) {
+      status = WriteOnce(fn, options, committed);
+      if (status.ok() || attempt >= kWriteAttempts || !connection_->Retryable(status)) break;
     }
-    if (head_.valid && head_.data_version == *version) {
-      tx.head_loaded_ = true;
-      tx.head_seq_ = head_.seq;
-      tx.head_hash_ = head_.hash;
-    }
-    absl::Status status = CallRollingBackOnThrow(*connection_, fn, tx);
-    if (status.ok()) status = WithPath(path_, tx.RaiseHighWater());
-    if (status.ok()) status = WithPath(path_, connection_->ExecPrepared("COMMIT"));
-    if (!status.ok()) {
-      // ROLLBACK fails only when SQLite already rolled back; the first error is the one to tell.
-      connection_->Exec("ROLLBACK").IgnoreError();
-      return status;  // what is remembered is what the database holds again
-    }
-    // Committed but perhaps not durable: an error here is the write's (its caller must not act
-    // as if it were on disk), though what was committed stays committed.
-    if (sync) {
-      if (absl::Status synced = connection_->SyncJournal(); !synced.ok()) {
-        head_.valid = false;  // read again from what the database holds
-        return WithPath(path_, synced);
-      }
-    }
-    // Our own commits leave data_version as it was.
-    if (tx.events_changed_raw_) {
-      head_.valid = false;
-    } else if (tx.head_loaded_) {
-      head_ = {.valid = true, .data_version = *version, .seq = tx.head_seq_, .hash = tx.head_hash_};
-    } else if (head_.valid && head_.data_version != *version) {
-      head_.valid = false;  // another connection wrote, and this write did not read the head
-    }
-    committed = std::move(tx.events_);
+    if (!status.ok()) return status;
     observers = observers_;
   }
   for (const Event& event : committed) {
@@ -549,12 +527,59 @@ absl::Status Store::Write(absl::FunctionRef<absl::Status(Transaction&)> fn, Writ
   return absl::OkStatus();
 }
 
+absl::Status Store::WriteOnce(absl::FunctionRef<absl::Status(Transaction&)> fn,
+                              WriteOptions options, std::vector<Event>& committed) {
+  AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->BeginWrite()));
+  Transaction tx(*connection_, high_water_);
+  tx.keep_events_ = !observers_.empty();
+  // The head this store's last write left is the head still, unless another connection has
+  // committed since (data_version, read under the write lock, tells) or we lost track. An
+  // engine that cannot tell has its head read at every write.
+  absl::StatusOr<std::optional<std::int64_t>> version = connection_->DataVersion();
+  if (!version.ok()) {
+    connection_->Rollback();
+    return WithPath(path_, version.status());
+  }
+  if (*version && head_.valid && head_.data_version == **version) {
+    tx.head_loaded_ = true;
+    tx.head_seq_ = head_.seq;
+    tx.head_hash_ = head_.hash;
+  }
+  absl::Status status = CallRollingBackOnThrow(*connection_, fn, tx);
+  if (status.ok()) status = WithPath(path_, tx.RaiseHighWater());
+  if (!status.ok()) {
+    // A failed ROLLBACK means the engine already rolled back; the first error is the one to
+    // tell.
+    connection_->Rollback();
+    return status;  // what is remembered is what the database holds again
+  }
+  // A durable write is on disk before Commit returns, as synchronous=FULL would make it, and
+  // every earlier commit with it.
+  if (absl::Status done = connection_->Commit(options.durable); !done.ok()) {
+    // Not committed (rolled back), or committed but perhaps not durable: either way the write
+    // failed for its caller, and the head is read again from what the database holds.
+    connection_->Rollback();
+    head_.valid = false;
+    return WithPath(path_, done);
+  }
+  // Our own commits leave data_version as it was.
+  if (tx.events_changed_raw_ || !*version) {
+    head_.valid = false;
+  } else if (tx.head_loaded_) {
+    head_ = {.valid = true, .data_version = **version, .seq = tx.head_seq_, .hash = tx.head_hash_};
+  } else if (head_.valid && head_.data_version != **version) {
+    head_.valid = false;  // another connection wrote, and this write did not read the head
+  }
+  committed = std::move(tx.events_);
+  return absl::OkStatus();
+}
+
 absl::Status Store::Read(absl::FunctionRef<absl::Status(Transaction&)> fn) {
   absl::MutexLock lock(&mu_);
-  AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->ExecPrepared("BEGIN")));
+  AGENTRT_RETURN_IF_ERROR(WithPath(path_, connection_->BeginRead()));
   Transaction tx(*connection_, high_water_);
   absl::Status status = CallRollingBackOnThrow(*connection_, fn, tx);
-  connection_->ExecPrepared("COMMIT").IgnoreError();
+  connection_->EndRead();
   return status;
 }
 
@@ -597,7 +622,7 @@ absl::StatusOr<Store::EventPage> Store::ListEventsPage(std::string_view run_id, 
     page.total = ToInt(count[0][0]);
     AGENTRT_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
-        tx.Query(absl::StrCat("SELECT ", CappedEventColumns(4),
+        tx.Query(absl::StrCat("SELECT ", CappedEventColumns(connection_->dialect(), 4),
                               " FROM events WHERE run_id = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3"),
                  {run_id, limit, offset, kMaxPageText}));
     for (SqlRow& r : rows) page.events.push_back(CappedEvent(r, kMaxPageText));
@@ -618,14 +643,18 @@ absl::StatusOr<std::vector<Event>> Store::ListEventsAfter(std::string_view run_i
   std::vector<Event> events;
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
     // Two statements, so each uses its index: the primary key for every run, events_run for one.
-    std::string sql =
+    // Each names every value it is given (a server must know each one's type).
+    const internal::Dialect& dialect = connection_->dialect();
+    absl::StatusOr<std::vector<SqlRow>> read =
         run_id.empty()
-            ? absl::StrCat("SELECT ", CappedEventColumns(4),
-                           " FROM events WHERE seq > ?2 ORDER BY seq LIMIT ?3")
-            : absl::StrCat("SELECT ", CappedEventColumns(4),
-                           " FROM events WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3");
-    AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                             tx.Query(sql, {run_id, after_seq, limit, kMaxPageText}));
+            ? tx.Query(absl::StrCat("SELECT ", CappedEventColumns(dialect, 3),
+                                    " FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2"),
+                       {after_seq, limit, kMaxPageText})
+            : tx.Query(absl::StrCat("SELECT ", CappedEventColumns(dialect, 4),
+                                    " FROM events WHERE run_id = ?1 AND seq > ?2 ORDER BY seq "
+                                    "LIMIT ?3"),
+                       {run_id, after_seq, limit, kMaxPageText});
+    AGENTRT_ASSIGN_OR_RETURN(std::vector<SqlRow> rows, std::move(read));
     events.reserve(rows.size());
     for (SqlRow& r : rows) events.push_back(CappedEvent(r, kMaxPageText));
     return absl::OkStatus();
@@ -638,7 +667,9 @@ absl::StatusOr<std::string> Store::StoredHash(std::int64_t seq) {
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
     AGENTRT_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
-        tx.Query("SELECT substr(CAST(hash AS BLOB), 1, 128) FROM events WHERE seq = ?1", {seq}));
+        tx.Query(absl::StrCat("SELECT ", connection_->dialect().slice("hash", "1", "128"),
+                              " FROM events WHERE seq = ?1"),
+                 {seq}));
     if (rows.empty()) {
       return absl::NotFoundError(absl::StrCat("no event has seq ", seq, " in database ", path_));
     }
@@ -662,7 +693,7 @@ absl::StatusOr<ChainHead> Store::Head() {
 absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t to) {
   // A page holds each field's first kVerifyInline bytes; the rest of a longer one is read
   // inside SQLite a chunk at a time.
-  StoredEventPages pages(path_);
+  StoredEventPages pages(connection_->dialect(), path_);
   ChainReport report;
   const bool whole = from <= 1 && to < 1;
   AGENTRT_RETURN_IF_ERROR(Read([&](Transaction& tx) -> absl::Status {
@@ -679,8 +710,8 @@ absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t 
     if (from > 1) {
       AGENTRT_ASSIGN_OR_RETURN(
           std::vector<SqlRow> before,
-          tx.Query("SELECT seq, substr(CAST(hash AS BLOB), 1, 128) FROM events "
-                   "WHERE seq < ?1 ORDER BY seq DESC LIMIT 1",
+          tx.Query(absl::StrCat("SELECT seq, ", connection_->dialect().slice("hash", "1", "128"),
+                                " FROM events WHERE seq < ?1 ORDER BY seq DESC LIMIT 1"),
                    {from}));
       if (!before.empty()) {
         previous_seq = ToInt(before[0][0]);
@@ -723,7 +754,8 @@ absl::StatusOr<ChainReport> Store::VerifyEvents(std::int64_t from, std::int64_t 
     if (whole && high_water_ && !report.broken) {
       AGENTRT_ASSIGN_OR_RETURN(
           std::vector<SqlRow> mark,
-          tx.Query("SELECT COALESCE((SELECT seq FROM event_log_high_water WHERE only = 1), 0)"));
+          tx.Query(
+              "SELECT COALESCE((SELECT seq FROM event_log_high_water WHERE \"only\" = 1), 0)"));
       std::int64_t reached = ToInt(mark[0][0]);
       if (reached > previous_seq) {
         report.broken = ChainBreak{

@@ -47,7 +47,7 @@ namespace agentrt::store {
 
 namespace internal {
 class Connection;
-class Statement;
+class SqliteConnection;
 }  // namespace internal
 
 enum class Durability { kNormal, kFull };
@@ -132,8 +132,6 @@ class Transaction {
   absl::Status LoadHead();
   // Writes the high-water mark when this transaction appended events (schema.h).
   absl::Status RaiseHighWater();
-  // Notes whether `statement` may write the events table other than through AppendEvent.
-  void NoteIfEventsMayChange(const internal::Statement& statement);
 
   internal::Connection& connection_;
   const bool high_water_;  // the schema keeps the event log's high-water mark (schema.h)
@@ -145,6 +143,14 @@ class Transaction {
   bool keep_events_ = false;         // the store has observers: they get the events once committed
   std::vector<Event> events_;
 };
+
+// Whether `path` names a database on a PostgreSQL server (a postgres:// or postgresql:// URL,
+// libpq's form: docs/scale-out.md) rather than a SQLite file.
+bool IsServerUrl(std::string_view path);
+
+// RedactedUrl is `url` with any password in it replaced by "***": how a store names a server's
+// database in its errors and in path().
+std::string RedactedUrl(std::string_view url);
 
 class Store {
  public:
@@ -222,7 +228,25 @@ class Store {
   const std::string& path() const { return path_; }
 
  private:
+  // A write the server gave up to let another go first is run again, at most this many times in
+  // all.
+  static constexpr int kWriteAttempts = 8;
+
   Store(std::unique_ptr<internal::Connection> connection, std::string path, bool read_only);
+  Store(std::unique_ptr<internal::SqliteConnection> connection, std::string path, bool read_only);
+  // Opens the database at a server URL (runtime/store/postgres/open.cc): `clock` null opens an
+  // existing one without migrating it.
+  static absl::StatusOr<std::unique_ptr<Store>> OpenOnServer(const std::string& url,
+                                                             const world::Clock* clock,
+                                                             Schema schema,
+                                                             const StoreOptions& options,
+                                                             bool read_only);
+  // One attempt of Write.
+  absl::Status WriteOnce(absl::FunctionRef<absl::Status(Transaction&)> fn, WriteOptions options,
+                         std::vector<Event>& committed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // OK when the database is at `schema`'s last version; FailedPrecondition naming both
+  // otherwise, ending with `older_hint` when it is older.
+  absl::Status CheckVersion(Schema schema, std::string_view older_hint) const;
   absl::Status Migrate(const world::Clock& clock, Schema schema);
   absl::Status MigrateInOneTransaction(const world::Clock& clock, Schema schema,
                                        bool check_foreign_keys);
@@ -231,6 +255,9 @@ class Store {
   absl::Status NoteHighWater();
 
   absl::Mutex mu_;
+  // The connection as a SQLite one, for what only a file has (pragmas, its journal); null on a
+  // server.
+  internal::SqliteConnection* sqlite_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::unique_ptr<internal::Connection> connection_ ABSL_GUARDED_BY(mu_);
   // The chain's head as this store's last write left it, and SQLite's data_version then: while
   // no other connection has committed since (data_version unchanged) and no statement of ours
@@ -245,8 +272,6 @@ class Store {
   std::vector<EventObserver> observers_ ABSL_GUARDED_BY(mu_);
   std::string path_;
   bool read_only_;
-  // Whether a durable write must raise synchronous for its commit (a file under kNormal).
-  bool sync_durable_writes_ = false;
   int schema_version_ = 0;
   bool high_water_ = false;  // NoteHighWater
 };

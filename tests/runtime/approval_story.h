@@ -19,6 +19,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/runtime/post_tool.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt::testing {
 
@@ -26,7 +27,7 @@ inline Decision Post(std::string to) { return scripted::Call("post", R"({"to":")
 
 class ApprovalStory : public ::testing::Test {
  protected:
-  void SetUp() override { store_ = *records::OpenStoreInMemory(clock_); }
+  void SetUp() override { store_ = *test_support::OpenTestStore(clock_); }
 
   // Runs `script` with a fresh driver: StartWithId(`run_id`) when `resume` is empty, else
   // Resume(resume).

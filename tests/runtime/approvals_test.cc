@@ -13,6 +13,7 @@
 #include "tests/runtime/post_tool.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt {
 namespace {
@@ -268,7 +269,7 @@ TEST_F(ApprovalsTest, ReconciliationDecidesHowAnInterruptedRunGoesOn) {
   };
   for (const Row& row : rows) {
     SCOPED_TRACE(row.name);
-    store_ = *records::OpenStoreInMemory(clock_);
+    store_ = *test_support::OpenTestStore(clock_);
     ASSERT_OK(Drive({Post("alice")}));
     CrashWhilePosting(*store_);
     agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});

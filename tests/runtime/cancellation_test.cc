@@ -19,6 +19,7 @@
 #include "runtime/world/entropy.h"
 #include "tests/runtime/fn_tool.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt {
 namespace {
@@ -61,7 +62,7 @@ class CancellationTest : public ::testing::Test {
   world::ManualClock clock_{kStart};
   world::ManualClock lease_clock_{kStart};
   world::SeededEntropy entropy_{4};
-  std::unique_ptr<store::Store> store_ = *records::OpenStoreInMemory(clock_);
+  std::unique_ptr<store::Store> store_ = *test_support::OpenTestStore(clock_);
   std::unique_ptr<Policy> policy_ = DefaultPolicy();
   Cancellation cancel_;
 };
@@ -215,7 +216,7 @@ TEST_F(CancellationTest, ABackoffEndsAtOnceAndTheDispatchedCallStaysRecorded) {
   options.model.prices = Free({"overloaded"});
   options.model.max_retries = 3;
   options.model.backoff = absl::Hours(1);
-  std::unique_ptr<store::Store> store = *records::OpenStoreInMemory(clock);
+  std::unique_ptr<store::Store> store = *test_support::OpenTestStore(clock);
   std::unique_ptr<Driver> driver = *Driver::Create(*store, clock, entropy_, options);
   std::thread caller([&] {
     clock.waiting.WaitForNotification();  // the driver waits out its first backoff

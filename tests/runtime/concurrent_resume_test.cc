@@ -1,7 +1,10 @@
-// Two processes resume the same approved run at once, over one database file: exactly one
-// executes the approved call; the other is refused or finds the run moved on, and never runs
-// it (docs/architecture.md, "Approvals"). Real processes, started together at a barrier, many times
-// so the race is really run both ways.
+// Processes racing over one database — a SQLite file, or a PostgreSQL server in the suite's
+// "[postgres]" registration (tests/support/test_store.h), as drivers on several hosts would:
+//   - four resume the same approved run at once: exactly one executes the approved call; the
+//     others are refused or find the run moved on, and never run it (docs/architecture.md,
+//     "Approvals"), many times so the race is really run every way;
+//   - sixteen start runs of their own at once: one chain, one total order, no gap.
+// Real processes, started together at a barrier.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -9,6 +12,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +30,7 @@
 #include "tests/runtime/post_tool.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
+#include "tests/support/test_store.h"
 
 extern char** environ;
 
@@ -97,45 +102,99 @@ class ConcurrentResumeTest : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(ConcurrentResumeTest, TwoProcessesResumingOneApprovedRunExecuteItOnce) {
-  constexpr int kRaces = 8;
-  int first_wins = 0;
+// Starts every child, waits for each to say "ready", gives them the start line together, and
+// returns what each printed next, in order; each must exit 0.
+std::vector<std::string> RaceChildren(const std::vector<std::vector<std::string>>& commands) {
+  std::vector<Child> children;
+  for (const std::vector<std::string>& command : commands) children.push_back(Spawn(command));
+  for (Child& c : children) EXPECT_EQ(Line(c.from), "ready");
+  for (Child& c : children) EXPECT_EQ(::write(c.to, "g", 1), 1);
+  std::vector<std::string> said;
+  for (Child& c : children) said.push_back(Line(c.from));
+  for (Child& c : children) {
+    int status = 0;
+    EXPECT_EQ(::waitpid(c.pid, &status, 0), c.pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    std::fclose(c.from);
+    ::close(c.to);
+  }
+  return said;
+}
+
+TEST_F(ConcurrentResumeTest, FourProcessesResumingOneApprovedRunExecuteItOnce) {
+  constexpr int kRaces = 6;
+  constexpr int kRacers = 4;
+  std::vector<int> wins(kRacers, 0);
   for (int race = 0; race < kRaces; ++race) {
     SCOPED_TRACE(race);
-    std::string db = (dir_ / ("race-" + std::to_string(race) + ".db")).string();
+    std::string db = test_support::TestDatabase("race-" + std::to_string(race) + ".db");
     std::string effects = (dir_ / ("race-" + std::to_string(race) + ".effects")).string();
     PausedAndApproved(db, "run");
     if (HasFatalFailure()) return;
-    Child a = Spawn({AGENTRT_RESUME_CHILD, db, effects, "run"});
-    Child b = Spawn({AGENTRT_RESUME_CHILD, db, effects, "run"});
-    ASSERT_EQ(Line(a.from), "ready");
-    ASSERT_EQ(Line(b.from), "ready");
-    // The start line: both children go at once.
-    ASSERT_EQ(::write(a.to, "g", 1), 1);
-    ASSERT_EQ(::write(b.to, "g", 1), 1);
-    std::string got_a = Line(a.from), got_b = Line(b.from);
-    for (Child* c : {&a, &b}) {
-      int status = 0;
-      ASSERT_EQ(::waitpid(c->pid, &status, 0), c->pid);
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-      std::fclose(c->from);
-      ::close(c->to);
-    }
+    std::vector<std::vector<std::string>> commands(kRacers,
+                                                   {AGENTRT_RESUME_CHILD, db, effects, "run"});
+    std::vector<std::string> said = RaceChildren(commands);
     std::vector<std::string> sent = crash::Effects(effects);
     EXPECT_EQ(sent.size(), 1u) << "the approved call ran " << sent.size() << " times";
-    bool a_won = got_a == "resumed COMPLETED";
-    bool b_won = got_b == "resumed COMPLETED";
-    EXPECT_NE(a_won, b_won) << got_a << " / " << got_b;
-    // The other one never executed: refused, or it found the run already moving.
-    const std::string& loser = a_won ? got_b : got_a;
-    EXPECT_THAT(loser, ::testing::AnyOf(HasSubstr("refused"), HasSubstr("resumed")));
-    if (a_won) ++first_wins;
+    int winners = 0;
+    for (int i = 0; i < kRacers; ++i) {
+      if (said[i] == "resumed COMPLETED") {
+        ++winners;
+        ++wins[i];
+        continue;
+      }
+      // Every other one never executed: refused, or it found the run already moving.
+      EXPECT_THAT(said[i], ::testing::AnyOf(HasSubstr("refused"), HasSubstr("resumed")));
+    }
+    EXPECT_EQ(winners, 1) << ::testing::PrintToString(said);
     world::ManualClock clock(absl::Now());
     auto store = *records::OpenStore(db, clock);
     EXPECT_EQ(ReadRun(*store, "run")->status, RunStatus::kCompleted);
     EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
   }
-  std::cout << "first child won " << first_wins << " of " << kRaces << " races\n";
+  std::cout << "wins by child: " << ::testing::PrintToString(wins) << " of " << kRaces
+            << " races\n";
+}
+
+TEST_F(ConcurrentResumeTest, SixteenProcessesAppendingAtOnceMakeOneChainWithNoGap) {
+  constexpr int kDrivers = 16;
+  constexpr int kSteps = 6;
+  std::string db = test_support::TestDatabase("appenders.db");
+  {
+    world::ManualClock clock(absl::Now());
+    ASSERT_OK(records::OpenStore(db, clock).status());  // made before the race
+  }
+  std::vector<std::vector<std::string>> commands;
+  for (int i = 0; i < kDrivers; ++i) {
+    commands.push_back(
+        {AGENTRT_DRIVE_CHILD, db, "run-" + std::to_string(i), std::to_string(kSteps)});
+  }
+  std::vector<std::string> said = RaceChildren(commands);
+  for (const std::string& s : said) EXPECT_EQ(s, "ran COMPLETED");
+  world::ManualClock clock(absl::Now());
+  auto store = *records::OpenStore(db, clock);
+  absl::StatusOr<store::ChainReport> chain = store->VerifyEvents();
+  ASSERT_OK(chain);
+  EXPECT_FALSE(chain->broken.has_value()) << (chain->broken ? chain->broken->detail : "");
+  absl::StatusOr<std::vector<store::Event>> events = store->ListEvents("");
+  ASSERT_OK(events);
+  // One total order: seqs 1..N with no gap, each run's events among them in its own order.
+  ASSERT_EQ(chain->checked, static_cast<std::int64_t>(events->size()));
+  std::map<std::string, int> per_run;
+  bool interleaved = false;
+  for (std::size_t i = 0; i < events->size(); ++i) {
+    EXPECT_EQ((*events)[i].seq, static_cast<std::int64_t>(i + 1));
+    ++per_run[(*events)[i].run_id];
+    if (i > 0 && (*events)[i].run_id != (*events)[i - 1].run_id) interleaved = true;
+  }
+  EXPECT_EQ(per_run.size(), static_cast<std::size_t>(kDrivers));
+  for (int i = 0; i < kDrivers; ++i) {
+    std::string run = "run-" + std::to_string(i);
+    EXPECT_EQ(ReadRun(*store, run)->status, RunStatus::kCompleted) << run;
+    EXPECT_EQ(per_run[run], per_run["run-0"]) << run;  // the same story, event for event
+  }
+  std::cout << events->size() << " events from " << kDrivers << " processes"
+            << (interleaved ? ", interleaved" : ", one after another") << "\n";
 }
 
 }  // namespace

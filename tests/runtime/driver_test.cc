@@ -21,6 +21,7 @@
 #include "runtime/world/entropy.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt {
 namespace {
@@ -72,7 +73,7 @@ ToolSpec Spec(std::string name, SideEffect side_effect, bool terminal = false) {
 class DriverTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = *records::OpenStoreInMemory(clock_);
+    store_ = *test_support::OpenTestStore(clock_);
     store_->AddObserver([this](const store::Event& e) { observed_.push_back(e.type); });
   }
 
@@ -339,7 +340,7 @@ TEST_F(DriverTest, PolicyAbortErrorAndUnknownOutcomeEndTheRunWithoutExecuting) {
     SCOPED_TRACE(row.reason + " " + row.detail);
     tools_.clear();
     FuncTool& read = AddReadTool();
-    store_ = *records::OpenStoreInMemory(clock_);
+    store_ = *test_support::OpenTestStore(clock_);
     policy_ = std::make_unique<FixedPolicy>(row.decision);
     absl::StatusOr<agentrt::Run> run = RunScript({Call("read", R"({"path":"a"})")});
     ASSERT_OK(run);
@@ -394,7 +395,7 @@ TEST_F(DriverTest, IdenticalCallAndResultIsALoopButChangingResultsAreProgress) {
   AddTool(Spec("read", SideEffect::kReadOnly), [&](const ToolCall&) {
     return ToolResult{"{\"n\":" + std::to_string(n++) + "}", ""};
   });
-  store_ = *records::OpenStoreInMemory(clock_);
+  store_ = *test_support::OpenTestStore(clock_);
   absl::StatusOr<agentrt::Run> progressing =
       RunScript({Call("read", R"({"path":"a"})"), Call("read", R"({"path":"a"})"),
                  Call("read", R"({"path":"a"})"), Call("read", R"({"path":"a"})"), Complete()});
@@ -416,7 +417,7 @@ TEST_F(DriverTest, TimeLimitsUseTheInjectedClock) {
   EXPECT_EQ(run->reason, "limit_active_time");
   EXPECT_EQ(run->active_time, absl::Seconds(80));
 
-  store_ = *records::OpenStoreInMemory(clock_);
+  store_ = *test_support::OpenTestStore(clock_);
   Limits elapsed;
   elapsed.max_elapsed_time = absl::Seconds(30);
   run = RunScript({Call("slow", R"({"path":"a"})"), Complete()}, elapsed);
@@ -468,9 +469,7 @@ TEST_F(DriverTest, CancelDuringAToolReleasesTheLease) {
 TEST_F(DriverTest, AStartThatFailsReleasesItsLeaseForARivalAtOnce) {
   AddTool(Spec("break", SideEffect::kReadOnly), [this](const ToolCall&) {
     // The store refuses the step's next write, as a failing disk would.
-    EXPECT_OK(test_support::Tamper(*store_, "a disk that refuses the step's next write",
-                                   "CREATE TRIGGER refuse BEFORE UPDATE ON steps BEGIN "
-                                   "SELECT RAISE(ABORT, 'the disk said no'); END"));
+    EXPECT_OK(test_support::PlantRefusal(*store_, "steps", "the disk said no"));
     return ToolResult{"{}", "done"};
   });
   absl::StatusOr<agentrt::Run> failed = RunScript({Call("break", R"({"path":"a"})"), Complete()});
@@ -478,9 +477,7 @@ TEST_F(DriverTest, AStartThatFailsReleasesItsLeaseForARivalAtOnce) {
   EXPECT_THAT(failed.status().message(), HasSubstr("the disk said no"));
   EXPECT_EQ(ReadRun(*store_, "run-1")->status, RunStatus::kRunning);
   EXPECT_EQ(ReadLease(*store_, "run-1")->owner, "");
-  ASSERT_OK(store_->Write([](store::Transaction& tx) {
-    return test_support::TamperIn(tx, "the disk working again", "DROP TRIGGER refuse").status();
-  }));
+  ASSERT_OK(test_support::RemoveRefusal(*store_, "steps"));
   // The lease clock has not moved: before the release, the rival was refused for a TTL.
   agent_ = std::make_unique<ScriptedAgent>(std::vector<Decision>{Complete()});
   DriverOptions options;
@@ -671,7 +668,7 @@ TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
     // Every reading a millisecond after the last, and counted.
     world::ManualClock counting(absl::FromUnixSeconds(1'800'000'000),
                                 {.tick = absl::Milliseconds(1)});
-    store_ = *records::OpenStoreInMemory(clock_);
+    store_ = *test_support::OpenTestStore(clock_);
     agent_ = std::make_unique<ScriptedAgent>(row.script);
     DriverOptions options;
     options.agent = agent_.get();
@@ -691,6 +688,9 @@ TEST_F(DriverTest, ClockReadingsPerPathAreStable) {
 
 // The database is untrusted input: integers rewritten as text read as 0, never a crash.
 TEST_F(DriverTest, RewrittenIntegerColumnsDoNotCrashReaders) {
+  if (test_support::OnTestServer()) {
+    GTEST_SKIP() << "a server's BIGINT columns refuse text: there is nothing to misread";
+  }
   AddReadTool();
   ASSERT_OK(RunScript({Call("read", R"({"path":"a"})"), Complete()}));
   ASSERT_OK(store_->Write([](store::Transaction& tx) -> absl::Status {

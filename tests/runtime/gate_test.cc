@@ -23,6 +23,7 @@
 #include "runtime/world/timestamp.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt {
 namespace {
@@ -104,7 +105,7 @@ struct World {
   world::ManualClock clock;
   world::ManualClock lease_clock{Start()};
   world::SeededEntropy entropy{11};
-  std::unique_ptr<store::Store> store = *records::OpenStoreInMemory(store_clock);
+  std::unique_ptr<store::Store> store = *test_support::OpenTestStore(store_clock);
   EchoTool echo{"echo", SideEffect::kReadOnly};
   EchoTool rm{"rm", SideEffect::kDestructive};          // DefaultPolicy denies it
   EchoTool post{"post", SideEffect::kRemoteMutation};   // DefaultPolicy pauses it for approval
@@ -113,14 +114,14 @@ struct World {
   std::unique_ptr<Policy> policy = DefaultPolicy();
 };
 
-// Every row of the tables a run writes, in the order written, one line each.
+// Every row of the tables a run writes, by key, one line each.
 std::string Rows(store::Store& store) {
   std::string out;
   absl::Status read = store.Read([&](store::Transaction& tx) -> absl::Status {
     for (const char* table : {"runs", "steps", "approvals", "tool_specs", "model_calls"}) {
       absl::StatusOr<std::vector<store::SqlRow>> rows =
           test_support::PeekIn(tx, "every row of the run's tables",
-                               absl::StrCat("SELECT * FROM ", table, " ORDER BY rowid"));
+                               absl::StrCat("SELECT * FROM ", table, " ORDER BY 1"));
       if (!rows.ok()) return rows.status();
       for (const store::SqlRow& row : *rows) {
         absl::StrAppend(&out, table, ": ", absl::StrJoin(row, " | "), "\n");

@@ -26,6 +26,7 @@
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt {
 namespace {
@@ -82,7 +83,7 @@ class LoopRulesTest : public ::testing::Test {
   world::ManualClock clock_{kStart};
   world::ManualClock lease_clock_{kStart};
   world::SeededEntropy entropy_{12};
-  std::unique_ptr<store::Store> store_ = *records::OpenStoreInMemory(clock_);
+  std::unique_ptr<store::Store> store_ = *test_support::OpenTestStore(clock_);
   std::unique_ptr<Policy> policy_ = DefaultPolicy();
 };
 
@@ -389,7 +390,7 @@ TEST_F(LoopRulesTest, TheHeartbeatIsGoneWhenTheLoopReturnsHoweverItEnds) {
 // as the recording did.
 TEST_F(LoopRulesTest, TheResumePathReadsTheClockAFixedNumberOfTimes) {
   world::ManualClock counting(kStart, {.tick = absl::Milliseconds(1)});
-  store_ = *records::OpenStoreInMemory(counting);
+  store_ = *test_support::OpenTestStore(counting);
   testing::PostTool post;
   auto driver_on = [&](Agent* agent) {
     DriverOptions options;

@@ -18,6 +18,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt {
 namespace {
@@ -109,7 +110,7 @@ struct Outcome {
 Outcome Drive() {
   world::ManualClock world(kStart, {.waits = world::ManualClock::Waits::kJump});
   world::SeededEntropy entropy(17);
-  std::unique_ptr<store::Store> store = *records::OpenStoreInMemory(world);
+  std::unique_ptr<store::Store> store = *test_support::OpenTestStore(world);
   FlakyModel model;
   AskingAgent agent;
   SlowTool slow(world);

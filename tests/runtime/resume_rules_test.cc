@@ -15,6 +15,7 @@
 #include "tests/runtime/post_tool.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt {
 namespace {
@@ -78,7 +79,7 @@ class ResumeRulesTest : public ::testing::Test {
   world::ManualClock clock_{kStart};
   world::ManualClock lease_clock_{kStart};
   world::SeededEntropy entropy_{8};
-  std::unique_ptr<store::Store> store_ = *records::OpenStoreInMemory(clock_);
+  std::unique_ptr<store::Store> store_ = *test_support::OpenTestStore(clock_);
   ChangingPolicy policy_;
   testing::PostTool post_;
   std::unique_ptr<ScriptedAgent> agent_;
@@ -126,7 +127,7 @@ TEST_F(ResumeRulesTest, APolicyThatNowWantsAnotherApprovalPausesAgain) {
 TEST_F(ResumeRulesTest, AnUnknownOrFailingPolicyOnResumeFailsTheRunAsInternal) {
   for (ChangingPolicy::Mode mode : {ChangingPolicy::Mode::kUnknown, ChangingPolicy::Mode::kError}) {
     SCOPED_TRACE(static_cast<int>(mode));
-    store_ = *records::OpenStoreInMemory(clock_);
+    store_ = *test_support::OpenTestStore(clock_);
     policy_.mode = ChangingPolicy::Mode::kDefault;
     PausedAndApproved();
     policy_.mode = mode;
@@ -253,7 +254,7 @@ TEST_F(ResumeRulesTest, TheWaitForAHumanIsElapsedTimeButNotActiveTime) {
   EXPECT_GE(Steps()[0].started_at, kStart + absl::Hours(1));  // restarted at the resume
 
   // Elapsed time: the same hour counts, and the next step finds the deadline passed.
-  store_ = *records::OpenStoreInMemory(clock_);
+  store_ = *test_support::OpenTestStore(clock_);
   post_.calls.clear();
   Limits elapsed;
   elapsed.max_elapsed_time = absl::Minutes(30);

@@ -26,6 +26,7 @@
 #include "tests/runtime/post_tool.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt {
 namespace {
@@ -130,7 +131,7 @@ class VocabularyTest : public ::testing::Test {
     world::ManualClock clock{kStart};
     world::ManualClock lease_clock{kStart};
     world::SeededEntropy entropy{3};
-    std::unique_ptr<store::Store> store = *records::OpenStoreInMemory(clock);
+    std::unique_ptr<store::Store> store = *test_support::OpenTestStore(clock);
     ReadTool read{"read"};
     ReadTool wipe{"wipe", SideEffect::kDestructive};
     testing::PostTool post;

@@ -42,8 +42,8 @@ inline absl::StatusOr<std::int64_t> TamperIn(store::Transaction& tx, std::string
 // need, for tests of the event log that drive no run), inside a transaction the test holds.
 inline absl::Status PlantRunIn(store::Transaction& tx, std::string_view run) {
   return TamperIn(tx, "a bare run row for its events",
-                  "INSERT OR IGNORE INTO runs (id, goal, status, limits_json, created_at) "
-                  "VALUES (?1, 'g', 'RUNNING', '{}', '')",
+                  "INSERT INTO runs (id, goal, status, limits_json, created_at) "
+                  "VALUES (?1, 'g', 'RUNNING', '{}', '') ON CONFLICT DO NOTHING",
                   {run})
       .status();
 }
@@ -59,6 +59,39 @@ inline absl::StatusOr<std::int64_t> Tamper(store::Store& store, std::string_view
   });
   if (!written.ok()) return written;
   return changed;
+}
+
+// PlantRefusal makes every later UPDATE of `table` fail with `message`, as a failing disk
+// would: a trigger, in the words of the store's engine.
+inline absl::Status PlantRefusal(store::Store& store, std::string_view table,
+                                 std::string_view message) {
+  std::string what = absl::StrCat("a disk that refuses updates of ", ToAbsl(table));
+  if (!store::IsServerUrl(store.path())) {
+    return Tamper(store, what,
+                  absl::StrCat("CREATE TRIGGER refuse BEFORE UPDATE ON ", ToAbsl(table),
+                               " BEGIN SELECT RAISE(ABORT, '", ToAbsl(message), "'); END"))
+        .status();
+  }
+  absl::Status made =
+      Tamper(store, what,
+             absl::StrCat("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+                          "$$BEGIN RAISE EXCEPTION '",
+                          ToAbsl(message), "'; END$$"))
+          .status();
+  if (!made.ok()) return made;
+  return Tamper(store, what,
+                absl::StrCat("CREATE TRIGGER refuse BEFORE UPDATE ON ", ToAbsl(table),
+                             " FOR EACH ROW EXECUTE FUNCTION refuse()"))
+      .status();
+}
+
+// RemoveRefusal undoes PlantRefusal: the disk works again.
+inline absl::Status RemoveRefusal(store::Store& store, std::string_view table) {
+  return Tamper(store, "the disk working again",
+                store::IsServerUrl(store.path())
+                    ? absl::StrCat("DROP TRIGGER refuse ON ", ToAbsl(table))
+                    : std::string("DROP TRIGGER refuse"))
+      .status();
 }
 
 // PeekIn reads rows the records layer does not show (columns as text) inside a transaction the

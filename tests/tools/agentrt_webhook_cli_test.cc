@@ -1,5 +1,6 @@
 // `agentrt webhook serve` as an operator runs it: the built binary serving a real database on
-// loopback, decided over signed HTTP, and the run then resumed by its consumer.
+// loopback (a SQLite file, or a PostgreSQL server in the "[postgres]" registration), decided over
+// signed HTTP, and the run then resumed by its consumer.
 #include <fcntl.h>
 #include <httplib.h>
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include "tests/runtime/operator/approver/loopback_client.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
+#include "tests/support/test_store.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -127,7 +129,9 @@ class AgentrtWebhookCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = test_support::TestFolder();
-    db_ = (dir_ / "audit.db").string();
+    // A file, or a schema of the test server in the suite's [postgres] registration: the
+    // webhook and the consumer are different processes on one database either way.
+    db_ = test_support::TestDatabase("audit.db");
     secret_file_ =
         WriteSecret("secret", kSecret + "\n",
                     std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);

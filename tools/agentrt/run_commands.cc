@@ -83,16 +83,16 @@ int RunMigrateCommand(std::span<const std::string> args, Io& io) {
   const int known = static_cast<int>(records::Migrations().size());
   // Already current: nothing to do, and nothing is written.
   if (records::OpenExistingStore(*path, /*read_only=*/true).ok()) {
-    io.out << "database " << json::Sanitize(*path) << " is at schema version " << known
-           << " already\n";
+    io.out << "database " << json::Sanitize(store::RedactedUrl(*path)) << " is at schema version "
+           << known << " already\n";
     return kExitOk;
   }
   world::RealClock clock;
   absl::StatusOr<std::unique_ptr<store::Store>> store =
       records::OpenStore(*path, clock, {.must_exist = true});
   if (!store.ok()) return Failure(io, "migrate", ToStd(store.status().message()));
-  io.out << "database " << json::Sanitize(*path) << " migrated to schema version "
-         << (*store)->schema_version() << "\n";
+  io.out << "database " << json::Sanitize(store::RedactedUrl(*path))
+         << " migrated to schema version " << (*store)->schema_version() << "\n";
   return kExitOk;
 }
 

@@ -32,6 +32,9 @@ class Sql {
                                                    absl::Span<const SqlValue> params = {}) {
     return tx.Query(sql, params);
   }
+  // OnServer: whether the transaction is on a PostgreSQL server rather than a SQLite file, for
+  // the few statements the records layer must spell for each (runtime/records/rows.cc).
+  static bool OnServer(Transaction& tx);
   // HashStoredEvents gives every stored event its chain hash (event_chain.h), in seq order
   // from the first, read a page at a time as Store::VerifyEvents reads them: the backfill of the
   // migration that added the chain, so the chain vouches for the events written before it.

@@ -1,14 +1,14 @@
-#include "runtime/store/internal/sqlite.h"
-
 #include <sqlite3.h>
 
 #include <cstdlib>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
+#include "runtime/store/internal/sqlite.h"
 
 namespace agentrt::store::internal {
 namespace {
@@ -160,35 +160,37 @@ std::string FileUri(const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
-                                                             bool read_only, const std::string& vfs,
-                                                             bool on_os_disk) {
+absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(const std::string& path,
+                                                                         bool read_only,
+                                                                         const std::string& vfs,
+                                                                         bool on_os_disk) {
   int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   AGENTRT_ASSIGN_OR_RETURN(sqlite3 * db,
                            OpenDatabase(on_os_disk ? WithRealFolder(path) : path, path,
                                         flags | (on_os_disk ? SQLITE_OPEN_NOFOLLOW : 0),
                                         vfs.empty() ? nullptr : vfs.c_str()));
-  return std::unique_ptr<Connection>(new Connection(db, path));
+  return std::unique_ptr<SqliteConnection>(new SqliteConnection(db, path));
 }
 
-absl::StatusOr<std::unique_ptr<Connection>> Connection::OpenImmutable(const std::string& path) {
+absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::OpenImmutable(
+    const std::string& path) {
   AGENTRT_ASSIGN_OR_RETURN(
       sqlite3 * db,
       OpenDatabase(FileUri(WithRealFolder(path)) + "?immutable=1", path,
                    SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW, nullptr));
-  return std::unique_ptr<Connection>(new Connection(db, path));
+  return std::unique_ptr<SqliteConnection>(new SqliteConnection(db, path));
 }
 
-Connection::~Connection() {
+SqliteConnection::~SqliteConnection() {
   statements_.clear();
   sqlite3_close(db_);
 }
 
-bool Connection::FailedOnAReadOnlyDirectory() const {
+bool SqliteConnection::FailedOnAReadOnlyDirectory() const {
   return sqlite3_extended_errcode(db_) == SQLITE_READONLY_DIRECTORY;
 }
 
-absl::Status Connection::Exec(std::string_view sql) {
+absl::Status SqliteConnection::Exec(std::string_view sql) {
   std::string text(sql);
   char* error = nullptr;
   int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error);
@@ -198,12 +200,12 @@ absl::Status Connection::Exec(std::string_view sql) {
   return status;
 }
 
-absl::Status Connection::ExecPrepared(std::string_view sql) {
+absl::Status SqliteConnection::ExecPrepared(std::string_view sql) {
   AGENTRT_ASSIGN_OR_RETURN(Statement * statement, Prepare(sql));
   return statement->Run({});
 }
 
-absl::Status Connection::SyncJournal() {
+absl::Status SqliteConnection::SyncJournal() {
   sqlite3_file* journal = nullptr;
   int rc = sqlite3_file_control(db_, "main", SQLITE_FCNTL_JOURNAL_POINTER, &journal);
   if (rc != SQLITE_OK) return FromSqlite(db_, rc, "find the write-ahead log to sync");
@@ -213,7 +215,7 @@ absl::Status Connection::SyncJournal() {
   return absl::OkStatus();
 }
 
-absl::Status Connection::ExecRetryingBusy(std::string_view sql) {
+absl::Status SqliteConnection::ExecRetryingBusy(std::string_view sql) {
   absl::Status status;
   for (int attempt = 0; attempt < 1000; ++attempt) {
     status = Exec(sql);
@@ -224,7 +226,7 @@ absl::Status Connection::ExecRetryingBusy(std::string_view sql) {
   return status;
 }
 
-absl::StatusOr<Statement*> Connection::Prepare(std::string_view sql) {
+absl::StatusOr<Statement*> SqliteConnection::Prepare(std::string_view sql) {
   if (auto found = statements_.find(ToAbsl(sql)); found != statements_.end()) {
     return found->second.get();
   }
@@ -238,9 +240,9 @@ absl::StatusOr<Statement*> Connection::Prepare(std::string_view sql) {
   return raw;
 }
 
-std::int64_t Connection::Changes() const { return sqlite3_changes64(db_); }
+std::int64_t SqliteConnection::Changes() const { return sqlite3_changes64(db_); }
 
-absl::StatusOr<std::int64_t> Connection::DataVersion() {
+absl::StatusOr<std::optional<std::int64_t>> SqliteConnection::DataVersion() {
   AGENTRT_ASSIGN_OR_RETURN(Statement * pragma, Prepare("PRAGMA data_version"));
   AGENTRT_RETURN_IF_ERROR(pragma->Bind({}));
   AGENTRT_ASSIGN_OR_RETURN(bool row, pragma->Step());
@@ -250,7 +252,81 @@ absl::StatusOr<std::int64_t> Connection::DataVersion() {
   return version;
 }
 
-absl::Status Connection::Error(std::string_view what) const {
+absl::StatusOr<std::int64_t> SqliteConnection::Run(std::string_view sql,
+                                                   absl::Span<const Param> params,
+                                                   bool* may_change_events) {
+  AGENTRT_ASSIGN_OR_RETURN(Statement * statement, Prepare(sql));
+  if (may_change_events != nullptr) *may_change_events = statement->may_change_events();
+  AGENTRT_RETURN_IF_ERROR(statement->Run(params));
+  return Changes();
+}
+
+absl::StatusOr<std::vector<Row>> SqliteConnection::Query(std::string_view sql,
+                                                         absl::Span<const Param> params,
+                                                         bool* may_change_events) {
+  AGENTRT_ASSIGN_OR_RETURN(Statement * statement, Prepare(sql));
+  if (may_change_events != nullptr) *may_change_events = statement->may_change_events();
+  AGENTRT_RETURN_IF_ERROR(statement->Bind(params));
+  std::vector<Row> rows;
+  const int columns = statement->ColumnCount();
+  for (;;) {
+    AGENTRT_ASSIGN_OR_RETURN(bool row, statement->Step());
+    if (!row) break;
+    Row& values = rows.emplace_back();
+    values.reserve(columns);
+    for (int i = 0; i < columns; ++i) values.push_back(statement->ColumnText(i));
+  }
+  return rows;
+}
+
+absl::Status SqliteConnection::Commit(bool durable) {
+  AGENTRT_RETURN_IF_ERROR(ExecPrepared("COMMIT"));
+  // Committed but perhaps not durable: an error here is the write's (its caller must not act
+  // as if it were on disk), though what was committed stays committed. Not by raising
+  // synchronous around the commit: SQLite applies that pragma when it compiles it, so the
+  // statement was compiled anew twice per durable write (docs/performance.md).
+  if (durable && sync_durable_commits_) return SyncJournal();
+  return absl::OkStatus();
+}
+
+namespace {
+
+// SQLite's spelling of what connection.h's Dialect names.
+std::string SqliteByteLength(std::string_view column) {
+  return absl::StrCat("length(CAST(", ToAbsl(column), " AS BLOB))");
+}
+
+std::string SqliteSlice(std::string_view column, std::string_view from, std::string_view count) {
+  return absl::StrCat("substr(CAST(", ToAbsl(column), " AS BLOB), ", ToAbsl(from), ", ",
+                      ToAbsl(count), ")");
+}
+
+constexpr Dialect kSqlite{
+    .byte_offsets = true,
+    .byte_length = &SqliteByteLength,
+    .slice = &SqliteSlice,
+    .next_seq =
+        "SELECT MAX(COALESCE((SELECT seq FROM event_log_high_water WHERE only = 1), 0), "
+        "COALESCE((SELECT MAX(seq) FROM events), 0)), "
+        "COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), '')",
+    .next_seq_autoincrement =
+        "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), "
+        "COALESCE((SELECT MAX(seq) FROM events), 0)), "
+        "COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), '')",
+    .table_exists = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+    .trigger_or_view =
+        "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') LIMIT 1",
+    .object_count = "SELECT COUNT(*) FROM sqlite_master",
+    .create_migrations_table =
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        "version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+};
+
+}  // namespace
+
+const Dialect& SqliteConnection::dialect() const { return kSqlite; }
+
+absl::Status SqliteConnection::Error(std::string_view what) const {
   return FromSqlite(db_, sqlite3_extended_errcode(db_), what);
 }
 

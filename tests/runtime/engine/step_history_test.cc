@@ -21,6 +21,7 @@
 #include "tests/runtime/describe_step.h"
 #include "tests/runtime/render/dump.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt {
 namespace {
@@ -111,7 +112,7 @@ class CheckingAgent final : public Agent {
 struct World {
   world::ManualClock clock{absl::FromUnixSeconds(1'800'000'000)};
   world::SeededEntropy entropy{7};
-  std::unique_ptr<store::Store> store = *records::OpenStoreInMemory(clock);
+  std::unique_ptr<store::Store> store = *test_support::OpenTestStore(clock);
   NamingTool tool;
   std::unique_ptr<Policy> policy = DefaultPolicy();
 };

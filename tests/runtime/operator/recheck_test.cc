@@ -30,6 +30,7 @@
 #include "tests/support/largest_allocation.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt {
 namespace {
@@ -182,7 +183,7 @@ void ExpectSameHanded(const std::vector<RecordingPolicy::Handed>& live,
 
 class RecheckTest : public ::testing::Test {
  protected:
-  void SetUp() override { store_ = *records::OpenStoreInMemory(clock_); }
+  void SetUp() override { store_ = *test_support::OpenTestStore(clock_); }
 
   std::unique_ptr<Driver> NewDriver(Agent* agent, Policy* policy, std::vector<Tool*> tools,
                                     std::string owner = "test") {
@@ -979,6 +980,9 @@ TEST_F(RecheckTest, StepPolicyViewIsWhatThePolicyWasHanded) {
 // [RCK] Evaluations recorded before schema version 6 (no view, no spec hash; run.created without
 // its tools) are not re-checkable, with a note; one recorded after the migration is re-checked.
 TEST_F(RecheckTest, PreMigrationRunIsNotRecheckable) {
+  if (test_support::OnTestServer()) {
+    GTEST_SKIP() << "a server's database starts at schema version 8: no run is from before 6";
+  }
   std::unique_ptr<Policy> policy = DefaultPolicy();
   ScriptedAgent agent({Call("post"), Complete()});
   std::unique_ptr<Driver> driver = NewDriver(&agent, policy.get(), {&post_});

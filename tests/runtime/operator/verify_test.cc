@@ -16,6 +16,7 @@
 #include "runtime/world/clock.h"
 #include "runtime/world/entropy.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt {
 namespace {
@@ -25,7 +26,7 @@ using test_support::StatusIs;
 class VerifyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = *records::OpenStoreInMemory(clock_);
+    store_ = *test_support::OpenTestStore(clock_);
     // Two runs that complete at once: a chain to walk, and rows that agree with it.
     ScriptedAgent agent({scripted::Complete("{}"), scripted::Complete("{}")});
     std::unique_ptr<Policy> policy = DefaultPolicy();

@@ -12,6 +12,7 @@
 #include "runtime/world/clock.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt::rows {
 namespace {
@@ -49,7 +50,7 @@ class RowsTest : public ::testing::Test {
   }
 
   world::ManualClock clock_{absl::FromUnixSeconds(1'800'000'000)};
-  std::unique_ptr<store::Store> store_ = *records::OpenStoreInMemory(clock_);
+  std::unique_ptr<store::Store> store_ = *test_support::OpenTestStore(clock_);
 };
 
 TEST_F(RowsTest, ClaimStepCountsOnlyTheExpectedStepForTheOwnerOfARunningRun) {

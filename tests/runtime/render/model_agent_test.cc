@@ -21,6 +21,7 @@
 #include "runtime/world/entropy.h"
 #include "tests/runtime/render/dump.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt::render {
 namespace {
@@ -94,7 +95,7 @@ ModelAgentOptions AgentOptions() {
 
 class ModelAgentDriverTest : public ::testing::Test {
  protected:
-  void SetUp() override { store_ = *records::OpenStoreInMemory(clock_); }
+  void SetUp() override { store_ = *test_support::OpenTestStore(clock_); }
 
   // Drives a run; with `model`, each step's agent gets the driver's accounting caller for it.
   absl::StatusOr<agentrt::Run> Drive(Agent& agent, Model* model = nullptr) {

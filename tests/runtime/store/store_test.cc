@@ -543,8 +543,8 @@ TEST_F(StoreTest, SqliteNeverFollowsALinkSwappedInAfterTheChecks) {
   { std::ofstream touch(target); }
   std::string link = (dir_ / "link.db").string();
   fs::create_symlink(target, link);
-  absl::StatusOr<std::unique_ptr<internal::Connection>> linked =
-      internal::Connection::Open(link, /*read_only=*/false);
+  absl::StatusOr<std::unique_ptr<internal::SqliteConnection>> linked =
+      internal::SqliteConnection::Open(link, /*read_only=*/false);
   absl::Status refused = linked.ok() ? (*linked)->Exec("PRAGMA journal_mode=WAL") : linked.status();
   EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied) << refused;
   EXPECT_EQ(fs::file_size(target), 0u);
@@ -552,8 +552,8 @@ TEST_F(StoreTest, SqliteNeverFollowsALinkSwappedInAfterTheChecks) {
   std::string wal_target = (dir_ / "elsewhere-wal").string();
   { std::ofstream touch(wal_target); }
   fs::create_symlink(wal_target, path_ + "-wal");
-  absl::StatusOr<std::unique_ptr<internal::Connection>> database =
-      internal::Connection::Open(path_, /*read_only=*/false);
+  absl::StatusOr<std::unique_ptr<internal::SqliteConnection>> database =
+      internal::SqliteConnection::Open(path_, /*read_only=*/false);
   ASSERT_OK(database);
   absl::Status wal = (*database)->Exec("PRAGMA journal_mode=WAL");
   if (wal.ok()) wal = (*database)->Exec("CREATE TABLE t (x)");

@@ -20,6 +20,7 @@
 #include "tools/agentrt/demos/model_demo.h"
 #include "tools/agentrt/demos/proxy_demo.h"
 #include "tools/agentrt/demos/world_demo.h"
+#include "tools/agentrt/operator_io.h"
 
 namespace agentrt::cli {
 namespace {
@@ -157,7 +158,7 @@ int RunDemoCommand(std::span<const std::string> args, Io& io) {
   if (!run.ok()) return Failure(io, "demo scripted", ToStd(run.status().message()));
   absl::StatusOr<std::vector<store::Event>> events = (*store)->ListEvents(run->id);
   if (!events.ok()) return Failure(io, "demo scripted", ToStd(events.status().message()));
-  io.out << "run " << run->id << " in " << *path << "\n";
+  io.out << "run " << run->id << " in " << store::RedactedUrl(*path) << "\n";
   std::size_t first = std::min(already, events->size());
   PrintEvents(io, std::vector<store::Event>(events->begin() + static_cast<std::ptrdiff_t>(first),
                                             events->end()));
@@ -166,8 +167,9 @@ int RunDemoCommand(std::span<const std::string> args, Io& io) {
   if (run->status == RunStatus::kWaitingForApproval) {
     io.out << "\nThe run waits for a human. To approve the exact request shown above, then "
               "resume:\n  agentrt approve --db "
-           << *path << " " << run->id << " --by \"$USER\"\n  agentrt demo scripted --db " << *path
-           << " --resume " << run->id << "\n";
+           << ShellWord(store::RedactedUrl(*path)) << " " << run->id
+           << " --by \"$USER\"\n  agentrt demo scripted --db "
+           << ShellWord(store::RedactedUrl(*path)) << " --resume " << run->id << "\n";
     return kExitOk;
   }
   return run->status == RunStatus::kCompleted ? kExitOk : kExitFailure;

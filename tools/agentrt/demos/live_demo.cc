@@ -12,6 +12,7 @@
 #include "runtime/operator/view/display.h"
 #include "runtime/records/schema.h"
 #include "runtime/render/model_agent.h"
+#include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "runtime/world/curl_network.h"
 #include "runtime/world/entropy.h"
@@ -24,6 +25,7 @@
 #include "tools/agentrt/demos/demo_tools.h"
 #include "tools/agentrt/demos/demo_world.h"
 #include "tools/agentrt/demos/stand_in_provider.h"
+#include "tools/agentrt/operator_io.h"
 
 namespace agentrt::cli {
 namespace {
@@ -259,7 +261,7 @@ int PlayLiveDemo(const std::string& db, const providers::ModelChoice& choice,
   if (run->status == RunStatus::kWaitingForApproval) {
     io.out << "The run waits for a human. To approve the exact request in the trace, then "
               "resume:\n  agentrt approve --db "
-           << db << " " << run->id << " --by \"$USER\"\n";
+           << ShellWord(store::RedactedUrl(db)) << " " << run->id << " --by \"$USER\"\n";
     if (!resume_command.empty()) io.out << "  " << resume_command << " " << run->id << "\n";
     return kExitOk;
   }

@@ -1,0 +1,45 @@
+// Store::OpenOnServer: a store whose database is on a PostgreSQL server (store.h,
+// internal/postgres.h).
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/base/status_macros.h"
+#include "runtime/base/string_view.h"
+#include "runtime/store/internal/postgres.h"
+#include "runtime/store/store.h"
+
+namespace agentrt::store {
+
+bool IsServerUrl(std::string_view path) {
+  return path.starts_with("postgres://") || path.starts_with("postgresql://");
+}
+
+absl::StatusOr<std::unique_ptr<Store>> Store::OpenOnServer(const std::string& url,
+                                                           const world::Clock* clock, Schema schema,
+                                                           const StoreOptions& options,
+                                                           bool read_only) {
+  AGENTRT_ASSIGN_OR_RETURN(
+      std::unique_ptr<internal::PostgresConnection> connection,
+      internal::PostgresConnection::Open(url, read_only, options.durability == Durability::kFull));
+  std::unique_ptr<Store> store(new Store(std::move(connection), RedactedUrl(url), read_only));
+  AGENTRT_RETURN_IF_ERROR(store->CheckSchema());
+  if (clock != nullptr) AGENTRT_RETURN_IF_ERROR(store->Migrate(*clock, schema));
+  AGENTRT_RETURN_IF_ERROR(store->NoteHighWater());
+  return store;
+}
+
+std::string RedactedUrl(std::string_view url) {
+  // scheme://user:password@host... -> scheme://user:***@host...
+  std::size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return std::string(url);
+  std::size_t start = scheme + 3;
+  std::size_t at = url.find('@', start);
+  std::size_t slash = url.find('/', start);
+  if (at == std::string_view::npos || (slash != std::string_view::npos && slash < at)) {
+    return std::string(url);
+  }
+  std::size_t colon = url.find(':', start);
+  if (colon == std::string_view::npos || colon > at) return std::string(url);
+  return absl::StrCat(ToAbsl(url.substr(0, colon + 1)), "***", ToAbsl(url.substr(at)));
+}
+
+}  // namespace agentrt::store
