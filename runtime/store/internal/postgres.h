@@ -66,8 +66,9 @@ class PostgresConnection final : public Connection {
  private:
   PostgresConnection(pg_conn* conn, bool read_only, bool full)
       : conn_(conn), read_only_(read_only), full_(full) {}
-  // Runs `begin`, connecting again first when the connection was dropped.
-  absl::Status Begin(std::string_view begin);
+  // Runs `begin`, connecting again first when the connection was dropped. A copy: connecting
+  // again sets the session's own texts anew.
+  absl::Status Begin(std::string begin);
   // After a dropped connection: connects again and sets the session up.
   absl::Status Reconnect();
   absl::Status SetUpSession();
@@ -78,8 +79,8 @@ class PostgresConnection final : public Connection {
   pg_conn* conn_;
   bool read_only_;
   bool full_;
-  bool gave_way_ = false;      // the last error was a serialization failure or a deadlock
-  std::int64_t lock_key_ = 0;  // the writers' lock of this schema
+  bool gave_way_ = false;    // the last error was a serialization failure or a deadlock
+  std::string begin_write_;  // BEGIN, then the writers' lock of this schema
   std::int64_t next_name_ = 0;
   // Prepared statements by SQL text, with their server-side names.
   absl::flat_hash_map<std::string, std::string> prepared_;

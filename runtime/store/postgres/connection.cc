@@ -153,10 +153,12 @@ absl::Status PostgresConnection::SetUpSession() {
       std::vector<Row> key,
       Query("SELECT ('x' || substr(md5('agentrt:' || current_schema()), 1, 16))::bit(64)::bigint",
             {}));
-  if (key.empty() || !absl::SimpleAtoi(key[0][0], &lock_key_)) {
+  std::int64_t lock_key = 0;
+  if (key.empty() || !absl::SimpleAtoi(key[0][0], &lock_key)) {
     return absl::FailedPreconditionError(
         "postgres: the connection has no schema to use (search_path names none that exists)");
   }
+  begin_write_ = absl::StrCat("BEGIN; SELECT pg_advisory_xact_lock(", lock_key, ")");
   return absl::OkStatus();
 }
 
@@ -251,7 +253,7 @@ absl::StatusOr<std::vector<Row>> PostgresConnection::Query(std::string_view sql,
   return rows;
 }
 
-absl::Status PostgresConnection::Begin(std::string_view begin) {
+absl::Status PostgresConnection::Begin(std::string begin) {
   if (PQstatus(conn_) != CONNECTION_OK) AGENTRT_RETURN_IF_ERROR(Reconnect());
   absl::Status begun = ExecScript(begin);
   // A connection the server dropped since the last transaction (a restart, an idle connection
@@ -265,10 +267,10 @@ absl::Status PostgresConnection::Begin(std::string_view begin) {
 
 absl::Status PostgresConnection::BeginWrite() {
   gave_way_ = false;
-  AGENTRT_RETURN_IF_ERROR(Begin("BEGIN"));
   // Every writer of this schema takes the same lock first, until its transaction ends: one
-  // writer at a time, as SQLite's BEGIN IMMEDIATE makes it.
-  absl::Status locked = Execute("SELECT pg_advisory_xact_lock(?1)", {lock_key_}, nullptr).status();
+  // writer at a time, as SQLite's BEGIN IMMEDIATE makes it. Sent with the BEGIN, in one round
+  // trip (the key is this connection's own number, not input).
+  absl::Status locked = Begin(begin_write_);
   if (!locked.ok()) Rollback();
   return locked;
 }

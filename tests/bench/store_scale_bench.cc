@@ -1,0 +1,355 @@
+// Drivers on one database, SQLite against PostgreSQL (figures in docs/performance.md, "Drivers on a
+// PostgreSQL server"; docs/scale-out.md).
+//  - BM_DriverProcesses/server:S/procs:P: P driver processes (tests/runtime/drive_child.cc), each
+//    running a run of kSteps read steps to completion, started together at a barrier on one
+//    database: a SQLite file (S = 0) or a PostgreSQL server (S = 1) this program starts for itself
+//    (tools/dev/postgres, fsync on). Timed from the start line to the last process's answer:
+//    opening the store and making the driver are not timed. Counter: steps a second, all
+//    processes together.
+//  - BM_LibpqFloor: the floor. The statements one of those runs sent to the server (captured
+//    from the server's statement log while a driver process ran it), sent again by one libpq
+//    connection, prepared beforehand, each run into a new schema: what a run costs the server
+//    and the round trips alone. Counter: steps a second.
+// The server cases skip when no PostgreSQL server is installed.
+#include <fcntl.h>
+#include <libpq-fe.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "runtime/records/schema.h"
+#include "runtime/world/clock.h"
+
+extern char** environ;
+
+namespace agentrt {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kSteps = 20;
+
+// The program's own server, started at the first server case and stopped at exit.
+class BenchServer {
+ public:
+  static BenchServer& Get() {
+    static BenchServer server;
+    return server;
+  }
+  bool ok() const { return !url_.empty(); }
+  const std::string& url() const { return url_; }
+  const std::string& log() const { return log_; }
+
+  // A URL naming a new, empty schema, with `options` (libpq's -c settings) added.
+  std::string NewSchema(const std::string& extra_options = "") {
+    std::string schema = absl::StrCat("b", next_++);
+    PGconn* conn = PQconnectdb(url_.c_str());
+    PQclear(PQexec(conn, absl::StrCat("CREATE SCHEMA ", schema).c_str()));
+    PQfinish(conn);
+    return absl::StrCat(url_, "&options=-csearch_path%3D", schema, extra_options);
+  }
+
+ private:
+  BenchServer() {
+    // Under the build folder when run from the source tree (tools/dev/run bench), else in the
+    // temporary folder.
+    fs::path build = fs::current_path() / "build";
+    dir_ = (fs::exists(build)
+                ? build / "bench-postgres"
+                : fs::temp_directory_path() / absl::StrCat("agentrt-bench-postgres-", ::getpid()))
+               .string();
+    std::string start =
+        absl::StrCat(AGENTRT_SOURCE_DIR, "/tools/dev/postgres start ", dir_, " --durable");
+    FILE* out = ::popen(start.c_str(), "r");
+    char line[512] = {};
+    if (out != nullptr && std::fgets(line, sizeof line, out) != nullptr) url_ = line;
+    if (out == nullptr || ::pclose(out) != 0) url_.clear();
+    while (!url_.empty() && url_.back() == '\n') url_.pop_back();
+    log_ = dir_ + "/server.log";
+  }
+  ~BenchServer() {
+    if (ok()) {
+      std::system(absl::StrCat(AGENTRT_SOURCE_DIR, "/tools/dev/postgres stop ", dir_).c_str());
+    }
+  }
+
+  std::string dir_;
+  std::string url_;
+  std::string log_;
+  int next_ = 0;
+};
+
+struct Child {
+  pid_t pid = -1;
+  int to = -1;
+  FILE* from = nullptr;
+};
+
+Child Spawn(const std::vector<std::string>& args) {
+  int to_child[2], from_child[2];
+  if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) std::abort();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  Child child;
+  if (::posix_spawn(&child.pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) {
+    std::abort();
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  child.to = to_child[1];
+  child.from = ::fdopen(from_child[0], "r");
+  return child;
+}
+
+std::string Line(FILE* from) {
+  char buffer[1024];
+  if (std::fgets(buffer, sizeof buffer, from) == nullptr) return "";
+  std::string line(buffer);
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  return line;
+}
+
+// Runs `procs` driver processes on `db` from one start line; returns the seconds from the start
+// line to the last answer, or nullopt (with `error`) when a run did not complete. `after_ready`
+// runs once every process is ready, before the start line.
+std::optional<double> RaceDrivers(const std::string& db, int procs, std::string* error,
+                                  const std::function<void()>& after_ready = {}) {
+  std::vector<Child> children;
+  for (int i = 0; i < procs; ++i) {
+    children.push_back(
+        Spawn({AGENTRT_DRIVE_CHILD, db, absl::StrCat("run-", i), absl::StrCat(kSteps)}));
+  }
+  for (Child& c : children) {
+    if (std::string ready = Line(c.from); ready != "ready") *error = "a driver said: " + ready;
+  }
+  if (after_ready) after_ready();
+  auto start = std::chrono::steady_clock::now();
+  for (Child& c : children) (void)!::write(c.to, "g", 1);
+  for (Child& c : children) {
+    if (std::string done = Line(c.from); done != "ran COMPLETED") *error = "a driver said: " + done;
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (Child& c : children) {
+    int status = 0;
+    ::waitpid(c.pid, &status, 0);
+    std::fclose(c.from);
+    ::close(c.to);
+  }
+  if (!error->empty()) return std::nullopt;
+  return seconds;
+}
+
+void BM_DriverProcesses(benchmark::State& state) {
+  const bool server = state.range(0) == 1;
+  const int procs = static_cast<int>(state.range(1));
+  if (server && !BenchServer::Get().ok()) {
+    state.SkipWithError("no PostgreSQL server (install postgresql-15)");
+    return;
+  }
+  double seconds = 0;
+  std::int64_t runs = 0;
+  int file = 0;
+  for (auto _ : state) {
+    std::string db = server ? BenchServer::Get().NewSchema()
+                            : (fs::temp_directory_path() /
+                               absl::StrCat("agentrt-scale-", ::getpid(), "-", file++, ".db"))
+                                  .string();
+    {
+      world::ManualClock clock(absl::Now());  // the tables made before the race
+      if (!records::OpenStore(db, clock).ok()) {
+        state.SkipWithError("cannot make the database");
+        return;
+      }
+    }
+    std::string error;
+    std::optional<double> took = RaceDrivers(db, procs, &error);
+    if (!server) {
+      for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db + suffix);
+    }
+    if (!took) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+    state.SetIterationTime(*took);
+    seconds += *took;
+    runs += procs;
+  }
+  state.counters["steps_per_s"] = static_cast<double>(runs * kSteps) / seconds;
+  state.counters["us_per_step"] = seconds * 1e6 / static_cast<double>(runs * kSteps);
+}
+BENCHMARK(BM_DriverProcesses)
+    ->ArgNames({"server", "procs"})
+    ->ArgsProduct({{0, 1}, {1, 4, 16}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// --- The floor: the same statements through libpq ------------------------------------------
+
+struct Statement {
+  std::string sql;  // $N parameters
+  std::vector<std::string> params;
+  bool null_param = false;
+};
+
+// The statements the log holds after `offset` bytes: "execute <name>: SQL" with its "DETAIL:
+// parameters: $1 = '...', ..." line, and "statement: SQL".
+std::vector<Statement> ReadStatements(const std::string& log, std::streamoff offset) {
+  std::ifstream in(log);
+  in.seekg(offset);
+  std::vector<Statement> statements;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!statements.empty() && line.starts_with("\t")) {  // a statement's next line
+      statements.back().sql += "\n" + line.substr(1);
+      continue;
+    }
+    for (std::string_view tag : {"LOG:  statement: ", "LOG:  execute "}) {
+      std::size_t at = line.find(tag);
+      if (at == std::string::npos) continue;
+      std::string sql = line.substr(at + tag.size());
+      if (tag == "LOG:  execute ") sql = sql.substr(sql.find(": ") + 2);
+      statements.push_back({sql, {}});
+    }
+    std::size_t detail = line.find("DETAIL:  parameters: ");
+    if (detail == std::string::npos || statements.empty()) continue;
+    // $1 = 'text with '' doubled', $2 = '5', $3 = NULL
+    std::string rest = line.substr(detail + 21);
+    std::size_t i = 0;
+    while (i < rest.size()) {
+      std::size_t eq = rest.find(" = ", i);
+      if (eq == std::string::npos) break;
+      i = eq + 3;
+      if (rest.compare(i, 4, "NULL") == 0) {
+        statements.back().params.push_back("");
+        statements.back().null_param = true;
+        i += 4;
+      } else {
+        std::string value;
+        for (++i; i < rest.size(); ++i) {
+          if (rest[i] == '\'') {
+            if (i + 1 < rest.size() && rest[i + 1] == '\'') {
+              value += '\'';
+              ++i;
+              continue;
+            }
+            ++i;
+            break;
+          }
+          value += rest[i];
+        }
+        statements.back().params.push_back(value);
+      }
+      i = rest.find(", $", i);
+      if (i == std::string::npos) break;
+      i += 2;
+    }
+  }
+  return statements;
+}
+
+// The statements one driver process's run sends, captured once.
+const std::vector<Statement>& CapturedRun() {
+  static const std::vector<Statement> run = [] {
+    BenchServer& server = BenchServer::Get();
+    std::string db = server.NewSchema("%20-clog_statement%3Dall");
+    world::ManualClock clock(absl::Now());
+    if (!records::OpenStore(db, clock).ok()) return std::vector<Statement>();
+    std::streamoff mark = 0;
+    std::string error;
+    RaceDrivers(db, 1, &error,
+                [&] { mark = static_cast<std::streamoff>(fs::file_size(server.log())); });
+    if (!error.empty()) return std::vector<Statement>();
+    return ReadStatements(server.log(), mark);
+  }();
+  return run;
+}
+
+void BM_LibpqFloor(benchmark::State& state) {
+  if (!BenchServer::Get().ok()) {
+    state.SkipWithError("no PostgreSQL server (install postgresql-15)");
+    return;
+  }
+  const std::vector<Statement>& run = CapturedRun();
+  if (run.empty()) {
+    state.SkipWithError("no statement was captured");
+    return;
+  }
+  PGconn* conn = PQconnectdb(BenchServer::Get().url().c_str());
+  PQclear(PQexec(conn, "SET synchronous_commit = off"));
+  std::map<std::string, std::string> names;  // prepared once, by text
+  double seconds = 0;
+  std::int64_t runs = 0;
+  std::string failed;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::string schema = absl::StrCat("floor", runs);
+    {
+      // A new schema holding the tables, as the driver's was when its run started.
+      world::ManualClock clock(absl::Now());
+      std::string url = BenchServer::Get().NewSchema();
+      (void)records::OpenStore(url, clock);
+      schema = url.substr(url.rfind("%3D") + 3);
+    }
+    PQclear(PQexec(conn, absl::StrCat("SET search_path = ", schema).c_str()));
+    for (const Statement& s : run) {
+      if (s.params.empty() || names.contains(s.sql)) continue;
+      std::string name = absl::StrCat("floor_", names.size());
+      PQclear(PQprepare(conn, name.c_str(), s.sql.c_str(), 0, nullptr));
+      names[s.sql] = name;
+    }
+    state.ResumeTiming();
+    auto start = std::chrono::steady_clock::now();
+    for (const Statement& s : run) {
+      PGresult* r;
+      if (s.params.empty()) {
+        r = PQexec(conn, s.sql.c_str());
+      } else {
+        std::vector<const char*> values;
+        for (const std::string& p : s.params) values.push_back(p.c_str());
+        r = PQexecPrepared(conn, names[s.sql].c_str(), static_cast<int>(values.size()),
+                           values.data(), nullptr, nullptr, 0);
+      }
+      ExecStatusType status = PQresultStatus(r);
+      if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && failed.empty()) {
+        failed = absl::StrCat(PQresultErrorMessage(r), " in: ", s.sql.substr(0, 200));
+      }
+      PQclear(r);
+    }
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ++runs;
+  }
+  PQfinish(conn);
+  if (!failed.empty()) {
+    state.SkipWithError(failed.c_str());
+    return;
+  }
+  state.counters["statements_per_step"] = static_cast<double>(run.size()) / kSteps;
+  state.counters["steps_per_s"] = static_cast<double>(runs * kSteps) / seconds;
+  state.counters["us_per_step"] = seconds * 1e6 / static_cast<double>(runs * kSteps);
+}
+BENCHMARK(BM_LibpqFloor)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace agentrt
+
+BENCHMARK_MAIN();
