@@ -1,6 +1,6 @@
 // Drivers on one database, SQLite against PostgreSQL (figures in docs/performance.md, "Drivers on a
 // PostgreSQL server"; docs/scale-out.md).
-//  - BM_DriverProcesses/server:S/procs:P: P driver processes (tests/runtime/drive_child.cc), each
+//  - BM_DriverProcesses/server:S/procs:P: P driver processes (tests/runtime/race_child.cc), each
 //    running a run of kSteps read steps to completion, started together at a barrier on one
 //    database: a SQLite file (S = 0) or a PostgreSQL server (S = 1) this program starts for itself
 //    (tools/dev/postgres, fsync on). Timed from the start line to the last process's answer:
@@ -11,10 +11,7 @@
 //    connection, prepared beforehand, each run into a new schema: what a run costs the server
 //    and the round trips alone. Counter: steps a second.
 // The server cases skip when no PostgreSQL server is installed.
-#include <fcntl.h>
 #include <libpq-fe.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -33,8 +30,7 @@
 #include "benchmark/benchmark.h"
 #include "runtime/records/schema.h"
 #include "runtime/world/clock.h"
-
-extern char** environ;
+#include "tests/support/raced_children.h"
 
 namespace agentrt {
 namespace {
@@ -93,70 +89,25 @@ class BenchServer {
   int next_ = 0;
 };
 
-struct Child {
-  pid_t pid = -1;
-  int to = -1;
-  FILE* from = nullptr;
-};
-
-Child Spawn(const std::vector<std::string>& args) {
-  int to_child[2], from_child[2];
-  if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) std::abort();
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  Child child;
-  if (::posix_spawn(&child.pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) {
-    std::abort();
-  }
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(to_child[0]);
-  ::close(from_child[1]);
-  child.to = to_child[1];
-  child.from = ::fdopen(from_child[0], "r");
-  return child;
-}
-
-std::string Line(FILE* from) {
-  char buffer[1024];
-  if (std::fgets(buffer, sizeof buffer, from) == nullptr) return "";
-  std::string line(buffer);
-  if (!line.empty() && line.back() == '\n') line.pop_back();
-  return line;
-}
-
 // Runs `procs` driver processes on `db` from one start line; returns the seconds from the start
 // line to the last answer, or nullopt (with `error`) when a run did not complete. `after_ready`
 // runs once every process is ready, before the start line.
 std::optional<double> RaceDrivers(const std::string& db, int procs, std::string* error,
                                   const std::function<void()>& after_ready = {}) {
-  std::vector<Child> children;
+  std::vector<std::vector<std::string>> commands;
   for (int i = 0; i < procs; ++i) {
-    children.push_back(
-        Spawn({AGENTRT_DRIVE_CHILD, db, absl::StrCat("run-", i), absl::StrCat(kSteps)}));
+    commands.push_back(
+        {AGENTRT_RACE_CHILD, "start", db, absl::StrCat("run-", i), absl::StrCat(kSteps)});
   }
-  for (Child& c : children) {
-    if (std::string ready = Line(c.from); ready != "ready") *error = "a driver said: " + ready;
+  test_support::Race race = test_support::RaceChildren(commands, after_ready);
+  for (const std::string& ready : race.ready) {
+    if (ready != "ready") *error = "a driver said: " + ready;
   }
-  if (after_ready) after_ready();
-  auto start = std::chrono::steady_clock::now();
-  for (Child& c : children) (void)!::write(c.to, "g", 1);
-  for (Child& c : children) {
-    if (std::string done = Line(c.from); done != "ran COMPLETED") *error = "a driver said: " + done;
-  }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (Child& c : children) {
-    int status = 0;
-    ::waitpid(c.pid, &status, 0);
-    std::fclose(c.from);
-    ::close(c.to);
+  for (const std::string& done : race.said) {
+    if (done != "ran COMPLETED") *error = "a driver said: " + done;
   }
   if (!error->empty()) return std::nullopt;
-  return seconds;
+  return race.seconds;
 }
 
 void BM_DriverProcesses(benchmark::State& state) {

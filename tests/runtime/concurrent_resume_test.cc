@@ -5,10 +5,6 @@
 //     "Approvals"), many times so the race is really run every way;
 //   - sixteen start runs of their own at once: one chain, one total order, no gap.
 // Real processes, started together at a barrier.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
@@ -28,51 +24,15 @@
 #include "runtime/world/entropy.h"
 #include "tests/runtime/crash_world.h"
 #include "tests/runtime/post_tool.h"
+#include "tests/support/raced_children.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
 #include "tests/support/test_store.h"
-
-extern char** environ;
 
 namespace agentrt {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Child {
-  pid_t pid = -1;
-  int to = -1;
-  FILE* from = nullptr;
-};
-
-Child Spawn(const std::vector<std::string>& args) {
-  int to_child[2], from_child[2];
-  EXPECT_EQ(::pipe2(to_child, O_CLOEXEC), 0);
-  EXPECT_EQ(::pipe2(from_child, O_CLOEXEC), 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  Child child;
-  EXPECT_EQ(::posix_spawn(&child.pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(to_child[0]);
-  ::close(from_child[1]);
-  child.to = to_child[1];
-  child.from = ::fdopen(from_child[0], "r");
-  return child;
-}
-
-std::string Line(FILE* from) {
-  char buffer[512];
-  if (std::fgets(buffer, sizeof buffer, from) == nullptr) return "";
-  std::string line(buffer);
-  if (!line.empty() && line.back() == '\n') line.pop_back();
-  return line;
-}
 
 class ConcurrentResumeTest : public ::testing::Test {
  protected:
@@ -102,23 +62,12 @@ class ConcurrentResumeTest : public ::testing::Test {
   fs::path dir_;
 };
 
-// Starts every child, waits for each to say "ready", gives them the start line together, and
-// returns what each printed next, in order; each must exit 0.
+// Races the children (tests/support/raced_children.h): each must get ready and exit 0.
 std::vector<std::string> RaceChildren(const std::vector<std::vector<std::string>>& commands) {
-  std::vector<Child> children;
-  for (const std::vector<std::string>& command : commands) children.push_back(Spawn(command));
-  for (Child& c : children) EXPECT_EQ(Line(c.from), "ready");
-  for (Child& c : children) EXPECT_EQ(::write(c.to, "g", 1), 1);
-  std::vector<std::string> said;
-  for (Child& c : children) said.push_back(Line(c.from));
-  for (Child& c : children) {
-    int status = 0;
-    EXPECT_EQ(::waitpid(c.pid, &status, 0), c.pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    std::fclose(c.from);
-    ::close(c.to);
-  }
-  return said;
+  test_support::Race race = test_support::RaceChildren(commands);
+  for (const std::string& ready : race.ready) EXPECT_EQ(ready, "ready");
+  EXPECT_TRUE(race.all_exited_zero);
+  return race.said;
 }
 
 TEST_F(ConcurrentResumeTest, FourProcessesResumingOneApprovedRunExecuteItOnce) {
@@ -131,8 +80,8 @@ TEST_F(ConcurrentResumeTest, FourProcessesResumingOneApprovedRunExecuteItOnce) {
     std::string effects = (dir_ / ("race-" + std::to_string(race) + ".effects")).string();
     PausedAndApproved(db, "run");
     if (HasFatalFailure()) return;
-    std::vector<std::vector<std::string>> commands(kRacers,
-                                                   {AGENTRT_RESUME_CHILD, db, effects, "run"});
+    std::vector<std::vector<std::string>> commands(
+        kRacers, {AGENTRT_RACE_CHILD, "resume", db, effects, "run"});
     std::vector<std::string> said = RaceChildren(commands);
     std::vector<std::string> sent = crash::Effects(effects);
     EXPECT_EQ(sent.size(), 1u) << "the approved call ran " << sent.size() << " times";
@@ -167,7 +116,7 @@ TEST_F(ConcurrentResumeTest, SixteenProcessesAppendingAtOnceMakeOneChainWithNoGa
   std::vector<std::vector<std::string>> commands;
   for (int i = 0; i < kDrivers; ++i) {
     commands.push_back(
-        {AGENTRT_DRIVE_CHILD, db, "run-" + std::to_string(i), std::to_string(kSteps)});
+        {AGENTRT_RACE_CHILD, "start", db, "run-" + std::to_string(i), std::to_string(kSteps)});
   }
   std::vector<std::string> said = RaceChildren(commands);
   for (const std::string& s : said) EXPECT_EQ(s, "ran COMPLETED");

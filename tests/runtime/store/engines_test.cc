@@ -334,11 +334,15 @@ TEST_F(ServerTest, AKilledConnectionFailsItsTransactionWholeAndTheNextOneConnect
 // one never, nor anything committed before it; under kFull nothing committed is lost. The store
 // connects again by itself.
 TEST_F(ServerTest, AServerCrashLosesNoDurableCommitNorAnyCommitBeforeIt) {
-  const char* shared = std::getenv("AGENTRT_TEST_POSTGRES_DIR");
-  if (shared == nullptr) GTEST_SKIP() << "the test server's folder is not known";
-  // A server of this test's own, beside the shared one: crashing that one would fail every test
-  // running on it at the time.
-  std::string dir = absl::StrCat(shared, "-crash-", ::getpid());
+  // A server of this test's own, beside the shared one (whose socket folder, DIR/sock, the
+  // shared URL's host names): crashing that one would fail every test running on it.
+  std::string shared = std::getenv("AGENTRT_TEST_POSTGRES");
+  std::size_t host = shared.find("host=");
+  std::size_t sock = shared.find("/sock", host);
+  if (host == std::string::npos || sock == std::string::npos) {
+    GTEST_SKIP() << "the test server is not one tools/dev/postgres started";
+  }
+  std::string dir = absl::StrCat(shared.substr(host + 5, sock - host - 5), "-crash-", ::getpid());
   std::string script = absl::StrCat(AGENTRT_SOURCE_DIR, "/tools/dev/postgres ");
   FILE* started = ::popen(absl::StrCat(script, "start ", dir).c_str(), "r");
   ASSERT_NE(started, nullptr);
