@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -377,6 +378,62 @@ TEST_F(ServerTest, AServerCrashLosesNoDurableCommitNorAnyCommitBeforeIt) {
     EXPECT_EQ((*store)->Head()->seq, 4);
     EXPECT_FALSE((*store)->VerifyEvents()->broken.has_value());
   }
+}
+
+// The server may give a write up to break a deadlock: the store runs it again, whole, and
+// nothing of the first attempt is kept. The deadlock: another session holds a run's row and
+// then waits for the writers' lock, while the store's write, holding that lock, waits for the
+// row; the store's write waited first, so the server ends it (deadlock_timeout 50 ms).
+TEST_F(ServerTest, AWriteTheServerGaveUpInADeadlockIsRunAgainWhole) {
+  std::string url = absl::StrCat(path_, "%20-cdeadlock_timeout%3D50ms");
+  absl::StatusOr<std::unique_ptr<Store>> store = records::OpenStore(url, clock_);
+  ASSERT_OK(store);
+  ASSERT_OK(WriteRun(**store, "run-a", {"{}"}));
+  PGconn* other = PQconnectdb(path_.c_str());
+  ASSERT_EQ(PQstatus(other), CONNECTION_OK);
+  auto exec = [&](const std::string& sql) {
+    PGresult* r = PQexec(other, sql.c_str());
+    ExecStatusType status = PQresultStatus(r);
+    PQclear(r);
+    return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
+  };
+  ASSERT_TRUE(exec("BEGIN"));
+  ASSERT_TRUE(exec("UPDATE runs SET goal = goal WHERE id = 'run-a'"));
+  int attempts = 0;
+  absl::Status written;
+  std::thread writer([&] {
+    written = (*store)->Write([&](Transaction& tx) -> absl::Status {
+      ++attempts;
+      absl::StatusOr<Event> e = tx.AppendEvent("run-a", "", kStart, "test.event", "{}");
+      if (!e.ok()) return e.status();
+      return test_support::TamperIn(tx, "the run's row",
+                                    "UPDATE runs SET goal = 'g2' "
+                                    "WHERE id = 'run-a'")
+          .status();
+    });
+  });
+  // Wait on the event, not the clock: the store's write is waiting for the row.
+  std::string waiting;
+  for (int polls = 0; waiting != "1" && polls < 100'000; ++polls) {
+    waiting = OnServer(
+        "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+        "AND query LIKE 'UPDATE runs SET goal = ''g2''%'");
+  }
+  EXPECT_EQ(waiting, "1") << "the store's write never waited for the row";
+  // Now the other session waits for the writers' lock: a cycle, which the server breaks.
+  EXPECT_TRUE(
+      exec("SELECT pg_advisory_xact_lock(('x' || substr(md5('agentrt:' || "
+           "current_schema()), 1, 16))::bit(64)::bigint)"));
+  EXPECT_TRUE(exec("COMMIT"));
+  writer.join();
+  PQfinish(other);
+  EXPECT_OK(written);
+  EXPECT_EQ(attempts, 2);
+  absl::StatusOr<std::vector<Event>> events = (*store)->ListEvents("run-a");
+  ASSERT_OK(events);
+  ASSERT_EQ(events->size(), 2u);  // the first attempt's event was not kept
+  EXPECT_EQ((*events)[1].seq, 2);
+  EXPECT_FALSE((*store)->VerifyEvents()->broken.has_value());
 }
 
 TEST(RedactedUrlTest, APasswordNeverReachesAnError) {
