@@ -16,6 +16,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/json/intake.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/store/store.h"
 #include "runtime/world/child_env.h"
 #include "runtime/world/url.h"
 
@@ -294,7 +295,8 @@ absl::StatusOr<Config> ReadFields(json::Value root, const std::filesystem::path&
   AGENTRT_ASSIGN_OR_RETURN(std::optional<std::string> database,
                            internal::StringMember(root, "database"));
   if (!database || database->empty()) return Invalid("database is required");
-  config.database = Resolve(folder, *database);
+  // A server's URL is used as it is; a file's path is the config's folder's.
+  config.database = store::IsServerUrl(*database) ? *database : Resolve(folder, *database);
   AGENTRT_ASSIGN_OR_RETURN(std::optional<std::string> session,
                            internal::StringMember(root, "session"));
   config.session = session.value_or("");

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/store/store.h"
 
 namespace agentrt::proxy {
 namespace {
@@ -99,7 +100,9 @@ std::vector<std::string> ReachCandidates(const std::string& arg, const std::stri
 
 absl::Status CheckReach(const mcp::Config& config, world::Filesystem& files,
                         world::Environment* env) {
-  std::vector<std::string> named = {config.path, config.database};
+  // A database on a server is no file a server's process could reach.
+  std::vector<std::string> named = {config.path};
+  if (!store::IsServerUrl(config.database)) named.push_back(config.database);
   for (const mcp::ServerConfig& s : config.servers) named.push_back(s.manifest);
   std::vector<Protected> protected_entries;
   for (const std::string& path : named) {

@@ -87,6 +87,18 @@ TEST(ConfigTest, DefaultsAndRelativePaths) {
                           Pair(SideEffect::kDestructive, PolicyOutcome::kDeny)));
 }
 
+// A database on a server is named by its URL, kept as written: no folder is joined to it.
+TEST(ConfigTest, ADatabaseOnAServerIsItsUrlAsWritten) {
+  std::string text = ConfigText();
+  const std::string file = R"("database": "agentrt.db")";
+  ASSERT_NE(text.find(file), std::string::npos);
+  text.replace(text.find(file), file.size(),
+               R"("database": "postgresql://agentrt@db.internal/agentrt?sslmode=require")");
+  absl::StatusOr<Config> config = ReadConfig(test_support::RealFiles(), WriteConfig(text));
+  ASSERT_OK(config);
+  EXPECT_EQ(config->database, "postgresql://agentrt@db.internal/agentrt?sslmode=require");
+}
+
 TEST(ConfigTest, ReadsEveryField) {
   absl::StatusOr<Config> config = ReadConfig(test_support::RealFiles(), WriteConfig(R"({
     "database": "/var/lib/agentrt/../agentrt/proxy.db",
