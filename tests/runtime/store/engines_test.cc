@@ -8,6 +8,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,7 +18,9 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/driver.h"
 #include "runtime/records/schema.h"
+#include "runtime/scripted_agent.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "tests/support/status_matchers.h"
@@ -434,6 +438,104 @@ TEST_F(ServerTest, AWriteTheServerGaveUpInADeadlockIsRunAgainWhole) {
   ASSERT_EQ(events->size(), 2u);  // the first attempt's event was not kept
   EXPECT_EQ((*events)[1].seq, 2);
   EXPECT_FALSE((*store)->VerifyEvents()->broken.has_value());
+}
+
+// --- A driver on a server whose connection is killed --------------------------------------
+
+// "post": a local mutation (allowed by the default policy, and recorded durably before it runs)
+// that counts its effects and first runs `before`.
+class PostTool final : public Tool {
+ public:
+  explicit PostTool(std::function<void()> before) : before_(std::move(before)) {}
+  ToolSpec Spec() const override {
+    return ToolSpec{
+        "post", "Post.", R"({"type":"object"})", SideEffect::kLocalMutation, absl::Seconds(10),
+        false};
+  }
+  absl::StatusOr<ToolResult> Call(const ToolCall&) override {
+    if (before_) before_();
+    ++effects;
+    return ToolResult{R"({"posted":true})", "posted"};
+  }
+  int effects = 0;
+
+ private:
+  std::function<void()> before_;
+};
+
+class ServerDriverTest : public ServerTest {
+ protected:
+  absl::StatusOr<agentrt::Run> Drive(Store& store, PostTool& post,
+                                     std::optional<std::string> resume = std::nullopt) {
+    ScriptedAgent agent({scripted::Call("post", "{}"), scripted::Complete()});
+    std::unique_ptr<Policy> policy = DefaultPolicy();
+    DriverOptions options;
+    options.agent = &agent;
+    options.policy = policy.get();
+    options.tools = {&post};
+    options.scheduler = &lease_clock_;
+    absl::StatusOr<std::unique_ptr<Driver>> driver =
+        Driver::Create(store, clock_, entropy_, options);
+    if (!driver.ok()) return driver.status();
+    return resume ? (*driver)->Resume(*resume) : (*driver)->StartWithId("run-1", "post once");
+  }
+
+  world::ManualClock lease_clock_{kStart};
+  world::SeededEntropy entropy_{5};
+};
+
+// Killed between the durable record of the call's start and its effect: the connection is found
+// dropped at the next write's BEGIN, before anything of it was sent, and connected again; the run
+// goes on and completes, the effect made once and recorded once.
+TEST_F(ServerDriverTest, AConnectionKilledBetweenTheIntentAndTheEffectIsConnectedAgain) {
+  std::unique_ptr<Store> store = Open();
+  std::string backend = BackendOf(*store);
+  PostTool post([&] {
+    EXPECT_EQ(OnServer(absl::StrCat("SELECT pg_terminate_backend(", backend, ")")), "t");
+  });
+  absl::StatusOr<agentrt::Run> run = Drive(*store, post);
+  ASSERT_OK(run);
+  EXPECT_EQ(run->status, RunStatus::kCompleted);
+  EXPECT_EQ(post.effects, 1);
+  EXPECT_NE(BackendOf(*store), backend);
+  EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
+}
+
+// Killed inside the write that records the effect's outcome (a trigger ends the connection's own
+// server process as the outcome's event is inserted): that write fails whole, the loop stops,
+// and its lease decides who goes on. Once it has lapsed, another driver takes the run over and,
+// the outcome of an effect that cannot be taken back being unknown, puts it to an operator. The
+// effect was made once and is never made again.
+TEST_F(ServerDriverTest, AConnectionKilledAfterTheEffectLeavesTheRunToItsLease) {
+  std::unique_ptr<Store> store = Open();
+  ASSERT_OK(test_support::Tamper(*store, "a server process that ends itself at the outcome",
+                                 "CREATE FUNCTION die() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                                 "BEGIN IF NEW.type = 'step.tool_finished' THEN "
+                                 "PERFORM pg_terminate_backend(pg_backend_pid()); END IF; "
+                                 "RETURN NEW; END $$"));
+  ASSERT_OK(test_support::Tamper(*store, "the trigger",
+                                 "CREATE TRIGGER die BEFORE INSERT ON events "
+                                 "FOR EACH ROW EXECUTE FUNCTION die()"));
+  PostTool post(nullptr);
+  absl::StatusOr<agentrt::Run> run = Drive(*store, post);
+  EXPECT_THAT(run, StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_EQ(post.effects, 1);
+  ASSERT_OK(test_support::Tamper(*store, "the trigger gone", "DROP TRIGGER die ON events"));
+  absl::StatusOr<std::vector<Event>> events = store->ListEvents("run-1");
+  ASSERT_OK(events);
+  EXPECT_EQ(events->back().type, "step.tool_started");  // nothing of the failed write
+
+  // Another driver, on a connection of its own, once the lease has lapsed.
+  lease_clock_.Advance(absl::Minutes(5));
+  clock_.Advance(absl::Minutes(5));
+  absl::StatusOr<std::unique_ptr<Store>> other = records::OpenStore(path_, clock_);
+  ASSERT_OK(other);
+  PostTool again(nullptr);
+  absl::StatusOr<agentrt::Run> resumed = Drive(**other, again, "run-1");
+  ASSERT_OK(resumed);
+  EXPECT_EQ(resumed->status, RunStatus::kWaitingForApproval);
+  EXPECT_EQ(again.effects, 0);
+  EXPECT_FALSE((*other)->VerifyEvents()->broken.has_value());
 }
 
 TEST(RedactedUrlTest, APasswordNeverReachesAnError) {

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +28,7 @@
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
+#include "tests/support/test_store.h"
 
 extern char** environ;
 
@@ -131,7 +131,8 @@ class FollowerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = test_support::TestFolder();
-    path_ = (dir_ / "audit.db").string();
+    // A file, or a schema of the test server in the suite's "[postgres]" registration.
+    path_ = test_support::TestDatabase("audit.db");
     cursor_path_ = (dir_ / "export.cursor").string();
     absl::StatusOr<std::unique_ptr<store::Store>> writer = records::OpenStore(path_, clock_);
     ASSERT_OK(writer);
@@ -233,6 +234,7 @@ TEST_F(FollowerTest, DeliversEveryRunInCommitOrder) {
 }
 
 TEST_F(FollowerTest, ReadOnlyLeavesTheFileUntouched) {
+  if (test_support::OnTestServer()) GTEST_SKIP() << "a server's database is no file";
   Append("run-a", 30);
   writer_.reset();  // the last writer closed: the WAL is checkpointed into the file
   struct stat before;
@@ -498,11 +500,8 @@ TEST_F(FollowerTest, HeadIsTheCursorsSeqAndItsStoredHash) {
   EXPECT_EQ(head->seq, 3);
   EXPECT_EQ(head->hash, (*writer_->ListEvents(""))[2].hash);
   // The kept event was deleted: the head cannot be read, by name.
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "DELETE FROM events WHERE seq = 3", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  ASSERT_OK(
+      test_support::Tamper(*writer_, "the kept event deleted", "DELETE FROM events WHERE seq = 3"));
   EXPECT_EQ(follower->Head().status().code(), absl::StatusCode::kNotFound);
 }
 
