@@ -14,6 +14,7 @@
 #include "runtime/base/string_view.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/store/store.h"
 #include "runtime/world/real_filesystem.h"
 #include "sim/generate.h"
 #include "sim/judge.h"
@@ -235,6 +236,12 @@ bool OutputReport(const std::string& command, const sim::SwarmReport& report, bo
 int SimRun(const SimRunOptions& o, Io& io) {
   const std::string command = "sim run";
   if (o.paths.empty()) return UsageError(io, command, "name at least one scenario or folder");
+  if (store::IsServerUrl(o.db)) {
+    return UsageError(io, command,
+                      "--db names a folder for the plays' SQLite files, not a server: the "
+                      "simulator crashes and power-cuts its own disk at chosen writes, which a "
+                      "server cannot be made to do");
+  }
   world::RealFilesystem disk;
   absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(disk, o.paths);
   if (!files.ok()) return Failure(io, command, json::Sanitize(ToStd(files.status().message())));
