@@ -280,6 +280,48 @@ TEST_P(EnginesTest, ADurableWriteIsCommittedAndTheChainGoesOn) {
 
 // --- The server's own failures ---------------------------------------------------------------
 
+// A server of a test's own, beside the shared one (whose socket folder, DIR/sock, the shared
+// URL's host names), started by tools/dev/postgres and stopped when it goes: crashing the shared
+// one would fail every test running on it. url() is "" when it could not be started.
+class PrivateServer {
+ public:
+  PrivateServer() {
+    std::string shared = std::getenv("AGENTRT_TEST_POSTGRES");
+    std::size_t host = shared.find("host=");
+    std::size_t sock = shared.find("/sock", host);
+    if (host == std::string::npos || sock == std::string::npos) return;
+    dir_ =
+        absl::StrCat(shared.substr(host + 5, sock - host - 5), "-own-", ::getpid(), "-", next_++);
+    FILE* started = ::popen(absl::StrCat(kScript, "start ", dir_).c_str(), "r");
+    if (started == nullptr) return;
+    char line[512] = {};
+    bool read = std::fgets(line, sizeof line, started) != nullptr;
+    if (::pclose(started) != 0 || !read) return;
+    url_ = line;
+    while (!url_.empty() && url_.back() == '\n') url_.pop_back();
+  }
+  ~PrivateServer() {
+    if (!dir_.empty()) std::system(absl::StrCat(kScript, "stop ", dir_).c_str());
+  }
+
+  const std::string& url() const { return url_; }
+
+  // A URL naming the new schema `name` on this server.
+  std::string NewSchema(const std::string& name) {
+    EXPECT_EQ(OnServerAt(url_, absl::StrCat("CREATE SCHEMA ", name)), "");
+    return absl::StrCat(url_, "&options=-csearch_path%3D", name);
+  }
+
+  // Crashes the server (an immediate stop: no checkpoint, no clean shutdown) and starts it again.
+  bool Crash() { return std::system(absl::StrCat(kScript, "restart ", dir_).c_str()) == 0; }
+
+ private:
+  static constexpr char kScript[] = AGENTRT_SOURCE_DIR "/tools/dev/postgres ";
+  static inline int next_ = 0;
+  std::string dir_;
+  std::string url_;
+};
+
 class ServerTest : public EnginesTest {
  protected:
   void SetUp() override {
@@ -339,34 +381,11 @@ TEST_F(ServerTest, AKilledConnectionFailsItsTransactionWholeAndTheNextOneConnect
 // one never, nor anything committed before it; under kFull nothing committed is lost. The store
 // connects again by itself.
 TEST_F(ServerTest, AServerCrashLosesNoDurableCommitNorAnyCommitBeforeIt) {
-  // A server of this test's own, beside the shared one (whose socket folder, DIR/sock, the
-  // shared URL's host names): crashing that one would fail every test running on it.
-  std::string shared = std::getenv("AGENTRT_TEST_POSTGRES");
-  std::size_t host = shared.find("host=");
-  std::size_t sock = shared.find("/sock", host);
-  if (host == std::string::npos || sock == std::string::npos) {
-    GTEST_SKIP() << "the test server is not one tools/dev/postgres started";
-  }
-  std::string dir = absl::StrCat(shared.substr(host + 5, sock - host - 5), "-crash-", ::getpid());
-  std::string script = absl::StrCat(AGENTRT_SOURCE_DIR, "/tools/dev/postgres ");
-  FILE* started = ::popen(absl::StrCat(script, "start ", dir).c_str(), "r");
-  ASSERT_NE(started, nullptr);
-  char url_line[512] = {};
-  bool read = std::fgets(url_line, sizeof url_line, started) != nullptr;
-  ASSERT_EQ(::pclose(started), 0);
-  ASSERT_TRUE(read);
-  std::string url(url_line);
-  while (!url.empty() && url.back() == '\n') url.pop_back();
-  struct Stop {
-    std::string command;
-    ~Stop() { std::system(command.c_str()); }
-  } stop{absl::StrCat(script, "stop ", dir)};
-  std::string restart = absl::StrCat(script, "restart ", dir);
+  PrivateServer server;
+  if (server.url().empty()) GTEST_SKIP() << "the test server is not one tools/dev/postgres made";
   for (Durability durability : {Durability::kNormal, Durability::kFull}) {
     SCOPED_TRACE(durability == Durability::kFull ? "kFull" : "kNormal");
-    std::string schema = durability == Durability::kFull ? "on_full" : "on_normal";
-    ASSERT_EQ(OnServerAt(url, absl::StrCat("CREATE SCHEMA ", schema)), "");
-    path_ = absl::StrCat(url, "&options=-csearch_path%3D", schema);
+    path_ = server.NewSchema(durability == Durability::kFull ? "on_full" : "on_normal");
     absl::StatusOr<std::unique_ptr<Store>> store =
         records::OpenStore(path_, clock_, {.durability = durability});
     ASSERT_OK(store);
@@ -377,7 +396,7 @@ TEST_F(ServerTest, AServerCrashLosesNoDurableCommitNorAnyCommitBeforeIt) {
           return tx.AppendEvent("run-a", "", kStart, "tool.intent", "{}").status();
         },
         WriteOptions{.durable = durability == Durability::kNormal}));
-    ASSERT_EQ(std::system(restart.c_str()), 0);
+    ASSERT_TRUE(server.Crash());
     ASSERT_OK(WriteRun(**store, "run-b", {"{}"}));
     EXPECT_EQ((*store)->Head()->seq, 4);
     EXPECT_FALSE((*store)->VerifyEvents()->broken.has_value());
@@ -536,6 +555,30 @@ TEST_F(ServerDriverTest, AConnectionKilledAfterTheEffectLeavesTheRunToItsLease) 
   EXPECT_EQ(resumed->status, RunStatus::kWaitingForApproval);
   EXPECT_EQ(again.effects, 0);
   EXPECT_FALSE((*other)->VerifyEvents()->broken.has_value());
+}
+
+// The server crashes in the middle of a run, while a call whose effect cannot be taken back is
+// under way: the durable record of its start survived, and with it everything before; the next
+// write finds the connection gone at its BEGIN and connects to the server come back; the run
+// completes, the effect made and recorded once, the chain whole.
+TEST_F(ServerDriverTest, AServerCrashedMidRunLosesNothingTheRunNeeds) {
+  PrivateServer server;
+  if (server.url().empty()) GTEST_SKIP() << "the test server is not one tools/dev/postgres made";
+  path_ = server.NewSchema("mid_run");
+  std::unique_ptr<Store> store = Open();
+  PostTool post([&] { EXPECT_TRUE(server.Crash()); });
+  absl::StatusOr<agentrt::Run> run = Drive(*store, post);
+  ASSERT_OK(run);
+  EXPECT_EQ(run->status, RunStatus::kCompleted);
+  EXPECT_EQ(post.effects, 1);
+  absl::StatusOr<std::vector<Event>> events = store->ListEvents("run-1");
+  ASSERT_OK(events);
+  std::vector<std::string> types;
+  for (const Event& e : *events) types.push_back(e.type);
+  EXPECT_THAT(types, ::testing::Contains("step.tool_started"));
+  EXPECT_THAT(types, ::testing::Contains("step.tool_finished"));
+  EXPECT_EQ(types.back(), "run.finished");
+  EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
 }
 
 TEST(RedactedUrlTest, APasswordNeverReachesAnError) {
