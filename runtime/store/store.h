@@ -152,6 +152,12 @@ bool IsServerUrl(std::string_view path);
 // database in its errors and in path().
 std::string RedactedUrl(std::string_view url);
 
+// CreateServerSchema creates the schema `schema` in the server database `url` names, and returns
+// a URL naming it (`url` with the schema as its search_path): a store opened on that URL keeps
+// its tables there. `schema` is [a-z_][a-z0-9_]* of at most 63 characters. Errors:
+// InvalidArgument for another name, AlreadyExists when the schema exists, the connection's.
+absl::StatusOr<std::string> CreateServerSchema(const std::string& url, std::string_view schema);
+
 class Store {
  public:
   // Open opens the database at `path` for writing, creating it (0600) and applying the

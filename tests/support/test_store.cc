@@ -12,14 +12,10 @@
 #include "tests/support/test_folder.h"
 
 namespace agentrt::test_support {
-namespace {
-
 std::string ServerUrl() {
   const char* url = std::getenv("AGENTRT_TEST_POSTGRES");
   return url != nullptr ? url : "";
 }
-
-}  // namespace
 
 bool OnTestServer() { return !ServerUrl().empty(); }
 

@@ -20,6 +20,9 @@ namespace agentrt::test_support {
 // Whether this run's stores are on the test server.
 bool OnTestServer();
 
+// The test server's URL (its default schema); "" when there is none.
+std::string ServerUrl();
+
 // A URL naming a new, empty schema on the test server; "" when there is none.
 std::string NewServerDatabase();
 

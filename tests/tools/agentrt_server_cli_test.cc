@@ -3,6 +3,9 @@
 // `approve` and `recheck` read and decide them from processes of their own, as an operator on
 // another host would; the consumer's own store sees each decision at once. Runs only in the suite's
 // "[postgres]" registration (tests/support/test_store.h); skipped elsewhere.
+#include <unistd.h>
+
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,7 @@
 #include "runtime/approvals.h"
 #include "runtime/records/run_reader.h"
 #include "tests/support/status_matchers.h"
+#include "tests/support/test_folder.h"
 #include "tests/support/test_store.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
@@ -86,6 +90,46 @@ TEST_F(AgentrtServerCliTest, OperatorCommandsReadAndDecideRunsAnotherProcessWrot
   ProcessResult again = Agentrt({"verify", "--db", url_});
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_THAT(again.out, Not(HasSubstr("broken")));
+}
+
+// `sim run --db URL` keeps each play's database on the server, in a schema of its own, where
+// the operator's commands find the same audit log: the chain verifies to the play's own head.
+TEST_F(AgentrtServerCliTest, SimRunKeepsEachPlaysDatabaseOnTheServer) {
+  // Named for this process: a schema the server kept from an earlier run is never reused.
+  std::string name = absl::StrCat("kept_", ::getpid());
+  std::string scenario = test_support::TestFile("kept.textproto");
+  std::ofstream(scenario) << "name: \"" << name << "\"\n"
+                          << R"(
+servers {
+  name: "fs"
+  tools { name: "read" calls { text: "contents" } }
+  rules_json: '{"read":{"side_effect":"read_only","timeout":"30s"}}'
+}
+agent {
+  steps { call { tool: "fs_read" } }
+  steps { complete_json: '{}' }
+}
+expect { status: "completed" }
+)";
+  std::string server = test_support::ServerUrl();
+  ProcessResult run = Agentrt({"sim", "run", scenario, "--db", server, "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  std::size_t head_at = run.out.find("\"chain_head\":\"");
+  ASSERT_NE(head_at, std::string::npos) << run.out;
+  std::string head = run.out.substr(head_at + 14, 64);
+  for (const std::string& schema : {"sim_" + name, "sim_" + name + "_2"}) {
+    std::string url = absl::StrCat(server, server.find('?') == std::string::npos ? "?" : "&",
+                                   "options=-csearch_path%3D", schema);
+    ProcessResult verify = Agentrt({"verify", "--db", url});
+    EXPECT_EQ(verify.exit_code, 0) << schema << verify.out << verify.err;
+    EXPECT_THAT(verify.out, HasSubstr(head)) << schema;
+    ProcessResult runs = Agentrt({"runs", "--db", url});
+    EXPECT_THAT(runs.out, HasSubstr("COMPLETED")) << schema;
+  }
+  // Kept databases are never written over: the same scenario again fails, naming the schema.
+  ProcessResult again = Agentrt({"sim", "run", scenario, "--db", server});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, HasSubstr("sim_" + name));
 }
 
 TEST_F(AgentrtServerCliTest, AnUnreachableServerIsAnErrorThatKeepsItsPasswordSecret) {

@@ -90,14 +90,6 @@ TEST(SimScenariosCliTest, JsonAndJunitSayTheSame) {
   EXPECT_THAT(xml, HasSubstr(R"(<failure message="status: expected failed, got COMPLETED)"));
 }
 
-TEST(SimScenariosCliTest, DbNamesAFolderNeverAServer) {
-  std::string pass = Write("pass.textproto", Scenario(R"( status: "completed" )"));
-  ProcessResult r = Agentrt({"sim", "run", pass, "--db", "postgresql://ops@db/agentrt"});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--db names a folder for the plays' SQLite files, not a server"));
-  EXPECT_FALSE(std::filesystem::exists("postgresql:"));
-}
-
 TEST(SimScenariosCliTest, DbKeepsTheAuditDatabasesForTheOperatorCommands) {
   std::string pass = Write("kept.textproto", Scenario(R"( status: "completed" )"));
   std::string dir = test_support::TestFolder().string();

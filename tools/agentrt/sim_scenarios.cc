@@ -1,20 +1,28 @@
 // `agentrt sim run | swarm | shrink`: the simulator's commands (docs/simulator.md).
 #include "tools/agentrt/sim_scenarios.h"
 
+#include <stdlib.h>
+
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/base/atomic_file.h"
+#include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
+#include "runtime/records/copy.h"
+#include "runtime/records/schema.h"
 #include "runtime/store/store.h"
+#include "runtime/world/clock.h"
 #include "runtime/world/real_filesystem.h"
 #include "sim/generate.h"
 #include "sim/judge.h"
@@ -45,6 +53,8 @@ One line per scenario (PASS or FAIL, the first difference, the chain head), then
   --db DIR      keep each scenario's audit databases in DIR (created if missing) as
                 <name>.db and <name>.2.db, always new files: a scenario whose file exists
                 already fails, and the file is left as it was (default: in memory)
+  --db URL      keep them on a PostgreSQL server instead (postgres://...), each copied once
+                played into a new schema: sim_<name> and sim_<name>_2 (docs/scale-out.md)
   --seed S      play each scenario under swarm seed S's perturbations, as `sim swarm` does:
                 the invariants and robust expectations are checked, and both plays must agree
 
@@ -231,17 +241,73 @@ bool OutputReport(const std::string& command, const sim::SwarmReport& report, bo
   return true;
 }
 
+// A folder of its own in the temporary folder, removed with everything in it when it goes.
+class TemporaryFolder {
+ public:
+  static absl::StatusOr<TemporaryFolder> Make(std::string_view prefix) {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / absl::StrCat(ToAbsl(prefix), "-XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      return absl::UnavailableError(absl::StrCat("cannot make a folder like ", pattern));
+    }
+    return TemporaryFolder(std::move(pattern));
+  }
+  TemporaryFolder(TemporaryFolder&& other) noexcept : path_(std::exchange(other.path_, "")) {}
+  TemporaryFolder& operator=(TemporaryFolder&&) = delete;
+  ~TemporaryFolder() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit TemporaryFolder(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+// The schema a scenario's `play`-th database is kept in on a server: "sim_" and the name in
+// [a-z0-9_], "_2" for the second play.
+std::string SchemaOf(std::string_view name, int play) {
+  std::string schema = "sim_";
+  for (char c : name) {
+    schema += absl::ascii_isalnum(c) ? absl::ascii_tolower(c) : '_';
+  }
+  schema = schema.substr(0, 60);
+  return play == 1 ? schema : absl::StrCat(schema, "_", play);
+}
+
+// Copies each play's database file in `folder` to a new schema of its own on the server `url`;
+// returns the schemas made. A schema that exists already is an error naming it: a kept database
+// is never written over.
+absl::StatusOr<std::vector<std::string>> CopyToServer(const std::vector<Played>& played,
+                                                      const std::string& folder,
+                                                      const std::string& url) {
+  std::vector<std::string> schemas;
+  world::RealClock clock;
+  for (const Played& p : played) {
+    for (int play : {1, 2}) {
+      std::string file = (std::filesystem::path(folder) /
+                          (play == 1 ? absl::StrCat(p.verdict.name, ".db")
+                                     : absl::StrCat(p.verdict.name, ".", play, ".db")))
+                             .string();
+      if (!std::filesystem::exists(file)) continue;
+      std::string schema = SchemaOf(p.verdict.name, play);
+      AGENTRT_ASSIGN_OR_RETURN(std::string at, store::CreateServerSchema(url, schema));
+      AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> to, records::OpenStore(at, clock));
+      AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> from,
+                               records::OpenExistingStore(file, /*read_only=*/true));
+      AGENTRT_RETURN_IF_ERROR(records::CopyRecords(*from, *to));
+      schemas.push_back(schema);
+    }
+  }
+  return schemas;
+}
+
 }  // namespace
 
 int SimRun(const SimRunOptions& o, Io& io) {
   const std::string command = "sim run";
   if (o.paths.empty()) return UsageError(io, command, "name at least one scenario or folder");
-  if (store::IsServerUrl(o.db)) {
-    return UsageError(io, command,
-                      "--db names a folder for the plays' SQLite files, not a server: the "
-                      "simulator crashes and power-cuts its own disk at chosen writes, which a "
-                      "server cannot be made to do");
-  }
   world::RealFilesystem disk;
   absl::StatusOr<std::vector<std::string>> files = sim::ScenarioFiles(disk, o.paths);
   if (!files.ok()) return Failure(io, command, json::Sanitize(ToStd(files.status().message())));
@@ -251,6 +317,15 @@ int SimRun(const SimRunOptions& o, Io& io) {
   options.db_dir = o.db;
   options.files = &disk;
   options.reuse = schema->get();
+  // A server: the plays keep their databases in a folder of their own, copied to the server
+  // once played (the simulator plays on its own disk, which it crashes at chosen writes).
+  std::optional<TemporaryFolder> kept;
+  if (store::IsServerUrl(o.db)) {
+    absl::StatusOr<TemporaryFolder> folder = TemporaryFolder::Make("agentrt-sim-run");
+    if (!folder.ok()) return Failure(io, command, ToStd(folder.status().message()));
+    kept.emplace(*std::move(folder));
+    options.db_dir = kept->path();
+  }
   if (!options.db_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(options.db_dir, error);
@@ -261,6 +336,14 @@ int SimRun(const SimRunOptions& o, Io& io) {
     }
   }
   std::vector<Played> played = PlayAll(disk, *files, options, o.seed);
+  std::vector<std::string> copied;
+  if (kept) {
+    absl::StatusOr<std::vector<std::string>> schemas = CopyToServer(played, kept->path(), o.db);
+    if (!schemas.ok()) {
+      return Failure(io, command, json::Sanitize(ToStd(schemas.status().message())));
+    }
+    copied = *std::move(schemas);
+  }
   std::size_t failed = 0;
   double wall = 0;
   absl::Duration virtual_time;
@@ -306,6 +389,10 @@ int SimRun(const SimRunOptions& o, Io& io) {
     io.out << played.size() << " scenarios: " << played.size() - failed << " passed, " << failed
            << " failed (each played twice; " << static_cast<std::int64_t>(wall) << " ms wall, "
            << Seconds(virtual_time) << " virtual)\n";
+    if (!copied.empty()) {
+      io.out << "databases kept on " << json::Sanitize(store::RedactedUrl(o.db)) << " in schemas "
+             << absl::StrJoin(copied, ", ") << "\n";
+    }
   }
   if (const std::string& junit = o.junit; !junit.empty()) {
     if (absl::Status s = WriteJunit(junit, played); !s.ok()) {

@@ -43,6 +43,7 @@ absl::Status FromServer(pg_conn* conn, const PGresult* result, std::string_view 
     return absl::UnavailableError(message);
   }
   if (state.starts_with("23")) return absl::AlreadyExistsError(message);  // a constraint
+  if (state == "42P06" || state == "42P07") return absl::AlreadyExistsError(message);  // a name
   if (state == "25006" || state.starts_with("42501")) return absl::PermissionDeniedError(message);
   if (state.starts_with("22")) return absl::InvalidArgumentError(message);  // data exceptions
   if (state == "55P03" || state == "57014") return absl::UnavailableError(message);  // lock, cancel

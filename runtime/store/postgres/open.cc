@@ -1,9 +1,11 @@
 // Store::OpenOnServer: a store whose database is on a PostgreSQL server (store.h,
 // internal/postgres.h).
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
+#include "runtime/json/sanitize.h"
 #include "runtime/store/internal/postgres.h"
 #include "runtime/store/store.h"
 
@@ -40,6 +42,30 @@ std::string RedactedUrl(std::string_view url) {
   std::size_t colon = url.find(':', start);
   if (colon == std::string_view::npos || colon > at) return std::string(url);
   return absl::StrCat(ToAbsl(url.substr(0, colon + 1)), "***", ToAbsl(url.substr(at)));
+}
+
+absl::StatusOr<std::string> CreateServerSchema(const std::string& url, std::string_view schema) {
+  bool valid = !schema.empty() && schema.size() <= 63 && !absl::ascii_isdigit(schema[0]);
+  for (char c : schema) valid &= absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '_';
+  if (!valid) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("schema \"", json::Sanitize(schema),
+                     "\" is not [a-z_][a-z0-9_]* of at most 63 characters"));
+  }
+  if (!IsServerUrl(url)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(RedactedUrl(url), " is not a PostgreSQL URL (postgres://...)"));
+  }
+  AGENTRT_ASSIGN_OR_RETURN(std::unique_ptr<internal::PostgresConnection> connection,
+                           internal::PostgresConnection::Open(url, /*read_only=*/false,
+                                                              /*full=*/true));
+  absl::Status made = connection->ExecScript(absl::StrCat("CREATE SCHEMA ", ToAbsl(schema)));
+  if (!made.ok()) {
+    return absl::Status(made.code(),
+                        absl::StrCat("database ", RedactedUrl(url), ": ", made.message()));
+  }
+  return absl::StrCat(url, url.find('?') == std::string::npos ? "?" : "&",
+                      "options=-csearch_path%3D", ToAbsl(schema));
 }
 
 }  // namespace agentrt::store
