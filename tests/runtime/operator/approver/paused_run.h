@@ -22,6 +22,7 @@
 #include "tests/support/status_matchers.h"
 #include "tests/support/tamper.h"
 #include "tests/support/test_folder.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt::testing {
 
@@ -37,7 +38,8 @@ class PausedRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = test_support::TestFolder();
-    path_ = (dir_ / "audit.db").string();
+    // A file, or a schema of the test server in the suite's "[postgres]" registration.
+    path_ = test_support::TestDatabase("audit.db");
     absl::StatusOr<std::unique_ptr<store::Store>> store = records::OpenStore(path_, clock_);
     ASSERT_OK(store);
     store_ = *std::move(store);
