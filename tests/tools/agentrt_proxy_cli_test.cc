@@ -26,6 +26,7 @@
 #include "runtime/json/members.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
+#include "tests/support/test_store.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -56,6 +57,9 @@ class AgentrtProxyCliTest : public ::testing::Test {
     server_ = test_support::TestFolder().string() + "/server";
     std::filesystem::create_directories(dir_);
     std::filesystem::create_directories(server_);
+    // A file beside the configuration, or a schema of the test server in the suite's
+    // "[postgres]" registration.
+    db_ = test_support::OnTestServer() ? test_support::NewServerDatabase() : dir_ + "/proxy.db";
     WriteServer("tools.json", kTools);
     WriteServer("call-balance.json",
                 R"({"content":[{"type":"text","text":"account A-1 holds 120.00 EUR"}]})");
@@ -76,7 +80,7 @@ class AgentrtProxyCliTest : public ::testing::Test {
         .Raw("rules", rules);
     if (skip) server.Bool("skip_path_check", true);
     std::string config = json::JsonObject()
-                             .String("database", "proxy.db")
+                             .String("database", db_)
                              .String("session", "laptop")
                              .String("hold", "0s")
                              .Raw("servers", "[" + server.Build() + "]")
@@ -100,7 +104,7 @@ class AgentrtProxyCliTest : public ::testing::Test {
     ::close(fd);
   }
   std::string Config() const { return dir_ + "/config.json"; }
-  std::string Db() const { return dir_ + "/proxy.db"; }
+  const std::string& Db() const { return db_; }
   std::string Calls() const {
     std::ifstream in(server_ + "/calls.log");
     return std::string((std::istreambuf_iterator<char>(in)), {});
@@ -155,7 +159,7 @@ class AgentrtProxyCliTest : public ::testing::Test {
     return json::MemberText(content->element(0), "text");
   }
 
-  std::string dir_, server_;
+  std::string dir_, server_, db_;
 };
 
 TEST_F(AgentrtProxyCliTest, HelpStatesTheScope) {
@@ -205,9 +209,11 @@ TEST_F(AgentrtProxyCliTest, AToolUnderTheStatusToolsNameIsRefused) {
 
 TEST_F(AgentrtProxyCliTest, AServerThatReachesTheProxysFilesIsRefused) {
   ASSERT_EQ(Agentrt({"proxy", "pin", "--config", Config()}).exit_code, 0);
-  for (const std::string& arg :
-       std::vector<std::string>{dir_, dir_ + "/", "--root=" + dir_,
-                                test_support::TestFolder().string(), Db(), "/", "file://" + dir_}) {
+  std::vector<std::string> args = {
+      dir_, dir_ + "/",      "--root=" + dir_, test_support::TestFolder().string(),
+      "/",  "file://" + dir_};
+  if (!test_support::OnTestServer()) args.push_back(Db());  // a server's database is no file
+  for (const std::string& arg : args) {
     WriteConfig(kRules, arg);
     ProcessResult refused = Agentrt({"proxy", "check", "--config", Config()});
     EXPECT_EQ(refused.exit_code, 1) << arg;

@@ -21,6 +21,7 @@
 #include "runtime/json/members.h"
 #include "tests/support/status_matchers.h"
 #include "tests/support/test_folder.h"
+#include "tests/support/test_store.h"
 #include "tests/tools/agentrt_binary.h"
 #include "tests/tools/child_process.h"
 
@@ -50,10 +51,13 @@ class ProxyHostsTest : public ::testing::Test {
     dir_ = (test_support::TestFolder() / "proxy").string();
     fs::create_directories(sandbox_);
     fs::create_directories(dir_);
+    // A file beside the configuration, or a schema of the test server in the suite's
+    // "[postgres]" registration.
+    db_ = test_support::OnTestServer() ? test_support::NewServerDatabase() : dir_ + "/proxy.db";
     std::ofstream(sandbox_ + "/notes.txt") << "hello from the sandbox\n";
     std::string config =
         json::JsonObject()
-            .String("database", "proxy.db")
+            .String("database", db_)
             .String("session", "desk")
             .String("hold", "0s")
             .Raw("servers",
@@ -80,7 +84,7 @@ class ProxyHostsTest : public ::testing::Test {
     ASSERT_EQ(pin.exit_code, 0) << pin.err;
   }
   std::string Config() const { return dir_ + "/config.json"; }
-  std::string Db() const { return dir_ + "/proxy.db"; }
+  const std::string& Db() const { return db_; }
 
   // One host session through the SDK's client: the listed names, then each call's answer.
   struct HostRun {
@@ -123,7 +127,7 @@ class ProxyHostsTest : public ::testing::Test {
     return std::string((std::istreambuf_iterator<char>(in)), {});
   }
 
-  std::string sandbox_, dir_;
+  std::string sandbox_, dir_, db_;
 };
 
 TEST_F(ProxyHostsTest, TheSdkClientGetsAReadAndAWriteAnOperatorApprovedOnce) {
