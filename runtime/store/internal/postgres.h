@@ -37,6 +37,12 @@ struct pg_conn;
 
 namespace agentrt::store::internal {
 
+// What a server's error says of the transaction and the connection it happened on.
+struct ServerErrorKind {
+  bool gave_way = false;  // the server gave the transaction up for another: it may run again
+  bool lost = false;      // the connection is gone
+};
+
 class PostgresConnection final : public Connection {
  public:
   // Open connects to `url` (libpq's URL or key=value form; the PG* environment fills in what it
@@ -60,9 +66,6 @@ class PostgresConnection final : public Connection {
   absl::StatusOr<std::optional<std::int64_t>> DataVersion() override { return std::nullopt; }
   bool Retryable(const absl::Status& status) const override;
 
-  // The server's process id for this connection (pg_backend_pid()), for tests that end it.
-  int BackendPid() const;
-
  private:
   PostgresConnection(pg_conn* conn, bool read_only, bool full)
       : conn_(conn), read_only_(read_only), full_(full) {}
@@ -79,8 +82,8 @@ class PostgresConnection final : public Connection {
   pg_conn* conn_;
   bool read_only_;
   bool full_;
-  bool gave_way_ = false;    // the last error was a serialization failure or a deadlock
-  std::string begin_write_;  // BEGIN, then the writers' lock of this schema
+  ServerErrorKind last_error_;  // what the last error was
+  std::string begin_write_;     // BEGIN, then the writers' lock of this schema
   std::int64_t next_name_ = 0;
   // Prepared statements by SQL text, with their server-side names.
   absl::flat_hash_map<std::string, std::string> prepared_;

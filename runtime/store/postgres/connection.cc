@@ -20,9 +20,10 @@ bool IsConnectionLoss(std::string_view state) {
 }
 
 // libpq's error of `result` (or of the connection, when there is no result) as a Status that
-// says what was being done, mapped as the SQLite connection maps its codes.
+// says what was being done, mapped as the SQLite connection maps its codes; `kind`, when given,
+// says which kind of error it was.
 absl::Status FromServer(pg_conn* conn, const PGresult* result, std::string_view what,
-                        bool* gave_way) {
+                        ServerErrorKind* kind) {
   const char* state_field =
       result != nullptr ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
   std::string_view state = state_field != nullptr ? state_field : "";
@@ -31,20 +32,20 @@ absl::Status FromServer(pg_conn* conn, const PGresult* result, std::string_view 
   while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
   std::string message = absl::StrCat("postgres: ", ToAbsl(what), ": ", reason,
                                      state.empty() ? "" : absl::StrCat(" (", ToAbsl(state), ")"));
-  if (gave_way != nullptr) *gave_way = state == "40001" || state == "40P01";
-  if (state == "40001" || state == "40P01") return absl::AbortedError(message);
+  const bool gave_way = state == "40001" || state == "40P01";
   // A lost connection is libpq's own error, with no SQLSTATE: the connection is marked bad, or
   // (a failed send) not yet.
-  if (state.empty() ? PQstatus(conn) != CONNECTION_OK ||
-                          absl::StrContains(reason, "server closed the connection") ||
-                          absl::StrContains(reason, "could not send data") ||
-                          absl::StrContains(reason, "no connection to the server")
-                    : IsConnectionLoss(state)) {
-    return absl::UnavailableError(message);
-  }
+  const bool lost = state.empty() ? PQstatus(conn) != CONNECTION_OK ||
+                                        absl::StrContains(reason, "server closed the connection") ||
+                                        absl::StrContains(reason, "could not send data") ||
+                                        absl::StrContains(reason, "no connection to the server")
+                                  : IsConnectionLoss(state);
+  if (kind != nullptr) *kind = {.gave_way = gave_way, .lost = lost};
+  if (gave_way) return absl::AbortedError(message);
+  if (lost) return absl::UnavailableError(message);
   if (state.starts_with("23")) return absl::AlreadyExistsError(message);  // a constraint
   if (state == "42P06" || state == "42P07") return absl::AlreadyExistsError(message);  // a name
-  if (state == "25006" || state.starts_with("42501")) return absl::PermissionDeniedError(message);
+  if (state == "25006" || state == "42501") return absl::PermissionDeniedError(message);
   if (state.starts_with("22")) return absl::InvalidArgumentError(message);  // data exceptions
   if (state == "55P03" || state == "57014") return absl::UnavailableError(message);  // lock, cancel
   return absl::InternalError(message);
@@ -175,7 +176,7 @@ absl::Status PostgresConnection::ExecScript(std::string_view sql) {
   Result result(PQexec(conn_, std::string(sql).c_str()));
   ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return absl::OkStatus();
-  return FromServer(conn_, result.get(), Short(sql), &gave_way_);
+  return FromServer(conn_, result.get(), Short(sql), &last_error_);
 }
 
 absl::StatusOr<std::int64_t> PostgresConnection::Execute(std::string_view sql,
@@ -187,7 +188,7 @@ absl::StatusOr<std::int64_t> PostgresConnection::Execute(std::string_view sql,
     Result prepared(PQprepare(conn_, name.c_str(), ServerSql(sql).c_str(), 0, nullptr));
     if (!prepared || PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
       return FromServer(conn_, prepared.get(), absl::StrCat("prepare ", ToAbsl(Short(sql))),
-                        &gave_way_);
+                        &last_error_);
     }
     found = prepared_.emplace(std::string(sql), std::move(name)).first;
   }
@@ -213,10 +214,10 @@ absl::StatusOr<std::int64_t> PostgresConnection::Execute(std::string_view sql,
                                values.data(), nullptr, nullptr, /*resultFormat=*/0));
   ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    absl::Status error = FromServer(conn_, result.get(), Short(sql), &gave_way_);
+    absl::Status error = FromServer(conn_, result.get(), Short(sql), &last_error_);
     // A statement the server no longer knows (a session reset under us) is prepared again
     // next time.
-    if (absl::IsUnavailable(error)) prepared_.clear();
+    if (last_error_.lost) prepared_.clear();
     return error;
   }
   if (rows != nullptr) {
@@ -259,7 +260,7 @@ absl::Status PostgresConnection::Begin(std::string begin) {
   absl::Status begun = ExecScript(begin);
   // A connection the server dropped since the last transaction (a restart, an idle connection
   // ended) is found here, before anything of this transaction was sent: connect again, once.
-  if (absl::IsUnavailable(begun)) {
+  if (!begun.ok() && last_error_.lost) {
     AGENTRT_RETURN_IF_ERROR(Reconnect());
     begun = ExecScript(begin);
   }
@@ -267,7 +268,7 @@ absl::Status PostgresConnection::Begin(std::string begin) {
 }
 
 absl::Status PostgresConnection::BeginWrite() {
-  gave_way_ = false;
+  last_error_ = {};
   // Every writer of this schema takes the same lock first, until its transaction ends: one
   // writer at a time, as SQLite's BEGIN IMMEDIATE makes it. Sent with the BEGIN, in one round
   // trip (the key is this connection's own number, not input).
@@ -292,9 +293,7 @@ absl::Status PostgresConnection::BeginRead() {
 void PostgresConnection::EndRead() { Rollback(); }
 
 bool PostgresConnection::Retryable(const absl::Status& status) const {
-  return gave_way_ && absl::IsAborted(status);
+  return last_error_.gave_way && absl::IsAborted(status);
 }
-
-int PostgresConnection::BackendPid() const { return PQbackendPID(conn_); }
 
 }  // namespace agentrt::store::internal

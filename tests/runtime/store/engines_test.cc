@@ -21,6 +21,7 @@
 #include "runtime/driver.h"
 #include "runtime/records/schema.h"
 #include "runtime/scripted_agent.h"
+#include "runtime/store/internal/postgres.h"
 #include "runtime/store/store.h"
 #include "runtime/world/clock.h"
 #include "tests/support/status_matchers.h"
@@ -579,6 +580,13 @@ TEST_F(ServerDriverTest, AServerCrashedMidRunLosesNothingTheRunNeeds) {
   EXPECT_THAT(types, ::testing::Contains("step.tool_finished"));
   EXPECT_EQ(types.back(), "run.finished");
   EXPECT_FALSE(store->VerifyEvents()->broken.has_value());
+}
+
+// Statements are written with ?N; a server reads $N. Quoted text and names keep what they hold.
+TEST(ServerSqlTest, NumbersParametersOutsideQuotedTextOnly) {
+  EXPECT_EQ(internal::ServerSql("SELECT '?1', \"?2\", ?3 FROM t WHERE a = ?10 AND b = 'it''s ?4'"),
+            "SELECT '?1', \"?2\", $3 FROM t WHERE a = $10 AND b = 'it''s ?4'");
+  EXPECT_EQ(internal::ServerSql("SELECT ? , ?x"), "SELECT ? , ?x");  // no number: not a parameter
 }
 
 TEST(RedactedUrlTest, APasswordNeverReachesAnError) {
