@@ -30,18 +30,28 @@ absl::StatusOr<std::unique_ptr<Store>> Store::OpenOnServer(const std::string& ur
 }
 
 std::string RedactedUrl(std::string_view url) {
+  std::string out(url);
   // scheme://user:password@host... -> scheme://user:***@host...
-  std::size_t scheme = url.find("://");
-  if (scheme == std::string_view::npos) return std::string(url);
+  std::size_t scheme = out.find("://");
+  if (scheme == std::string::npos) return out;
   std::size_t start = scheme + 3;
-  std::size_t at = url.find('@', start);
-  std::size_t slash = url.find('/', start);
-  if (at == std::string_view::npos || (slash != std::string_view::npos && slash < at)) {
-    return std::string(url);
+  std::size_t at = out.find('@', start);
+  std::size_t slash = out.find('/', start);
+  std::size_t colon = out.find(':', start);
+  if (at != std::string::npos && (slash == std::string::npos || at < slash) &&
+      colon != std::string::npos && colon < at) {
+    out.replace(colon + 1, at - colon - 1, "***");
   }
-  std::size_t colon = url.find(':', start);
-  if (colon == std::string_view::npos || colon > at) return std::string(url);
-  return absl::StrCat(ToAbsl(url.substr(0, colon + 1)), "***", ToAbsl(url.substr(at)));
+  // ...?password=secret&... -> ...?password=***&...
+  std::size_t query = out.find('?');
+  for (std::size_t p = query; p != std::string::npos && p < out.size(); p = out.find('&', p + 1)) {
+    std::string_view rest = std::string_view(out).substr(p + 1);
+    if (!rest.starts_with("password=")) continue;
+    std::size_t value = p + 1 + 9;
+    std::size_t end = out.find('&', value);
+    out.replace(value, (end == std::string::npos ? out.size() : end) - value, "***");
+  }
+  return out;
 }
 
 absl::StatusOr<std::string> CreateServerSchema(const std::string& url, std::string_view schema) {

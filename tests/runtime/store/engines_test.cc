@@ -593,6 +593,12 @@ TEST(RedactedUrlTest, APasswordNeverReachesAnError) {
   EXPECT_EQ(RedactedUrl("postgresql://ops:s3cret@db.example/agentrt?sslmode=require"),
             "postgresql://ops:***@db.example/agentrt?sslmode=require");
   EXPECT_EQ(RedactedUrl("postgres://ops@db.example/agentrt"), "postgres://ops@db.example/agentrt");
+  EXPECT_EQ(RedactedUrl("postgresql:///agentrt?host=/run/pg&password=s3cret&sslmode=require"),
+            "postgresql:///agentrt?host=/run/pg&password=***&sslmode=require");
+  EXPECT_EQ(RedactedUrl("postgresql://db/agentrt?password=s3cret"),
+            "postgresql://db/agentrt?password=***");
+  EXPECT_EQ(RedactedUrl("postgresql://ops:pw@db/agentrt?passwordless=1"),
+            "postgresql://ops:***@db/agentrt?passwordless=1");
   EXPECT_EQ(RedactedUrl("postgresql:///agentrt?host=/run/pg"),
             "postgresql:///agentrt?host=/run/pg");
   EXPECT_TRUE(IsServerUrl("postgres://x"));
