@@ -504,7 +504,7 @@ absl::StatusOr<RunResult> CrashAndResume(const Scenario& scenario, const RunOpti
   }
   // The tools must register before anything forks: a refused one is the caller's error.
   AGENTRT_RETURN_IF_ERROR(ToolRegistry::Create(scenario.tools).status());
-  AGENTRT_ASSIGN_OR_RETURN(internal::TempDir dir, internal::TempDir::Make("agentrt-crash-"));
+  AGENTRT_ASSIGN_OR_RETURN(TempDir dir, TempDir::Make("agentrt-crash-"));
   RunResult result;
   result.report.title = "crash and resume";
   result.report.header = {"run", "invariant", "detail"};

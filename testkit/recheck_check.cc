@@ -73,7 +73,7 @@ absl::StatusOr<Report> RecheckSamePartial(store::Store& store, std::string_view 
 }
 
 absl::StatusOr<Report> RecheckSame(const Scenario& scenario) {
-  AGENTRT_ASSIGN_OR_RETURN(internal::TempDir dir, internal::TempDir::Make("agentrt-recheck-"));
+  AGENTRT_ASSIGN_OR_RETURN(TempDir dir, TempDir::Make("agentrt-recheck-"));
   std::string db = dir.File("run.db");
   AGENTRT_RETURN_IF_ERROR(internal::DriveOnce(scenario, db));
   world::ManualClock clock(internal::RunTime());
@@ -108,7 +108,7 @@ absl::StatusOr<Changes> RecheckDiffers(store::Store& store, std::string_view run
 }
 
 absl::StatusOr<Changes> RecheckDiffers(const Scenario& scenario, Policy& second) {
-  AGENTRT_ASSIGN_OR_RETURN(internal::TempDir dir, internal::TempDir::Make("agentrt-recheck-"));
+  AGENTRT_ASSIGN_OR_RETURN(TempDir dir, TempDir::Make("agentrt-recheck-"));
   std::string db = dir.File("run.db");
   AGENTRT_RETURN_IF_ERROR(internal::DriveOnce(scenario, db));
   world::ManualClock clock(internal::RunTime());

@@ -143,7 +143,7 @@ void Compare(const std::vector<std::string>& straight, const std::vector<std::st
 }  // namespace
 
 absl::StatusOr<Report> SameRenders(const RenderScenario& scenario) {
-  AGENTRT_ASSIGN_OR_RETURN(internal::TempDir dir, internal::TempDir::Make("agentrt-renders-"));
+  AGENTRT_ASSIGN_OR_RETURN(TempDir dir, TempDir::Make("agentrt-renders-"));
   std::unique_ptr<Policy> allow = internal::AllowEverything();
   world::ManualClock store_clock(internal::RunTime());
   Report report;

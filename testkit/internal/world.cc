@@ -1,13 +1,5 @@
 #include "testkit/internal/world.h"
 
-#include <stdlib.h>
-
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <system_error>
-
-#include "absl/strings/str_cat.h"
 #include "runtime/json/json_object.h"
 
 namespace agentrt::testkit::internal {
@@ -33,24 +25,6 @@ class ApproveAll final : public Policy {
 };
 
 }  // namespace
-
-absl::StatusOr<TempDir> TempDir::Make(std::string_view prefix) {
-  std::error_code ec;
-  std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-  if (ec) base = "/tmp";
-  std::string pattern = (base / (std::string(prefix) + "XXXXXX")).string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("testkit: cannot make a folder ", pattern, ": ", strerror(errno)));
-  }
-  return TempDir(pattern);
-}
-
-TempDir::~TempDir() {
-  if (path_.empty()) return;
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
 
 std::unique_ptr<Policy> AllowEverything() { return std::make_unique<AllowAll>(); }
 std::unique_ptr<Policy> ApproveEverything() { return std::make_unique<ApproveAll>(); }

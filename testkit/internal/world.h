@@ -1,8 +1,9 @@
 // testkit/internal/world.h
 //
-// What the kit's run-driving checks share: a temporary folder for a real database file, the
-// fixed times runs are driven at, the code a deliberately crashed child exits with, and the
-// policies the kit drives runs with when the product's own is not the point. Test-only.
+// What the kit's run-driving checks share (a temporary folder for a real database file is
+// runtime/base/temp_dir.h's TempDir): the fixed times runs are driven at, the code a deliberately
+// crashed child exits with, and the policies the kit drives runs with when the product's own is not
+// the point. Test-only.
 #pragma once
 
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "runtime/base/temp_dir.h"
 #include "runtime/policy.h"
 
 namespace agentrt::testkit::internal {
@@ -25,22 +27,6 @@ inline absl::Time LeaseTime(int process, absl::Duration ttl) {
 
 // The exit code of a child stopped at its crash point (anything else is not a planned crash).
 inline constexpr int kCrashed = 86;
-
-// A folder under the system's temporary directory, removed with everything in it when the
-// object goes.
-class TempDir {
- public:
-  static absl::StatusOr<TempDir> Make(std::string_view prefix);
-  TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
-  TempDir& operator=(TempDir&&) = delete;
-  ~TempDir();
-  const std::string& path() const { return path_; }
-  std::string File(std::string_view name) const { return path_ + "/" + std::string(name); }
-
- private:
-  explicit TempDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
 
 // Allows every request.
 std::unique_ptr<Policy> AllowEverything();

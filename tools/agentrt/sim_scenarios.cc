@@ -1,8 +1,6 @@
 // `agentrt sim run | swarm | shrink`: the simulator's commands (docs/simulator.md).
 #include "tools/agentrt/sim_scenarios.h"
 
-#include <stdlib.h>
-
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -17,6 +15,7 @@
 #include "runtime/base/atomic_file.h"
 #include "runtime/base/status_macros.h"
 #include "runtime/base/string_view.h"
+#include "runtime/base/temp_dir.h"
 #include "runtime/json/json_object.h"
 #include "runtime/json/sanitize.h"
 #include "runtime/records/copy.h"
@@ -241,30 +240,6 @@ bool OutputReport(const std::string& command, const sim::SwarmReport& report, bo
   return true;
 }
 
-// A folder of its own in the temporary folder, removed with everything in it when it goes.
-class TemporaryFolder {
- public:
-  static absl::StatusOr<TemporaryFolder> Make(std::string_view prefix) {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / absl::StrCat(ToAbsl(prefix), "-XXXXXX")).string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      return absl::UnavailableError(absl::StrCat("cannot make a folder like ", pattern));
-    }
-    return TemporaryFolder(std::move(pattern));
-  }
-  TemporaryFolder(TemporaryFolder&& other) noexcept : path_(std::exchange(other.path_, "")) {}
-  TemporaryFolder& operator=(TemporaryFolder&&) = delete;
-  ~TemporaryFolder() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit TemporaryFolder(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
-
 // The schema a scenario's `play`-th database is kept in on a server: "sim_" and the name in
 // [a-z0-9_], "_2" for the second play.
 std::string SchemaOf(std::string_view name, int play) {
@@ -319,9 +294,9 @@ int SimRun(const SimRunOptions& o, Io& io) {
   options.reuse = schema->get();
   // A server: the plays keep their databases in a folder of their own, copied to the server
   // once played (the simulator plays on its own disk, which it crashes at chosen writes).
-  std::optional<TemporaryFolder> kept;
+  std::optional<TempDir> kept;
   if (store::IsServerUrl(o.db)) {
-    absl::StatusOr<TemporaryFolder> folder = TemporaryFolder::Make("agentrt-sim-run");
+    absl::StatusOr<TempDir> folder = TempDir::Make("agentrt-sim-run-");
     if (!folder.ok()) return Failure(io, command, ToStd(folder.status().message()));
     kept.emplace(*std::move(folder));
     options.db_dir = kept->path();
