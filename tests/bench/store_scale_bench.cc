@@ -31,6 +31,7 @@
 #include "runtime/records/schema.h"
 #include "runtime/world/clock.h"
 #include "tests/support/raced_children.h"
+#include "tests/support/test_store.h"
 
 namespace agentrt {
 namespace {
@@ -39,55 +40,24 @@ namespace fs = std::filesystem;
 
 constexpr int kSteps = 20;
 
-// The program's own server, started at the first server case and stopped at exit.
-class BenchServer {
- public:
-  static BenchServer& Get() {
-    static BenchServer server;
-    return server;
-  }
-  bool ok() const { return !url_.empty(); }
-  const std::string& url() const { return url_; }
-  const std::string& log() const { return log_; }
+// The program's own server (fsync on), started at the first server case and stopped at exit:
+// under the build folder when run from the source tree (tools/dev/run bench), else in the
+// temporary folder.
+test_support::OwnServer& Server() {
+  static test_support::OwnServer server(
+      (fs::exists(fs::current_path() / "build")
+           ? fs::current_path() / "build" / "bench-postgres"
+           : fs::temp_directory_path() / absl::StrCat("agentrt-bench-postgres-", ::getpid()))
+          .string(),
+      /*durable=*/true);
+  return server;
+}
 
-  // A URL naming a new, empty schema, with `options` (libpq's -c settings) added.
-  std::string NewSchema(const std::string& extra_options = "") {
-    std::string schema = absl::StrCat("b", next_++);
-    PGconn* conn = PQconnectdb(url_.c_str());
-    PQclear(PQexec(conn, absl::StrCat("CREATE SCHEMA ", schema).c_str()));
-    PQfinish(conn);
-    return absl::StrCat(url_, "&options=-csearch_path%3D", schema, extra_options);
-  }
-
- private:
-  BenchServer() {
-    // Under the build folder when run from the source tree (tools/dev/run bench), else in the
-    // temporary folder.
-    fs::path build = fs::current_path() / "build";
-    dir_ = (fs::exists(build)
-                ? build / "bench-postgres"
-                : fs::temp_directory_path() / absl::StrCat("agentrt-bench-postgres-", ::getpid()))
-               .string();
-    std::string start =
-        absl::StrCat(AGENTRT_SOURCE_DIR, "/tools/dev/postgres start ", dir_, " --durable");
-    FILE* out = ::popen(start.c_str(), "r");
-    char line[512] = {};
-    if (out != nullptr && std::fgets(line, sizeof line, out) != nullptr) url_ = line;
-    if (out == nullptr || ::pclose(out) != 0) url_.clear();
-    while (!url_.empty() && url_.back() == '\n') url_.pop_back();
-    log_ = dir_ + "/server.log";
-  }
-  ~BenchServer() {
-    if (ok()) {
-      std::system(absl::StrCat(AGENTRT_SOURCE_DIR, "/tools/dev/postgres stop ", dir_).c_str());
-    }
-  }
-
-  std::string dir_;
-  std::string url_;
-  std::string log_;
-  int next_ = 0;
-};
+// A new schema's URL on it, with `extra_options` (more of libpq's " -c" settings) added.
+std::string NewSchema(const std::string& extra_options = "") {
+  static int next = 0;
+  return Server().NewSchema(absl::StrCat("b", next++)) + extra_options;
+}
 
 // Runs `procs` driver processes on `db` from one start line; returns the seconds from the start
 // line to the last answer, or nullopt (with `error`) when a run did not complete. `after_ready`
@@ -113,7 +83,7 @@ std::optional<double> RaceDrivers(const std::string& db, int procs, std::string*
 void BM_DriverProcesses(benchmark::State& state) {
   const bool server = state.range(0) == 1;
   const int procs = static_cast<int>(state.range(1));
-  if (server && !BenchServer::Get().ok()) {
+  if (server && Server().url().empty()) {
     state.SkipWithError("no PostgreSQL server (install postgresql-15)");
     return;
   }
@@ -121,7 +91,7 @@ void BM_DriverProcesses(benchmark::State& state) {
   std::int64_t runs = 0;
   int file = 0;
   for (auto _ : state) {
-    std::string db = server ? BenchServer::Get().NewSchema()
+    std::string db = server ? NewSchema()
                             : (fs::temp_directory_path() /
                                absl::StrCat("agentrt-scale-", ::getpid(), "-", file++, ".db"))
                                   .string();
@@ -221,22 +191,21 @@ std::vector<Statement> ReadStatements(const std::string& log, std::streamoff off
 // The statements one driver process's run sends, captured once.
 const std::vector<Statement>& CapturedRun() {
   static const std::vector<Statement> run = [] {
-    BenchServer& server = BenchServer::Get();
-    std::string db = server.NewSchema("%20-clog_statement%3Dall");
+    std::string db = NewSchema("%20-clog_statement%3Dall");
     world::ManualClock clock(absl::Now());
     if (!records::OpenStore(db, clock).ok()) return std::vector<Statement>();
     std::streamoff mark = 0;
     std::string error;
     RaceDrivers(db, 1, &error,
-                [&] { mark = static_cast<std::streamoff>(fs::file_size(server.log())); });
+                [&] { mark = static_cast<std::streamoff>(fs::file_size(Server().log())); });
     if (!error.empty()) return std::vector<Statement>();
-    return ReadStatements(server.log(), mark);
+    return ReadStatements(Server().log(), mark);
   }();
   return run;
 }
 
 void BM_LibpqFloor(benchmark::State& state) {
-  if (!BenchServer::Get().ok()) {
+  if (Server().url().empty()) {
     state.SkipWithError("no PostgreSQL server (install postgresql-15)");
     return;
   }
@@ -245,7 +214,7 @@ void BM_LibpqFloor(benchmark::State& state) {
     state.SkipWithError("no statement was captured");
     return;
   }
-  PGconn* conn = PQconnectdb(BenchServer::Get().url().c_str());
+  PGconn* conn = PQconnectdb(Server().url().c_str());
   PQclear(PQexec(conn, "SET synchronous_commit = off"));
   std::map<std::string, std::string> names;  // prepared once, by text
   double seconds = 0;
@@ -253,13 +222,12 @@ void BM_LibpqFloor(benchmark::State& state) {
   std::string failed;
   for (auto _ : state) {
     state.PauseTiming();
-    std::string schema = absl::StrCat("floor", runs);
+    static int floors = 0;  // every repetition's runs in schemas of their own
+    std::string schema = absl::StrCat("floor", floors++);
     {
       // A new schema holding the tables, as the driver's was when its run started.
       world::ManualClock clock(absl::Now());
-      std::string url = BenchServer::Get().NewSchema();
-      (void)records::OpenStore(url, clock);
-      schema = url.substr(url.rfind("%3D") + 3);
+      (void)records::OpenStore(Server().NewSchema(schema), clock);
     }
     PQclear(PQexec(conn, absl::StrCat("SET search_path = ", schema).c_str()));
     for (const Statement& s : run) {

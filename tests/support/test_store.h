@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "runtime/store/store.h"
@@ -33,5 +34,34 @@ absl::StatusOr<std::unique_ptr<store::Store>> OpenTestStore(const world::Clock& 
 // A database path for a test's store that other processes open too: a file in the test's
 // folder named `name`, or a new schema on the test server.
 std::string TestDatabase(std::string_view name);
+
+// A throwaway server of one's own (tools/dev/postgres), stopped when the object goes: for a test
+// that crashes its server, which would fail every test on the shared one, and for a benchmark.
+// url() is "" when it could not be started (or, beside the test server, when there is none).
+class OwnServer {
+ public:
+  // Beside the test server's folder.
+  OwnServer();
+  // In `dir`; `durable` keeps fsync on (tools/dev/postgres start --durable).
+  OwnServer(std::string dir, bool durable);
+  OwnServer(const OwnServer&) = delete;
+  OwnServer& operator=(const OwnServer&) = delete;
+  ~OwnServer();
+
+  const std::string& url() const { return url_; }
+  // The server's log (statements, when a session logs them).
+  std::string log() const { return dir_ + "/server.log"; }
+  // A URL naming the new schema `name` (store::CreateServerSchema); "" (the failure reported)
+  // when it cannot be made.
+  std::string NewSchema(std::string_view name);
+  // Crashes the server (an immediate stop: no checkpoint, no clean shutdown) and starts it again.
+  bool Crash();
+
+ private:
+  void Start(bool durable);
+
+  std::string dir_;
+  std::string url_;
+};
 
 }  // namespace agentrt::test_support

@@ -281,48 +281,6 @@ TEST_P(EnginesTest, ADurableWriteIsCommittedAndTheChainGoesOn) {
 
 // --- The server's own failures ---------------------------------------------------------------
 
-// A server of a test's own, beside the shared one (whose socket folder, DIR/sock, the shared
-// URL's host names), started by tools/dev/postgres and stopped when it goes: crashing the shared
-// one would fail every test running on it. url() is "" when it could not be started.
-class PrivateServer {
- public:
-  PrivateServer() {
-    std::string shared = std::getenv("AGENTRT_TEST_POSTGRES");
-    std::size_t host = shared.find("host=");
-    std::size_t sock = shared.find("/sock", host);
-    if (host == std::string::npos || sock == std::string::npos) return;
-    dir_ =
-        absl::StrCat(shared.substr(host + 5, sock - host - 5), "-own-", ::getpid(), "-", next_++);
-    FILE* started = ::popen(absl::StrCat(kScript, "start ", dir_).c_str(), "r");
-    if (started == nullptr) return;
-    char line[512] = {};
-    bool read = std::fgets(line, sizeof line, started) != nullptr;
-    if (::pclose(started) != 0 || !read) return;
-    url_ = line;
-    while (!url_.empty() && url_.back() == '\n') url_.pop_back();
-  }
-  ~PrivateServer() {
-    if (!dir_.empty()) std::system(absl::StrCat(kScript, "stop ", dir_).c_str());
-  }
-
-  const std::string& url() const { return url_; }
-
-  // A URL naming the new schema `name` on this server.
-  std::string NewSchema(const std::string& name) {
-    EXPECT_EQ(OnServerAt(url_, absl::StrCat("CREATE SCHEMA ", name)), "");
-    return absl::StrCat(url_, "&options=-csearch_path%3D", name);
-  }
-
-  // Crashes the server (an immediate stop: no checkpoint, no clean shutdown) and starts it again.
-  bool Crash() { return std::system(absl::StrCat(kScript, "restart ", dir_).c_str()) == 0; }
-
- private:
-  static constexpr char kScript[] = AGENTRT_SOURCE_DIR "/tools/dev/postgres ";
-  static inline int next_ = 0;
-  std::string dir_;
-  std::string url_;
-};
-
 class ServerTest : public EnginesTest {
  protected:
   void SetUp() override {
@@ -382,7 +340,7 @@ TEST_F(ServerTest, AKilledConnectionFailsItsTransactionWholeAndTheNextOneConnect
 // one never, nor anything committed before it; under kFull nothing committed is lost. The store
 // connects again by itself.
 TEST_F(ServerTest, AServerCrashLosesNoDurableCommitNorAnyCommitBeforeIt) {
-  PrivateServer server;
+  test_support::OwnServer server;
   if (server.url().empty()) GTEST_SKIP() << "the test server is not one tools/dev/postgres made";
   for (Durability durability : {Durability::kNormal, Durability::kFull}) {
     SCOPED_TRACE(durability == Durability::kFull ? "kFull" : "kNormal");
@@ -563,7 +521,7 @@ TEST_F(ServerDriverTest, AConnectionKilledAfterTheEffectLeavesTheRunToItsLease) 
 // write finds the connection gone at its BEGIN and connects to the server come back; the run
 // completes, the effect made and recorded once, the chain whole.
 TEST_F(ServerDriverTest, AServerCrashedMidRunLosesNothingTheRunNeeds) {
-  PrivateServer server;
+  test_support::OwnServer server;
   if (server.url().empty()) GTEST_SKIP() << "the test server is not one tools/dev/postgres made";
   path_ = server.NewSchema("mid_run");
   std::unique_ptr<Store> store = Open();
