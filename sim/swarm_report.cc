@@ -283,6 +283,10 @@ absl::StatusOr<SwarmReport> ParseReport(std::string_view text) {
 absl::StatusOr<SwarmReport> MergeReports(const std::vector<SwarmReport>& reports,
                                          const std::vector<std::string>& sources) {
   if (reports.empty()) return absl::InvalidArgumentError("no report to merge");
+  if (sources.size() != reports.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(sources.size(), " names for ", reports.size(), " reports"));
+  }
   const SwarmReport& first = reports.front();
   SwarmReport merged;
   merged.generate = first.generate;
@@ -294,12 +298,11 @@ absl::StatusOr<SwarmReport> MergeReports(const std::vector<SwarmReport>& reports
   std::map<std::int64_t, std::size_t> covered;  // shard index -> the report that played it
   for (std::size_t r = 0; r < reports.size(); ++r) {
     const SwarmReport& report = reports[r];
-    const std::string source = r < sources.size() ? json::Sanitize(sources[r]) : absl::StrCat(r);
+    const std::string source = json::Sanitize(sources[r]);
     auto disagree = [&](std::string_view what) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(source, " is of another swarm than ",
-                       sources.empty() ? std::string("0") : json::Sanitize(sources[0]), ": its ",
-                       ToAbsl(what), " differ"));
+      return absl::InvalidArgumentError(absl::StrCat(source, " is of another swarm than ",
+                                                     json::Sanitize(sources[0]), ": its ",
+                                                     ToAbsl(what), " differ"));
     };
     if (report.generate != first.generate) return disagree("kinds (generated or scenarios)");
     if (report.files != first.files) return disagree("scenario files");
@@ -310,9 +313,9 @@ absl::StatusOr<SwarmReport> MergeReports(const std::vector<SwarmReport>& reports
     for (std::int64_t shard : report.shards) {
       auto [it, inserted] = covered.emplace(shard, r);
       if (!inserted) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "shard ", shard, "/", first.shard_count, " is in both ",
-            r < sources.size() ? json::Sanitize(sources[it->second]) : "", " and ", source));
+        return absl::InvalidArgumentError(
+            absl::StrCat("shard ", shard, "/", first.shard_count, " is in both ",
+                         json::Sanitize(sources[it->second]), " and ", source));
       }
     }
     merged.plays += report.plays;

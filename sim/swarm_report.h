@@ -81,7 +81,8 @@ absl::StatusOr<SwarmReport> ParseReport(std::string_view text);
 // MergeReports makes the shards' reports one: the same swarm (kind, files, seeds, first seed
 // and shard count must agree), each shard at most once; plays, failures, reach and wall time
 // combined; the shards no report covers listed in missing_shards. `sources` names each report
-// (a file) in errors. Errors: InvalidArgument naming the report that disagrees and on what.
+// (a file), one name per report, in errors. Errors: InvalidArgument naming the report that
+// disagrees and on what, or when the names do not match the reports one for one.
 absl::StatusOr<SwarmReport> MergeReports(const std::vector<SwarmReport>& reports,
                                          const std::vector<std::string>& sources);
 

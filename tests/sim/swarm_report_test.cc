@@ -92,6 +92,8 @@ TEST(SwarmReportTest, ReportsOfAnotherSwarmOrTheSameShardTwiceAreRefusedByName) 
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("shard 0/3 is in both x.json and y.json")));
   EXPECT_THAT(MergeReports({}, {}), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(MergeReports({Shard(0, {})}, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("0 names for 1 reports")));
 }
 
 // A report comes from another machine: each field is checked and a wrong one named.
