@@ -1,11 +1,12 @@
 // runtime/store/store.h
 //
-// The SQLite store: the state of every run (tables) and the append-only, hash-chained event
-// log that explains it, in one file. The core invariant: a state change and its events are
-// written in ONE transaction (Store::Write); observers see a transaction's events only after
-// it committed, in order.
+// The store: the state of every run (tables) and the append-only, hash-chained event log that
+// explains it, in one SQLite file or, named by a postgres:// URL, one PostgreSQL database
+// (its engine behind internal/connection.h; ADR 29, docs/scale-out.md). The core invariant: a state
+// change and its events are written in ONE transaction (Store::Write); observers see a
+// transaction's events only after it committed, in order.
 //
-// Opening is careful with the file: a new database is created 0600; a database, WAL or
+// On a file, opening is careful with it: a new database is created 0600; a database, WAL or
 // shared-memory file that is a symbolic link, readers and writers alike (never followed, not
 // even in a race: SQLite opens every file O_NOFOLLOW), or is writable by group or
 // others, or a sidecar that is not a regular file or belongs to another user, is refused; a
@@ -18,6 +19,10 @@
 // loss or an OS crash, never corrupting the file) or kFull (synchronous=FULL: every commit is
 // on disk before Write returns). Under kNormal a single write can still ask to be durable
 // (WriteOptions::durable): its commit is synced, and in WAL mode every earlier commit with it.
+//
+// On a server the same holds by the server's means: durability per commit through
+// synchronous_commit, every writer serialized by one lock of its schema, so processes on many
+// hosts extend one chain (internal/postgres.h).
 //
 // Thread-safe: one connection, serialized by a mutex. Several processes may share one file;
 // IMMEDIATE transactions make their writes extend one chain.
@@ -162,7 +167,9 @@ class Store {
  public:
   // Open opens the database at `path` for writing, creating it (0600) and applying the
   // migrations of `schema` it lacks (runtime/store/schema.h; agentrt's tables are
-  // runtime/records/schema.h's, opened by records::OpenStore); never its folder. Refuses a
+  // runtime/records/schema.h's, opened by records::OpenStore); never its folder. A server URL
+  // (IsServerUrl) opens that database, and `schema` must then be written in PostgreSQL's words
+  // (records::SchemaFor picks agentrt's). Refuses a
   // symlink (name the file itself), dangling or not, and a database at a later version than
   // `schema` knows. `clock` stamps migrations and must outlive the call.
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path,
